@@ -1,0 +1,1 @@
+//! The source documents' kernels, each next to its CPU reference.

@@ -1,0 +1,290 @@
+//! Errors: every way a launch can fail, as values.
+//!
+//! A GPU reports a bad launch configuration, an illegal address or a trap as an error code and
+//! (with compute-sanitizer) a message naming the thread. warpsim does the same for everything a
+//! kernel written against the public API can do wrong: the launch stops, [`crate::Device::launch`]
+//! returns an [`Error`] whose fields name the kernel, block, thread and address, and the device
+//! stays usable. When several blocks fail, the one with the lowest linear index is reported, so
+//! the error is the same for any number of CPU threads.
+
+use crate::launch::Dim3;
+use std::fmt;
+
+/// The memory space of a faulting access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// Device (global) memory: [`crate::Global`].
+    Global,
+    /// A block's shared memory: [`crate::Shared`].
+    Shared,
+}
+
+/// What a faulting access was doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// A load.
+    Load,
+    /// A store.
+    Store,
+    /// An atomic read-modify-write.
+    Atomic,
+}
+
+/// One faulting memory access: who, where and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessFault {
+    /// The kernel's name (from [`crate::LaunchConfig::name`]).
+    pub kernel: String,
+    /// The faulting thread's block index.
+    pub block: Dim3,
+    /// The faulting thread's index within its block.
+    pub thread: Dim3,
+    /// Global or shared memory.
+    pub space: Space,
+    /// Load, store or atomic.
+    pub access: AccessKind,
+    /// The buffer's name.
+    pub buffer: String,
+    /// The element index the thread used.
+    pub index: u64,
+    /// The number of elements in the buffer (or view).
+    pub len: u64,
+    /// The byte address the thread touched (device address for global memory, offset in the
+    /// block's shared memory for shared).
+    pub address: u64,
+    /// Size of the accessed element in bytes.
+    pub elem_bytes: u32,
+}
+
+/// Everything that can go wrong in a launch.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The launch configuration breaks a limit of the device profile; nothing ran.
+    InvalidLaunch {
+        /// The kernel's name.
+        kernel: String,
+        /// Which limit, with the values.
+        reason: String,
+    },
+    /// A thread accessed an element outside its buffer.
+    OutOfBounds(Box<AccessFault>),
+    /// A thread accessed an address that is not a multiple of the element size.
+    Misaligned(Box<AccessFault>),
+    /// A block's shared memory did not fit or its declarations disagreed between warps.
+    SharedMemory {
+        /// The kernel's name.
+        kernel: String,
+        /// The block.
+        block: Dim3,
+        /// What happened.
+        reason: String,
+    },
+    /// Every live warp of a block was waiting and no barrier could complete.
+    Deadlock {
+        /// The kernel's name.
+        kernel: String,
+        /// The block.
+        block: Dim3,
+        /// Warps waiting at `sync_threads`.
+        waiting: Vec<u32>,
+        /// Warps blocked on something that is not a warpsim barrier.
+        blocked: Vec<u32>,
+        /// Warps whose threads had all exited.
+        exited: Vec<u32>,
+    },
+    /// A barrier or warp intrinsic was used where it is not allowed.
+    BarrierMisuse {
+        /// The kernel's name.
+        kernel: String,
+        /// The block.
+        block: Dim3,
+        /// The warp within the block.
+        warp: u32,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A warp intrinsic got an argument CUDA does not define (e.g. a shuffle width that is not a
+    /// power of two).
+    InvalidArgument {
+        /// The kernel's name.
+        kernel: String,
+        /// The block.
+        block: Dim3,
+        /// The warp within the block.
+        warp: u32,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Kernel code panicked (an `unwrap`, an index out of range in host-side Rust code, ...).
+    KernelPanic {
+        /// The kernel's name.
+        kernel: String,
+        /// The block.
+        block: Dim3,
+        /// The panic message.
+        message: String,
+        /// Where the panic happened, if known (`file:line:column`).
+        location: Option<String>,
+    },
+    /// Check mode found hazards (see [`crate::check`]).
+    Check(Box<crate::check::CheckReport>),
+}
+
+impl Error {
+    /// The kernel the error belongs to.
+    pub fn kernel(&self) -> &str {
+        match self {
+            Error::InvalidLaunch { kernel, .. }
+            | Error::SharedMemory { kernel, .. }
+            | Error::Deadlock { kernel, .. }
+            | Error::BarrierMisuse { kernel, .. }
+            | Error::InvalidArgument { kernel, .. }
+            | Error::KernelPanic { kernel, .. } => kernel,
+            Error::OutOfBounds(f) | Error::Misaligned(f) => &f.kernel,
+            Error::Check(r) => &r.kernel,
+        }
+    }
+
+    /// The block the error happened in, if it happened in one.
+    pub fn block(&self) -> Option<Dim3> {
+        match self {
+            Error::InvalidLaunch { .. } => None,
+            Error::SharedMemory { block, .. }
+            | Error::Deadlock { block, .. }
+            | Error::BarrierMisuse { block, .. }
+            | Error::InvalidArgument { block, .. }
+            | Error::KernelPanic { block, .. } => Some(*block),
+            Error::OutOfBounds(f) | Error::Misaligned(f) => Some(f.block),
+            Error::Check(r) => r.findings.first().map(|f| f.block),
+        }
+    }
+}
+
+fn list(v: &[u32]) -> String {
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidLaunch { kernel, reason } => write!(
+                f,
+                "invalid launch configuration for kernel `{kernel}`: {reason} \
+                 (change the grid/block/shared size or pick another device profile)"
+            ),
+            Error::OutOfBounds(a) => write!(
+                f,
+                "out-of-bounds {access} of {space} buffer `{buf}` in kernel `{k}`: \
+                 block {b}, thread {t}: index {i} but the buffer has {n} elements \
+                 (address {addr:#x}, {sz} bytes); guard the access with a bounds check",
+                access = access_name(a.access),
+                space = space_name(a.space),
+                buf = a.buffer,
+                k = a.kernel,
+                b = a.block,
+                t = a.thread,
+                i = a.index,
+                n = a.len,
+                addr = a.address,
+                sz = a.elem_bytes,
+            ),
+            Error::Misaligned(a) => write!(
+                f,
+                "misaligned {access} of {space} buffer `{buf}` in kernel `{k}`: \
+                 block {b}, thread {t}: address {addr:#x} is not a multiple of the \
+                 {sz}-byte element size (index {i}); align the view or access smaller elements",
+                access = access_name(a.access),
+                space = space_name(a.space),
+                buf = a.buffer,
+                k = a.kernel,
+                b = a.block,
+                t = a.thread,
+                addr = a.address,
+                sz = a.elem_bytes,
+                i = a.index,
+            ),
+            Error::SharedMemory {
+                kernel,
+                block,
+                reason,
+            } => write!(f, "shared memory in kernel `{kernel}`, block {block}: {reason}"),
+            Error::Deadlock {
+                kernel,
+                block,
+                waiting,
+                blocked,
+                exited,
+            } => write!(
+                f,
+                "deadlock in kernel `{kernel}`, block {block}: warps waiting at sync_threads: {}; \
+                 warps blocked on a future that is not a warpsim barrier: {}; exited warps: {}; \
+                 every live warp must reach the same barrier and only warpsim futures may be awaited",
+                list(waiting),
+                list(blocked),
+                list(exited)
+            ),
+            Error::BarrierMisuse {
+                kernel,
+                block,
+                warp,
+                reason,
+            } => write!(
+                f,
+                "barrier misuse in kernel `{kernel}`, block {block}, warp {warp}: {reason}"
+            ),
+            Error::InvalidArgument {
+                kernel,
+                block,
+                warp,
+                reason,
+            } => write!(
+                f,
+                "invalid argument in kernel `{kernel}`, block {block}, warp {warp}: {reason}"
+            ),
+            Error::KernelPanic {
+                kernel,
+                block,
+                message,
+                location,
+            } => {
+                write!(f, "kernel `{kernel}` panicked in block {block}: {message}")?;
+                if let Some(loc) = location {
+                    write!(f, " (at {loc})")?;
+                }
+                Ok(())
+            }
+            Error::Check(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+fn access_name(a: AccessKind) -> &'static str {
+    match a {
+        AccessKind::Load => "load",
+        AccessKind::Store => "store",
+        AccessKind::Atomic => "atomic",
+    }
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => "global",
+        Space::Shared => "shared",
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<crate::profile::OccupancyError> for Error {
+    fn from(e: crate::profile::OccupancyError) -> Error {
+        Error::InvalidLaunch {
+            kernel: String::new(),
+            reason: e.to_string(),
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Global memory and the coalescing counter.
+//!
+//! A [`Global<T>`] is a typed view of an allocation in the device's simulated address space.
+//! Allocations start at multiples of 256 bytes (as `cudaMalloc` guarantees); a view made with
+//! [`Global::slice`] or [`Global::cast`] keeps the true device addresses, so an access through a
+//! view at an odd offset is counted (and, if misaligned, faults) exactly as on a GPU.
+//!
+//! **Coalescing.** Each warp-level load or store with at least one active lane is one *request*.
+//! Its *sectors* are the distinct 32-byte-aligned sectors touched by the active lanes' bytes, its
+//! *lines* the distinct 128-byte-aligned lines. Efficiency is requested bytes over fetched bytes:
+//! against sectors × 32 on profiles whose loads bypass a 128-byte L1 (sm_61 and later), against
+//! lines × 128 for loads on profiles that cache them in L1 (Fermi's sm_20, sm_13); stores are
+//! always counted in sectors. The contiguous case (`base + lane`) is computed arithmetically; any
+//! other pattern sorts the (at most 32) sector numbers.
+
+use super::{Access, AtomicElement, Element, Memory, Target, gather, rmw, scatter, sealed};
+use crate::error::{AccessKind, Space};
+use crate::lanes::U32x32;
+use crate::warp::Warp;
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+
+/// One device allocation: words behind a device address.
+pub(crate) struct Allocation {
+    pub name: String,
+    pub base: u64,
+    pub words: Box<[AtomicU32]>,
+}
+
+/// A typed view of device (global) memory, shared by every block of a launch.
+///
+/// Cheap to clone (the allocation is reference-counted). Host code reads and writes it with
+/// [`Global::to_vec`] and [`Global::copy_from_slice`]; kernels with [`crate::Warp::load`],
+/// [`crate::Warp::store`] and the atomics.
+///
+/// ```
+/// use warpsim::Device;
+/// let dev = Device::default();
+/// let a = dev.alloc_from("a", &[1.0f32, 2.0, 3.0, 4.0]);
+/// assert_eq!(a.address() % 256, 0);
+/// let tail = a.slice(1..);
+/// assert_eq!(tail.address(), a.address() + 4);
+/// assert_eq!(tail.to_vec(), [2.0, 3.0, 4.0]);
+/// ```
+pub struct Global<T: Element> {
+    alloc: Arc<Allocation>,
+    /// Byte offset of element 0 in the allocation.
+    offset: usize,
+    len: usize,
+    _elem: PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Clone for Global<T> {
+    fn clone(&self) -> Self {
+        Global {
+            alloc: Arc::clone(&self.alloc),
+            offset: self.offset,
+            len: self.len,
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> std::fmt::Debug for Global<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Global")
+            .field("name", &self.alloc.name)
+            .field("address", &format_args!("{:#x}", self.address()))
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<T: Element> Global<T> {
+    pub(crate) fn new(name: &str, base: u64, len: usize) -> Global<T> {
+        let words = (len * T::SIZE as usize).div_ceil(4);
+        Global {
+            alloc: Arc::new(Allocation {
+                name: name.to_string(),
+                base,
+                words: (0..words).map(|_| AtomicU32::new(0)).collect(),
+            }),
+            offset: 0,
+            len,
+            _elem: PhantomData,
+        }
+    }
+
+    /// Number of elements in the view.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if the view has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The allocation's name (used in error messages).
+    pub fn name(&self) -> &str {
+        &self.alloc.name
+    }
+
+    /// Device address of element 0.
+    pub fn address(&self) -> u64 {
+        self.alloc.base + self.offset as u64
+    }
+
+    /// Copy the view to host memory.
+    pub fn to_vec(&self) -> Vec<T> {
+        (0..self.len)
+            .map(|i| super::read_elem::<T, _>(&*self.alloc.words, self.offset + i * T::SIZE as usize))
+            .collect()
+    }
+
+    /// Copy `src` into the view.
+    ///
+    /// # Panics
+    /// If `src.len() != self.len()` (like [`slice::copy_from_slice`]).
+    pub fn copy_from_slice(&self, src: &[T]) {
+        assert_eq!(
+            src.len(),
+            self.len,
+            "Global::copy_from_slice: source has {} elements, buffer `{}` has {}",
+            src.len(),
+            self.alloc.name,
+            self.len
+        );
+        for (i, &v) in src.iter().enumerate() {
+            super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
+        }
+    }
+
+    /// Set every element of the view to `v`.
+    pub fn fill(&self, v: T) {
+        for i in 0..self.len {
+            super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
+        }
+    }
+
+    /// A view of `range` (element indices), keeping true device addresses (`&a[k..]` in CUDA is
+    /// `a.slice(k..)`).
+    ///
+    /// # Panics
+    /// If the range is out of bounds, like slicing.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Global<T> {
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s + 1,
+            Bound::Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e + 1,
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => self.len,
+        };
+        assert!(
+            start <= end && end <= self.len,
+            "Global::slice: range {start}..{end} out of bounds for buffer `{}` of {} elements",
+            self.alloc.name,
+            self.len
+        );
+        Global {
+            alloc: Arc::clone(&self.alloc),
+            offset: self.offset + start * T::SIZE as usize,
+            len: end - start,
+            _elem: PhantomData,
+        }
+    }
+
+    /// The same bytes viewed as elements of `U` (`reinterpret_cast<U*>` in CUDA). The view may be
+    /// misaligned for `U`; accessing it then faults with [`crate::Error::Misaligned`].
+    pub fn cast<U: Element>(&self) -> Global<U> {
+        Global {
+            alloc: Arc::clone(&self.alloc),
+            offset: self.offset,
+            len: self.len * T::SIZE as usize / U::SIZE as usize,
+            _elem: PhantomData,
+        }
+    }
+
+    fn target(&self) -> Target<'_> {
+        Target {
+            space: Space::Global,
+            name: &self.alloc.name,
+            len: self.len,
+            base: self.address(),
+            elem: T::SIZE,
+        }
+    }
+}
+
+impl<T: Element> sealed::Sealed for Global<T> {}
+
+impl<T: Element> Memory for Global<T> {
+    type Elem = T;
+
+    fn load_lanes(&self, w: &mut Warp<'_>, idx: U32x32) -> T::Lanes {
+        let t = self.target();
+        let Some(a) = w.begin_access(&t, idx, AccessKind::Load) else {
+            return T::Lanes::default();
+        };
+        if let Some(c) = w.counters() {
+            let (sectors, lines) = coalesce(&t, &a);
+            c.gld_requests += 1;
+            c.gld_sectors += sectors;
+            c.gld_lines += lines;
+            c.gld_bytes += u64::from(a.mask.count() * T::SIZE);
+        }
+        gather::<T, _>(&*self.alloc.words, self.offset, &a)
+    }
+
+    fn store_lanes(&self, w: &mut Warp<'_>, idx: U32x32, v: T::Lanes) {
+        let t = self.target();
+        let Some(a) = w.begin_access(&t, idx, AccessKind::Store) else {
+            return;
+        };
+        if let Some(c) = w.counters() {
+            let (sectors, lines) = coalesce(&t, &a);
+            c.gst_requests += 1;
+            c.gst_sectors += sectors;
+            c.gst_lines += lines;
+            c.gst_bytes += u64::from(a.mask.count() * T::SIZE);
+        }
+        scatter::<T, _>(&*self.alloc.words, self.offset, &a, v);
+    }
+
+    fn atomic_lanes(&self, w: &mut Warp<'_>, idx: U32x32, op: &dyn Fn(T, usize) -> T) -> T::Lanes
+    where
+        T: AtomicElement,
+    {
+        let t = self.target();
+        let Some(a) = w.begin_access(&t, idx, AccessKind::Atomic) else {
+            return T::Lanes::default();
+        };
+        if let Some(c) = w.counters() {
+            c.atomic_requests += 1;
+            c.atomic_sectors += coalesce(&t, &a).0;
+        }
+        rmw::<T, _>(&*self.alloc.words, self.offset, &a, op)
+    }
+}
+
+/// Distinct 32-byte sectors and 128-byte lines touched by the active lanes of `a`.
+pub(crate) fn coalesce(t: &Target<'_>, a: &Access) -> (u64, u64) {
+    let elem = u64::from(t.elem);
+    if let Some(first) = a.contiguous_from {
+        // Active lanes form one run touching one contiguous byte range.
+        let l0 = u64::from(a.mask.first().unwrap_or(0));
+        let l1 = 31 - u64::from(a.mask.0.leading_zeros());
+        let lo = t.base + (u64::from(first) + l0) * elem;
+        let hi = t.base + (u64::from(first) + l1) * elem + elem - 1;
+        return ((hi >> 5) - (lo >> 5) + 1, (hi >> 7) - (lo >> 7) + 1);
+    }
+    // Naturally aligned elements of at most 16 bytes lie within one sector each.
+    let mut sectors = [0u64; 32];
+    let mut n = 0;
+    for l in a.mask.lanes() {
+        sectors[n] = (t.base + u64::from(a.idx[l as usize]) * elem) >> 5;
+        n += 1;
+    }
+    let s = &mut sectors[..n];
+    s.sort_unstable();
+    let (mut ns, mut nl) = (0, 0);
+    for (i, &sec) in s.iter().enumerate() {
+        if i == 0 || sec != s[i - 1] {
+            ns += 1;
+        }
+        if i == 0 || sec >> 2 != s[i - 1] >> 2 {
+            nl += 1;
+        }
+    }
+    (ns, nl)
+}

@@ -1,0 +1,676 @@
+//! The warp context: what a kernel sees.
+//!
+//! A kernel is an `async fn` over a [`Warp`]: it runs once per warp, and every value it computes
+//! per thread is a 32-lane vector. The warp carries
+//!
+//! * the **indices** CUDA gives a thread ([`Warp::thread_idx`], [`Warp::block_idx`],
+//!   [`Warp::block_dim`], [`Warp::grid_dim`], [`Warp::lane_id`], [`Warp::warp_id`]);
+//! * the **active mask**: the lanes executing the current instruction. Lane-varying control flow
+//!   is written with [`Warp::if_`], [`Warp::if_else`], [`Warp::while_`] and [`Warp::exit_if`],
+//!   which run each side under its mask, skip a side no lane takes, and reconverge afterwards.
+//!   Bodies are `Fn` closures: they can read outer values but not assign them, so a value
+//!   computed under a mask leaves the construct only as its result, merged per lane;
+//! * **barriers**: [`Warp::sync_threads`] (and `_count`, `_and`, `_or`) are `async` and are
+//!   awaited at the kernel's top level; a branch body is not `async`, so a barrier cannot be
+//!   reached from divergent code. [`Warp::sync_warp`] is immediate: a warp runs in lockstep;
+//! * **warp intrinsics** with CUDA semantics: shuffles, votes, `match_any_sync`;
+//! * **memory**: [`Warp::load`], [`Warp::store`] and the atomics on [`crate::Global`] and
+//!   [`crate::Shared`] buffers, one element index per lane; inactive lanes neither access nor
+//!   fault nor count.
+
+use crate::check::WarpCheck;
+use crate::error::{AccessKind, Error};
+use crate::lanes::{Lanes, Mask, Merge, U32x32, WARP_SIZE};
+use crate::launch::{Dim3, LaunchCtx, WarpLanes};
+use crate::memory::shared::{BankGeometry, Shared, declaration_error};
+use crate::memory::{Access, AtomicBits, AtomicElement, Element, Memory, Target};
+use crate::metrics::Counters;
+use crate::scheduler::BlockState;
+use crate::tally;
+use std::future::poll_fn;
+use std::task::Poll;
+
+/// The per-lane thread index (`threadIdx`) of a warp's 32 lanes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThreadIdx {
+    /// `threadIdx.x` per lane.
+    pub x: U32x32,
+    /// `threadIdx.y` per lane.
+    pub y: U32x32,
+    /// `threadIdx.z` per lane.
+    pub z: U32x32,
+}
+
+/// One warp of a running block: the context every kernel function receives.
+///
+/// See the [module documentation](crate::warp) for the model and [`crate::Device::launch`] for a
+/// complete example.
+pub struct Warp<'a> {
+    pub(crate) launch: &'a LaunchCtx,
+    pub(crate) block: &'a BlockState,
+    lanes: &'a WarpLanes,
+    warp_id: u32,
+    pub(crate) active: Mask,
+    exited: Mask,
+    /// Nesting of divergent constructs the warp is inside.
+    depth: u32,
+    counting: bool,
+    pub(crate) counters: Counters,
+    /// Static shared arrays this warp has declared so far.
+    shared_declared: usize,
+    pub(crate) check: Option<Box<WarpCheck>>,
+}
+
+/// Unwinds the block with `Error`; caught by the scheduler.
+pub(crate) struct Fault(pub Error);
+
+impl<'a> Warp<'a> {
+    pub(crate) fn new(launch: &'a LaunchCtx, block: &'a BlockState, warp_id: u32) -> Warp<'a> {
+        let lanes = &launch.warp_lanes[warp_id as usize];
+        Warp {
+            launch,
+            block,
+            lanes,
+            warp_id,
+            active: lanes.exists,
+            exited: Mask::NONE,
+            depth: 0,
+            counting: launch.counting,
+            counters: Counters {
+                warps_launched: 1,
+                ..Counters::default()
+            },
+            shared_declared: 0,
+            check: launch.check.then(|| Box::new(WarpCheck::default())),
+        }
+    }
+
+    // ----- indices -------------------------------------------------------------------------
+
+    /// `threadIdx` of each lane.
+    #[inline]
+    pub fn thread_idx(&self) -> ThreadIdx {
+        ThreadIdx {
+            x: self.lanes.x,
+            y: self.lanes.y,
+            z: self.lanes.z,
+        }
+    }
+
+    /// `blockIdx` (uniform).
+    #[inline]
+    pub fn block_idx(&self) -> Dim3 {
+        self.block.idx.get()
+    }
+
+    /// `blockDim` (uniform).
+    #[inline]
+    pub fn block_dim(&self) -> Dim3 {
+        self.launch.block
+    }
+
+    /// `gridDim` (uniform).
+    #[inline]
+    pub fn grid_dim(&self) -> Dim3 {
+        self.launch.grid
+    }
+
+    /// The lane number of each lane, `0..32` (`threadIdx.x % 32` for 1-D blocks).
+    #[inline]
+    pub fn lane_id(&self) -> U32x32 {
+        U32x32::iota()
+    }
+
+    /// This warp's index within its block.
+    #[inline]
+    pub fn warp_id(&self) -> u32 {
+        self.warp_id
+    }
+
+    /// Each lane's linear thread index within the block (`x + y*bx + z*bx*by`).
+    #[inline]
+    pub fn linear_tid(&self) -> U32x32 {
+        self.lanes.linear
+    }
+
+    /// `blockIdx.x * blockDim.x + threadIdx.x` per lane: the usual 1-D global index.
+    #[inline]
+    pub fn global_idx_x(&self) -> U32x32 {
+        self.lanes.x + self.block_idx().x * self.launch.block.x
+    }
+
+    /// `blockIdx.y * blockDim.y + threadIdx.y` per lane.
+    #[inline]
+    pub fn global_idx_y(&self) -> U32x32 {
+        self.lanes.y + self.block_idx().y * self.launch.block.y
+    }
+
+    /// The lanes executing now (no instruction; see [`Warp::activemask`] for the intrinsic).
+    #[inline]
+    pub fn active_mask(&self) -> Mask {
+        self.active
+    }
+
+    /// The thread index of `lane` (for reports).
+    pub(crate) fn thread_of_lane(&self, lane: u32) -> Dim3 {
+        let l = lane as usize & 31;
+        Dim3::new(self.lanes.x.lane(l), self.lanes.y.lane(l), self.lanes.z.lane(l))
+    }
+
+    // ----- bookkeeping -----------------------------------------------------------------------
+
+    /// Count one warp instruction under the active mask.
+    #[inline]
+    fn issue(&mut self) {
+        if self.counting && !self.active.is_empty() {
+            self.counters.warp_instructions += 1;
+            self.counters.thread_instructions += u64::from(self.active.count());
+        }
+    }
+
+    #[inline]
+    fn set_active(&mut self, m: Mask) {
+        self.active = m;
+        if self.counting {
+            tally::set_active(m.0);
+        }
+    }
+
+    /// The counters, when this launch counts.
+    #[inline]
+    pub(crate) fn counters(&mut self) -> Option<&mut Counters> {
+        self.counting.then_some(&mut self.counters)
+    }
+
+    pub(crate) fn bank_geometry(&self) -> BankGeometry {
+        BankGeometry {
+            banks: self.launch.profile.shared_banks,
+            request_lanes: self.launch.profile.shared_request_lanes,
+        }
+    }
+
+    /// Stop the block with `e`.
+    pub(crate) fn fault(&self, e: Error) -> ! {
+        std::panic::panic_any(Fault(e))
+    }
+
+    fn misuse(&self, reason: impl Into<String>) -> ! {
+        self.fault(Error::BarrierMisuse {
+            kernel: self.launch.name.clone(),
+            block: self.block_idx(),
+            warp: self.warp_id,
+            reason: reason.into(),
+        })
+    }
+
+    /// Start a memory instruction: `None` if no lane is active, else the validated access.
+    pub(crate) fn begin_access(&mut self, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Option<Access> {
+        if self.active.is_empty() {
+            return None;
+        }
+        let a = Access::new(self, t, idx, kind);
+        self.issue();
+        if self.check.is_some() {
+            crate::check::on_access(self, t, &a, kind);
+        }
+        Some(a)
+    }
+
+    /// Remove lanes that exited from the warp; tell the block when none is left.
+    fn retire(&mut self, lanes: Mask) {
+        self.exited |= lanes;
+        if (self.lanes.exists & !self.exited).is_empty() {
+            self.block.barrier.warp_exited(self.warp_id);
+        }
+    }
+
+    /// The warp's lanes that exist and have not exited.
+    pub(crate) fn live_lanes(&self) -> Mask {
+        self.lanes.exists & !self.exited
+    }
+
+    // ----- predication -----------------------------------------------------------------------
+
+    /// Evaluate a lane-varying branch on `cond`: (taken, not taken) among the active lanes.
+    #[inline]
+    fn branch(&mut self, cond: Mask) -> (Mask, Mask) {
+        let a = self.active;
+        let (t, f) = (a & cond, a & !cond);
+        if self.counting && !a.is_empty() {
+            self.issue();
+            self.counters.branches += 1;
+            if !t.is_empty() && !f.is_empty() {
+                self.counters.divergent_branches += 1;
+            }
+        }
+        (t, f)
+    }
+
+    #[inline]
+    fn run_under<R>(&mut self, mask: Mask, outer: Mask, body: impl FnOnce(&mut Self) -> R) -> R {
+        self.depth += 1;
+        self.set_active(mask);
+        let r = body(self);
+        self.depth -= 1;
+        self.set_active(outer & !self.exited);
+        r
+    }
+
+    /// `if (cond) { then }`: runs `then` for the active lanes where `cond` holds (skipped if
+    /// there are none), then reconverges.
+    ///
+    /// ```
+    /// # use warpsim::*;
+    /// # let dev = Device::default();
+    /// let out = dev.alloc_zeroed::<u32>("out", 32);
+    /// dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
+    ///     let t = w.thread_idx().x;
+    ///     w.if_(t.lt(4), |w| w.store(&out, t, t * 10));
+    /// })
+    /// .unwrap();
+    /// assert_eq!(&out.to_vec()[..6], [0, 10, 20, 30, 0, 0]);
+    /// ```
+    #[inline]
+    pub fn if_(&mut self, cond: Mask, then: impl Fn(&mut Self)) {
+        let outer = self.active;
+        let (t, _) = self.branch(cond);
+        if !t.is_empty() {
+            self.run_under(t, outer, then);
+        }
+    }
+
+    /// `cond ? then : otherwise` with bodies: runs each side for its lanes (a side without lanes
+    /// is skipped) and merges the two results per lane.
+    ///
+    /// ```
+    /// # use warpsim::*;
+    /// # let dev = Device::default();
+    /// let out = dev.alloc_zeroed::<i32>("out", 32);
+    /// dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
+    ///     let t = w.thread_idx().x;
+    ///     let v = w.if_else(t.lt(16), |_| I32x32::splat(1), |_| I32x32::splat(-1));
+    ///     w.store(&out, t, v);
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out.to_vec()[15..17], [1, -1]);
+    /// ```
+    #[inline]
+    pub fn if_else<R: Merge>(
+        &mut self,
+        cond: Mask,
+        then: impl Fn(&mut Self) -> R,
+        otherwise: impl Fn(&mut Self) -> R,
+    ) -> R {
+        let outer = self.active;
+        let (t, f) = self.branch(cond);
+        match (t.is_empty(), f.is_empty()) {
+            (false, false) => {
+                let a = self.run_under(t, outer, then);
+                let b = self.run_under(f, outer, otherwise);
+                R::merge(t, a, b)
+            }
+            (false, true) => self.run_under(t, outer, then),
+            (true, false) => self.run_under(f, outer, otherwise),
+            (true, true) => R::default(),
+        }
+    }
+
+    /// A loop whose condition differs per lane: `while (cond(state)) state = body(state);`.
+    ///
+    /// Each iteration evaluates `cond` (one branch) for the lanes still looping; lanes whose
+    /// condition fails leave the loop with their state and wait; `body` runs for the others and
+    /// its result becomes their new state. The loop ends when no lane remains, then the warp
+    /// reconverges. Returns every lane's final state.
+    ///
+    /// ```
+    /// # use warpsim::*;
+    /// # let dev = Device::default();
+    /// let out = dev.alloc_zeroed::<u32>("out", 32);
+    /// dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
+    ///     let t = w.thread_idx().x;
+    ///     // Lane t counts to t.
+    ///     let n = w.while_(U32x32::ZERO, |_, n| n.lt(t), |_, n| *n + 1);
+    ///     w.store(&out, t, n);
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out.to_vec(), (0..32).collect::<Vec<u32>>());
+    /// ```
+    pub fn while_<S: Merge + Copy>(
+        &mut self,
+        init: S,
+        cond: impl Fn(&mut Self, &S) -> Mask,
+        body: impl Fn(&mut Self, &S) -> S,
+    ) -> S {
+        let outer = self.active;
+        let mut state = init;
+        self.depth += 1;
+        loop {
+            let c = cond(self, &state);
+            let (go, _) = self.branch(c);
+            if go.is_empty() {
+                break;
+            }
+            self.set_active(go);
+            let next = body(self, &state);
+            state = S::merge(go, next, state);
+            self.set_active(go & !self.exited);
+        }
+        self.depth -= 1;
+        self.set_active(outer & !self.exited);
+        state
+    }
+
+    /// `if (cond) return;` for each lane: the active lanes where `cond` holds leave the kernel
+    /// for good (one branch). The rest of the warp carries on; a warp with no lane left counts
+    /// as exited at barriers.
+    pub fn exit_if(&mut self, cond: Mask) {
+        let (t, f) = self.branch(cond);
+        if !t.is_empty() {
+            self.retire(t);
+            self.set_active(f);
+        }
+    }
+
+    /// `return;` for every active lane (inside a branch body: the lanes that took the branch).
+    pub fn exit(&mut self) {
+        let a = self.active;
+        self.retire(a);
+        self.set_active(Mask::NONE);
+    }
+
+    // ----- barriers ---------------------------------------------------------------------------
+
+    /// `__syncthreads()`: wait until every warp of the block that has not exited arrives.
+    ///
+    /// Await it at the kernel's top level. Polled from inside a branch body it returns
+    /// [`Error::BarrierMisuse`].
+    pub async fn sync_threads(&mut self) {
+        self.barrier(Mask::NONE).await;
+    }
+
+    /// `__syncthreads_count(pred)`: a barrier that returns how many threads of the block had
+    /// `pred` set.
+    pub async fn sync_threads_count(&mut self, pred: Mask) -> u32 {
+        self.barrier(pred).await.0
+    }
+
+    /// `__syncthreads_and(pred)`: a barrier that returns whether every thread had `pred` set.
+    pub async fn sync_threads_and(&mut self, pred: Mask) -> bool {
+        let (count, total) = self.barrier(pred).await;
+        count == total
+    }
+
+    /// `__syncthreads_or(pred)`: a barrier that returns whether any thread had `pred` set.
+    pub async fn sync_threads_or(&mut self, pred: Mask) -> bool {
+        self.barrier(pred).await.0 > 0
+    }
+
+    /// Arrive at the block barrier with `pred`; resolves to (threads with pred, threads).
+    async fn barrier(&mut self, pred: Mask) -> (u32, u32) {
+        if self.depth > 0 {
+            self.misuse("sync_threads reached inside a divergent branch or loop body; move the barrier to the kernel's top level");
+        }
+        if self.active.is_empty() {
+            // Every lane has exited: an exited warp does not take part in barriers.
+            return (0, 0);
+        }
+        self.issue();
+        if self.counting {
+            self.counters.barriers += 1;
+        }
+        if self.check.is_some() {
+            crate::check::on_barrier(self);
+        }
+        let block: &'a BlockState = self.block;
+        let b = &block.barrier;
+        let generation = b.arrive(self.warp_id, (pred & self.active).count(), self.active.count());
+        poll_fn(|_| {
+            if b.generation.get() != generation {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+        if self.counting {
+            tally::set_active(self.active.0);
+        }
+        b.result.get()
+    }
+
+    /// `__syncwarp(mask)`: a warp runs in lockstep, so this orders nothing in warpsim's own
+    /// execution; it is counted, and check mode uses it to judge intra-warp hazards and to
+    /// report a `mask` that names lanes not executing it.
+    pub fn sync_warp(&mut self, mask: Mask) {
+        self.issue();
+        if self.check.is_some() {
+            crate::check::on_sync_warp(self, mask);
+        }
+    }
+
+    // ----- warp intrinsics -------------------------------------------------------------------
+
+    fn check_width(&self, width: u32) -> u32 {
+        if width == 0 || width > 32 || !width.is_power_of_two() {
+            self.fault(Error::InvalidArgument {
+                kernel: self.launch.name.clone(),
+                block: self.block_idx(),
+                warp: self.warp_id,
+                reason: format!("shuffle width {width} is not a power of two between 1 and 32"),
+            });
+        }
+        width
+    }
+
+    fn intrinsic(&mut self, mask: Mask, name: &'static str) {
+        self.issue();
+        if self.check.is_some() {
+            crate::check::on_member_mask(self, mask, name);
+        }
+    }
+
+    fn shuffle<V: Lanes>(&mut self, mask: Mask, v: V, name: &'static str, src: impl Fn(u32) -> u32) -> V {
+        self.intrinsic(mask, name);
+        let idx: [u8; WARP_SIZE] = std::array::from_fn(|l| src(l as u32) as u8);
+        v.permute(&idx)
+    }
+
+    /// `__shfl_sync(mask, v, src, width)`: each lane reads `v` from lane `src % width` of its
+    /// `width`-lane segment. A source lane that is inactive yields the value its register holds
+    /// (in warpsim every lane computes, so this is deterministic; CUDA leaves it undefined).
+    pub fn shfl_sync<V: Lanes>(&mut self, mask: Mask, v: V, src: U32x32, width: u32) -> V {
+        let w = self.check_width(width);
+        let s = src.to_array();
+        self.shuffle(mask, v, "shfl_sync", |l| (l & !(w - 1)) | (s[l as usize] & (w - 1)))
+    }
+
+    /// `__shfl_up_sync(mask, v, delta, width)`: lane `l` reads lane `l - delta` of its segment;
+    /// lanes below `delta` in their segment keep their own value.
+    pub fn shfl_up_sync<V: Lanes>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
+        let w = self.check_width(width);
+        self.shuffle(mask, v, "shfl_up_sync", |l| if l % w >= delta { l - delta } else { l })
+    }
+
+    /// `__shfl_down_sync(mask, v, delta, width)`: lane `l` reads lane `l + delta` of its
+    /// segment; lanes whose source would leave the segment keep their own value.
+    pub fn shfl_down_sync<V: Lanes>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
+        let w = self.check_width(width);
+        self.shuffle(mask, v, "shfl_down_sync", |l| {
+            if u64::from(l % w) + u64::from(delta) < u64::from(w) { l + delta } else { l }
+        })
+    }
+
+    /// `__shfl_xor_sync(mask, v, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`; a
+    /// source in a later segment gives the lane its own value.
+    pub fn shfl_xor_sync<V: Lanes>(&mut self, mask: Mask, v: V, lane_mask: u32, width: u32) -> V {
+        let w = self.check_width(width);
+        self.shuffle(mask, v, "shfl_xor_sync", |l| {
+            let s = l ^ lane_mask;
+            if s / w > l / w { l } else { s }
+        })
+    }
+
+    /// `__ballot_sync(mask, pred)`: bit `i` set if lane `i` is active, named in `mask` and has
+    /// `pred` set.
+    pub fn ballot_sync(&mut self, mask: Mask, pred: Mask) -> u32 {
+        self.intrinsic(mask, "ballot_sync");
+        (pred & self.active & mask).0
+    }
+
+    /// `__any_sync(mask, pred)`: whether any active lane named in `mask` has `pred`.
+    pub fn any_sync(&mut self, mask: Mask, pred: Mask) -> bool {
+        self.intrinsic(mask, "any_sync");
+        !(pred & self.active & mask).is_empty()
+    }
+
+    /// `__all_sync(mask, pred)`: whether every active lane named in `mask` has `pred`.
+    pub fn all_sync(&mut self, mask: Mask, pred: Mask) -> bool {
+        self.intrinsic(mask, "all_sync");
+        let m = self.active & mask;
+        (pred & m) == m
+    }
+
+    /// `__activemask()`: the lanes executing this instruction.
+    pub fn activemask(&mut self) -> Mask {
+        self.issue();
+        self.active
+    }
+
+    /// `__match_any_sync(mask, v)`: for each lane, the lanes (active and in `mask`) whose `v`
+    /// equals its own.
+    pub fn match_any_sync(&mut self, mask: Mask, v: U32x32) -> U32x32 {
+        self.intrinsic(mask, "match_any_sync");
+        let m = self.active & mask;
+        let a = v.to_array();
+        U32x32::from_fn(|l| {
+            if !m.contains(l as u32) {
+                return 0;
+            }
+            m.lanes().filter(|&k| a[k as usize] == a[l]).fold(0, |acc, k| acc | 1 << k)
+        })
+    }
+
+    // ----- memory ------------------------------------------------------------------------------
+
+    /// Load `mem[idx]` for each active lane (inactive lanes get zero).
+    #[inline]
+    pub fn load<M: Memory>(&mut self, mem: &M, idx: U32x32) -> <M::Elem as Element>::Lanes {
+        mem.load_lanes(self, idx)
+    }
+
+    /// Store `v` to `mem[idx]` for each active lane. Lanes storing to the same element: the
+    /// highest lane wins.
+    #[inline]
+    pub fn store<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) {
+        mem.store_lanes(self, idx, v)
+    }
+
+    /// `atomicAdd`: returns the old values. Lanes apply in lane order.
+    pub fn atomic_add<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicElement,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::add(old, vals[l]))
+    }
+
+    /// `atomicSub`: returns the old values.
+    pub fn atomic_sub<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicElement,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::sub(old, vals[l]))
+    }
+
+    /// `atomicMin`: returns the old values.
+    pub fn atomic_min<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicElement,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::min(old, vals[l]))
+    }
+
+    /// `atomicMax`: returns the old values.
+    pub fn atomic_max<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicElement,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::max(old, vals[l]))
+    }
+
+    /// `atomicExch`: stores `v`, returns the old values.
+    pub fn atomic_exch<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicElement,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|_, l| vals[l])
+    }
+
+    /// `atomicCAS`: where the element equals `compare`, store `v`; returns the old values.
+    pub fn atomic_cas<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        compare: <M::Elem as Element>::Lanes,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicBits,
+    {
+        let (cmp, vals) = (M::Elem::unpack(compare), M::Elem::unpack(v));
+        mem.atomic_lanes(self, idx, &|old, l| if old == cmp[l] { vals[l] } else { old })
+    }
+
+    /// `atomicAnd`: returns the old values.
+    pub fn atomic_and<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicBits,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::and(old, vals[l]))
+    }
+
+    /// `atomicOr`: returns the old values.
+    pub fn atomic_or<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicBits,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::or(old, vals[l]))
+    }
+
+    /// `atomicXor`: returns the old values.
+    pub fn atomic_xor<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    where
+        M::Elem: AtomicBits,
+    {
+        let vals = M::Elem::unpack(v);
+        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::xor(old, vals[l]))
+    }
+
+    /// Declare a static shared array of `len` elements (`__shared__ T a[len];`).
+    ///
+    /// Every warp of the block makes the same declarations in the same order and gets the same
+    /// arrays; the contents start zeroed. A declaration that does not fit the profile's shared
+    /// memory per block, or that differs between warps, stops the launch with
+    /// [`Error::SharedMemory`].
+    pub fn shared<T: Element>(&mut self, len: usize) -> Shared<'a, T> {
+        let k = self.shared_declared;
+        self.shared_declared += 1;
+        match self.block.arena.declare(k, len, T::SIZE) {
+            Ok(offset) => Shared::new(&self.block.arena, offset, len, "__shared__"),
+            Err(reason) => self.fault(declaration_error(self, reason)),
+        }
+    }
+
+    /// The launch's dynamic shared memory (`extern __shared__ T a[];`), as many whole elements
+    /// as [`crate::LaunchConfig::dynamic_shared`] bytes hold.
+    pub fn dynamic_shared<T: Element>(&self) -> Shared<'a, T> {
+        let arena = &self.block.arena;
+        Shared::new(arena, 0, arena.dynamic_bytes() / T::SIZE as usize, "extern __shared__")
+    }
+}
