@@ -12,7 +12,7 @@ use crate::lanes::{Mask, U32x32, WARP_SIZE};
 use crate::memory::{Element, Global};
 use crate::metrics::{Counters, Metrics};
 use crate::profile::Profile;
-use crate::scheduler::{BlockState, WarpOrder, run_block};
+use crate::scheduler::{BlockState, Totals, WarpOrder, run_block};
 use crate::warp::Warp;
 use rayon::prelude::*;
 use std::fmt;
@@ -157,6 +157,9 @@ pub struct LaunchReport {
     pub shared_bytes: u32,
     /// The counters, unless the launch ran in [`Mode::Fast`].
     pub counters: Option<Counters>,
+    /// Divergent branches by warp index within the block, summed over blocks (empty in
+    /// [`Mode::Fast`]): which warps of a block diverge.
+    pub divergent_by_warp: Vec<u64>,
     /// Hazards check mode found that were not severe enough to fail the launch (warnings).
     pub warnings: Vec<crate::check::Finding>,
     /// Wall-clock time of the launch on the CPU.
@@ -390,7 +393,7 @@ impl Device {
             (0..blocks)
                 .into_par_iter()
                 .fold(
-                    || (BlockState::new(&ctx), Counters::default()),
+                    || (BlockState::new(&ctx), Totals::default()),
                     |(st, mut acc), b| {
                         if b < first_failure.load(Ordering::Relaxed) {
                             let idx = Dim3::from_linear(b, cfg.grid);
@@ -403,12 +406,9 @@ impl Device {
                     },
                 )
                 .map(|(_, acc)| acc)
-                .reduce(Counters::default, |mut a, b| {
-                    a += &b;
-                    a
-                })
+                .reduce(Totals::default, Totals::merge)
         };
-        let counters = match &self.pool {
+        let totals = match &self.pool {
             Some(pool) => pool.install(run),
             None => run(),
         };
@@ -425,7 +425,8 @@ impl Device {
             grid: cfg.grid,
             block: cfg.block,
             shared_bytes: shared_bytes.load(Ordering::Relaxed) as u32,
-            counters: ctx.counting.then_some(counters),
+            counters: ctx.counting.then_some(totals.counters),
+            divergent_by_warp: totals.divergent_by_warp,
             warnings,
             elapsed,
             profile: self.profile.clone(),

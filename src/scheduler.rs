@@ -151,7 +151,28 @@ fn install_panic_hook() {
 type WarpFuture<'f> = Pin<Box<dyn Future<Output = ()> + 'f>>;
 
 /// Run block `idx` to completion, adding its counters to `acc`.
-pub(crate) fn run_block<F>(ctx: &LaunchCtx, st: &BlockState, kernel: &F, idx: Dim3, acc: &mut Counters) -> Result<(), Error>
+/// Counters of the blocks one worker ran.
+#[derive(Default)]
+pub(crate) struct Totals {
+    pub counters: Counters,
+    /// Divergent branches by warp index within the block.
+    pub divergent_by_warp: Vec<u64>,
+}
+
+impl Totals {
+    pub fn merge(mut self, other: Totals) -> Totals {
+        self.counters += &other.counters;
+        if self.divergent_by_warp.len() < other.divergent_by_warp.len() {
+            self.divergent_by_warp.resize(other.divergent_by_warp.len(), 0);
+        }
+        for (a, b) in self.divergent_by_warp.iter_mut().zip(&other.divergent_by_warp) {
+            *a += b;
+        }
+        self
+    }
+}
+
+pub(crate) fn run_block<F>(ctx: &LaunchCtx, st: &BlockState, kernel: &F, idx: Dim3, acc: &mut Totals) -> Result<(), Error>
 where
     F: AsyncFn(&mut Warp<'_>),
 {
@@ -171,8 +192,10 @@ where
             poll_block(ctx, st, futures, &initial)
         };
         if ctx.counting {
-            for w in &warps {
-                *acc += &w.counters;
+            acc.divergent_by_warp.resize(warps.len(), 0);
+            for (w, d) in warps.iter().zip(&mut acc.divergent_by_warp) {
+                acc.counters += &w.counters;
+                *d += w.counters.divergent_branches;
             }
         }
         if ctx.check {
@@ -183,8 +206,8 @@ where
     IN_BLOCK.with(|b| b.set(false));
     if ctx.counting {
         let (ops, lane_ops) = tally::take();
-        acc.warp_instructions += ops;
-        acc.thread_instructions += lane_ops;
+        acc.counters.warp_instructions += ops;
+        acc.counters.thread_instructions += lane_ops;
         tally::set_active(0);
     }
     match outcome {
