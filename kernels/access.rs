@@ -23,7 +23,14 @@ pub enum OffsetKind {
 }
 
 /// `k = i + offset; if (k < n) C[i] = A[k] + B[k];`
-pub async fn read_offset(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c: &Global<f32>, n: u32, offset: u32) {
+pub async fn read_offset(
+    w: &mut Warp<'_>,
+    a: &Global<f32>,
+    b: &Global<f32>,
+    c: &Global<f32>,
+    n: u32,
+    offset: u32,
+) {
     let i = w.global_idx_x();
     let k = i + offset;
     w.if_(k.lt(n), |w| {
@@ -33,7 +40,14 @@ pub async fn read_offset(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c: 
 }
 
 /// `k = i + offset; if (k < n) C[k] = A[i] + B[i];`
-pub async fn write_offset(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c: &Global<f32>, n: u32, offset: u32) {
+pub async fn write_offset(
+    w: &mut Warp<'_>,
+    a: &Global<f32>,
+    b: &Global<f32>,
+    c: &Global<f32>,
+    n: u32,
+    offset: u32,
+) {
     let i = w.global_idx_x();
     let k = i + offset;
     w.if_(k.lt(n), |w| {
@@ -43,7 +57,14 @@ pub async fn write_offset(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c:
 }
 
 /// `i = blockIdx.x*blockDim.x*4 + t; k = i + offset; if (k + 3*blockDim.x < n)` four sums.
-pub async fn read_offset_unroll4(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c: &Global<f32>, n: u32, offset: u32) {
+pub async fn read_offset_unroll4(
+    w: &mut Warp<'_>,
+    a: &Global<f32>,
+    b: &Global<f32>,
+    c: &Global<f32>,
+    n: u32,
+    offset: u32,
+) {
     let bd = w.block_dim().x;
     let i = w.thread_idx().x + w.block_idx().x * bd * 4;
     let k = i + offset;
@@ -56,7 +77,13 @@ pub async fn read_offset_unroll4(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f
 }
 
 /// The CPU reference of the offset kernels (`c` starts zeroed).
-pub fn offset_reference(kind: OffsetKind, a: &[f32], b: &[f32], offset: usize, block: usize) -> Vec<f32> {
+pub fn offset_reference(
+    kind: OffsetKind,
+    a: &[f32],
+    b: &[f32],
+    offset: usize,
+    block: usize,
+) -> Vec<f32> {
     let n = a.len();
     let mut c = vec![0.0; n];
     match kind {
@@ -71,7 +98,9 @@ pub fn offset_reference(kind: OffsetKind, a: &[f32], b: &[f32], offset: usize, b
             }
         }
         OffsetKind::ReadUnroll4 => {
-            for i in (0..n.div_ceil(4 * block)).flat_map(|blk| (0..block).map(move |t| blk * 4 * block + t)) {
+            for i in (0..n.div_ceil(4 * block))
+                .flat_map(|blk| (0..block).map(move |t| blk * 4 * block + t))
+            {
                 let k = i + offset;
                 if k + 3 * block < n {
                     for u in 0..4 {
@@ -85,13 +114,22 @@ pub fn offset_reference(kind: OffsetKind, a: &[f32], b: &[f32], offset: usize, b
 }
 
 /// Run an offset kernel on `n` seeded floats.
-pub fn run_offset(dev: &Device, kind: OffsetKind, p: &Params, mode: Mode) -> Result<Outcome, Error> {
+pub fn run_offset(
+    dev: &Device,
+    kind: OffsetKind,
+    p: &Params,
+    mode: Mode,
+) -> Result<Outcome, Error> {
     let (n, block, offset) = (p.n, p.block.x, p.offset);
     let ha = data::unit_floats(n, 1);
     let hb = data::unit_floats(n, 2);
     let (a, b) = (dev.alloc_from("A", &ha), dev.alloc_from("B", &hb));
     let c = dev.alloc_zeroed::<f32>("C", n);
-    let per_block = if kind == OffsetKind::ReadUnroll4 { 4 * block } else { block };
+    let per_block = if kind == OffsetKind::ReadUnroll4 {
+        4 * block
+    } else {
+        block
+    };
     let grid = (n.div_ceil(per_block as usize).max(1)) as u32;
     let name = match kind {
         OffsetKind::Read => "read-offset",
@@ -102,13 +140,26 @@ pub fn run_offset(dev: &Device, kind: OffsetKind, p: &Params, mode: Mode) -> Res
     let n32 = n as u32;
     let start = std::time::Instant::now();
     let report = match kind {
-        OffsetKind::Read => dev.launch(&cfg, async |w: &mut Warp<'_>| read_offset(w, &a, &b, &c, n32, offset).await),
-        OffsetKind::Write => dev.launch(&cfg, async |w: &mut Warp<'_>| write_offset(w, &a, &b, &c, n32, offset).await),
-        OffsetKind::ReadUnroll4 => dev.launch(&cfg, async |w: &mut Warp<'_>| read_offset_unroll4(w, &a, &b, &c, n32, offset).await),
+        OffsetKind::Read => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            read_offset(w, &a, &b, &c, n32, offset).await
+        }),
+        OffsetKind::Write => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            write_offset(w, &a, &b, &c, n32, offset).await
+        }),
+        OffsetKind::ReadUnroll4 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            read_offset_unroll4(w, &a, &b, &c, n32, offset).await
+        }),
     }?;
     let time = start.elapsed();
     let want = offset_reference(kind, &ha, &hb, offset as usize, block as usize);
-    Ok(exact_outcome(&c.to_vec(), &want, vec![report], time, n as u64, 12 * n as u64))
+    Ok(exact_outcome(
+        &c.to_vec(),
+        &want,
+        vec![report],
+        time,
+        n as u64,
+        12 * n as u64,
+    ))
 }
 
 /// Array of structs or struct of arrays.
@@ -134,7 +185,14 @@ pub async fn aos(w: &mut Warp<'_>, data: &Global<f32>, result: &Global<f32>, n: 
 }
 
 /// `rx[i] = x[i] + 10; ry[i] = y[i] + 20;`
-pub async fn soa(w: &mut Warp<'_>, x: &Global<f32>, y: &Global<f32>, rx: &Global<f32>, ry: &Global<f32>, n: u32) {
+pub async fn soa(
+    w: &mut Warp<'_>,
+    x: &Global<f32>,
+    y: &Global<f32>,
+    rx: &Global<f32>,
+    ry: &Global<f32>,
+    n: u32,
+) {
     let i = w.global_idx_x();
     w.if_(i.lt(n), |w| {
         let vx = w.load(x, i) + 10.0;
@@ -148,7 +206,10 @@ pub async fn soa(w: &mut Warp<'_>, x: &Global<f32>, y: &Global<f32>, rx: &Global
 pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Result<Outcome, Error> {
     let (n, block) = (p.n, p.block.x);
     let points = data::unit_floats(2 * n, 7);
-    let want: Vec<f32> = points.chunks(2).flat_map(|xy| [xy[0] + 10.0, xy[1] + 20.0]).collect();
+    let want: Vec<f32> = points
+        .chunks(2)
+        .flat_map(|xy| [xy[0] + 10.0, xy[1] + 20.0])
+        .collect();
     let grid = (n.div_ceil(block as usize).max(1)) as u32;
     let n32 = n as u32;
     let start = std::time::Instant::now();
@@ -157,20 +218,39 @@ pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Resul
             let data = dev.alloc_from("data", &points);
             let result = dev.alloc_zeroed::<f32>("result", 2 * n);
             let cfg = LaunchConfig::new(grid, block).name("aos").mode(mode);
-            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| aos(w, &data, &result, n32).await)?;
+            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                aos(w, &data, &result, n32).await
+            })?;
             (r, result.to_vec())
         }
         Layout::Soa => {
             let hx: Vec<f32> = points.iter().step_by(2).copied().collect();
             let hy: Vec<f32> = points.iter().skip(1).step_by(2).copied().collect();
             let (x, y) = (dev.alloc_from("x", &hx), dev.alloc_from("y", &hy));
-            let (rx, ry) = (dev.alloc_zeroed::<f32>("rx", n), dev.alloc_zeroed::<f32>("ry", n));
+            let (rx, ry) = (
+                dev.alloc_zeroed::<f32>("rx", n),
+                dev.alloc_zeroed::<f32>("ry", n),
+            );
             let cfg = LaunchConfig::new(grid, block).name("soa").mode(mode);
-            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| soa(w, &x, &y, &rx, &ry, n32).await)?;
-            let got = rx.to_vec().into_iter().zip(ry.to_vec()).flat_map(|(a, b)| [a, b]).collect();
+            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                soa(w, &x, &y, &rx, &ry, n32).await
+            })?;
+            let got = rx
+                .to_vec()
+                .into_iter()
+                .zip(ry.to_vec())
+                .flat_map(|(a, b)| [a, b])
+                .collect();
             (r, got)
         }
     };
     let time = start.elapsed();
-    Ok(exact_outcome(&got, &want, vec![report], time, n as u64, 16 * n as u64))
+    Ok(exact_outcome(
+        &got,
+        &want,
+        vec![report],
+        time,
+        n as u64,
+        16 * n as u64,
+    ))
 }

@@ -11,7 +11,13 @@ use crate::kernels::{Outcome, data, exact_outcome};
 use crate::{Device, Dim3, Error, F32x32, Global, LaunchConfig, Mode, Warp};
 
 /// `i = blockIdx.x*blockDim.x + threadIdx.x; if (i < n) C[i] = A[i] + B[i];`
-pub async fn vector_add(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, c: &Global<f32>, n: u32) {
+pub async fn vector_add(
+    w: &mut Warp<'_>,
+    a: &Global<f32>,
+    b: &Global<f32>,
+    c: &Global<f32>,
+    n: u32,
+) {
     let i = w.global_idx_x();
     w.if_(i.lt(n), |w| {
         let v = w.load(a, i) + w.load(b, i);
@@ -24,17 +30,34 @@ pub fn run_vector_add(dev: &Device, n: usize, block: u32, mode: Mode) -> Result<
     let (ha, hb) = (data::unit_floats(n, 11), data::unit_floats(n, 12));
     let (a, b) = (dev.alloc_from("A", &ha), dev.alloc_from("B", &hb));
     let c = dev.alloc_zeroed::<f32>("C", n);
-    let cfg = LaunchConfig::new(n.div_ceil(block as usize).max(1) as u32, block).name("vector-add").mode(mode);
+    let cfg = LaunchConfig::new(n.div_ceil(block as usize).max(1) as u32, block)
+        .name("vector-add")
+        .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| vector_add(w, &a, &b, &c, n as u32).await)?;
+    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        vector_add(w, &a, &b, &c, n as u32).await
+    })?;
     let time = start.elapsed();
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
-    Ok(exact_outcome(&c.to_vec(), &want, vec![report], time, n as u64, 12 * n as u64))
+    Ok(exact_outcome(
+        &c.to_vec(),
+        &want,
+        vec![report],
+        time,
+        n as u64,
+        12 * n as u64,
+    ))
 }
 
 /// 002's `colorToGreyscaleConversion`: `if (col < width && row < height)` the pixel's gray value
 /// `0.21 r + 0.71 g + 0.07 b` from 8-bit RGB.
-pub async fn rgb_to_gray(w: &mut Warp<'_>, rgb: &Global<u8>, gray: &Global<u8>, width: u32, height: u32) {
+pub async fn rgb_to_gray(
+    w: &mut Warp<'_>,
+    rgb: &Global<u8>,
+    gray: &Global<u8>,
+    width: u32,
+    height: u32,
+) {
     let (col, row) = (w.global_idx_x(), w.global_idx_y());
     w.if_(col.lt(width) & row.lt(height), |w| {
         let idx = row * width + col;
@@ -55,18 +78,38 @@ pub fn rgb_to_gray_reference(rgb: &[u8]) -> Vec<u8> {
 }
 
 /// Run `rgb-to-gray` on a seeded `width × height` image.
-pub fn run_rgb_to_gray(dev: &Device, width: u32, height: u32, block: Dim3, mode: Mode) -> Result<Outcome, Error> {
+pub fn run_rgb_to_gray(
+    dev: &Device,
+    width: u32,
+    height: u32,
+    block: Dim3,
+    mode: Mode,
+) -> Result<Outcome, Error> {
     let pixels = width as usize * height as usize;
     let host = data::bytes(3 * pixels, 3);
     let rgb = dev.alloc_from("rgbImage", &host);
     let gray = dev.alloc_zeroed::<u8>("grayImage", pixels);
-    let grid = (width.div_ceil(block.x.max(1)), height.div_ceil(block.y.max(1)));
-    let cfg = LaunchConfig::new(grid, block).name("rgb-to-gray").mode(mode);
+    let grid = (
+        width.div_ceil(block.x.max(1)),
+        height.div_ceil(block.y.max(1)),
+    );
+    let cfg = LaunchConfig::new(grid, block)
+        .name("rgb-to-gray")
+        .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| rgb_to_gray(w, &rgb, &gray, width, height).await)?;
+    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        rgb_to_gray(w, &rgb, &gray, width, height).await
+    })?;
     let time = start.elapsed();
     let want = rgb_to_gray_reference(&host);
-    Ok(exact_outcome(&gray.to_vec(), &want, vec![report], time, pixels as u64, 4 * pixels as u64))
+    Ok(exact_outcome(
+        &gray.to_vec(),
+        &want,
+        vec![report],
+        time,
+        pixels as u64,
+        4 * pixels as u64,
+    ))
 }
 
 /// How the branch kernels choose a side.
@@ -95,7 +138,11 @@ pub async fn branch(w: &mut Warp<'_>, c: &Global<f32>, n: u32, split: Split) {
         Split::ByWarp => ((i / 32) % 2).eq(0),
     };
     let x = i.to_f32();
-    let (a, b) = w.if_else(cond, |_| (heavy(x, 1.0), F32x32::ZERO), |_| (F32x32::ZERO, heavy(x, 2.0)));
+    let (a, b) = w.if_else(
+        cond,
+        |_| (heavy(x, 1.0), F32x32::ZERO),
+        |_| (F32x32::ZERO, heavy(x, 2.0)),
+    );
     w.store(c, i, a + b);
 }
 
@@ -109,21 +156,42 @@ pub fn branch_reference(n: usize, split: Split) -> Vec<f32> {
                 Split::ByWarp => (i / 32) % 2 == 0,
             };
             let x = i as f32;
-            if first { heavy(x, 1.0) + 0.0 } else { 0.0 + heavy(x, 2.0) }
+            if first {
+                heavy(x, 1.0) + 0.0
+            } else {
+                0.0 + heavy(x, 2.0)
+            }
         })
         .collect()
 }
 
 /// Run `branch-by-lane` or `branch-by-warp` for `n` threads.
-pub fn run_branch(dev: &Device, split: Split, n: usize, block: u32, mode: Mode) -> Result<Outcome, Error> {
+pub fn run_branch(
+    dev: &Device,
+    split: Split,
+    n: usize,
+    block: u32,
+    mode: Mode,
+) -> Result<Outcome, Error> {
     let c = dev.alloc_zeroed::<f32>("c", n);
     let name = match split {
         Split::ByLane => "branch-by-lane",
         Split::ByWarp => "branch-by-warp",
     };
-    let cfg = LaunchConfig::new(n.div_ceil(block as usize).max(1) as u32, block).name(name).mode(mode);
+    let cfg = LaunchConfig::new(n.div_ceil(block as usize).max(1) as u32, block)
+        .name(name)
+        .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| branch(w, &c, n as u32, split).await)?;
+    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        branch(w, &c, n as u32, split).await
+    })?;
     let time = start.elapsed();
-    Ok(exact_outcome(&c.to_vec(), &branch_reference(n, split), vec![report], time, n as u64, 4 * n as u64))
+    Ok(exact_outcome(
+        &c.to_vec(),
+        &branch_reference(n, split),
+        vec![report],
+        time,
+        n as u64,
+        4 * n as u64,
+    ))
 }

@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod divergence;
+pub mod native;
 pub mod reduction;
 pub mod smem;
 pub mod transpose;
@@ -191,7 +192,15 @@ impl Entry {
     }
 }
 
-fn entry(name: &'static str, family: Family, kind: Kind, summary: &'static str, params: &'static [Param], defaults: Params, regs: u32) -> Entry {
+fn entry(
+    name: &'static str,
+    family: Family,
+    kind: Kind,
+    summary: &'static str,
+    params: &'static [Param],
+    defaults: Params,
+    regs: u32,
+) -> Entry {
     Entry {
         name,
         family,
@@ -213,7 +222,15 @@ pub fn catalogue() -> Vec<Entry> {
             n: 1 << 22,
             ..Params::default()
         };
-        entry(v.name(), F::Reduction, Kind::Reduction(v), summary, &["n", "block"], defaults, regs)
+        entry(
+            v.name(),
+            F::Reduction,
+            Kind::Reduction(v),
+            summary,
+            &["n", "block"],
+            defaults,
+            regs,
+        )
     };
     let transpose = |v: T, summary, regs| {
         let defaults = Params {
@@ -222,7 +239,15 @@ pub fn catalogue() -> Vec<Entry> {
             block: Dim3::new(transpose::TILE, transpose::BLOCK_ROWS, 1),
             ..Params::default()
         };
-        entry(v.name(), F::Transpose, Kind::Transpose(v), summary, &["width", "height"], defaults, regs)
+        entry(
+            v.name(),
+            F::Transpose,
+            Kind::Transpose(v),
+            summary,
+            &["width", "height"],
+            defaults,
+            regs,
+        )
     };
     let access = |name, kind, summary, offset| {
         let defaults = Params {
@@ -230,7 +255,15 @@ pub fn catalogue() -> Vec<Entry> {
             offset,
             ..Params::default()
         };
-        entry(name, F::MemoryAccess, kind, summary, &["n", "block", "offset"], defaults, 12)
+        entry(
+            name,
+            F::MemoryAccess,
+            kind,
+            summary,
+            &["n", "block", "offset"],
+            defaults,
+            12,
+        )
     };
     let one_d = |n: usize, block: u32| Params {
         n,
@@ -238,31 +271,107 @@ pub fn catalogue() -> Vec<Entry> {
         ..Params::default()
     };
     vec![
-        reduce(R::Interleaved, "002 Fig 5.13: stride doubling, if (t % (2*stride) == 0): divergent every step", 16),
-        reduce(R::InterleavedStrided, "stride doubling, index = 2*stride*t: less divergence, bank conflicts", 16),
-        reduce(R::Sequential, "002 Fig 5.15: stride halving, if (t < stride): divergent only below 32", 16),
-        reduce(R::FirstAdd, "sequential, two elements added per thread while loading", 16),
-        reduce(R::UnrollWarp, "first add, last warp reduced with __syncwarp instead of barriers", 16),
-        reduce(R::Unrolled, "completely unrolled for a compile-time block size", 16),
-        reduce(R::Multi, "grid-stride loop, many elements per thread, then the tree", 20),
-        reduce(R::Shuffle, "grid-stride loop, warp sums by __shfl_down_sync", 20),
-        transpose(T::Copy, "004: row copy with the transpose's access pattern, the bandwidth reference", 16),
-        transpose(T::CopyStrided, "004: copy reading and writing columns (both strided)", 16),
-        transpose(T::Naive, "004: odata[x*n+y] = idata[y*n+x]: coalesced reads, strided writes", 16),
+        reduce(
+            R::Interleaved,
+            "002 Fig 5.13: stride doubling, if (t % (2*stride) == 0): divergent every step",
+            16,
+        ),
+        reduce(
+            R::InterleavedStrided,
+            "stride doubling, index = 2*stride*t: less divergence, bank conflicts",
+            16,
+        ),
+        reduce(
+            R::Sequential,
+            "002 Fig 5.15: stride halving, if (t < stride): divergent only below 32",
+            16,
+        ),
+        reduce(
+            R::FirstAdd,
+            "sequential, two elements added per thread while loading",
+            16,
+        ),
+        reduce(
+            R::UnrollWarp,
+            "first add, last warp reduced with __syncwarp instead of barriers",
+            16,
+        ),
+        reduce(
+            R::Unrolled,
+            "completely unrolled for a compile-time block size",
+            16,
+        ),
+        reduce(
+            R::Multi,
+            "grid-stride loop, many elements per thread, then the tree",
+            20,
+        ),
+        reduce(
+            R::Shuffle,
+            "grid-stride loop, warp sums by __shfl_down_sync",
+            20,
+        ),
+        transpose(
+            T::Copy,
+            "004: row copy with the transpose's access pattern, the bandwidth reference",
+            16,
+        ),
+        transpose(
+            T::CopyStrided,
+            "004: copy reading and writing columns (both strided)",
+            16,
+        ),
+        transpose(
+            T::Naive,
+            "004: odata[x*n+y] = idata[y*n+x]: coalesced reads, strided writes",
+            16,
+        ),
         transpose(T::CopyShared, "004: copy through a shared tile", 18),
-        transpose(T::Coalesced, "004: tile[32][32], coalesced both ways, 32-way bank conflicts", 18),
-        transpose(T::NoConflicts, "004: tile[32][33], padded: no bank conflicts", 18),
-        transpose(T::Diagonal, "004: diagonal block order on the padded tile (partition camping)", 20),
-        access("read-offset", Kind::Offset(access::OffsetKind::Read), "001 readOffset: C[i] = A[i+offset] + B[i+offset]", 11),
-        access("write-offset", Kind::Offset(access::OffsetKind::Write), "001 writeOffset: C[i+offset] = A[i] + B[i]", 11),
+        transpose(
+            T::Coalesced,
+            "004: tile[32][32], coalesced both ways, 32-way bank conflicts",
+            18,
+        ),
+        transpose(
+            T::NoConflicts,
+            "004: tile[32][33], padded: no bank conflicts",
+            18,
+        ),
+        transpose(
+            T::Diagonal,
+            "004: diagonal block order on the padded tile (partition camping)",
+            20,
+        ),
+        access(
+            "read-offset",
+            Kind::Offset(access::OffsetKind::Read),
+            "001 readOffset: C[i] = A[i+offset] + B[i+offset]",
+            11,
+        ),
+        access(
+            "write-offset",
+            Kind::Offset(access::OffsetKind::Write),
+            "001 writeOffset: C[i+offset] = A[i] + B[i]",
+            11,
+        ),
         access(
             "read-offset-unroll4",
             Kind::Offset(access::OffsetKind::ReadUnroll4),
             "001 readOffsetUnroll4: four independent accesses per thread",
             11,
         ),
-        access("aos", Kind::Layout(access::Layout::Aos), "001 array of structs {x, y}: x += 10, y += 20", 0),
-        access("soa", Kind::Layout(access::Layout::Soa), "001 struct of arrays: x[i] += 10, y[i] += 20", 0),
+        access(
+            "aos",
+            Kind::Layout(access::Layout::Aos),
+            "001 array of structs {x, y}: x += 10, y += 20",
+            0,
+        ),
+        access(
+            "soa",
+            Kind::Layout(access::Layout::Soa),
+            "001 struct of arrays: x[i] += 10, y[i] += 20",
+            0,
+        ),
         entry(
             "vector-add",
             F::Divergence,

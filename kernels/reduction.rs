@@ -221,7 +221,12 @@ pub async fn unroll_warp(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n
 
 /// Completely unrolled for `BLOCK` threads (a power of two, 64 to 1024): every step's stride
 /// is a compile-time constant and steps larger than the block vanish.
-pub async fn unrolled<const BLOCK: u32>(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+pub async fn unrolled<const BLOCK: u32>(
+    w: &mut Warp<'_>,
+    x: &Global<f32>,
+    out: &Global<f32>,
+    n: u32,
+) {
     let s = w.shared::<f32>(BLOCK as usize);
     let t = w.thread_idx().x;
     let v = first_add(w, x, n);
@@ -290,7 +295,9 @@ pub async fn shuffle(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u3
     if w.warp_id() == 0 {
         let v = w.if_else(lane.lt(warps), |w| w.load(&sums, lane), |_| F32x32::ZERO);
         let total = warp_sum(w, v);
-        w.if_(lane.eq(0), |w| w.store(out, U32x32::splat(w.block_idx().x), total));
+        w.if_(lane.eq(0), |w| {
+            w.store(out, U32x32::splat(w.block_idx().x), total)
+        });
     }
 }
 
@@ -307,38 +314,72 @@ pub fn close_enough(got: f32, expected: f64, x: &[f32]) -> bool {
 
 /// Launch `variant` on `x[..n]` and again on the partial sums until one is left; returns the sum
 /// and every launch in order.
-pub fn reduce(dev: &Device, variant: Variant, x: &Global<f32>, block: u32, mode: Mode) -> Result<(f32, Vec<LaunchReport>), Error> {
-    variant.check_block(block).map_err(|reason| Error::InvalidLaunch {
-        kernel: variant.name().to_string(),
-        reason,
-    })?;
+pub fn reduce(
+    dev: &Device,
+    variant: Variant,
+    x: &Global<f32>,
+    block: u32,
+    mode: Mode,
+) -> Result<(f32, Vec<LaunchReport>), Error> {
+    variant
+        .check_block(block)
+        .map_err(|reason| Error::InvalidLaunch {
+            kernel: variant.name().to_string(),
+            reason,
+        })?;
     let mut input = x.clone();
     let mut launches = Vec::new();
     loop {
         let n = input.len();
         let grid = variant.grid(n, block);
         let out = dev.alloc_zeroed::<f32>("partial_sums", grid as usize);
-        let cfg = LaunchConfig::new(grid, block).name(variant.name()).mode(mode);
+        let cfg = LaunchConfig::new(grid, block)
+            .name(variant.name())
+            .mode(mode);
         let n32 = u32::try_from(n).map_err(|_| Error::InvalidLaunch {
             kernel: variant.name().to_string(),
             reason: format!("n = {n} does not fit the kernel's 32-bit indices"),
         })?;
         let (inp, o) = (&input, &out);
         let report = match variant {
-            Variant::Interleaved => dev.launch(&cfg, async |w: &mut Warp<'_>| interleaved(w, inp, o, n32).await),
-            Variant::InterleavedStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| interleaved_strided(w, inp, o, n32).await),
-            Variant::Sequential => dev.launch(&cfg, async |w: &mut Warp<'_>| sequential(w, inp, o, n32).await),
-            Variant::FirstAdd => dev.launch(&cfg, async |w: &mut Warp<'_>| first_add_kernel(w, inp, o, n32).await),
-            Variant::UnrollWarp => dev.launch(&cfg, async |w: &mut Warp<'_>| unroll_warp(w, inp, o, n32).await),
+            Variant::Interleaved => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                interleaved(w, inp, o, n32).await
+            }),
+            Variant::InterleavedStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                interleaved_strided(w, inp, o, n32).await
+            }),
+            Variant::Sequential => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                sequential(w, inp, o, n32).await
+            }),
+            Variant::FirstAdd => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                first_add_kernel(w, inp, o, n32).await
+            }),
+            Variant::UnrollWarp => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                unroll_warp(w, inp, o, n32).await
+            }),
             Variant::Unrolled => match block {
-                64 => dev.launch(&cfg, async |w: &mut Warp<'_>| unrolled::<64>(w, inp, o, n32).await),
-                128 => dev.launch(&cfg, async |w: &mut Warp<'_>| unrolled::<128>(w, inp, o, n32).await),
-                256 => dev.launch(&cfg, async |w: &mut Warp<'_>| unrolled::<256>(w, inp, o, n32).await),
-                512 => dev.launch(&cfg, async |w: &mut Warp<'_>| unrolled::<512>(w, inp, o, n32).await),
-                _ => dev.launch(&cfg, async |w: &mut Warp<'_>| unrolled::<1024>(w, inp, o, n32).await),
+                64 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                    unrolled::<64>(w, inp, o, n32).await
+                }),
+                128 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                    unrolled::<128>(w, inp, o, n32).await
+                }),
+                256 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                    unrolled::<256>(w, inp, o, n32).await
+                }),
+                512 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                    unrolled::<512>(w, inp, o, n32).await
+                }),
+                _ => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+                    unrolled::<1024>(w, inp, o, n32).await
+                }),
             },
-            Variant::Multi => dev.launch(&cfg, async |w: &mut Warp<'_>| multi(w, inp, o, n32).await),
-            Variant::Shuffle => dev.launch(&cfg, async |w: &mut Warp<'_>| shuffle(w, inp, o, n32).await),
+            Variant::Multi => {
+                dev.launch(&cfg, async |w: &mut Warp<'_>| multi(w, inp, o, n32).await)
+            }
+            Variant::Shuffle => {
+                dev.launch(&cfg, async |w: &mut Warp<'_>| shuffle(w, inp, o, n32).await)
+            }
         }?;
         launches.push(report);
         if grid == 1 {
@@ -411,7 +452,13 @@ where
 }
 
 /// Run `variant` on `n` seeded floats (the catalogue entry).
-pub fn run(dev: &Device, variant: Variant, n: usize, block: u32, mode: Mode) -> Result<Outcome, Error> {
+pub fn run(
+    dev: &Device,
+    variant: Variant,
+    n: usize,
+    block: u32,
+    mode: Mode,
+) -> Result<Outcome, Error> {
     let host = data::unit_floats(n, 2002);
     let x = dev.alloc_from("x", &host);
     let start = std::time::Instant::now();

@@ -94,7 +94,9 @@ pub async fn pattern_kernel<T: PatternElem>(w: &mut Warp<'_>, out: &Global<T>, p
         Pattern::Modulo => t % p.c,
     };
     let acc = match p.op {
-        SmemOp::Load => (0..p.iters).fold(T::Lanes::default(), |acc, _| T::add(acc, w.load(&s, addr))),
+        SmemOp::Load => {
+            (0..p.iters).fold(T::Lanes::default(), |acc, _| T::add(acc, w.load(&s, addr)))
+        }
         SmemOp::Store => {
             for it in 0..p.iters {
                 w.store(&s, addr, T::value(addr + it));
@@ -133,7 +135,10 @@ pub fn reference<T: PatternElem>(p: &Params, block: u32) -> Vec<T> {
 /// Check the parameters: element size, `c`, and that the array fits 48 KiB.
 pub fn check_params(p: &Params) -> Result<(), String> {
     if ![4, 8, 16].contains(&p.elem_bytes) {
-        return Err(format!("--elem-bytes must be 4, 8 or 16, not {}", p.elem_bytes));
+        return Err(format!(
+            "--elem-bytes must be 4, 8 or 16, not {}",
+            p.elem_bytes
+        ));
     }
     if p.pattern == Pattern::Modulo && p.c == 0 {
         return Err("--pattern modulo needs --c of at least 1".to_string());
@@ -155,7 +160,9 @@ fn run_typed<T: PatternElem>(dev: &Device, p: &Params, mode: Mode) -> Result<Out
     let out = dev.alloc_zeroed::<T>("out", block as usize);
     let cfg = LaunchConfig::new(1, block).name("smem-pattern").mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| pattern_kernel::<T>(w, &out, p).await)?;
+    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        pattern_kernel::<T>(w, &out, p).await
+    })?;
     let time = start.elapsed();
     let accesses = u64::from(block) * u64::from(p.iters);
     Ok(exact_outcome(

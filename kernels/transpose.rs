@@ -8,7 +8,9 @@
 //! a 32-way bank conflict), the padded tile (`no-conflicts`) and diagonal block order.
 
 use crate::kernels::{Outcome, data, exact_outcome};
-use crate::{Device, Error, F32x32, Global, LaunchConfig, LaunchReport, Mode, Shared, U32x32, Warp};
+use crate::{
+    Device, Error, F32x32, Global, LaunchConfig, LaunchReport, Mode, Shared, U32x32, Warp,
+};
 
 /// Tile edge.
 pub const TILE: u32 = 32;
@@ -61,7 +63,10 @@ impl Variant {
 
     /// Whether the output is the transpose (else a copy of the input).
     pub fn transposes(self) -> bool {
-        !matches!(self, Variant::Copy | Variant::CopyStrided | Variant::CopyShared)
+        !matches!(
+            self,
+            Variant::Copy | Variant::CopyStrided | Variant::CopyShared
+        )
     }
 }
 
@@ -73,7 +78,14 @@ struct Shape {
 }
 
 /// `for (j = 0; j < TILE; j += BLOCK_ROWS) if (x < cols && y + j < rows) body(y + j)`.
-fn for_tile_rows(w: &mut Warp<'_>, x: U32x32, y: U32x32, cols: u32, rows: u32, body: impl Fn(&mut Warp<'_>, U32x32, u32)) {
+fn for_tile_rows(
+    w: &mut Warp<'_>,
+    x: U32x32,
+    y: U32x32,
+    cols: u32,
+    rows: u32,
+    body: impl Fn(&mut Warp<'_>, U32x32, u32),
+) {
     for j in (0..TILE).step_by(BLOCK_ROWS as usize) {
         let yj = y + j;
         w.if_(x.lt(cols) & yj.lt(rows), |w| body(w, yj, j));
@@ -87,7 +99,13 @@ fn tile_origin(w: &Warp<'_>) -> (u32, u32) {
 }
 
 /// `odata[y*width + x] = idata[y*width + x]`, four rows per thread.
-pub async fn copy(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn copy(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let (bx, by) = tile_origin(w);
     let t = w.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
@@ -99,7 +117,13 @@ pub async fn copy(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, w
 }
 
 /// `odata[x*height + y] = idata[x*height + y]`: the same copy, walking columns.
-pub async fn copy_strided(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn copy_strided(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let (bx, by) = tile_origin(w);
     let t = w.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
@@ -111,7 +135,13 @@ pub async fn copy_strided(w: &mut Warp<'_>, input: &Global<f32>, output: &Global
 }
 
 /// `odata[x*height + y] = idata[y*width + x]`.
-pub async fn naive(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn naive(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let (bx, by) = tile_origin(w);
     let t = w.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
@@ -122,7 +152,13 @@ pub async fn naive(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, 
 }
 
 /// Copy through a tile: `tile[ty+j][tx] = idata[...]; sync; odata[...] = tile[ty+j][tx]`.
-pub async fn copy_shared(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn copy_shared(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let tile = w.shared::<f32>((TILE * TILE) as usize);
     let (bx, by) = tile_origin(w);
     let t = w.thread_idx();
@@ -140,7 +176,15 @@ pub async fn copy_shared(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<
 
 /// Transpose the tile at block position `(bx, by)` through `tile` of row pitch `pitch`:
 /// rows read coalesced into `tile[ty+j][tx]`, written coalesced from `tile[tx][ty+j]`.
-async fn tiled(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, s: Shape, tile: Shared<'_, f32>, pitch: u32, (bx, by): (u32, u32)) {
+async fn tiled(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    s: Shape,
+    tile: Shared<'_, f32>,
+    pitch: u32,
+    (bx, by): (u32, u32),
+) {
     let t = w.thread_idx();
     let (x, y) = (t.x + bx * TILE, t.y + by * TILE);
     for_tile_rows(w, x, y, s.width, s.height, |w, yj, j| {
@@ -157,28 +201,73 @@ async fn tiled(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, s: S
 }
 
 /// `tile[32][32]`: the column read is a 32-way bank conflict.
-pub async fn coalesced(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn coalesced(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let tile = w.shared::<f32>((TILE * TILE) as usize);
     let b = w.block_idx();
-    tiled(w, input, output, Shape { width, height }, tile, TILE, (b.x, b.y)).await;
+    tiled(
+        w,
+        input,
+        output,
+        Shape { width, height },
+        tile,
+        TILE,
+        (b.x, b.y),
+    )
+    .await;
 }
 
 /// `tile[32][33]`: the padding puts each column in 32 different banks.
-pub async fn no_conflicts(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn no_conflicts(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let tile = w.shared::<f32>((TILE * (TILE + 1)) as usize);
     let b = w.block_idx();
-    tiled(w, input, output, Shape { width, height }, tile, TILE + 1, (b.x, b.y)).await;
+    tiled(
+        w,
+        input,
+        output,
+        Shape { width, height },
+        tile,
+        TILE + 1,
+        (b.x, b.y),
+    )
+    .await;
 }
 
 /// The padded tile with blocks renumbered diagonally, so concurrent blocks spread over memory
 /// partitions: `bid = bx + gridDim.x*by; by' = bid % gridDim.y; bx' = (bid/gridDim.y + by') % gridDim.x`.
-pub async fn diagonal(w: &mut Warp<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
+pub async fn diagonal(
+    w: &mut Warp<'_>,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+) {
     let tile = w.shared::<f32>((TILE * (TILE + 1)) as usize);
     let (b, g) = (w.block_idx(), w.grid_dim());
     let bid = b.x + g.x * b.y;
     let by = bid % g.y;
     let bx = (bid / g.y + by) % g.x;
-    tiled(w, input, output, Shape { width, height }, tile, TILE + 1, (bx, by)).await;
+    tiled(
+        w,
+        input,
+        output,
+        Shape { width, height },
+        tile,
+        TILE + 1,
+        (bx, by),
+    )
+    .await;
 }
 
 /// The CPU reference: the transpose of `height` rows of `width`.
@@ -193,23 +282,53 @@ pub fn reference(input: &[f32], width: usize, height: usize) -> Vec<f32> {
 }
 
 /// Launch `variant` on `input` (`height` rows of `width`) into `output`.
-pub fn launch(dev: &Device, variant: Variant, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32, mode: Mode) -> Result<LaunchReport, Error> {
+pub fn launch(
+    dev: &Device,
+    variant: Variant,
+    input: &Global<f32>,
+    output: &Global<f32>,
+    width: u32,
+    height: u32,
+    mode: Mode,
+) -> Result<LaunchReport, Error> {
     let grid = (width.div_ceil(TILE), height.div_ceil(TILE));
-    let cfg = LaunchConfig::new(grid, (TILE, BLOCK_ROWS)).name(variant.name()).mode(mode);
+    let cfg = LaunchConfig::new(grid, (TILE, BLOCK_ROWS))
+        .name(variant.name())
+        .mode(mode);
     let (i, o) = (input, output);
     match variant {
-        Variant::Copy => dev.launch(&cfg, async |w: &mut Warp<'_>| copy(w, i, o, width, height).await),
-        Variant::CopyStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| copy_strided(w, i, o, width, height).await),
-        Variant::Naive => dev.launch(&cfg, async |w: &mut Warp<'_>| naive(w, i, o, width, height).await),
-        Variant::CopyShared => dev.launch(&cfg, async |w: &mut Warp<'_>| copy_shared(w, i, o, width, height).await),
-        Variant::Coalesced => dev.launch(&cfg, async |w: &mut Warp<'_>| coalesced(w, i, o, width, height).await),
-        Variant::NoConflicts => dev.launch(&cfg, async |w: &mut Warp<'_>| no_conflicts(w, i, o, width, height).await),
-        Variant::Diagonal => dev.launch(&cfg, async |w: &mut Warp<'_>| diagonal(w, i, o, width, height).await),
+        Variant::Copy => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            copy(w, i, o, width, height).await
+        }),
+        Variant::CopyStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            copy_strided(w, i, o, width, height).await
+        }),
+        Variant::Naive => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            naive(w, i, o, width, height).await
+        }),
+        Variant::CopyShared => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            copy_shared(w, i, o, width, height).await
+        }),
+        Variant::Coalesced => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            coalesced(w, i, o, width, height).await
+        }),
+        Variant::NoConflicts => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            no_conflicts(w, i, o, width, height).await
+        }),
+        Variant::Diagonal => dev.launch(&cfg, async |w: &mut Warp<'_>| {
+            diagonal(w, i, o, width, height).await
+        }),
     }
 }
 
 /// Run `variant` on a seeded `height × width` matrix and verify it exactly.
-pub fn run(dev: &Device, variant: Variant, width: u32, height: u32, mode: Mode) -> Result<Outcome, Error> {
+pub fn run(
+    dev: &Device,
+    variant: Variant,
+    width: u32,
+    height: u32,
+    mode: Mode,
+) -> Result<Outcome, Error> {
     let n = width as usize * height as usize;
     let host = data::unit_floats(n, 4004);
     let input = dev.alloc_from("idata", &host);
@@ -222,12 +341,28 @@ pub fn run(dev: &Device, variant: Variant, width: u32, height: u32, mode: Mode) 
     } else {
         host
     };
-    Ok(exact_outcome(&output.to_vec(), &want, vec![report], time, n as u64, 8 * n as u64))
+    Ok(exact_outcome(
+        &output.to_vec(),
+        &want,
+        vec![report],
+        time,
+        n as u64,
+        8 * n as u64,
+    ))
 }
 
 /// Sizes every transpose is verified at: a single element, one tile, tile ± 1, a prime,
 /// non-square shapes, and a large square.
-pub const EDGE_SIZES: [(u32, u32); 8] = [(1, 1), (32, 32), (31, 33), (33, 31), (97, 97), (64, 200), (200, 64), (1024, 1024)];
+pub const EDGE_SIZES: [(u32, u32); 8] = [
+    (1, 1),
+    (32, 32),
+    (31, 33),
+    (33, 31),
+    (97, 97),
+    (64, 200),
+    (200, 64),
+    (1024, 1024),
+];
 
 /// Verify a transpose kernel at each `(width, height)`: `transpose(dev, input, output, width,
 /// height)` must write the transpose of `input` into `output` and return its launches.
@@ -247,7 +382,11 @@ pub const EDGE_SIZES: [(u32, u32); 8] = [(1, 1), (32, 32), (31, 33), (33, 31), (
 /// }
 /// # Ok::<(), warpsim::Error>(())
 /// ```
-pub fn verify<F>(dev: &Device, sizes: &[(u32, u32)], mut transpose: F) -> Result<Vec<((u32, u32), Outcome)>, Error>
+pub fn verify<F>(
+    dev: &Device,
+    sizes: &[(u32, u32)],
+    mut transpose: F,
+) -> Result<Vec<((u32, u32), Outcome)>, Error>
 where
     F: FnMut(&Device, &Global<f32>, &Global<f32>, u32, u32) -> Result<Vec<LaunchReport>, Error>,
 {
@@ -261,7 +400,14 @@ where
             let start = std::time::Instant::now();
             let launches = transpose(dev, &input, &output, width, height)?;
             let want = reference(&host, width as usize, height as usize);
-            let outcome = exact_outcome(&output.to_vec(), &want, launches, start.elapsed(), n as u64, 8 * n as u64);
+            let outcome = exact_outcome(
+                &output.to_vec(),
+                &want,
+                launches,
+                start.elapsed(),
+                n as u64,
+                8 * n as u64,
+            );
             Ok(((width, height), outcome))
         })
         .collect()

@@ -3,8 +3,8 @@
 //! (Being built: see issue 6.) Hooks called by the engine in [`crate::Mode::Check`].
 
 use crate::error::AccessKind;
-use crate::launch::{Dim3, LaunchCtx};
 use crate::lanes::Mask;
+use crate::launch::{Dim3, LaunchCtx};
 use crate::memory::{Access, Target};
 use crate::scheduler::BlockState;
 use crate::warp::Warp;
@@ -30,7 +30,12 @@ pub struct CheckReport {
 
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "check mode found {} hazard(s) in kernel `{}`", self.findings.len(), self.kernel)
+        write!(
+            f,
+            "check mode found {} hazard(s) in kernel `{}`",
+            self.findings.len(),
+            self.kernel
+        )
     }
 }
 

@@ -212,7 +212,10 @@ impl fmt::Display for Error {
                 kernel,
                 block,
                 reason,
-            } => write!(f, "shared memory in kernel `{kernel}`, block {block}: {reason}"),
+            } => write!(
+                f,
+                "shared memory in kernel `{kernel}`, block {block}: {reason}"
+            ),
             Error::Deadlock {
                 kernel,
                 block,

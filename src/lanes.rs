@@ -543,9 +543,33 @@ macro_rules! lane_divrem {
 /// Bitwise operators and shifts of the integer lane types.
 macro_rules! lane_bits {
     ($name:ident, $scalar:ty) => {
-        lane_binop!($name, $scalar, BitAnd, bitand, BitAndAssign, bitand_assign, |a, b| a & b);
-        lane_binop!($name, $scalar, BitOr, bitor, BitOrAssign, bitor_assign, |a, b| a | b);
-        lane_binop!($name, $scalar, BitXor, bitxor, BitXorAssign, bitxor_assign, |a, b| a ^ b);
+        lane_binop!(
+            $name,
+            $scalar,
+            BitAnd,
+            bitand,
+            BitAndAssign,
+            bitand_assign,
+            |a, b| a & b
+        );
+        lane_binop!(
+            $name,
+            $scalar,
+            BitOr,
+            bitor,
+            BitOrAssign,
+            bitor_assign,
+            |a, b| a | b
+        );
+        lane_binop!(
+            $name,
+            $scalar,
+            BitXor,
+            bitxor,
+            BitXorAssign,
+            bitxor_assign,
+            |a, b| a ^ b
+        );
         impl Not for $name {
             type Output = $name;
             #[inline]

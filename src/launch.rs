@@ -171,7 +171,9 @@ pub struct LaunchReport {
 impl LaunchReport {
     /// The derived metrics, unless the launch ran in [`Mode::Fast`].
     pub fn metrics(&self) -> Option<Metrics> {
-        self.counters.as_ref().map(|c| Metrics::new(c, &self.profile))
+        self.counters
+            .as_ref()
+            .map(|c| Metrics::new(c, &self.profile))
     }
 }
 
@@ -228,7 +230,8 @@ impl LaunchCtx {
             warp_order: cfg.warp_order,
             dynamic_shared: cfg.dynamic_shared,
             shared_limit: (cfg.dynamic_shared + profile.smem_per_block)
-                .min(profile.smem_per_block_optin.max(profile.smem_per_block)) as usize,
+                .min(profile.smem_per_block_optin.max(profile.smem_per_block))
+                as usize,
             warps_per_block: warps,
             warp_lanes,
         }
@@ -343,11 +346,19 @@ impl Device {
             })
         };
         if b.count() == 0 || g.count() == 0 {
-            return fail(format!("grid {g} and block {b} must have no zero dimension"));
+            return fail(format!(
+                "grid {g} and block {b} must have no zero dimension"
+            ));
         }
-        for (axis, (v, max)) in ["x", "y", "z"].iter().zip([b.x, b.y, b.z].into_iter().zip(p.max_block_dim)) {
+        for (axis, (v, max)) in ["x", "y", "z"]
+            .iter()
+            .zip([b.x, b.y, b.z].into_iter().zip(p.max_block_dim))
+        {
             if v > max {
-                return fail(format!("block.{axis} = {v} exceeds {} 's limit of {max}", p.name));
+                return fail(format!(
+                    "block.{axis} = {v} exceeds {} 's limit of {max}",
+                    p.name
+                ));
             }
         }
         if b.count() > u64::from(p.max_threads_per_block) {
@@ -358,9 +369,15 @@ impl Device {
                 p.max_threads_per_block
             ));
         }
-        for (axis, (v, max)) in ["x", "y", "z"].iter().zip([g.x, g.y, g.z].into_iter().zip(p.max_grid_dim)) {
+        for (axis, (v, max)) in ["x", "y", "z"]
+            .iter()
+            .zip([g.x, g.y, g.z].into_iter().zip(p.max_grid_dim))
+        {
             if v > max {
-                return fail(format!("grid.{axis} = {v} exceeds {}'s limit of {max}", p.name));
+                return fail(format!(
+                    "grid.{axis} = {v} exceeds {}'s limit of {max}",
+                    p.name
+                ));
             }
         }
         let max_shared = p.smem_per_block_optin.max(p.smem_per_block);

@@ -93,7 +93,11 @@ impl AddAssign<&Counters> for Counters {
         self.shared_st_requests += o.shared_st_requests;
         self.shared_st_wavefronts += o.shared_st_wavefronts;
         self.shared_st_ideal += o.shared_st_ideal;
-        for (a, b) in self.shared_conflict_ways.iter_mut().zip(&o.shared_conflict_ways) {
+        for (a, b) in self
+            .shared_conflict_ways
+            .iter_mut()
+            .zip(&o.shared_conflict_ways)
+        {
             *a += b;
         }
         self.atomic_requests += o.atomic_requests;
@@ -104,7 +108,11 @@ impl AddAssign<&Counters> for Counters {
 }
 
 fn pct(num: u64, den: u64) -> f64 {
-    if den == 0 { 0.0 } else { 100.0 * num as f64 / den as f64 }
+    if den == 0 {
+        0.0
+    } else {
+        100.0 * num as f64 / den as f64
+    }
 }
 
 /// The metrics of one launch, named as in warpsim's JSON output (and, where one exists, as the
@@ -294,7 +302,10 @@ impl Metrics {
 
     /// The metric called `name`, if there is one.
     pub fn get(&self, name: &str) -> Option<MetricValue> {
-        self.entries().into_iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+        self.entries()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
     }
 }
 

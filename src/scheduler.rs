@@ -68,7 +68,11 @@ impl Barrier {
     fn reset(&self, warps: u32) {
         self.waiting.set(0);
         self.exited.set(0);
-        self.all.set(if warps >= 32 { u32::MAX } else { (1 << warps) - 1 });
+        self.all.set(if warps >= 32 {
+            u32::MAX
+        } else {
+            (1 << warps) - 1
+        });
         self.count.set(0);
         self.total.set(0);
     }
@@ -163,16 +167,27 @@ impl Totals {
     pub fn merge(mut self, other: Totals) -> Totals {
         self.counters += &other.counters;
         if self.divergent_by_warp.len() < other.divergent_by_warp.len() {
-            self.divergent_by_warp.resize(other.divergent_by_warp.len(), 0);
+            self.divergent_by_warp
+                .resize(other.divergent_by_warp.len(), 0);
         }
-        for (a, b) in self.divergent_by_warp.iter_mut().zip(&other.divergent_by_warp) {
+        for (a, b) in self
+            .divergent_by_warp
+            .iter_mut()
+            .zip(&other.divergent_by_warp)
+        {
             *a += b;
         }
         self
     }
 }
 
-pub(crate) fn run_block<F>(ctx: &LaunchCtx, st: &BlockState, kernel: &F, idx: Dim3, acc: &mut Totals) -> Result<(), Error>
+pub(crate) fn run_block<F>(
+    ctx: &LaunchCtx,
+    st: &BlockState,
+    kernel: &F,
+    idx: Dim3,
+    acc: &mut Totals,
+) -> Result<(), Error>
 where
     F: AsyncFn(&mut Warp<'_>),
 {
@@ -185,10 +200,15 @@ where
     }
     IN_BLOCK.with(|b| b.set(true));
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut warps: Vec<Warp<'_>> = (0..ctx.warps_per_block).map(|i| Warp::new(ctx, st, i)).collect();
+        let mut warps: Vec<Warp<'_>> = (0..ctx.warps_per_block)
+            .map(|i| Warp::new(ctx, st, i))
+            .collect();
         let initial: Vec<u32> = warps.iter().map(|w| w.active.0).collect();
         let result = {
-            let futures: Vec<WarpFuture<'_>> = warps.iter_mut().map(|w| Box::pin(kernel(w)) as WarpFuture<'_>).collect();
+            let futures: Vec<WarpFuture<'_>> = warps
+                .iter_mut()
+                .map(|w| Box::pin(kernel(w)) as WarpFuture<'_>)
+                .collect();
             poll_block(ctx, st, futures, &initial)
         };
         if ctx.counting {
@@ -228,7 +248,12 @@ where
     }
 }
 
-fn poll_block(ctx: &LaunchCtx, st: &BlockState, mut futures: Vec<WarpFuture<'_>>, initial: &[u32]) -> Result<(), Error> {
+fn poll_block(
+    ctx: &LaunchCtx,
+    st: &BlockState,
+    mut futures: Vec<WarpFuture<'_>>,
+    initial: &[u32],
+) -> Result<(), Error> {
     let n = futures.len();
     let mut cx = Context::from_waker(Waker::noop());
     let mut order: Vec<usize> = (0..n).collect();
@@ -268,7 +293,9 @@ fn poll_block(ctx: &LaunchCtx, st: &BlockState, mut futures: Vec<WarpFuture<'_>>
         }
         if remaining > 0 && !finished && st.barrier.stamp() == before {
             let (_, waiting, exited) = before;
-            let bits = |f: &dyn Fn(usize) -> bool| (0..n as u32).filter(|&i| f(i as usize)).collect::<Vec<_>>();
+            let bits = |f: &dyn Fn(usize) -> bool| {
+                (0..n as u32).filter(|&i| f(i as usize)).collect::<Vec<_>>()
+            };
             return Err(Error::Deadlock {
                 kernel: ctx.name.clone(),
                 block: st.idx.get(),

@@ -154,7 +154,11 @@ impl<'a> Warp<'a> {
     /// The thread index of `lane` (for reports).
     pub(crate) fn thread_of_lane(&self, lane: u32) -> Dim3 {
         let l = lane as usize & 31;
-        Dim3::new(self.lanes.x.lane(l), self.lanes.y.lane(l), self.lanes.z.lane(l))
+        Dim3::new(
+            self.lanes.x.lane(l),
+            self.lanes.y.lane(l),
+            self.lanes.z.lane(l),
+        )
     }
 
     // ----- bookkeeping -----------------------------------------------------------------------
@@ -204,7 +208,12 @@ impl<'a> Warp<'a> {
     }
 
     /// Start a memory instruction: `None` if no lane is active, else the validated access.
-    pub(crate) fn begin_access(&mut self, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Option<Access> {
+    pub(crate) fn begin_access(
+        &mut self,
+        t: &Target<'_>,
+        idx: U32x32,
+        kind: AccessKind,
+    ) -> Option<Access> {
         if self.active.is_empty() {
             return None;
         }
@@ -423,7 +432,11 @@ impl<'a> Warp<'a> {
         }
         let block: &'a BlockState = self.block;
         let b = &block.barrier;
-        let generation = b.arrive(self.warp_id, (pred & self.active).count(), self.active.count());
+        let generation = b.arrive(
+            self.warp_id,
+            (pred & self.active).count(),
+            self.active.count(),
+        );
         poll_fn(|_| {
             if b.generation.get() != generation {
                 Poll::Ready(())
@@ -469,7 +482,13 @@ impl<'a> Warp<'a> {
         }
     }
 
-    fn shuffle<V: Lanes>(&mut self, mask: Mask, v: V, name: &'static str, src: impl Fn(u32) -> u32) -> V {
+    fn shuffle<V: Lanes>(
+        &mut self,
+        mask: Mask,
+        v: V,
+        name: &'static str,
+        src: impl Fn(u32) -> u32,
+    ) -> V {
         self.intrinsic(mask, name);
         let idx: [u8; WARP_SIZE] = std::array::from_fn(|l| src(l as u32) as u8);
         v.permute(&idx)
@@ -481,14 +500,18 @@ impl<'a> Warp<'a> {
     pub fn shfl_sync<V: Lanes>(&mut self, mask: Mask, v: V, src: U32x32, width: u32) -> V {
         let w = self.check_width(width);
         let s = src.to_array();
-        self.shuffle(mask, v, "shfl_sync", |l| (l & !(w - 1)) | (s[l as usize] & (w - 1)))
+        self.shuffle(mask, v, "shfl_sync", |l| {
+            (l & !(w - 1)) | (s[l as usize] & (w - 1))
+        })
     }
 
     /// `__shfl_up_sync(mask, v, delta, width)`: lane `l` reads lane `l - delta` of its segment;
     /// lanes below `delta` in their segment keep their own value.
     pub fn shfl_up_sync<V: Lanes>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
         let w = self.check_width(width);
-        self.shuffle(mask, v, "shfl_up_sync", |l| if l % w >= delta { l - delta } else { l })
+        self.shuffle(mask, v, "shfl_up_sync", |l| {
+            if l % w >= delta { l - delta } else { l }
+        })
     }
 
     /// `__shfl_down_sync(mask, v, delta, width)`: lane `l` reads lane `l + delta` of its
@@ -496,7 +519,11 @@ impl<'a> Warp<'a> {
     pub fn shfl_down_sync<V: Lanes>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
         let w = self.check_width(width);
         self.shuffle(mask, v, "shfl_down_sync", |l| {
-            if u64::from(l % w) + u64::from(delta) < u64::from(w) { l + delta } else { l }
+            if u64::from(l % w) + u64::from(delta) < u64::from(w) {
+                l + delta
+            } else {
+                l
+            }
         })
     }
 
@@ -546,7 +573,9 @@ impl<'a> Warp<'a> {
             if !m.contains(l as u32) {
                 return 0;
             }
-            m.lanes().filter(|&k| a[k as usize] == a[l]).fold(0, |acc, k| acc | 1 << k)
+            m.lanes()
+                .filter(|&k| a[k as usize] == a[l])
+                .fold(0, |acc, k| acc | 1 << k)
         })
     }
 
@@ -566,7 +595,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicAdd`: returns the old values. Lanes apply in lane order.
-    pub fn atomic_add<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_add<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicElement,
     {
@@ -575,7 +609,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicSub`: returns the old values.
-    pub fn atomic_sub<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_sub<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicElement,
     {
@@ -584,7 +623,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicMin`: returns the old values.
-    pub fn atomic_min<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_min<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicElement,
     {
@@ -593,7 +637,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicMax`: returns the old values.
-    pub fn atomic_max<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_max<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicElement,
     {
@@ -602,7 +651,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicExch`: stores `v`, returns the old values.
-    pub fn atomic_exch<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_exch<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicElement,
     {
@@ -622,11 +676,18 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicBits,
     {
         let (cmp, vals) = (M::Elem::unpack(compare), M::Elem::unpack(v));
-        mem.atomic_lanes(self, idx, &|old, l| if old == cmp[l] { vals[l] } else { old })
+        mem.atomic_lanes(self, idx, &|old, l| {
+            if old == cmp[l] { vals[l] } else { old }
+        })
     }
 
     /// `atomicAnd`: returns the old values.
-    pub fn atomic_and<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_and<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicBits,
     {
@@ -635,7 +696,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicOr`: returns the old values.
-    pub fn atomic_or<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_or<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicBits,
     {
@@ -644,7 +710,12 @@ impl<'a> Warp<'a> {
     }
 
     /// `atomicXor`: returns the old values.
-    pub fn atomic_xor<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) -> <M::Elem as Element>::Lanes
+    pub fn atomic_xor<M: Memory>(
+        &mut self,
+        mem: &M,
+        idx: U32x32,
+        v: <M::Elem as Element>::Lanes,
+    ) -> <M::Elem as Element>::Lanes
     where
         M::Elem: AtomicBits,
     {
@@ -671,6 +742,11 @@ impl<'a> Warp<'a> {
     /// as [`crate::LaunchConfig::dynamic_shared`] bytes hold.
     pub fn dynamic_shared<T: Element>(&self) -> Shared<'a, T> {
         let arena = &self.block.arena;
-        Shared::new(arena, 0, arena.dynamic_bytes() / T::SIZE as usize, "extern __shared__")
+        Shared::new(
+            arena,
+            0,
+            arena.dynamic_bytes() / T::SIZE as usize,
+            "extern __shared__",
+        )
     }
 }

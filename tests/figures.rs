@@ -34,7 +34,10 @@ fn read_offset_efficiency_001() {
     for offset in [0, 128] {
         let m = metrics(&run(&h100, "read-offset", access(1 << 20, 512, offset)));
         assert_eq!(m.gld_efficiency, 100.0, "offset {offset}");
-        assert_eq!(m.gld_requests, 2 * (1 << 20) / 32 - 2 * (offset as u64 / 32));
+        assert_eq!(
+            m.gld_requests,
+            2 * (1 << 20) / 32 - 2 * (offset as u64 / 32)
+        );
     }
     let m = metrics(&run(&h100, "read-offset", access(1 << 20, 512, 11)));
     assert!(close(m.gld_efficiency, 80.0, 0.01), "{}", m.gld_efficiency);
@@ -46,11 +49,19 @@ fn read_offset_efficiency_001() {
     assert_eq!(m.gld_transactions, m.gld_lines);
     for offset in [1, 2, 4] {
         let m = metrics(&run(&h100, "read-offset", access(1 << 16, 512, offset)));
-        assert!(close(m.gld_efficiency, 80.0, 0.05), "offset {offset}: {}", m.gld_efficiency);
+        assert!(
+            close(m.gld_efficiency, 80.0, 0.05),
+            "offset {offset}: {}",
+            m.gld_efficiency
+        );
     }
     for offset in [8, 16] {
         let m = metrics(&run(&h100, "read-offset", access(1 << 16, 512, offset)));
-        assert!(close(m.gld_efficiency, 100.0, 0.05), "offset {offset}: {}", m.gld_efficiency);
+        assert!(
+            close(m.gld_efficiency, 100.0, 0.05),
+            "offset {offset}: {}",
+            m.gld_efficiency
+        );
     }
 }
 
@@ -101,7 +112,15 @@ fn rgb_to_gray_divergence_002() {
     assert_eq!(c.divergent_branches, 31);
     // 002 estimates "80 of 1040" for 200×150, counting all 8 warps of the corner block; only
     // the 3 of them that hold rows 144..149 straddle the right edge: 72 + 3.
-    let out = run(&dev, "rgb-to-gray", Params { width: 200, height: 150, ..p });
+    let out = run(
+        &dev,
+        "rgb-to-gray",
+        Params {
+            width: 200,
+            height: 150,
+            ..p
+        },
+    );
     let c = out.launches[0].counters.unwrap();
     assert_eq!((c.warps_launched, c.divergent_branches), (1040, 75));
 }
@@ -112,7 +131,8 @@ fn reduction_divergence_002() {
     let x = dev.alloc_from("x", &vec![1.0f32; 512]);
     // Fig 5.15, 512 threads: the loop's `if (t < stride)` diverges only in its last five
     // iterations (strides 16..1), in warp 0; the final `if (t == 0)` diverges there too.
-    let (sum, launches) = reduction::reduce(&dev, reduction::Variant::Sequential, &x, 512, Mode::Count).unwrap();
+    let (sum, launches) =
+        reduction::reduce(&dev, reduction::Variant::Sequential, &x, 512, Mode::Count).unwrap();
     assert_eq!(sum, 512.0);
     let l = &launches[0];
     let mut want = vec![0; 16];
@@ -121,33 +141,53 @@ fn reduction_divergence_002() {
     // 16 warps × (load guard + 9 loop iterations + final write).
     assert_eq!(l.counters.unwrap().branches, 16 * 11);
     // Fig 5.13: warp 0 diverges in every one of the 9 iterations.
-    let (sum, launches) = reduction::reduce(&dev, reduction::Variant::Interleaved, &x, 512, Mode::Count).unwrap();
+    let (sum, launches) =
+        reduction::reduce(&dev, reduction::Variant::Interleaved, &x, 512, Mode::Count).unwrap();
     assert_eq!(sum, 512.0);
     let l = &launches[0];
     assert_eq!(l.divergent_by_warp[0], 9 + 1);
     // Strides 1..16 split every warp, 32 splits even warps, 64 every fourth, …
-    assert_eq!(l.counters.unwrap().divergent_branches, 16 * 5 + 8 + 4 + 2 + 1 + 1);
+    assert_eq!(
+        l.counters.unwrap().divergent_branches,
+        16 * 5 + 8 + 4 + 2 + 1 + 1
+    );
 }
 
 #[test]
 fn transpose_bank_conflicts_004() {
-    for (profile, ways, conflicts_per_request) in [(Profile::sm_90(), 32, 31), (Profile::sm_13(), 16, 30)] {
+    for (profile, ways, conflicts_per_request) in
+        [(Profile::sm_90(), 32, 31), (Profile::sm_13(), 16, 30)]
+    {
         let dev = Device::new(profile);
-        let out = transpose::run(&dev, transpose::Variant::Coalesced, 256, 256, Mode::Count).unwrap();
+        let out =
+            transpose::run(&dev, transpose::Variant::Coalesced, 256, 256, Mode::Count).unwrap();
         assert!(out.verified);
         let c = out.launches[0].counters.unwrap();
         let m = metrics(&out);
         // The only shared loads are the tile's column reads: 64 blocks × 8 warps × 4 rows.
         assert_eq!(m.shared_ld_requests, 64 * 8 * 4);
-        assert_eq!(m.shared_ld_bank_conflicts, conflicts_per_request * m.shared_ld_requests);
+        assert_eq!(
+            m.shared_ld_bank_conflicts,
+            conflicts_per_request * m.shared_ld_requests
+        );
         let requests_per_instruction = 32 / dev.profile().shared_request_lanes as u64;
-        assert_eq!(c.shared_conflict_ways[ways - 1], requests_per_instruction * m.shared_ld_requests);
+        assert_eq!(
+            c.shared_conflict_ways[ways - 1],
+            requests_per_instruction * m.shared_ld_requests
+        );
         assert_eq!(m.shared_st_bank_conflicts, 0);
-        for v in [transpose::Variant::NoConflicts, transpose::Variant::Diagonal] {
+        for v in [
+            transpose::Variant::NoConflicts,
+            transpose::Variant::Diagonal,
+        ] {
             let out = transpose::run(&dev, v, 256, 256, Mode::Count).unwrap();
             assert!(out.verified);
             let m = metrics(&out);
-            assert_eq!((m.shared_ld_bank_conflicts, m.shared_st_bank_conflicts), (0, 0), "{v:?}");
+            assert_eq!(
+                (m.shared_ld_bank_conflicts, m.shared_st_bank_conflicts),
+                (0, 0),
+                "{v:?}"
+            );
         }
     }
 }
@@ -175,7 +215,11 @@ fn smem_stride_conflicts_are_gcd_004() {
         let m = metrics(&run(&dev, "smem-pattern", pattern(Pattern::Stride, c, 4)));
         // 8 warps × 10 pattern loads, each gcd(c, 32) wavefronts.
         assert_eq!(m.shared_ld_requests, 80, "c = {c}");
-        assert_eq!(m.shared_ld_wavefronts, 80 * u64::from(gcd(c, 32)), "c = {c}");
+        assert_eq!(
+            m.shared_ld_wavefronts,
+            80 * u64::from(gcd(c, 32)),
+            "c = {c}"
+        );
     }
     for c in [1, 3, 7, 32] {
         let m = metrics(&run(&dev, "smem-pattern", pattern(Pattern::Modulo, c, 4)));
@@ -189,10 +233,24 @@ fn smem_stride_conflicts_are_gcd_004() {
 fn smem_wide_elements_follow_spec_5() {
     let dev = Device::default();
     // (elem bytes, stride, wavefronts per request, conflicts per request), measured on the H100.
-    for (bytes, c, wf, conflicts) in [(8, 1, 2, 0), (8, 2, 4, 2), (8, 4, 8, 6), (16, 1, 4, 0), (16, 2, 8, 4)] {
-        let m = metrics(&run(&dev, "smem-pattern", pattern(Pattern::Stride, c, bytes)));
+    for (bytes, c, wf, conflicts) in [
+        (8, 1, 2, 0),
+        (8, 2, 4, 2),
+        (8, 4, 8, 6),
+        (16, 1, 4, 0),
+        (16, 2, 8, 4),
+    ] {
+        let m = metrics(&run(
+            &dev,
+            "smem-pattern",
+            pattern(Pattern::Stride, c, bytes),
+        ));
         assert_eq!(m.shared_ld_wavefronts, 80 * wf, "{bytes} bytes, stride {c}");
-        assert_eq!(m.shared_ld_bank_conflicts, 80 * conflicts, "{bytes} bytes, stride {c}");
+        assert_eq!(
+            m.shared_ld_bank_conflicts,
+            80 * conflicts,
+            "{bytes} bytes, stride {c}"
+        );
     }
 }
 
@@ -205,12 +263,18 @@ fn reductions_get_cheaper_down_the_list() {
         .iter()
         .map(|&v| {
             let (_, launches) = reduction::reduce(&dev, v, &x, 256, Mode::Count).unwrap();
-            let c = launches.iter().fold(warpsim::Counters::default(), |mut a, l| {
-                a += &l.counters.unwrap();
-                a
-            });
+            let c = launches
+                .iter()
+                .fold(warpsim::Counters::default(), |mut a, l| {
+                    a += &l.counters.unwrap();
+                    a
+                });
             let m = Metrics::new(&c, dev.profile());
-            (c.divergent_branches, m.shared_ld_bank_conflicts + m.shared_st_bank_conflicts, c.warp_instructions as f64 / n as f64)
+            (
+                c.divergent_branches,
+                m.shared_ld_bank_conflicts + m.shared_st_bank_conflicts,
+                c.warp_instructions as f64 / n as f64,
+            )
         })
         .collect();
     let [inter, strided, seq, first, warp, unrolled, multi, shuffle] = cost.try_into().unwrap();

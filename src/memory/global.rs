@@ -111,7 +111,9 @@ impl<T: Element> Global<T> {
     /// Copy the view to host memory.
     pub fn to_vec(&self) -> Vec<T> {
         (0..self.len)
-            .map(|i| super::read_elem::<T, _>(&*self.alloc.words, self.offset + i * T::SIZE as usize))
+            .map(|i| {
+                super::read_elem::<T, _>(&*self.alloc.words, self.offset + i * T::SIZE as usize)
+            })
             .collect()
     }
 

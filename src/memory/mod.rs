@@ -77,7 +77,9 @@ mod sealed {
 /// [`U32x32`] as they do in a GPU's 32-bit registers, `[f32; 2]` and `[f32; 4]` (CUDA's `float2`
 /// and `float4`) become arrays of [`F32x32`]. Sealed: the set matches what the coalescing and
 /// bank counters model.
-pub trait Element: sealed::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+pub trait Element:
+    sealed::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
     /// Size in bytes (also the required alignment).
     const SIZE: u32;
     /// The register form: one lane vector (or an array of them) per element.
@@ -357,11 +359,23 @@ impl Access {
         }
         let oob = Mask(oob) & mask;
         if let Some(lane) = oob.first() {
-            w.fault(Error::OutOfBounds(Box::new(fault_detail(w, t, lane, idx[lane as usize], kind))));
+            w.fault(Error::OutOfBounds(Box::new(fault_detail(
+                w,
+                t,
+                lane,
+                idx[lane as usize],
+                kind,
+            ))));
         }
         if t.base % u64::from(t.elem) != 0 {
             let lane = mask.first().unwrap_or(0);
-            w.fault(Error::Misaligned(Box::new(fault_detail(w, t, lane, idx[lane as usize], kind))));
+            w.fault(Error::Misaligned(Box::new(fault_detail(
+                w,
+                t,
+                lane,
+                idx[lane as usize],
+                kind,
+            ))));
         }
         let contiguous_from = if mask.is_contiguous() {
             let l0 = mask.first().unwrap_or(0) as usize;
@@ -383,7 +397,13 @@ impl Access {
 }
 
 /// The fault report for `lane` accessing element `index` of `t`.
-pub(crate) fn fault_detail(w: &Warp<'_>, t: &Target<'_>, lane: u32, index: u32, access: AccessKind) -> AccessFault {
+pub(crate) fn fault_detail(
+    w: &Warp<'_>,
+    t: &Target<'_>,
+    lane: u32,
+    index: u32,
+    access: AccessKind,
+) -> AccessFault {
     AccessFault {
         kernel: w.launch.name.clone(),
         block: w.block_idx(),
@@ -419,11 +439,17 @@ pub trait Memory: sealed::Sealed {
 
 /// Gather the active lanes' elements (inactive lanes read as zero).
 #[inline(always)]
-pub(crate) fn gather<T: Element, W: Words + ?Sized>(words: &W, base_byte: usize, a: &Access) -> T::Lanes {
+pub(crate) fn gather<T: Element, W: Words + ?Sized>(
+    words: &W,
+    base_byte: usize,
+    a: &Access,
+) -> T::Lanes {
     let size = T::SIZE as usize;
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
         let start = base_byte + first as usize * size;
-        return T::pack(std::array::from_fn(|l| read_elem::<T, W>(words, start + l * size)));
+        return T::pack(std::array::from_fn(|l| {
+            read_elem::<T, W>(words, start + l * size)
+        }));
     }
     T::pack(std::array::from_fn(|l| {
         if a.mask.contains(l as u32) {
@@ -437,7 +463,12 @@ pub(crate) fn gather<T: Element, W: Words + ?Sized>(words: &W, base_byte: usize,
 /// Scatter the active lanes' elements, lowest lane first (a later lane wins on a collision,
 /// deterministically).
 #[inline(always)]
-pub(crate) fn scatter<T: Element, W: Words + ?Sized>(words: &W, base_byte: usize, a: &Access, v: T::Lanes) {
+pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
+    words: &W,
+    base_byte: usize,
+    a: &Access,
+    v: T::Lanes,
+) {
     let size = T::SIZE as usize;
     let vals = T::unpack(v);
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
@@ -448,7 +479,11 @@ pub(crate) fn scatter<T: Element, W: Words + ?Sized>(words: &W, base_byte: usize
         return;
     }
     for l in a.mask.lanes() {
-        write_elem::<T, W>(words, base_byte + a.idx[l as usize] as usize * size, vals[l as usize]);
+        write_elem::<T, W>(
+            words,
+            base_byte + a.idx[l as usize] as usize * size,
+            vals[l as usize],
+        );
     }
 }
 
@@ -464,7 +499,9 @@ pub(crate) fn rmw<T: AtomicElement, W: Words + ?Sized>(
     for l in a.mask.lanes() {
         let l = l as usize;
         let word = (base_byte + a.idx[l] as usize * 4) / 4;
-        let prev = words.update(word, |bits| op(T::from_words([bits, 0, 0, 0]), l).to_words()[0]);
+        let prev = words.update(word, |bits| {
+            op(T::from_words([bits, 0, 0, 0]), l).to_words()[0]
+        });
         old[l] = T::from_words([prev, 0, 0, 0]);
     }
     T::pack(old)

@@ -1,0 +1,617 @@
+//! `warpsim`: the documents' kernel suite, single-kernel profiles, occupancy, benchmarks.
+//!
+//! Exit status: 0 on success, 1 when a kernel's output is wrong or a kernel faults, 2 for a
+//! command line that cannot run (unknown kernel, flag or device, impossible value).
+
+mod args;
+mod bench;
+mod html;
+mod table;
+
+use args::{Cli, Command, Common, OccupancyArgs, RunArgs, SuiteArgs};
+use clap::Parser;
+use serde_json::{Value, json};
+use std::process::ExitCode;
+use std::time::Duration;
+use warpsim::kernels::{self, Entry, Family, Outcome, Params};
+use warpsim::{Device, Error, LaunchReport, MetricValue, Metrics, Mode, Profile};
+
+/// Why a command failed.
+enum Failure {
+    /// The command line asks for something impossible (exit 2).
+    Usage(String),
+    /// A kernel produced a wrong result or faulted (exit 1).
+    Failed(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        match e {
+            Error::InvalidLaunch { .. } => Failure::Usage(e.to_string()),
+            other => Failure::Failed(other.to_string()),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let command = cli.command.unwrap_or(Command::Suite(SuiteArgs {
+        common: Common {
+            device: "sm_90".to_string(),
+            threads: None,
+        },
+        report: None,
+        json: false,
+    }));
+    let result = match command {
+        Command::Suite(a) => suite(&a),
+        Command::List => {
+            list();
+            Ok(())
+        }
+        Command::Run(a) => run(&a),
+        Command::Devices => {
+            devices();
+            Ok(())
+        }
+        Command::Occupancy(a) => occupancy(&a),
+        Command::Bench(a) => bench::bench(&a).map_err(Failure::Failed),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Failed(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn profile(name: &str) -> Result<Profile, Failure> {
+    Profile::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Profile::all().iter().map(|p| p.name).collect();
+        Failure::Usage(format!(
+            "unknown device `{name}`; known profiles: {} (see `warpsim devices`)",
+            known.join(", ")
+        ))
+    })
+}
+
+fn device(c: &Common) -> Result<Device, Failure> {
+    let dev = Device::new(profile(&c.device)?);
+    match c.threads {
+        Some(0) => Err(Failure::Usage("--threads must be at least 1".to_string())),
+        Some(t) => Ok(dev.with_threads(t)?),
+        None => Ok(dev),
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn find_kernel(name: &str) -> Result<Entry, Failure> {
+    kernels::find(name).ok_or_else(|| {
+        let best = kernels::catalogue()
+            .into_iter()
+            .min_by_key(|e| distance(name, e.name));
+        let hint = best
+            .map(|e| format!("did you mean `{}`? ", e.name))
+            .unwrap_or_default();
+        Failure::Usage(format!(
+            "unknown kernel `{name}`; {hint}(`warpsim list` shows every kernel)"
+        ))
+    })
+}
+
+/// The kernel's parameters: its defaults overridden by the flags, each flag checked.
+fn params(entry: &Entry, a: &RunArgs) -> Result<Params, Failure> {
+    let mut p = entry.defaults.clone();
+    let given: [(&str, bool); 10] = [
+        ("n", a.n.is_some()),
+        ("block", a.block.is_some()),
+        ("offset", a.offset.is_some()),
+        ("width", a.width.is_some()),
+        ("height", a.height.is_some()),
+        ("pattern", a.pattern.is_some()),
+        ("c", a.c.is_some()),
+        ("elem-bytes", a.elem_bytes.is_some()),
+        ("op", a.op.is_some()),
+        ("iters", a.iters.is_some()),
+    ];
+    for (flag, set) in given {
+        if set && !entry.params.contains(&flag) {
+            let takes: Vec<String> = entry.params.iter().map(|p| format!("--{p}")).collect();
+            return Err(Failure::Usage(format!(
+                "--{flag} does not apply to {}; it takes {}",
+                entry.name,
+                if takes.is_empty() {
+                    "no parameters".to_string()
+                } else {
+                    takes.join(", ")
+                }
+            )));
+        }
+    }
+    if let Some(n) = a.n {
+        if n == 0 || n > u32::MAX as usize {
+            return Err(Failure::Usage(format!(
+                "--n must be between 1 and {}, not {n}",
+                u32::MAX
+            )));
+        }
+        p.n = n;
+    }
+    if let Some(b) = a.block {
+        let two_d = entry.params.contains(&"width");
+        if !two_d && (b.y != 1 || b.z != 1) {
+            return Err(Failure::Usage(format!(
+                "{} takes a 1-D block such as --block 256, not {}x{}x{}",
+                entry.name, b.x, b.y, b.z
+            )));
+        }
+        p.block = b;
+    }
+    p.offset = a.offset.unwrap_or(p.offset);
+    for (flag, v, slot) in [
+        ("width", a.width, &mut p.width),
+        ("height", a.height, &mut p.height),
+    ] {
+        if let Some(v) = v {
+            if v == 0 {
+                return Err(Failure::Usage(format!("--{flag} must be at least 1")));
+            }
+            *slot = v;
+        }
+    }
+    if (p.width as u64) * (p.height as u64) * 3 > u32::MAX as u64 {
+        return Err(Failure::Usage(
+            "--width × --height is too large for 32-bit indices".to_string(),
+        ));
+    }
+    p.pattern = a.pattern.map_or(p.pattern, Into::into);
+    p.c = a.c.unwrap_or(p.c);
+    if let Some(e) = &a.elem_bytes {
+        p.elem_bytes = e
+            .parse()
+            .map_err(|_| Failure::Usage(format!("--elem-bytes must be 4, 8 or 16, not {e}")))?;
+    }
+    p.op = a.op.map_or(p.op, Into::into);
+    p.iters = a.iters.unwrap_or(p.iters);
+    Ok(p)
+}
+
+/// The parameters a kernel takes, as JSON.
+fn params_json(entry: &Entry, p: &Params) -> Value {
+    let mut m = serde_json::Map::new();
+    for &name in entry.params {
+        let v = match name {
+            "n" => json!(p.n),
+            "block" => json!([p.block.x, p.block.y, p.block.z]),
+            "offset" => json!(p.offset),
+            "width" => json!(p.width),
+            "height" => json!(p.height),
+            "pattern" => json!(format!("{:?}", p.pattern).to_lowercase()),
+            "c" => json!(p.c),
+            "elem-bytes" => json!(p.elem_bytes),
+            "op" => json!(format!("{:?}", p.op).to_lowercase()),
+            "iters" => json!(p.iters),
+            _ => continue,
+        };
+        m.insert(name.replace('-', "_"), v);
+    }
+    Value::Object(m)
+}
+
+fn params_text(entry: &Entry, p: &Params) -> String {
+    params_json(entry, p)
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+fn metric_json(v: MetricValue) -> Value {
+    match v {
+        MetricValue::Count(c) => json!(c),
+        MetricValue::Percent(p) => json!((p * 1000.0).round() / 1000.0),
+    }
+}
+
+fn selected(m: &Metrics, only: Option<&[String]>) -> Vec<(&'static str, MetricValue)> {
+    m.entries()
+        .into_iter()
+        .filter(|(n, _)| only.is_none_or(|o| o.iter().any(|s| s == n)))
+        .collect()
+}
+
+fn launch_json(l: &LaunchReport, only: Option<&[String]>) -> Value {
+    let mut v = json!({
+        "name": l.name,
+        "grid": [l.grid.x, l.grid.y, l.grid.z],
+        "block": [l.block.x, l.block.y, l.block.z],
+        "shared_bytes": l.shared_bytes,
+    });
+    if let Some(m) = l.metrics() {
+        let metrics: serde_json::Map<String, Value> = selected(&m, only)
+            .into_iter()
+            .map(|(n, x)| (n.to_string(), metric_json(x)))
+            .collect();
+        v["metrics"] = Value::Object(metrics);
+    }
+    v
+}
+
+fn occupancy_json(o: &warpsim::Occupancy) -> Value {
+    json!({
+        "blocks_per_sm": o.blocks_per_sm,
+        "warps_per_sm": o.warps_per_sm,
+        "occupancy_pct": (o.occupancy_pct * 100.0).round() / 100.0,
+        "limiter": o.limiter.to_string(),
+    })
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn run(a: &RunArgs) -> Result<(), Failure> {
+    let entry = find_kernel(&a.kernel)?;
+    let p = params(&entry, a)?;
+    let dev = device(&a.common)?;
+    if let Some(only) = &a.metrics {
+        if let Some(bad) = only.iter().find(|n| !Metrics::NAMES.contains(&n.as_str())) {
+            return Err(Failure::Usage(format!(
+                "unknown metric `{bad}`; known metrics: {}",
+                Metrics::NAMES.join(", ")
+            )));
+        }
+    }
+    if a.repeat == 0 {
+        return Err(Failure::Usage("--repeat must be at least 1".to_string()));
+    }
+    let mode = if a.no_counters {
+        Mode::Fast
+    } else if a.check {
+        Mode::Check
+    } else {
+        Mode::Count
+    };
+    let mut times = Vec::new();
+    let mut outcome: Option<Outcome> = None;
+    for _ in 0..a.repeat {
+        let o = entry.run(&dev, &p, mode)?;
+        times.push(o.time);
+        outcome = Some(o);
+    }
+    let o = outcome.expect("repeat >= 1");
+    let time = median(times);
+    let threads = p.block.count() as u32;
+    let smem = o.launches.first().map_or(0, |l| l.shared_bytes);
+    let occ = dev.profile().occupancy(threads, entry.regs, smem).ok();
+    let only = a.metrics.as_deref();
+    if a.json {
+        let out = json!({
+            "kernel": entry.name,
+            "device": dev.profile().name,
+            "params": params_json(&entry, &p),
+            "verified": o.verified,
+            "time_ms": time.as_secs_f64() * 1e3,
+            "launches": o.launches.iter().map(|l| launch_json(l, only)).collect::<Vec<_>>(),
+            "occupancy": occ.as_ref().map_or(Value::Null, occupancy_json),
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("JSON of plain values")
+        );
+    } else if a.csv {
+        let names: Vec<&str> = Metrics::NAMES
+            .iter()
+            .copied()
+            .filter(|n| only.is_none_or(|o| o.iter().any(|s| s == n)))
+            .collect();
+        println!(
+            "kernel,launch,name,grid,block,shared_bytes,verified,time_ms{}",
+            names.iter().map(|n| format!(",{n}")).collect::<String>()
+        );
+        for (i, l) in o.launches.iter().enumerate() {
+            let values: String = l.metrics().map_or_else(
+                || ",".repeat(names.len()),
+                |m| {
+                    selected(&m, only)
+                        .iter()
+                        .map(|(_, v)| format!(",{v}"))
+                        .collect()
+                },
+            );
+            println!(
+                "{},{i},{},{}x{}x{},{}x{}x{},{},{},{:.3}{values}",
+                entry.name,
+                l.name,
+                l.grid.x,
+                l.grid.y,
+                l.grid.z,
+                l.block.x,
+                l.block.y,
+                l.block.z,
+                l.shared_bytes,
+                o.verified,
+                time.as_secs_f64() * 1e3
+            );
+        }
+    } else {
+        println!(
+            "{} on {} ({})",
+            entry.name,
+            dev.profile().name,
+            dev.profile().description
+        );
+        println!("params:   {}", params_text(&entry, &p));
+        println!(
+            "verified: {} ({})",
+            if o.verified { "yes" } else { "NO" },
+            o.detail
+        );
+        println!(
+            "time:     {:.3} ms (median of {}), {:.2} GB/s effective, {} mode",
+            time.as_secs_f64() * 1e3,
+            a.repeat,
+            o.bytes as f64 / time.as_secs_f64().max(1e-12) / 1e9,
+            format!("{mode:?}").to_lowercase()
+        );
+        if let Some(occ) = &occ {
+            println!(
+                "occupancy: {:.1} % ({} blocks, {} warps per SM; limited by {}; {} registers per thread assumed)",
+                occ.occupancy_pct, occ.blocks_per_sm, occ.warps_per_sm, occ.limiter, entry.regs
+            );
+        }
+        for (i, l) in o.launches.iter().enumerate() {
+            println!(
+                "\nlaunch {i}: {} grid {} block {} shared {} B{}",
+                l.name,
+                l.grid,
+                l.block,
+                l.shared_bytes,
+                if l.elapsed.is_zero() {
+                    String::new()
+                } else {
+                    format!(", {:.3} ms", l.elapsed.as_secs_f64() * 1e3)
+                }
+            );
+            if let Some(m) = l.metrics() {
+                for (n, v) in selected(&m, only) {
+                    println!("  {n:<28} {v}");
+                }
+            }
+            for w in &l.warnings {
+                println!("  warning: {}", w.message);
+            }
+        }
+    }
+    if o.verified {
+        Ok(())
+    } else {
+        Err(Failure::Failed(format!(
+            "{}: output differs from the CPU reference: {}",
+            entry.name, o.detail
+        )))
+    }
+}
+
+fn list() {
+    let mut t = table::Table::new(&["kernel", "family", "parameters (defaults)", "what"]);
+    for e in kernels::catalogue() {
+        let defaults = params_text(&e, &e.defaults);
+        t.row(vec![
+            e.name.to_string(),
+            format!("{:?}", e.family),
+            defaults,
+            e.summary.to_string(),
+        ]);
+    }
+    print!("{t}");
+}
+
+fn devices() {
+    let mut t = table::Table::new(&[
+        "profile",
+        "name",
+        "cc",
+        "threads/block",
+        "threads/SM",
+        "blocks/SM",
+        "regs/SM",
+        "smem/block (opt-in)",
+        "banks",
+        "SMs",
+        "global loads",
+    ]);
+    for p in Profile::all() {
+        t.row(vec![
+            p.name.to_string(),
+            p.description.to_string(),
+            format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
+            p.max_threads_per_block.to_string(),
+            p.max_threads_per_sm.to_string(),
+            p.max_blocks_per_sm.to_string(),
+            p.regs_per_sm.to_string(),
+            format!("{} ({})", p.smem_per_block, p.smem_per_block_optin),
+            if p.shared_request_lanes < 32 {
+                format!("{} (half-warp)", p.shared_banks)
+            } else {
+                p.shared_banks.to_string()
+            },
+            p.sm_count.to_string(),
+            match p.global_loads {
+                warpsim::profile::GlobalCaching::L1Lines128 => "128 B L1 lines".to_string(),
+                warpsim::profile::GlobalCaching::Sectors32 => "32 B sectors".to_string(),
+            },
+        ]);
+    }
+    print!("{t}");
+}
+
+fn occupancy(a: &OccupancyArgs) -> Result<(), Failure> {
+    let p = profile(&a.device)?;
+    let threads = a.block.count();
+    let threads = u32::try_from(threads)
+        .map_err(|_| Failure::Usage(format!("a block of {threads} threads is too large")))?;
+    let o = p
+        .occupancy(threads, a.regs, a.smem)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    if a.json {
+        println!("{}", occupancy_json(&o));
+    } else {
+        println!(
+            "{} ({}), block of {threads} threads, {} registers, {} B shared memory:",
+            p.name, p.description, a.regs, a.smem
+        );
+        println!(
+            "  {} blocks per SM, {} warps per SM, occupancy {:.1} %, limited by {}",
+            o.blocks_per_sm, o.warps_per_sm, o.occupancy_pct, o.limiter
+        );
+        let lim = |v: u32| {
+            if v == u32::MAX {
+                "-".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        println!(
+            "  blocks allowed by warps {}, registers {}, shared memory {}, block slots {}",
+            lim(o.limit_warps),
+            lim(o.limit_registers),
+            lim(o.limit_shared),
+            lim(o.limit_blocks)
+        );
+    }
+    Ok(())
+}
+
+/// One suite row: the kernel, its counting run and its fast-mode time.
+pub struct SuiteRow {
+    pub entry: Entry,
+    pub counted: Outcome,
+    pub fast_time: Duration,
+}
+
+impl SuiteRow {
+    pub fn metrics(&self) -> Metrics {
+        let mut c = warpsim::Counters::default();
+        for l in &self.counted.launches {
+            if let Some(x) = &l.counters {
+                c += x;
+            }
+        }
+        Metrics::new(&c, &self.counted.launches[0].profile)
+    }
+
+    pub fn gbps(&self) -> f64 {
+        self.counted.bytes as f64 / self.fast_time.as_secs_f64().max(1e-12) / 1e9
+    }
+}
+
+fn suite(a: &SuiteArgs) -> Result<(), Failure> {
+    let dev = device(&a.common)?;
+    let catalogue = kernels::catalogue();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(catalogue.len() as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    let mut rows = Vec::new();
+    let mut wrong = Vec::new();
+    for entry in catalogue {
+        bar.set_message(entry.name);
+        let counted = entry.run(&dev, &entry.defaults, Mode::Count)?;
+        let fast = entry.run(&dev, &entry.defaults, Mode::Fast)?;
+        if !counted.verified || !fast.verified {
+            wrong.push(format!(
+                "{}: {}",
+                entry.name,
+                if counted.verified {
+                    &fast.detail
+                } else {
+                    &counted.detail
+                }
+            ));
+        }
+        rows.push(SuiteRow {
+            entry,
+            fast_time: fast.time,
+            counted,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if a.json {
+        let out: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "kernel": r.entry.name,
+                    "family": format!("{:?}", r.entry.family),
+                    "params": params_json(&r.entry, &r.entry.defaults),
+                    "verified": r.counted.verified,
+                    "time_ms": r.fast_time.as_secs_f64() * 1e3,
+                    "launches": r.counted.launches.iter().map(|l| launch_json(l, None)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("JSON of plain values")
+        );
+    } else {
+        println!(
+            "warpsim suite on {} ({}), {} CPU threads; times in fast mode, counters from a counting run\n",
+            dev.profile().name,
+            dev.profile().description,
+            dev.threads()
+        );
+        for family in Family::ALL {
+            let members: Vec<&SuiteRow> =
+                rows.iter().filter(|r| r.entry.family == family).collect();
+            println!("{}", family.title());
+            print!("{}", table::family_table(family, &members));
+            println!();
+        }
+        println!(
+            "{} kernels, {} verified against their CPU references",
+            rows.len(),
+            rows.len() - wrong.len()
+        );
+    }
+    if let Some(path) = &a.report {
+        std::fs::write(path, html::report(dev.profile(), &rows))
+            .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("report written to {}", path.display());
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Failed(format!(
+            "wrong results: {}",
+            wrong.join("; ")
+        )))
+    }
+}
