@@ -740,6 +740,28 @@ impl I32x32 {
 }
 
 impl U32x32 {
+    /// Lanes below `v`, for the engine's own checks (not counted as an instruction).
+    #[inline(always)]
+    pub(crate) fn lanes_below(self, v: u32) -> Mask {
+        let v = u32x16::splat(v);
+        Mask(self.0[0].simd_lt(v).to_bitmask() | self.0[1].simd_lt(v).to_bitmask() << 16)
+    }
+
+    /// Lanes equal to `other`'s, for the engine's own checks (not counted).
+    #[inline(always)]
+    pub(crate) fn lanes_equal(self, other: U32x32) -> Mask {
+        Mask(
+            self.0[0].simd_eq(other.0[0]).to_bitmask()
+                | self.0[1].simd_eq(other.0[1]).to_bitmask() << 16,
+        )
+    }
+
+    /// `self - other` lane-wise, for the engine's own arithmetic (not counted).
+    #[inline(always)]
+    pub(crate) fn wrapping_sub_uncounted(self, other: U32x32) -> U32x32 {
+        U32x32([self.0[0] - other.0[0], self.0[1] - other.0[1]])
+    }
+
     /// `0, 1, …, 31`: each lane's own index.
     #[inline]
     pub fn iota() -> U32x32 {

@@ -407,22 +407,28 @@ impl Device {
         let shared_bytes = AtomicU64::new(u64::from(cfg.dynamic_shared));
         let start = Instant::now();
         let run = || {
-            (0..blocks)
+            // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk reuses
+            // one block state (shared-memory arena, barrier, warp scratch) for all its blocks.
+            let chunks = (rayon::current_num_threads() as u64 * 8).min(blocks).max(1);
+            (0..chunks)
                 .into_par_iter()
-                .fold(
-                    || (BlockState::new(&ctx), Totals::default()),
-                    |(st, mut acc), b| {
-                        if b < first_failure.load(Ordering::Relaxed) {
-                            let idx = Dim3::from_linear(b, cfg.grid);
-                            if let Err(e) = run_block(&ctx, &st, &kernel, idx, &mut acc) {
-                                record_failure(&first_failure, &failure, b, e);
-                            }
-                            shared_bytes.fetch_max(st.arena.bytes_used() as u64, Ordering::Relaxed);
+                .map(|c| {
+                    let st = BlockState::new(&ctx);
+                    let mut warps = Vec::with_capacity(ctx.warps_per_block as usize);
+                    let mut totals = Totals::default();
+                    for b in blocks * c / chunks..blocks * (c + 1) / chunks {
+                        if b >= first_failure.load(Ordering::Relaxed) {
+                            break;
                         }
-                        (st, acc)
-                    },
-                )
-                .map(|(_, acc)| acc)
+                        let idx = Dim3::from_linear(b, cfg.grid);
+                        if let Err(e) = run_block(&ctx, &st, &kernel, idx, &mut warps, &mut totals)
+                        {
+                            record_failure(&first_failure, &failure, b, e);
+                        }
+                        shared_bytes.fetch_max(st.arena.bytes_used() as u64, Ordering::Relaxed);
+                    }
+                    totals
+                })
                 .reduce(Totals::default, Totals::merge)
         };
         let totals = match &self.pool {

@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
 /// The order in which a block's warps are polled (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -152,9 +152,6 @@ fn install_panic_hook() {
     });
 }
 
-type WarpFuture<'f> = Pin<Box<dyn Future<Output = ()> + 'f>>;
-
-/// Run block `idx` to completion, adding its counters to `acc`.
 /// Counters of the blocks one worker ran.
 #[derive(Default)]
 pub(crate) struct Totals {
@@ -181,11 +178,14 @@ impl Totals {
     }
 }
 
-pub(crate) fn run_block<F>(
-    ctx: &LaunchCtx,
-    st: &BlockState,
+/// Run block `idx` to completion, adding its counters to `acc`. `warps` is scratch space
+/// reused from block to block.
+pub(crate) fn run_block<'a, F>(
+    ctx: &'a LaunchCtx,
+    st: &'a BlockState,
     kernel: &F,
     idx: Dim3,
+    warps: &mut Vec<Warp<'a>>,
     acc: &mut Totals,
 ) -> Result<(), Error>
 where
@@ -200,16 +200,30 @@ where
     }
     IN_BLOCK.with(|b| b.set(true));
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut warps: Vec<Warp<'_>> = (0..ctx.warps_per_block)
-            .map(|i| Warp::new(ctx, st, i))
-            .collect();
-        let initial: Vec<u32> = warps.iter().map(|w| w.active.0).collect();
+        warps.clear();
+        warps.extend((0..ctx.warps_per_block).map(|i| Warp::new(ctx, st, i)));
+        let mut initial = [0u32; 32];
+        for (m, w) in initial.iter_mut().zip(warps.iter()) {
+            *m = w.active.0;
+        }
         let result = {
-            let futures: Vec<WarpFuture<'_>> = warps
-                .iter_mut()
-                .map(|w| Box::pin(kernel(w)) as WarpFuture<'_>)
-                .collect();
-            poll_block(ctx, st, futures, &initial)
+            // One pinned stack slot per possible warp (a block has at most 32): no heap
+            // allocation per block.
+            let mut slots = warps.iter_mut();
+            macro_rules! pinned {
+                ($name:ident; $($f:ident)*) => {
+                    $(let $f = std::pin::pin!(slots.next().map(|w| kernel(w)));)*
+                    let mut $name = [$($f),*];
+                };
+            }
+            pinned!(futures; f0 f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 f12 f13 f14 f15
+                f16 f17 f18 f19 f20 f21 f22 f23 f24 f25 f26 f27 f28 f29 f30 f31);
+            poll_block(
+                ctx,
+                st,
+                &mut futures[..ctx.warps_per_block as usize],
+                &initial,
+            )
         };
         if ctx.counting {
             acc.divergent_by_warp.resize(warps.len(), 0);
@@ -219,7 +233,7 @@ where
             }
         }
         if ctx.check {
-            crate::check::end_block(ctx, st, &warps);
+            crate::check::end_block(ctx, st, warps);
         }
         result
     }));
@@ -248,15 +262,16 @@ where
     }
 }
 
-fn poll_block(
+fn poll_block<Fut: Future<Output = ()>>(
     ctx: &LaunchCtx,
     st: &BlockState,
-    mut futures: Vec<WarpFuture<'_>>,
-    initial: &[u32],
+    futures: &mut [Pin<&mut Option<Fut>>],
+    initial: &[u32; 32],
 ) -> Result<(), Error> {
     let n = futures.len();
     let mut cx = Context::from_waker(Waker::noop());
-    let mut order: Vec<usize> = (0..n).collect();
+    let mut order: [usize; 32] = std::array::from_fn(|i| i);
+    let order = &mut order[..n];
     let mut rng = match ctx.warp_order {
         WarpOrder::Random(seed) => Some(SmallRng::seed_from_u64(seed ^ block_seed(st.idx.get()))),
         WarpOrder::Reverse => {
@@ -265,43 +280,46 @@ fn poll_block(
         }
         WarpOrder::RoundRobin => None,
     };
-    let mut done = vec![false; n];
-    let mut started = vec![false; n];
-    let mut remaining = n;
-    while remaining > 0 {
+    let (mut done, mut started) = (0u32, 0u32);
+    let all = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    while done != all {
         if let Some(rng) = rng.as_mut() {
             order.shuffle(rng);
         }
         let before = st.barrier.stamp();
         let mut finished = false;
-        for &i in &order {
-            if done[i] {
+        for &i in order.iter() {
+            let bit = 1u32 << i;
+            if done & bit != 0 {
                 continue;
             }
-            if !started[i] {
-                started[i] = true;
+            if started & bit == 0 {
+                started |= bit;
                 if ctx.counting {
                     tally::set_active(initial[i]);
                 }
             }
-            if let Poll::Ready(()) = futures[i].as_mut().poll(&mut cx) {
-                done[i] = true;
-                remaining -= 1;
+            let ready = match futures[i].as_mut().as_pin_mut() {
+                Some(f) => f.poll(&mut cx).is_ready(),
+                None => true,
+            };
+            if ready {
+                futures[i].set(None);
+                done |= bit;
                 finished = true;
                 st.barrier.warp_exited(i as u32);
             }
         }
-        if remaining > 0 && !finished && st.barrier.stamp() == before {
+        if done != all && !finished && st.barrier.stamp() == before {
             let (_, waiting, exited) = before;
-            let bits = |f: &dyn Fn(usize) -> bool| {
-                (0..n as u32).filter(|&i| f(i as usize)).collect::<Vec<_>>()
-            };
+            let warps =
+                |f: &dyn Fn(u32) -> bool| (0..n as u32).filter(|&i| f(1 << i)).collect::<Vec<_>>();
             return Err(Error::Deadlock {
                 kernel: ctx.name.clone(),
                 block: st.idx.get(),
-                waiting: bits(&|i| waiting & 1 << i != 0),
-                blocked: bits(&|i| !done[i] && (waiting | exited) & 1 << i == 0),
-                exited: bits(&|i| exited & 1 << i != 0),
+                waiting: warps(&|b| waiting & b != 0),
+                blocked: warps(&|b| done & b == 0 && (waiting | exited) & b == 0),
+                exited: warps(&|b| exited & b != 0),
             });
         }
     }

@@ -294,7 +294,12 @@ fn f32_scalar_operands_and_assign_ops() {
         let va = F32x32::from_array(a);
         check("v + s", (va + s).to_array(), |l| (a[l], s), |l| a[l] + s);
         check("s - v", (s - va).to_array(), |l| (s, a[l]), |l| s - a[l]);
-        check("s / v", (s / va).to_array(), |l| (s, a[l]), |l| s / a[l]);
+        check(
+            "s / v",
+            (F32x32::splat(s) / va).to_array(),
+            |l| (s, a[l]),
+            |l| s / a[l],
+        );
         check("v % s", (va % s).to_array(), |l| (a[l], s), |l| a[l] % s);
         let mut m = va;
         m += s;

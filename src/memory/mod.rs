@@ -27,6 +27,10 @@ pub use shared::Shared;
 
 /// Word storage under both memory spaces.
 pub(crate) trait Words {
+    /// Words `i..i + 32`.
+    fn get32(&self, i: usize) -> [u32; 32];
+    /// Set words `i..i + 32`.
+    fn set32(&self, i: usize, v: [u32; 32]);
     fn get(&self, i: usize) -> u32;
     fn set(&self, i: usize, v: u32);
     /// Replace word `i` by `f(old)` as one indivisible step; returns the old word.
@@ -34,6 +38,18 @@ pub(crate) trait Words {
 }
 
 impl Words for [AtomicU32] {
+    #[inline(always)]
+    fn get32(&self, i: usize) -> [u32; 32] {
+        let w: &[AtomicU32; 32] = self[i..i + 32].try_into().expect("32 words");
+        w.each_ref().map(|a| a.load(Relaxed))
+    }
+    #[inline(always)]
+    fn set32(&self, i: usize, v: [u32; 32]) {
+        let w: &[AtomicU32; 32] = self[i..i + 32].try_into().expect("32 words");
+        for (a, v) in w.iter().zip(v) {
+            a.store(v, Relaxed);
+        }
+    }
     #[inline(always)]
     fn get(&self, i: usize) -> u32 {
         self[i].load(Relaxed)
@@ -51,6 +67,18 @@ impl Words for [AtomicU32] {
 }
 
 impl Words for [Cell<u32>] {
+    #[inline(always)]
+    fn get32(&self, i: usize) -> [u32; 32] {
+        let w: &[Cell<u32>; 32] = self[i..i + 32].try_into().expect("32 words");
+        w.each_ref().map(Cell::get)
+    }
+    #[inline(always)]
+    fn set32(&self, i: usize, v: [u32; 32]) {
+        let w: &[Cell<u32>; 32] = self[i..i + 32].try_into().expect("32 words");
+        for (c, v) in w.iter().zip(v) {
+            c.set(v);
+        }
+    }
     #[inline(always)]
     fn get(&self, i: usize) -> u32 {
         self[i].get()
@@ -349,49 +377,35 @@ pub(crate) struct Target<'n> {
 
 impl Access {
     /// Validate `idx` for the warp's active lanes against `t`; faults unwind the block.
-    #[inline]
+    #[inline(always)]
     pub fn new(w: &Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Access {
         let mask = w.active;
-        let idx = idx.to_array();
-        let mut oob = 0u32;
-        for (l, &i) in idx.iter().enumerate() {
-            oob |= u32::from(i as usize >= t.len) << l;
-        }
-        let oob = Mask(oob) & mask;
-        if let Some(lane) = oob.first() {
-            w.fault(Error::OutOfBounds(Box::new(fault_detail(
-                w,
-                t,
-                lane,
-                idx[lane as usize],
-                kind,
-            ))));
-        }
-        if t.base % u64::from(t.elem) != 0 {
-            let lane = mask.first().unwrap_or(0);
-            w.fault(Error::Misaligned(Box::new(fault_detail(
-                w,
-                t,
-                lane,
-                idx[lane as usize],
-                kind,
-            ))));
-        }
-        let contiguous_from = if mask.is_contiguous() {
-            let l0 = mask.first().unwrap_or(0) as usize;
-            let first = idx[l0].wrapping_sub(l0 as u32);
-            let mut ok = true;
-            for (l, &i) in idx.iter().enumerate() {
-                ok &= !mask.contains(l as u32) || i == first.wrapping_add(l as u32);
-            }
-            ok.then_some(first)
-        } else {
-            None
+        let in_bounds = match u32::try_from(t.len) {
+            Ok(len) => idx.lanes_below(len),
+            Err(_) => Mask::FULL,
         };
+        let l0 = mask.first().unwrap_or(0);
+        let from_zero = idx.wrapping_sub_uncounted(U32x32::iota());
+        let first = from_zero.lane(l0 as usize);
+        let contiguous =
+            mask.is_contiguous() && (from_zero.lanes_equal(U32x32::splat(first)) & mask) == mask;
+        let idx_array = idx.to_array();
+        if let Some(lane) = (mask & !in_bounds).first() {
+            let index = idx_array[lane as usize];
+            w.fault(Error::OutOfBounds(Box::new(fault_detail(
+                w, t, lane, index, kind,
+            ))));
+        }
+        if t.base & u64::from(t.elem - 1) != 0 {
+            let index = idx_array[l0 as usize];
+            w.fault(Error::Misaligned(Box::new(fault_detail(
+                w, t, l0, index, kind,
+            ))));
+        }
         Access {
-            idx,
+            idx: idx_array,
             mask,
-            contiguous_from,
+            contiguous_from: contiguous.then_some(first),
         }
     }
 }
@@ -447,6 +461,9 @@ pub(crate) fn gather<T: Element, W: Words + ?Sized>(
     let size = T::SIZE as usize;
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
         let start = base_byte + first as usize * size;
+        if T::SIZE == 4 {
+            return T::pack(words.get32(start / 4).map(|w| T::from_words([w, 0, 0, 0])));
+        }
         return T::pack(std::array::from_fn(|l| {
             read_elem::<T, W>(words, start + l * size)
         }));
@@ -473,6 +490,10 @@ pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
     let vals = T::unpack(v);
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
         let start = base_byte + first as usize * size;
+        if T::SIZE == 4 {
+            words.set32(start / 4, vals.map(|v| v.to_words()[0]));
+            return;
+        }
         for (l, val) in vals.into_iter().enumerate() {
             write_elem::<T, W>(words, start + l * size, val);
         }
