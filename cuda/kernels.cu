@@ -167,7 +167,7 @@ __global__ void reduce_unrolled(const float *x, float *out, unsigned int n) {
     if (t == 0) out[blockIdx.x] = sdata[0];
 }
 
-// Grid-stride accumulation (grid = min(ceil(n/block), 1024)), then the sequential tree.
+// Grid-stride accumulation (grid = min(ceil(n/block), 256), as warpsim), then the sequential tree.
 __global__ void reduce_multi(const float *x, float *out, unsigned int n) {
     extern __shared__ float sdata[];
     unsigned int t = threadIdx.x;
@@ -183,14 +183,16 @@ __global__ void reduce_multi(const float *x, float *out, unsigned int n) {
     if (t == 0) out[blockIdx.x] = sdata[0];
 }
 
-// Warp shuffles: one element per thread, warp sums via __shfl_down_sync, lane 0 writes its
-// warp's sum to warp_sums[warp], warp 0 reduces warp_sums with shuffles, thread 0 writes out.
+// Grid-stride accumulation (grid = min(ceil(n/block), 256), as warpsim), warp sums via
+// __shfl_down_sync, lane 0 writes its warp's sum to warp_sums[warp], warp 0 reduces warp_sums
+// with shuffles, thread 0 writes out.
 __global__ void reduce_shuffle(const float *x, float *out, unsigned int n) {
     __shared__ float warp_sums[32];
     unsigned int t = threadIdx.x;
-    unsigned int i = blockIdx.x * blockDim.x + t;
     unsigned int lane = t % 32, warp = t / 32;
-    float v = (i < n) ? x[i] : 0.0f;
+    float v = 0.0f;
+    for (unsigned int i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x)
+        v += x[i];
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
@@ -574,9 +576,9 @@ static void run_reduction(const Opts &o) {
     unsigned int grid;
     if (k == "reduce-first-add" || k == "reduce-unroll-warp" || k == "reduce-unrolled")
         grid = ceil_div(n, 2ull * B);
-    else if (k == "reduce-multi") {
+    else if (k == "reduce-multi" || k == "reduce-shuffle") {
         grid = ceil_div(n, B);
-        if (grid > 1024) grid = 1024;
+        if (grid > 256) grid = 256;
     } else
         grid = ceil_div(n, B);
     float *dx = dev_from(hx);

@@ -82,3 +82,8 @@ pub use metrics::{Counters, MetricValue, Metrics};
 pub use profile::{Occupancy, Profile};
 pub use scheduler::WarpOrder;
 pub use warp::{ThreadIdx, Warp};
+
+/// The README's examples, run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
