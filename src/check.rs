@@ -1,61 +1,930 @@
-//! Check mode: hazards a GPU would hide.
+//! Check mode: the bugs a GPU would hide.
 //!
-//! (Being built: see issue 6.) Hooks called by the engine in [`crate::Mode::Check`].
+//! A launch in [`crate::Mode::Check`] counts like [`crate::Mode::Count`] and also watches every
+//! access and barrier, reporting what NVIDIA's compute-sanitizer reports (and more) as
+//! [`Finding`]s in [`crate::LaunchReport::findings`]:
+//!
+//! * **racecheck**: a shared-memory word written by one warp and read or written by another in
+//!   the same barrier interval (no `sync_threads` between them) is a race, whichever order the
+//!   warps happened to run in; between lanes of one warp with no `sync_warp` between the two
+//!   accesses it is a warning: correct only under lockstep execution, broken under independent
+//!   thread scheduling. Each word keeps a shadow of its last write and the readers of the current
+//!   interval, so detection does not depend on the schedule.
+//! * **initcheck**: reads of shared words never written in the block, and of global memory
+//!   allocated with [`crate::Device::alloc_uninit`] and never written.
+//! * **synccheck**: a barrier reached while threads of the block have exited (only part of the
+//!   block arrives), and a `sync_warp`, shuffle or vote whose member mask names lanes that are not
+//!   executing it or leaves out lanes that are.
+//! * **memcheck**: out-of-bounds and misaligned accesses, with the nearest allocation and the
+//!   distance to it; instead of stopping the launch the bad lanes are skipped and checking goes
+//!   on, up to [`MAX_FINDINGS`].
+//! * **global races**: plain accesses to one global address by different blocks of a launch
+//!   where one writes, and plain accesses racing atomics.
+//!
+//! Findings are grouped: one per (kind, buffer, source site pair), with the first occurrence's
+//! threads and address and a count. [`explore`] runs a launch under many schedules (warp orders
+//! inside blocks, block orders) and reports a schedule whose outputs differ, with the seed that
+//! reproduces it.
 
-use crate::error::AccessKind;
-use crate::lanes::Mask;
+use crate::error::{AccessKind, Space};
+use crate::lanes::{Mask, U32x32};
 use crate::launch::{Dim3, LaunchCtx};
 use crate::memory::{Access, Target};
-use crate::scheduler::BlockState;
+use crate::scheduler::{BlockOrder, BlockState, WarpOrder};
 use crate::warp::Warp;
+use std::collections::HashMap;
 use std::fmt;
+use std::panic::Location;
+use std::sync::Mutex;
+
+/// Findings kept per launch; later ones are counted in the first finding of their group only.
+pub const MAX_FINDINGS: usize = 64;
+
+/// What a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Shared memory read after a write by another warp with no barrier between.
+    RaceReadAfterWrite,
+    /// Shared memory written after a read by another warp with no barrier between.
+    RaceWriteAfterRead,
+    /// Shared memory written by two warps with no barrier between.
+    RaceWriteAfterWrite,
+    /// Two lanes of one warp communicate through shared memory with no `sync_warp` between.
+    IntraWarpHazard,
+    /// Read of memory never written.
+    UninitializedRead,
+    /// A barrier reached while threads of the block have exited.
+    PartialBarrier,
+    /// A `sync_warp`, shuffle or vote whose mask does not match the lanes executing it.
+    MaskMismatch,
+    /// An access outside its buffer.
+    OutOfBounds,
+    /// An access not aligned to its element size.
+    Misaligned,
+    /// Plain accesses to one global address from different blocks, one a write.
+    GlobalRace,
+    /// A plain access and an atomic to one global address from different blocks.
+    AtomicRace,
+}
+
+impl Kind {
+    /// The sanitizer tool that reports it.
+    pub fn tool(self) -> &'static str {
+        match self {
+            Kind::RaceReadAfterWrite
+            | Kind::RaceWriteAfterRead
+            | Kind::RaceWriteAfterWrite
+            | Kind::IntraWarpHazard => "racecheck",
+            Kind::UninitializedRead => "initcheck",
+            Kind::PartialBarrier | Kind::MaskMismatch => "synccheck",
+            Kind::OutOfBounds | Kind::Misaligned => "memcheck",
+            Kind::GlobalRace | Kind::AtomicRace => "racecheck (global)",
+        }
+    }
+
+    /// Errors break under any GPU schedule; warnings only under independent thread scheduling.
+    pub fn severity(self) -> Severity {
+        match self {
+            Kind::IntraWarpHazard => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Safe only while a warp executes in lockstep.
+    Warning,
+    /// A bug.
+    Error,
+}
+
+/// One side of a hazard: who accessed what, and where in the kernel's source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Load, store or atomic.
+    pub access: AccessKind,
+    /// Block of the thread.
+    pub block: Dim3,
+    /// Thread index within the block.
+    pub thread: Dim3,
+    /// Source location of the access (`file:line:column`), when known.
+    pub location: Option<String>,
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let access = match self.access {
+            AccessKind::Load => "Read",
+            AccessKind::Store => "Write",
+            AccessKind::Atomic => "Atomic",
+        };
+        write!(
+            f,
+            "{access} access by thread {} in block {}",
+            self.thread, self.block
+        )?;
+        if let Some(loc) = &self.location {
+            write!(f, " at {loc}")?;
+        }
+        Ok(())
+    }
+}
 
 /// One hazard found by check mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// The block it happened in.
-    pub block: Dim3,
-    /// What was found.
-    pub message: String,
-}
-
-/// Everything check mode found in a launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckReport {
+    /// What it is.
+    pub kind: Kind,
     /// The kernel.
     pub kernel: String,
-    /// The findings, lowest block first.
-    pub findings: Vec<Finding>,
+    /// The block of the (second) access.
+    pub block: Dim3,
+    /// The (second) access.
+    pub site: Site,
+    /// The earlier, conflicting access, for races.
+    pub other: Option<Site>,
+    /// Global or shared memory, for memory findings.
+    pub space: Option<Space>,
+    /// The buffer.
+    pub buffer: String,
+    /// Element index in the buffer.
+    pub index: u64,
+    /// Byte address (device address, or offset in shared memory).
+    pub address: u64,
+    /// What else there is to say (nearest allocation, lanes of a mask, …).
+    pub detail: String,
+    /// How many times this hazard (same kind, buffer and sites) occurred.
+    pub count: u64,
 }
 
-impl fmt::Display for CheckReport {
+impl Finding {
+    /// Error or warning.
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
+}
+
+impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity() {
+            Severity::Error => "Error",
+            Severity::Warning => "Warning",
+        };
         write!(
             f,
-            "check mode found {} hazard(s) in kernel `{}`",
-            self.findings.len(),
+            "========= {sev} ({}): {:?} in kernel `{}`",
+            self.kind.tool(),
+            self.kind,
             self.kernel
-        )
+        )?;
+        if let Some(space) = self.space {
+            let space = if space == Space::Global {
+                "global"
+            } else {
+                "shared"
+            };
+            write!(
+                f,
+                " on {space} `{}`[{}] (address {:#x})",
+                self.buffer, self.index, self.address
+            )?;
+        }
+        write!(f, "\n=========     {}", self.site)?;
+        if let Some(other) = &self.other {
+            write!(f, "\n=========     and {other}")?;
+        }
+        if !self.detail.is_empty() {
+            write!(f, "\n=========     {}", self.detail)?;
+        }
+        if self.count > 1 {
+            write!(
+                f,
+                "\n=========     ({} hazards of this kind between these sites)",
+                self.count
+            )?;
+        }
+        Ok(())
     }
+}
+
+/// The shadow of one shared word.
+#[derive(Clone, Copy, Default)]
+struct Shadow {
+    /// Accessed since the block started (listed in `BlockCheck::dirty`).
+    touched: bool,
+    written: bool,
+    reported_uninit: bool,
+    /// Intervals are numbered from 1 (0: none). Last write: barrier interval, warp, lane, the warp's `sync_warp` epoch and memory
+    /// instruction number, source site.
+    w_interval: u64,
+    w_warp: u8,
+    w_lane: u8,
+    w_sync: u32,
+    w_inst: u32,
+    w_site: Option<&'static Location<'static>>,
+    /// Reads of the current interval: its number, the warps that read, the last reader.
+    r_interval: u64,
+    r_warps: u32,
+    r_warp: u8,
+    r_lane: u8,
+    r_sync: u32,
+    r_inst: u32,
+    r_site: Option<&'static Location<'static>>,
 }
 
 /// Per-warp check state.
 #[derive(Default)]
-pub(crate) struct WarpCheck {}
-
-/// Per-block check state.
-#[derive(Default)]
-pub(crate) struct BlockCheck {}
-
-impl BlockCheck {
-    pub fn reset(&mut self) {}
+pub(crate) struct WarpCheck {
+    /// `sync_warp` calls so far: two accesses of one warp are ordered if this changed between.
+    sync_epoch: u32,
+    /// Memory instructions so far (lanes of one instruction never race with each other).
+    inst: u32,
+    /// Source location of the access being made.
+    pub site: Option<&'static Location<'static>>,
 }
 
-pub(crate) fn on_access(_w: &mut Warp<'_>, _t: &Target<'_>, _a: &Access, _kind: AccessKind) {}
-pub(crate) fn on_barrier(_w: &mut Warp<'_>) {}
-pub(crate) fn on_sync_warp(_w: &mut Warp<'_>, _mask: Mask) {}
-pub(crate) fn on_member_mask(_w: &mut Warp<'_>, _mask: Mask, _name: &'static str) {}
-pub(crate) fn end_block(_ctx: &LaunchCtx, _st: &BlockState, _warps: &[Warp<'_>]) {}
-pub(crate) fn finish(_ctx: &LaunchCtx, _warnings: &mut Vec<Finding>) -> Result<(), crate::Error> {
-    Ok(())
+/// Per-block check state, reused from block to block.
+#[derive(Default)]
+pub(crate) struct BlockCheck {
+    shadow: Vec<Shadow>,
+    dirty: Vec<u32>,
+    /// Exited lanes of each warp.
+    exited: [u32; 32],
+    /// Barrier intervals already reported as partial.
+    partial_reported: bool,
+    /// Global words this block touched: address → (plain read, plain write, atomic, first site).
+    global: HashMap<u64, GlobalUse>,
+    findings: Vec<Finding>,
+}
+
+#[derive(Clone)]
+struct GlobalUse {
+    read: bool,
+    write: bool,
+    atomic: bool,
+    site: Site,
+    buffer: String,
+    index: u64,
+}
+
+impl BlockCheck {
+    pub fn reset(&mut self) {
+        for &i in &self.dirty {
+            self.shadow[i as usize] = Shadow::default();
+        }
+        self.dirty.clear();
+        self.exited = [0; 32];
+        self.partial_reported = false;
+        self.global.clear();
+        self.findings.clear();
+    }
+}
+
+/// Launch-wide check state: findings and the global-memory shadow.
+pub(crate) struct LaunchCheck {
+    findings: Mutex<Vec<Finding>>,
+    global: Mutex<HashMap<u64, GlobalOwner>>,
+    /// Allocations for memcheck's "nearest allocation": (base, bytes, name).
+    pub allocations: Vec<(u64, u64, String)>,
+}
+
+impl LaunchCheck {
+    pub fn new(allocations: Vec<(u64, u64, String)>) -> LaunchCheck {
+        LaunchCheck {
+            findings: Mutex::new(Vec::new()),
+            global: Mutex::new(HashMap::new()),
+            allocations,
+        }
+    }
+}
+
+/// Which blocks touched a global word, and how.
+struct GlobalOwner {
+    reader: Option<(u64, Site)>,
+    many_readers: bool,
+    writer: Option<(u64, Site)>,
+    atomic: Option<(u64, Site)>,
+}
+
+fn site(
+    w: &Warp<'_>,
+    lane: u32,
+    access: AccessKind,
+    loc: Option<&'static Location<'static>>,
+) -> Site {
+    Site {
+        access,
+        block: w.block_idx(),
+        thread: w.thread_of_lane(lane),
+        location: loc.map(ToString::to_string),
+    }
+}
+
+fn linear(b: Dim3, grid: Dim3) -> u64 {
+    u64::from(b.x) + u64::from(grid.x) * (u64::from(b.y) + u64::from(grid.y) * u64::from(b.z))
+}
+
+/// Add `f` to the block's findings, merging it into an equal one.
+fn record(block: &mut BlockCheck, f: Finding) {
+    if let Some(same) = block.findings.iter_mut().find(|g| {
+        g.kind == f.kind
+            && g.buffer == f.buffer
+            && g.site.location == f.site.location
+            && g.other.as_ref().map(|o| &o.location) == f.other.as_ref().map(|o| &o.location)
+    }) {
+        same.count += 1;
+    } else if block.findings.len() < MAX_FINDINGS {
+        block.findings.push(f);
+    }
+}
+
+fn finding(
+    w: &Warp<'_>,
+    kind: Kind,
+    site: Site,
+    other: Option<Site>,
+    t: Option<(&Target<'_>, u32)>,
+    detail: String,
+) -> Finding {
+    let (space, buffer, index, address) = match t {
+        Some((t, index)) => (
+            Some(t.space),
+            t.name.to_string(),
+            u64::from(index),
+            t.base + u64::from(index) * u64::from(t.elem),
+        ),
+        None => (None, String::new(), 0, 0),
+    };
+    Finding {
+        kind,
+        kernel: w.launch.name.clone(),
+        block: w.block_idx(),
+        site,
+        other,
+        space,
+        buffer,
+        index,
+        address,
+        detail,
+        count: 1,
+    }
+}
+
+/// memcheck: the active lanes whose access is out of bounds or misaligned, recorded; the caller
+/// drops them from the access.
+pub(crate) fn memcheck(w: &mut Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Mask {
+    let idx = idx.to_array();
+    let misaligned = t.base & u64::from(t.elem - 1) != 0;
+    let bad = Mask(
+        w.active
+            .lanes()
+            .filter(|&l| misaligned || idx[l as usize] as usize >= t.len)
+            .fold(0, |m, l| m | 1 << l),
+    );
+    let loc = w.check.as_ref().and_then(|c| c.site);
+    for l in bad.lanes() {
+        let index = idx[l as usize];
+        let address = t.base.wrapping_add(u64::from(index) * u64::from(t.elem));
+        let detail = if misaligned {
+            format!(
+                "address {address:#x} is not a multiple of the {}-byte element size",
+                t.elem
+            )
+        } else {
+            nearest(w, t, address)
+        };
+        let f = finding(
+            w,
+            if misaligned {
+                Kind::Misaligned
+            } else {
+                Kind::OutOfBounds
+            },
+            site(w, l, kind, loc),
+            None,
+            Some((t, index)),
+            detail,
+        );
+        record(&mut w.block.check.borrow_mut(), f);
+    }
+    bad
+}
+
+/// "Address is N bytes after the nearest allocation `x` at 0x… of size S".
+fn nearest(w: &Warp<'_>, t: &Target<'_>, address: u64) -> String {
+    if t.space == Space::Shared {
+        return format!("the array holds {} elements of {} bytes", t.len, t.elem);
+    }
+    let Some(check) = w.launch.check_state.as_ref() else {
+        return String::new();
+    };
+    let best = check.allocations.iter().min_by_key(|(base, size, _)| {
+        if address < *base {
+            base - address
+        } else {
+            address.saturating_sub(base + size - 1)
+        }
+    });
+    match best {
+        Some((base, size, name)) if address >= base + size => {
+            format!(
+                "address is {} bytes after the end of the nearest allocation `{name}` at {base:#x} of size {size} bytes",
+                address - (base + size)
+            )
+        }
+        Some((base, size, name)) if address < *base => {
+            format!(
+                "address is {} bytes before the nearest allocation `{name}` at {base:#x} of size {size} bytes",
+                base - address
+            )
+        }
+        Some((base, size, name)) => format!(
+            "address lies in allocation `{name}` at {base:#x} of size {size} bytes, beyond this view"
+        ),
+        None => String::new(),
+    }
+}
+
+/// Shadow bookkeeping of one validated access.
+pub(crate) fn on_access(w: &mut Warp<'_>, t: &Target<'_>, a: &Access, kind: AccessKind) {
+    let Some(c) = w.check.as_mut() else { return };
+    c.inst += 1;
+    let (sync, inst, loc) = (c.sync_epoch, c.inst, c.site);
+    match t.space {
+        Space::Shared => shared_access(w, t, a, kind, sync, inst, loc),
+        Space::Global => global_access(w, t, a, kind, loc),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn shared_access(
+    w: &Warp<'_>,
+    t: &Target<'_>,
+    a: &Access,
+    kind: AccessKind,
+    sync: u32,
+    inst: u32,
+    loc: Option<&'static Location<'static>>,
+) {
+    if kind == AccessKind::Atomic {
+        return;
+    }
+    let interval = w.block.barrier.generation.get() + 1;
+    let warp = w.warp_id() as u8;
+    let mut block = w.block.check.borrow_mut();
+    let words_per = t.elem.div_ceil(4) as usize;
+    let arena_words = w.block.arena.words_len();
+    if block.shadow.len() < arena_words {
+        block.shadow.resize(arena_words, Shadow::default());
+    }
+    for l in a.mask.lanes() {
+        let index = a.idx[l as usize];
+        let first = (t.base as usize + index as usize * t.elem as usize) / 4;
+        for word in first..first + words_per {
+            let s = block.shadow[word];
+            let mut new = s;
+            let hazard: Option<(Kind, u8, u8, Option<&'static Location<'static>>, AccessKind)> =
+                if kind == AccessKind::Load {
+                    let h = if !s.written {
+                        if !s.reported_uninit {
+                            new.reported_uninit = true;
+                            Some((Kind::UninitializedRead, warp, l as u8, None, kind))
+                        } else {
+                            None
+                        }
+                    } else if s.w_interval == interval && s.w_warp != warp {
+                        Some((
+                            Kind::RaceReadAfterWrite,
+                            s.w_warp,
+                            s.w_lane,
+                            s.w_site,
+                            AccessKind::Store,
+                        ))
+                    } else if s.w_interval == interval
+                        && s.w_lane != l as u8
+                        && s.w_sync == sync
+                        && s.w_inst != inst
+                    {
+                        Some((
+                            Kind::IntraWarpHazard,
+                            s.w_warp,
+                            s.w_lane,
+                            s.w_site,
+                            AccessKind::Store,
+                        ))
+                    } else {
+                        None
+                    };
+                    if new.r_interval != interval {
+                        new.r_interval = interval;
+                        new.r_warps = 0;
+                    }
+                    new.r_warps |= 1 << warp;
+                    (new.r_warp, new.r_lane, new.r_sync, new.r_inst, new.r_site) =
+                        (warp, l as u8, sync, inst, loc);
+                    h
+                } else {
+                    let other_readers = if s.r_interval == interval {
+                        s.r_warps & !(1 << warp)
+                    } else {
+                        0
+                    };
+                    let h = if other_readers != 0 {
+                        Some((
+                            Kind::RaceWriteAfterRead,
+                            s.r_warp,
+                            s.r_lane,
+                            s.r_site,
+                            AccessKind::Load,
+                        ))
+                    } else if s.written && s.w_interval == interval && s.w_warp != warp {
+                        Some((
+                            Kind::RaceWriteAfterWrite,
+                            s.w_warp,
+                            s.w_lane,
+                            s.w_site,
+                            AccessKind::Store,
+                        ))
+                    } else if s.r_interval == interval
+                        && s.r_warp == warp
+                        && s.r_lane != l as u8
+                        && s.r_sync == sync
+                        && s.r_inst != inst
+                    {
+                        Some((
+                            Kind::IntraWarpHazard,
+                            s.r_warp,
+                            s.r_lane,
+                            s.r_site,
+                            AccessKind::Load,
+                        ))
+                    } else if s.written
+                        && s.w_interval == interval
+                        && s.w_lane != l as u8
+                        && s.w_sync == sync
+                        && s.w_inst != inst
+                    {
+                        Some((
+                            Kind::IntraWarpHazard,
+                            s.w_warp,
+                            s.w_lane,
+                            s.w_site,
+                            AccessKind::Store,
+                        ))
+                    } else {
+                        None
+                    };
+                    new.written = true;
+                    (
+                        new.w_interval,
+                        new.w_warp,
+                        new.w_lane,
+                        new.w_sync,
+                        new.w_inst,
+                        new.w_site,
+                    ) = (interval, warp, l as u8, sync, inst, loc);
+                    h
+                };
+            if !s.touched {
+                new.touched = true;
+                block.dirty.push(word as u32);
+            }
+            block.shadow[word] = new;
+            if let Some((hk, ow, ol, osite, okind)) = hazard {
+                let me = site(w, l, kind, loc);
+                let other = (hk != Kind::UninitializedRead).then(|| Site {
+                    access: okind,
+                    block: w.block_idx(),
+                    thread: w.launch.warp_thread(ow as u32, ol as u32),
+                    location: osite.map(ToString::to_string),
+                });
+                let detail = match hk {
+                    Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
+                    Kind::UninitializedRead => "the word was never written in this block".to_string(),
+                    _ => format!("warps {ow} and {warp} access the word with no __syncthreads() between"),
+                };
+                let f = finding(w, hk, me, other, Some((t, index)), detail);
+                record(&mut block, f);
+            }
+        }
+    }
+}
+
+fn global_access(
+    w: &Warp<'_>,
+    t: &Target<'_>,
+    a: &Access,
+    kind: AccessKind,
+    loc: Option<&'static Location<'static>>,
+) {
+    let mut block = w.block.check.borrow_mut();
+    for l in a.mask.lanes() {
+        let index = a.idx[l as usize];
+        let address = t.base + u64::from(index) * u64::from(t.elem);
+        let entry = block.global.entry(address).or_insert_with(|| GlobalUse {
+            read: false,
+            write: false,
+            atomic: false,
+            site: site(w, l, kind, loc),
+            buffer: t.name.to_string(),
+            index: u64::from(index),
+        });
+        match kind {
+            AccessKind::Load => entry.read = true,
+            AccessKind::Store => entry.write = true,
+            AccessKind::Atomic => entry.atomic = true,
+        }
+    }
+}
+
+/// initcheck of a global load from an allocation made with `alloc_uninit`: lanes whose words
+/// were never written.
+pub(crate) fn uninitialized_global(w: &mut Warp<'_>, t: &Target<'_>, a: &Access, unwritten: Mask) {
+    let loc = w.check.as_ref().and_then(|c| c.site);
+    for l in unwritten.lanes() {
+        let f = finding(
+            w,
+            Kind::UninitializedRead,
+            site(w, l, AccessKind::Load, loc),
+            None,
+            Some((t, a.idx[l as usize])),
+            "the allocation was made with alloc_uninit and this element was never written"
+                .to_string(),
+        );
+        record(&mut w.block.check.borrow_mut(), f);
+    }
+}
+
+/// synccheck at a barrier: does the whole block arrive?
+pub(crate) fn on_barrier(w: &mut Warp<'_>) {
+    let mut block = w.block.check.borrow_mut();
+    if block.partial_reported {
+        return;
+    }
+    let exited: Vec<String> = block
+        .exited
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m != 0)
+        .map(|(i, m)| format!("warp {i} lanes {m:#010x}"))
+        .collect();
+    if exited.is_empty() {
+        return;
+    }
+    block.partial_reported = true;
+    let loc = w.check.as_ref().and_then(|c| c.site);
+    let lane = w.active_mask().first().unwrap_or(0);
+    let f = finding(
+        w,
+        Kind::PartialBarrier,
+        site(w, lane, AccessKind::Load, loc),
+        None,
+        None,
+        format!(
+            "__syncthreads() reached by warp {} while threads of the block have exited ({}); a barrier in conditional code must be reached by the whole block",
+            w.warp_id(),
+            exited.join(", ")
+        ),
+    );
+    record(&mut block, f);
+}
+
+/// Lanes `lanes` of warp `w` exited.
+pub(crate) fn on_exit(w: &Warp<'_>, lanes: Mask) {
+    w.block.check.borrow_mut().exited[w.warp_id() as usize] |= lanes.0;
+}
+
+/// synccheck of a member mask.
+pub(crate) fn on_member_mask(w: &mut Warp<'_>, mask: Mask, name: &'static str) {
+    let active = w.active_mask();
+    let missing = mask & w.live_lanes() & !active;
+    let outside = active & !mask;
+    if missing.is_empty() && outside.is_empty() {
+        return;
+    }
+    let detail = if !missing.is_empty() {
+        format!(
+            "{name}: mask {mask:?} names lanes {missing:?} that are not executing it (they diverged or exited)"
+        )
+    } else {
+        format!("{name}: lanes {outside:?} execute it but are not in its mask {mask:?}")
+    };
+    let loc = w.check.as_ref().and_then(|c| c.site);
+    let lane = active.first().unwrap_or(0);
+    let f = finding(
+        w,
+        Kind::MaskMismatch,
+        site(w, lane, AccessKind::Load, loc),
+        None,
+        None,
+        detail,
+    );
+    record(&mut w.block.check.borrow_mut(), f);
+}
+
+/// `sync_warp(mask)`: orders the warp's accesses; its mask is checked like an intrinsic's.
+pub(crate) fn on_sync_warp(w: &mut Warp<'_>, mask: Mask) {
+    on_member_mask(w, mask, "sync_warp");
+    if let Some(c) = w.check.as_mut() {
+        c.sync_epoch += 1;
+    }
+}
+
+/// Merge a finished block's findings and global accesses into the launch's.
+pub(crate) fn end_block(ctx: &LaunchCtx, st: &BlockState) {
+    let Some(launch) = ctx.check_state.as_ref() else {
+        return;
+    };
+    let mut block = st.check.borrow_mut();
+    let me = linear(st.idx.get(), ctx.grid);
+    let mut found = Vec::new();
+    {
+        let mut global = launch.global.lock().unwrap_or_else(|p| p.into_inner());
+        for (&address, u) in &block.global {
+            let owner = global.entry(address).or_insert(GlobalOwner {
+                reader: None,
+                many_readers: false,
+                writer: None,
+                atomic: None,
+            });
+            let other = |o: &Option<(u64, Site)>| {
+                o.as_ref().filter(|(b, _)| *b != me).map(|(_, s)| s.clone())
+            };
+            let conflict = if u.write || u.read {
+                other(&owner.atomic)
+                    .map(|s| (Kind::AtomicRace, s))
+                    .or_else(|| other(&owner.writer).map(|s| (Kind::GlobalRace, s)))
+                    .or_else(|| {
+                        if u.write {
+                            other(&owner.reader).map(|s| (Kind::GlobalRace, s))
+                        } else {
+                            None
+                        }
+                    })
+                    .or_else(|| {
+                        (u.write && owner.many_readers)
+                            .then(|| owner.reader.as_ref().map(|r| r.1.clone()))
+                            .flatten()
+                            .map(|s| (Kind::GlobalRace, s))
+                    })
+            } else {
+                other(&owner.writer)
+                    .or_else(|| other(&owner.reader))
+                    .map(|s| (Kind::AtomicRace, s))
+            };
+            if let Some((kind, other_site)) = conflict {
+                found.push(Finding {
+                    kind,
+                    kernel: ctx.name.clone(),
+                    block: st.idx.get(),
+                    site: u.site.clone(),
+                    other: Some(other_site),
+                    space: Some(Space::Global),
+                    buffer: u.buffer.clone(),
+                    index: u.index,
+                    address,
+                    detail: "different blocks of one launch access this address, at least one of them writing, with no ordering between blocks".to_string(),
+                    count: 1,
+                });
+            }
+            let mine = || Some((me, u.site.clone()));
+            if u.read {
+                match &owner.reader {
+                    Some((b, _)) if *b != me => owner.many_readers = true,
+                    None => owner.reader = mine(),
+                    _ => {}
+                }
+            }
+            if u.write && owner.writer.is_none() {
+                owner.writer = mine();
+            }
+            if u.atomic && owner.atomic.is_none() {
+                owner.atomic = mine();
+            }
+        }
+    }
+    for f in found {
+        record(&mut block, f);
+    }
+    let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
+    for f in block.findings.drain(..) {
+        if let Some(same) = all.iter_mut().find(|g| {
+            g.kind == f.kind
+                && g.buffer == f.buffer
+                && g.site.location == f.site.location
+                && g.other.as_ref().map(|o| &o.location) == f.other.as_ref().map(|o| &o.location)
+        }) {
+            same.count += f.count;
+            if linear(f.block, ctx.grid) < linear(same.block, ctx.grid) {
+                let count = same.count;
+                *same = f;
+                same.count = count;
+            }
+        } else if all.len() < MAX_FINDINGS {
+            all.push(f);
+        }
+    }
+}
+
+/// The launch's findings, errors first, then by block.
+pub(crate) fn finish(ctx: &LaunchCtx) -> Vec<Finding> {
+    let Some(launch) = ctx.check_state.as_ref() else {
+        return Vec::new();
+    };
+    let mut all = std::mem::take(&mut *launch.findings.lock().unwrap_or_else(|p| p.into_inner()));
+    all.sort_by_key(|f| {
+        (
+            std::cmp::Reverse(f.severity()),
+            linear(f.block, ctx.grid),
+            f.site.thread.z,
+            f.site.thread.y,
+            f.site.thread.x,
+        )
+    });
+    all
+}
+
+/// A schedule: the order of warps inside each block and of blocks in the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Warp order inside blocks.
+    pub warps: WarpOrder,
+    /// Block order.
+    pub blocks: BlockOrder,
+}
+
+/// A schedule under which a launch's outputs differed from the default schedule's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence<O> {
+    /// The schedule that reproduces it (its seeds included).
+    pub schedule: Schedule,
+    /// The default schedule's outputs.
+    pub expected: O,
+    /// This schedule's outputs.
+    pub got: O,
+}
+
+/// The schedules [`explore`] tries: round-robin and parallel blocks (the reference), reversed
+/// warps and blocks, then `seeds` seeded random warp and block orders.
+pub fn schedules(seeds: u64) -> Vec<Schedule> {
+    let mut v = vec![
+        Schedule {
+            warps: WarpOrder::RoundRobin,
+            blocks: BlockOrder::Parallel,
+        },
+        Schedule {
+            warps: WarpOrder::Reverse,
+            blocks: BlockOrder::Reverse,
+        },
+    ];
+    v.extend((0..seeds).map(|s| Schedule {
+        warps: WarpOrder::Random(s),
+        blocks: BlockOrder::Random(s),
+    }));
+    v
+}
+
+/// Run a launch under many schedules and return the first whose outputs differ from the
+/// reference schedule's (or `None` if all agree).
+///
+/// `run` sets up fresh inputs, launches with the given schedule (see
+/// [`crate::LaunchConfig::schedule`]) and returns the outputs.
+///
+/// ```
+/// use warpsim::check::{explore, Schedule};
+/// use warpsim::*;
+///
+/// let dev = Device::default();
+/// let found = explore(8, |s: &Schedule| {
+///     let out = dev.alloc_zeroed::<u32>("out", 64);
+///     let cfg = LaunchConfig::new(1, 64).schedule(*s);
+///     dev.launch(&cfg, async |w: &mut Warp<'_>| {
+///         let t = w.thread_idx().x;
+///         w.store(&out, t, t * 2);
+///     })?;
+///     Ok(out.to_vec())
+/// })?;
+/// assert!(found.is_none()); // no schedule changes this kernel's output
+/// # Ok::<(), warpsim::Error>(())
+/// ```
+pub fn explore<O, F>(seeds: u64, mut run: F) -> Result<Option<Divergence<O>>, crate::Error>
+where
+    O: PartialEq,
+    F: FnMut(&Schedule) -> Result<O, crate::Error>,
+{
+    let all = schedules(seeds);
+    let expected = run(&all[0])?;
+    for s in &all[1..] {
+        let got = run(s)?;
+        if got != expected {
+            return Ok(Some(Divergence {
+                schedule: *s,
+                expected,
+                got,
+            }));
+        }
+    }
+    Ok(None)
 }

@@ -127,8 +127,6 @@ pub enum Error {
         /// Where the panic happened, if known (`file:line:column`).
         location: Option<String>,
     },
-    /// Check mode found hazards (see [`crate::check`]).
-    Check(Box<crate::check::CheckReport>),
 }
 
 impl Error {
@@ -142,7 +140,6 @@ impl Error {
             | Error::InvalidArgument { kernel, .. }
             | Error::KernelPanic { kernel, .. } => kernel,
             Error::OutOfBounds(f) | Error::Misaligned(f) => &f.kernel,
-            Error::Check(r) => &r.kernel,
         }
     }
 
@@ -156,7 +153,6 @@ impl Error {
             | Error::InvalidArgument { block, .. }
             | Error::KernelPanic { block, .. } => Some(*block),
             Error::OutOfBounds(f) | Error::Misaligned(f) => Some(f.block),
-            Error::Check(r) => r.findings.first().map(|f| f.block),
         }
     }
 }
@@ -261,7 +257,6 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::Check(r) => write!(f, "{r}"),
         }
     }
 }

@@ -7,12 +7,13 @@
 //! block's warps on one thread (see [`crate::scheduler`]). It returns a [`LaunchReport`] with the
 //! counters when the launch counts ([`Mode::Count`]), or the first [`Error`] (lowest block).
 
+use crate::check::{LaunchCheck, Schedule};
 use crate::error::Error;
 use crate::lanes::{Mask, U32x32, WARP_SIZE};
 use crate::memory::{Element, Global};
 use crate::metrics::{Counters, Metrics};
 use crate::profile::Profile;
-use crate::scheduler::{BlockState, Totals, WarpOrder, run_block};
+use crate::scheduler::{BlockOrder, BlockState, Totals, WarpOrder, run_block};
 use crate::warp::Warp;
 use rayon::prelude::*;
 use std::fmt;
@@ -104,6 +105,8 @@ pub struct LaunchConfig {
     pub mode: Mode,
     /// The order in which each block's warps are polled.
     pub warp_order: WarpOrder,
+    /// The order in which blocks run.
+    pub block_order: BlockOrder,
 }
 
 impl LaunchConfig {
@@ -116,6 +119,7 @@ impl LaunchConfig {
             dynamic_shared: 0,
             mode: Mode::default(),
             warp_order: WarpOrder::default(),
+            block_order: BlockOrder::default(),
         }
     }
 
@@ -137,9 +141,10 @@ impl LaunchConfig {
         self
     }
 
-    /// Set the warp order.
-    pub fn warp_order(mut self, order: WarpOrder) -> Self {
-        self.warp_order = order;
+    /// Set the warp and block orders (see [`crate::check::explore`]).
+    pub fn schedule(mut self, s: Schedule) -> Self {
+        self.warp_order = s.warps;
+        self.block_order = s.blocks;
         self
     }
 }
@@ -160,8 +165,8 @@ pub struct LaunchReport {
     /// Divergent branches by warp index within the block, summed over blocks (empty in
     /// [`Mode::Fast`]): which warps of a block diverge.
     pub divergent_by_warp: Vec<u64>,
-    /// Hazards check mode found that were not severe enough to fail the launch (warnings).
-    pub warnings: Vec<crate::check::Finding>,
+    /// What [`Mode::Check`] found, errors first (empty in the other modes).
+    pub findings: Vec<crate::check::Finding>,
     /// Wall-clock time of the launch on the CPU.
     pub elapsed: Duration,
     /// The profile the launch ran under.
@@ -195,6 +200,7 @@ pub(crate) struct LaunchCtx {
     pub profile: Profile,
     pub counting: bool,
     pub check: bool,
+    pub check_state: Option<LaunchCheck>,
     pub warp_order: WarpOrder,
     pub dynamic_shared: u32,
     pub shared_limit: usize,
@@ -203,7 +209,18 @@ pub(crate) struct LaunchCtx {
 }
 
 impl LaunchCtx {
-    fn new(cfg: &LaunchConfig, profile: &Profile) -> LaunchCtx {
+    /// The thread index of `lane` of warp `warp`.
+    pub fn warp_thread(&self, warp: u32, lane: u32) -> Dim3 {
+        let l = &self.warp_lanes[warp as usize];
+        let i = lane as usize & 31;
+        Dim3::new(l.x.lane(i), l.y.lane(i), l.z.lane(i))
+    }
+
+    fn new(
+        cfg: &LaunchConfig,
+        profile: &Profile,
+        allocations: Vec<(u64, u64, String)>,
+    ) -> LaunchCtx {
         let b = cfg.block;
         let threads = b.count() as u32;
         let warps = threads.div_ceil(WARP_SIZE as u32);
@@ -227,6 +244,7 @@ impl LaunchCtx {
             profile: profile.clone(),
             counting: cfg.mode != Mode::Fast,
             check: cfg.mode == Mode::Check,
+            check_state: (cfg.mode == Mode::Check).then(|| LaunchCheck::new(allocations)),
             warp_order: cfg.warp_order,
             dynamic_shared: cfg.dynamic_shared,
             shared_limit: (cfg.dynamic_shared + profile.smem_per_block)
@@ -269,6 +287,8 @@ pub struct Device {
     profile: Profile,
     next_address: AtomicU64,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Every allocation, for check mode's "nearest allocation".
+    allocations: Mutex<Vec<std::sync::Weak<crate::memory::global::Allocation>>>,
 }
 
 impl Default for Device {
@@ -288,6 +308,7 @@ impl Device {
             profile,
             next_address: AtomicU64::new(FIRST_ADDRESS),
             pool: None,
+            allocations: Mutex::new(Vec::new()),
         }
     }
 
@@ -326,7 +347,21 @@ impl Device {
     /// A zeroed buffer of `len` elements (`cudaMalloc` + `cudaMemset(0)`), named `name` in
     /// errors and reports.
     pub fn alloc_zeroed<T: Element>(&self, name: &str, len: usize) -> Global<T> {
-        Global::new(name, self.reserve(len * T::SIZE as usize), len)
+        self.alloc(name, len, false)
+    }
+
+    /// A buffer of `len` elements whose contents are undefined until written (`cudaMalloc`
+    /// alone). warpsim zeroes it, but check mode reports every read of an element never written.
+    pub fn alloc_uninit<T: Element>(&self, name: &str, len: usize) -> Global<T> {
+        self.alloc(name, len, true)
+    }
+
+    fn alloc<T: Element>(&self, name: &str, len: usize, track_init: bool) -> Global<T> {
+        let g = Global::new(name, self.reserve(len * T::SIZE as usize), len, track_init);
+        let mut all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|a| a.strong_count() > 0);
+        all.push(g.allocation());
+        g
     }
 
     /// A buffer holding a copy of `data` (`cudaMalloc` + `cudaMemcpy`).
@@ -400,36 +435,55 @@ impl Device {
         F: AsyncFn(&mut Warp<'_>) + Sync,
     {
         self.validate(cfg)?;
-        let ctx = LaunchCtx::new(cfg, &self.profile);
+        let allocations = if cfg.mode == Mode::Check {
+            let all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
+            all.iter()
+                .filter_map(|a| a.upgrade())
+                .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let ctx = LaunchCtx::new(cfg, &self.profile, allocations);
         let blocks = cfg.grid.count();
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
         let shared_bytes = AtomicU64::new(u64::from(cfg.dynamic_shared));
         let start = Instant::now();
-        let run = || {
-            // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk reuses
-            // one block state (shared-memory arena, barrier, warp scratch) for all its blocks.
-            let chunks = (rayon::current_num_threads() as u64 * 8).min(blocks).max(1);
-            (0..chunks)
-                .into_par_iter()
-                .map(|c| {
-                    let st = BlockState::new(&ctx);
-                    let mut warps = Vec::with_capacity(ctx.warps_per_block as usize);
-                    let mut totals = Totals::default();
-                    for b in blocks * c / chunks..blocks * (c + 1) / chunks {
-                        if b >= first_failure.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let idx = Dim3::from_linear(b, cfg.grid);
-                        if let Err(e) = run_block(&ctx, &st, &kernel, idx, &mut warps, &mut totals)
-                        {
-                            record_failure(&first_failure, &failure, b, e);
-                        }
-                        shared_bytes.fetch_max(st.arena.bytes_used() as u64, Ordering::Relaxed);
-                    }
-                    totals
-                })
-                .reduce(Totals::default, Totals::merge)
+        let run_range = |blocks: &mut dyn Iterator<Item = u64>| {
+            let st = BlockState::new(&ctx);
+            let mut warps = Vec::with_capacity(ctx.warps_per_block as usize);
+            let mut totals = Totals::default();
+            for b in blocks {
+                if b >= first_failure.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let idx = Dim3::from_linear(b, cfg.grid);
+                if let Err(e) = run_block(&ctx, &st, &kernel, idx, &mut warps, &mut totals) {
+                    record_failure(&first_failure, &failure, b, e);
+                }
+                shared_bytes.fetch_max(st.arena.bytes_used() as u64, Ordering::Relaxed);
+            }
+            totals
+        };
+        let run = || match cfg.block_order {
+            BlockOrder::Parallel => {
+                // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk
+                // reuses one block state (shared memory, barrier, warp scratch) for its blocks.
+                let chunks = (rayon::current_num_threads() as u64 * 8).min(blocks).max(1);
+                (0..chunks)
+                    .into_par_iter()
+                    .map(|c| run_range(&mut (blocks * c / chunks..blocks * (c + 1) / chunks)))
+                    .reduce(Totals::default, Totals::merge)
+            }
+            BlockOrder::Sequential => run_range(&mut (0..blocks)),
+            BlockOrder::Reverse => run_range(&mut (0..blocks).rev()),
+            BlockOrder::Random(seed) => {
+                use rand::{SeedableRng, seq::SliceRandom};
+                let mut order: Vec<u64> = (0..blocks).collect();
+                order.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+                run_range(&mut order.into_iter())
+            }
         };
         let totals = match &self.pool {
             Some(pool) => pool.install(run),
@@ -439,10 +493,7 @@ impl Device {
         if let Some((_, e)) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        let mut warnings = Vec::new();
-        if ctx.check {
-            crate::check::finish(&ctx, &mut warnings)?;
-        }
+        let findings = crate::check::finish(&ctx);
         Ok(LaunchReport {
             name: cfg.name.clone(),
             grid: cfg.grid,
@@ -450,7 +501,7 @@ impl Device {
             shared_bytes: shared_bytes.load(Ordering::Relaxed) as u32,
             counters: ctx.counting.then_some(totals.counters),
             divergent_by_warp: totals.divergent_by_warp,
-            warnings,
+            findings,
             elapsed,
             profile: self.profile.clone(),
         })

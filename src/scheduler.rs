@@ -40,6 +40,20 @@ pub enum WarpOrder {
     Random(u64),
 }
 
+/// The order in which a launch's blocks run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockOrder {
+    /// In parallel on the device's CPU threads (the default).
+    #[default]
+    Parallel,
+    /// One after another in linear order, on the calling thread.
+    Sequential,
+    /// One after another, last block first.
+    Reverse,
+    /// One after another in a seeded random order.
+    Random(u64),
+}
+
 /// The block barrier: arrivals, exits and the generation that releases waiters.
 pub(crate) struct Barrier {
     pub generation: Cell<u64>,
@@ -233,7 +247,7 @@ where
             }
         }
         if ctx.check {
-            crate::check::end_block(ctx, st, warps);
+            crate::check::end_block(ctx, st);
         }
         result
     }));

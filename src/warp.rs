@@ -217,17 +217,39 @@ impl<'a> Warp<'a> {
         if self.active.is_empty() {
             return None;
         }
-        let a = Access::new(self, t, idx, kind);
-        self.issue();
         if self.check.is_some() {
-            crate::check::on_access(self, t, &a, kind);
+            return self.begin_checked_access(t, idx, kind);
         }
+        let a = Access::new(self, t, idx, kind, self.active);
+        self.issue();
+        Some(a)
+    }
+
+    /// Check mode: bad lanes are reported and skipped instead of stopping the block.
+    #[cold]
+    fn begin_checked_access(
+        &mut self,
+        t: &Target<'_>,
+        idx: U32x32,
+        kind: AccessKind,
+    ) -> Option<Access> {
+        let bad = crate::check::memcheck(self, t, idx, kind);
+        self.issue();
+        let good = self.active & !bad;
+        if good.is_empty() {
+            return None;
+        }
+        let a = Access::new(self, t, idx, kind, good);
+        crate::check::on_access(self, t, &a, kind);
         Some(a)
     }
 
     /// Remove lanes that exited from the warp; tell the block when none is left.
     fn retire(&mut self, lanes: Mask) {
         self.exited |= lanes;
+        if self.check.is_some() {
+            crate::check::on_exit(self, lanes);
+        }
         if (self.lanes.exists & !self.exited).is_empty() {
             self.block.barrier.warp_exited(self.warp_id);
         }
@@ -236,6 +258,15 @@ impl<'a> Warp<'a> {
     /// The warp's lanes that exist and have not exited.
     pub(crate) fn live_lanes(&self) -> Mask {
         self.lanes.exists & !self.exited
+    }
+
+    /// Check mode: remember the kernel source location of the access being made.
+    #[inline(always)]
+    #[track_caller]
+    fn note_site(&mut self) {
+        if let Some(c) = self.check.as_mut() {
+            c.site = Some(std::panic::Location::caller());
+        }
     }
 
     // ----- predication -----------------------------------------------------------------------
@@ -583,18 +614,23 @@ impl<'a> Warp<'a> {
 
     /// Load `mem[idx]` for each active lane (inactive lanes get zero).
     #[inline]
+    #[track_caller]
     pub fn load<M: Memory>(&mut self, mem: &M, idx: U32x32) -> <M::Elem as Element>::Lanes {
+        self.note_site();
         mem.load_lanes(self, idx)
     }
 
     /// Store `v` to `mem[idx]` for each active lane. Lanes storing to the same element: the
     /// highest lane wins.
     #[inline]
+    #[track_caller]
     pub fn store<M: Memory>(&mut self, mem: &M, idx: U32x32, v: <M::Elem as Element>::Lanes) {
+        self.note_site();
         mem.store_lanes(self, idx, v)
     }
 
     /// `atomicAdd`: returns the old values. Lanes apply in lane order.
+    #[track_caller]
     pub fn atomic_add<M: Memory>(
         &mut self,
         mem: &M,
@@ -605,10 +641,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicElement,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicElement::add(old, vals[l]))
     }
 
     /// `atomicSub`: returns the old values.
+    #[track_caller]
     pub fn atomic_sub<M: Memory>(
         &mut self,
         mem: &M,
@@ -619,10 +657,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicElement,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicElement::sub(old, vals[l]))
     }
 
     /// `atomicMin`: returns the old values.
+    #[track_caller]
     pub fn atomic_min<M: Memory>(
         &mut self,
         mem: &M,
@@ -633,10 +673,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicElement,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicElement::min(old, vals[l]))
     }
 
     /// `atomicMax`: returns the old values.
+    #[track_caller]
     pub fn atomic_max<M: Memory>(
         &mut self,
         mem: &M,
@@ -647,10 +689,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicElement,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicElement::max(old, vals[l]))
     }
 
     /// `atomicExch`: stores `v`, returns the old values.
+    #[track_caller]
     pub fn atomic_exch<M: Memory>(
         &mut self,
         mem: &M,
@@ -661,10 +705,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicElement,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|_, l| vals[l])
     }
 
     /// `atomicCAS`: where the element equals `compare`, store `v`; returns the old values.
+    #[track_caller]
     pub fn atomic_cas<M: Memory>(
         &mut self,
         mem: &M,
@@ -676,12 +722,14 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicBits,
     {
         let (cmp, vals) = (M::Elem::unpack(compare), M::Elem::unpack(v));
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| {
             if old == cmp[l] { vals[l] } else { old }
         })
     }
 
     /// `atomicAnd`: returns the old values.
+    #[track_caller]
     pub fn atomic_and<M: Memory>(
         &mut self,
         mem: &M,
@@ -692,10 +740,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicBits,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicBits::and(old, vals[l]))
     }
 
     /// `atomicOr`: returns the old values.
+    #[track_caller]
     pub fn atomic_or<M: Memory>(
         &mut self,
         mem: &M,
@@ -706,10 +756,12 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicBits,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicBits::or(old, vals[l]))
     }
 
     /// `atomicXor`: returns the old values.
+    #[track_caller]
     pub fn atomic_xor<M: Memory>(
         &mut self,
         mem: &M,
@@ -720,6 +772,7 @@ impl<'a> Warp<'a> {
         M::Elem: AtomicBits,
     {
         let vals = M::Elem::unpack(v);
+        self.note_site();
         mem.atomic_lanes(self, idx, &|old, l| AtomicBits::xor(old, vals[l]))
     }
 

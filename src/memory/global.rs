@@ -19,14 +19,39 @@ use crate::lanes::U32x32;
 use crate::warp::Warp;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Weak};
 
 /// One device allocation: words behind a device address.
 pub(crate) struct Allocation {
     pub name: String,
     pub base: u64,
     pub words: Box<[AtomicU32]>,
+    /// For allocations made uninitialised: one bit per word, set once the word is written.
+    written: Option<Box<[AtomicU32]>>,
+}
+
+impl Allocation {
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 4
+    }
+
+    /// Note that the words holding bytes `byte..byte + len` have been written.
+    fn mark_written(&self, byte: usize, len: usize) {
+        if let Some(bits) = &self.written {
+            for word in byte / 4..(byte + len).div_ceil(4) {
+                bits[word / 32].fetch_or(1 << (word % 32), Relaxed);
+            }
+        }
+    }
+
+    /// Whether every word holding bytes `byte..byte + len` has been written.
+    fn is_written(&self, byte: usize, len: usize) -> bool {
+        self.written.as_ref().is_none_or(|bits| {
+            (byte / 4..(byte + len).div_ceil(4))
+                .all(|w| bits[w / 32].load(Relaxed) & 1 << (w % 32) != 0)
+        })
+    }
 }
 
 /// A typed view of device (global) memory, shared by every block of a launch.
@@ -74,18 +99,24 @@ impl<T: Element> std::fmt::Debug for Global<T> {
 }
 
 impl<T: Element> Global<T> {
-    pub(crate) fn new(name: &str, base: u64, len: usize) -> Global<T> {
+    pub(crate) fn new(name: &str, base: u64, len: usize, track_init: bool) -> Global<T> {
         let words = (len * T::SIZE as usize).div_ceil(4);
         Global {
             alloc: Arc::new(Allocation {
                 name: name.to_string(),
                 base,
                 words: (0..words).map(|_| AtomicU32::new(0)).collect(),
+                written: track_init
+                    .then(|| (0..words.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()),
             }),
             offset: 0,
             len,
             _elem: PhantomData,
         }
+    }
+
+    pub(crate) fn allocation(&self) -> Weak<Allocation> {
+        Arc::downgrade(&self.alloc)
     }
 
     /// Number of elements in the view.
@@ -133,6 +164,8 @@ impl<T: Element> Global<T> {
         for (i, &v) in src.iter().enumerate() {
             super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
         }
+        self.alloc
+            .mark_written(self.offset, self.len * T::SIZE as usize);
     }
 
     /// Set every element of the view to `v`.
@@ -140,6 +173,8 @@ impl<T: Element> Global<T> {
         for i in 0..self.len {
             super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
         }
+        self.alloc
+            .mark_written(self.offset, self.len * T::SIZE as usize);
     }
 
     /// A view of `range` (element indices), keeping true device addresses (`&a[k..]` in CUDA is
@@ -211,6 +246,16 @@ impl<T: Element> Memory for Global<T> {
             c.gld_lines += lines;
             c.gld_bytes += u64::from(a.mask.count() * T::SIZE);
         }
+        if w.check.is_some() && self.alloc.written.is_some() {
+            let unwritten = a.mask.lanes().filter(|&l| {
+                !self.alloc.is_written(
+                    self.offset + a.idx[l as usize] as usize * T::SIZE as usize,
+                    T::SIZE as usize,
+                )
+            });
+            let unwritten = crate::lanes::Mask(unwritten.fold(0, |m, l| m | 1 << l));
+            crate::check::uninitialized_global(w, &t, &a, unwritten);
+        }
         gather::<T, _>(&*self.alloc.words, self.offset, &a)
     }
 
@@ -227,6 +272,14 @@ impl<T: Element> Memory for Global<T> {
             c.gst_bytes += u64::from(a.mask.count() * T::SIZE);
         }
         scatter::<T, _>(&*self.alloc.words, self.offset, &a, v);
+        if self.alloc.written.is_some() {
+            for l in a.mask.lanes() {
+                self.alloc.mark_written(
+                    self.offset + a.idx[l as usize] as usize * T::SIZE as usize,
+                    T::SIZE as usize,
+                );
+            }
+        }
     }
 
     fn atomic_lanes(&self, w: &mut Warp<'_>, idx: U32x32, op: &dyn Fn(T, usize) -> T) -> T::Lanes

@@ -378,8 +378,7 @@ pub(crate) struct Target<'n> {
 impl Access {
     /// Validate `idx` for the warp's active lanes against `t`; faults unwind the block.
     #[inline(always)]
-    pub fn new(w: &Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Access {
-        let mask = w.active;
+    pub fn new(w: &Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind, mask: Mask) -> Access {
         let in_bounds = match u32::try_from(t.len) {
             Ok(len) => idx.lanes_below(len),
             Err(_) => Mask::FULL,

@@ -105,6 +105,11 @@ impl Arena {
         Ok(offset)
     }
 
+    /// Words in the arena.
+    pub fn words_len(&self) -> usize {
+        self.words.len()
+    }
+
     pub fn dynamic_bytes(&self) -> usize {
         self.dynamic
     }

@@ -403,8 +403,8 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
                     println!("  {n:<28} {v}");
                 }
             }
-            for w in &l.warnings {
-                println!("  warning: {}", w.message);
+            for f in &l.findings {
+                println!("{f}");
             }
         }
     }
