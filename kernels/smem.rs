@@ -9,63 +9,51 @@
 //! wavefronts and consecutive 16-byte vectors 4 without any conflict.
 
 use crate::kernels::{Outcome, Params, Pattern, SmemOp, exact_outcome};
-use crate::{Device, Element, Error, F32x32, F64x32, Global, LaunchConfig, Mode, U32x32, Warp};
+use crate::{Device, Element, Error, F32x32, Global, LaunchConfig, Mode, U32x32, Warp};
 
-/// Element types of the pattern kernel: `float`, `double`, `float4`.
+/// Element types of the pattern kernel: `float`, `float2`, `float4` (1, 2 or 4 words).
 pub trait PatternElem: Element {
-    /// `a + b` lane-wise.
-    fn add(a: Self::Lanes, b: Self::Lanes) -> Self::Lanes;
-    /// The value stored for index `k` (`k` in every component).
-    fn value(k: U32x32) -> Self::Lanes;
-    /// The host value for index `k`.
-    fn host(k: u32) -> Self;
-    /// `a + b` on the host.
-    fn host_add(a: Self, b: Self) -> Self;
+    /// Words per element.
+    const WORDS: u32;
+    /// The element whose word `j` holds `f(j)`, for each lane's word-index base `k * WORDS`.
+    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> Self::Lanes;
+    /// The sum of the element's words (`x + y`, `(x + y) + (z + w)`).
+    fn sum(v: Self::Lanes) -> F32x32;
 }
 
 impl PatternElem for f32 {
-    fn add(a: F32x32, b: F32x32) -> F32x32 {
-        a + b
+    const WORDS: u32 = 1;
+    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> F32x32 {
+        f(base)
     }
-    fn value(k: U32x32) -> F32x32 {
-        k.to_f32()
-    }
-    fn host(k: u32) -> f32 {
-        k as f32
-    }
-    fn host_add(a: f32, b: f32) -> f32 {
-        a + b
+    fn sum(v: F32x32) -> F32x32 {
+        v
     }
 }
 
-impl PatternElem for f64 {
-    fn add(a: F64x32, b: F64x32) -> F64x32 {
-        a + b
+impl PatternElem for [f32; 2] {
+    const WORDS: u32 = 2;
+    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> [F32x32; 2] {
+        [f(base), f(base + 1)]
     }
-    fn value(k: U32x32) -> F64x32 {
-        k.to_f32().to_f64()
-    }
-    fn host(k: u32) -> f64 {
-        f64::from(k as f32)
-    }
-    fn host_add(a: f64, b: f64) -> f64 {
-        a + b
+    fn sum(v: [F32x32; 2]) -> F32x32 {
+        v[0] + v[1]
     }
 }
 
 impl PatternElem for [f32; 4] {
-    fn add(a: [F32x32; 4], b: [F32x32; 4]) -> [F32x32; 4] {
-        std::array::from_fn(|i| a[i] + b[i])
+    const WORDS: u32 = 4;
+    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> [F32x32; 4] {
+        [f(base), f(base + 1), f(base + 2), f(base + 3)]
     }
-    fn value(k: U32x32) -> [F32x32; 4] {
-        [k.to_f32(); 4]
+    fn sum(v: [F32x32; 4]) -> F32x32 {
+        (v[0] + v[1]) + (v[2] + v[3])
     }
-    fn host(k: u32) -> [f32; 4] {
-        [k as f32; 4]
-    }
-    fn host_add(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-        std::array::from_fn(|i| a[i] + b[i])
-    }
+}
+
+/// The value the fill stores in word `w`: `(float)(w & 1023)`.
+fn word_value(w: U32x32) -> F32x32 {
+    (w & 1023).to_f32()
 }
 
 /// Elements the pattern needs for `block` threads.
@@ -77,15 +65,27 @@ pub fn array_len(pattern: Pattern, c: u32, block: u32) -> usize {
     }
 }
 
-/// Fill, barrier, `iters` pattern accesses, one global store per thread.
-pub async fn pattern_kernel<T: PatternElem>(w: &mut Warp<'_>, out: &Global<T>, p: &Params) {
+fn pattern_index(p: &Params, t: u32) -> u32 {
+    match p.pattern {
+        Pattern::Offset => t + p.c,
+        Pattern::Stride => t * p.c,
+        Pattern::Modulo => t % p.c,
+    }
+}
+
+/// Fill, barrier, `iters` pattern accesses, one global store per thread: loads accumulate the
+/// element's word sum into a register, stores write `(float)it` to every word and leave
+/// `(float)iters` in the register.
+pub async fn pattern_kernel<T: PatternElem>(w: &mut Warp<'_>, out: &Global<f32>, p: &Params) {
     let block = w.block_dim().x;
     let len = array_len(p.pattern, p.c, block);
     let s = w.shared::<T>(len);
     let t = w.thread_idx().x;
     for base in (0..len as u32).step_by(block as usize) {
         let k = t + base;
-        w.if_(k.lt(len as u32), |w| w.store(&s, k, T::value(k)));
+        w.if_(k.lt(len as u32), |w| {
+            w.store(&s, k, T::from_words_fn(k * T::WORDS, word_value))
+        });
     }
     w.sync_threads().await;
     let addr = match p.pattern {
@@ -94,42 +94,35 @@ pub async fn pattern_kernel<T: PatternElem>(w: &mut Warp<'_>, out: &Global<T>, p
         Pattern::Modulo => t % p.c,
     };
     let acc = match p.op {
-        SmemOp::Load => {
-            (0..p.iters).fold(T::Lanes::default(), |acc, _| T::add(acc, w.load(&s, addr)))
-        }
+        SmemOp::Load => (0..p.iters).fold(F32x32::ZERO, |acc, _| acc + T::sum(w.load(&s, addr))),
         SmemOp::Store => {
             for it in 0..p.iters {
-                w.store(&s, addr, T::value(addr + it));
+                let v = F32x32::splat(it as f32);
+                w.store(&s, addr, T::from_words_fn(addr, |_| v));
             }
-            w.sync_threads().await;
-            w.load(&s, t)
+            F32x32::splat(p.iters as f32)
         }
     };
     w.store(out, w.global_idx_x(), acc);
 }
 
 /// The CPU reference: what each thread writes.
-pub fn reference<T: PatternElem>(p: &Params, block: u32) -> Vec<T> {
-    let len = array_len(p.pattern, p.c, block);
-    let mut s: Vec<T> = (0..len as u32).map(T::host).collect();
-    let addr = |t: u32| match p.pattern {
-        Pattern::Offset => t + p.c,
-        Pattern::Stride => t * p.c,
-        Pattern::Modulo => t % p.c,
-    } as usize;
-    match p.op {
-        SmemOp::Load => (0..block)
-            .map(|t| (0..p.iters).fold(T::default(), |acc, _| T::host_add(acc, s[addr(t)])))
-            .collect(),
-        SmemOp::Store => {
-            for t in 0..block {
-                if p.iters > 0 {
-                    s[addr(t)] = T::host(addr(t) as u32 + p.iters - 1);
-                }
+pub fn reference(p: &Params, words: u32, block: u32) -> Vec<f32> {
+    let value = |w: u32| (w & 1023) as f32;
+    (0..block)
+        .map(|t| match p.op {
+            SmemOp::Store => p.iters as f32,
+            SmemOp::Load => {
+                let k = pattern_index(p, t) * words;
+                let e = match words {
+                    1 => value(k),
+                    2 => value(k) + value(k + 1),
+                    _ => (value(k) + value(k + 1)) + (value(k + 2) + value(k + 3)),
+                };
+                (0..p.iters).fold(0.0f32, |acc, _| acc + e)
             }
-            (0..block as usize).map(|t| s[t]).collect()
-        }
-    }
+        })
+        .collect()
 }
 
 /// Check the parameters: element size, `c`, and that the array fits 48 KiB.
@@ -157,7 +150,7 @@ pub fn check_params(p: &Params) -> Result<(), String> {
 
 fn run_typed<T: PatternElem>(dev: &Device, p: &Params, mode: Mode) -> Result<Outcome, Error> {
     let block = p.block.x;
-    let out = dev.alloc_zeroed::<T>("out", block as usize);
+    let out = dev.alloc_zeroed::<f32>("out", block as usize);
     let cfg = LaunchConfig::new(1, block).name("smem-pattern").mode(mode);
     let start = std::time::Instant::now();
     let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
@@ -167,7 +160,7 @@ fn run_typed<T: PatternElem>(dev: &Device, p: &Params, mode: Mode) -> Result<Out
     let accesses = u64::from(block) * u64::from(p.iters);
     Ok(exact_outcome(
         &out.to_vec(),
-        &reference::<T>(p, block),
+        &reference(p, T::WORDS, block),
         vec![report],
         time,
         accesses,
@@ -183,7 +176,7 @@ pub fn run(dev: &Device, p: &Params, mode: Mode) -> Result<Outcome, Error> {
     })?;
     match p.elem_bytes {
         4 => run_typed::<f32>(dev, p, mode),
-        8 => run_typed::<f64>(dev, p, mode),
+        8 => run_typed::<[f32; 2]>(dev, p, mode),
         _ => run_typed::<[f32; 4]>(dev, p, mode),
     }
 }

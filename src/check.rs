@@ -250,9 +250,7 @@ pub(crate) struct WarpCheck {
 pub(crate) struct BlockCheck {
     shadow: Vec<Shadow>,
     dirty: Vec<u32>,
-    /// Exited lanes of each warp.
-    exited: [u32; 32],
-    /// Barrier intervals already reported as partial.
+    /// A partial barrier was reported (once per block).
     partial_reported: bool,
     /// Global words this block touched: address → (plain read, plain write, atomic, first site).
     global: HashMap<u64, GlobalUse>,
@@ -275,7 +273,6 @@ impl BlockCheck {
             self.shadow[i as usize] = Shadow::default();
         }
         self.dirty.clear();
-        self.exited = [0; 32];
         self.partial_reported = false;
         self.global.clear();
         self.findings.clear();
@@ -657,20 +654,32 @@ pub(crate) fn uninitialized_global(w: &mut Warp<'_>, t: &Target<'_>, a: &Access,
     }
 }
 
-/// synccheck at a barrier: does the whole block arrive?
+/// synccheck at a barrier's arrival: lanes of this warp that exited will never arrive.
 pub(crate) fn on_barrier(w: &mut Warp<'_>) {
+    let missing = w.live_lanes() ^ w.exists_lanes();
+    if !missing.is_empty() {
+        partial_barrier(
+            w,
+            format!("lanes {missing:?} of warp {} exited before it", w.warp_id()),
+        );
+    }
+}
+
+/// synccheck after a barrier completed: warps that had exited never arrived.
+pub(crate) fn after_barrier(w: &mut Warp<'_>, exited_warps: u32) {
+    if exited_warps != 0 {
+        let warps: Vec<String> = (0..32)
+            .filter(|i| exited_warps & 1 << i != 0)
+            .map(|i: u32| i.to_string())
+            .collect();
+        let noun = if warps.len() == 1 { "warp" } else { "warps" };
+        partial_barrier(w, format!("{noun} {} exited before it", warps.join(", ")));
+    }
+}
+
+fn partial_barrier(w: &mut Warp<'_>, what: String) {
     let mut block = w.block.check.borrow_mut();
     if block.partial_reported {
-        return;
-    }
-    let exited: Vec<String> = block
-        .exited
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| **m != 0)
-        .map(|(i, m)| format!("warp {i} lanes {m:#010x}"))
-        .collect();
-    if exited.is_empty() {
         return;
     }
     block.partial_reported = true;
@@ -683,17 +692,10 @@ pub(crate) fn on_barrier(w: &mut Warp<'_>) {
         None,
         None,
         format!(
-            "__syncthreads() reached by warp {} while threads of the block have exited ({}); a barrier in conditional code must be reached by the whole block",
-            w.warp_id(),
-            exited.join(", ")
+            "__syncthreads() reached by only part of the block: {what}; a barrier in conditional code must be reached by every thread of the block"
         ),
     );
     record(&mut block, f);
-}
-
-/// Lanes `lanes` of warp `w` exited.
-pub(crate) fn on_exit(w: &Warp<'_>, lanes: Mask) {
-    w.block.check.borrow_mut().exited[w.warp_id() as usize] |= lanes.0;
 }
 
 /// synccheck of a member mask.

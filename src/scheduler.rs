@@ -64,6 +64,8 @@ pub(crate) struct Barrier {
     total: Cell<u32>,
     /// (threads with the predicate, threads) of the last completed barrier.
     pub result: Cell<(u32, u32)>,
+    /// Warps that had exited when the last barrier completed (check mode reports them).
+    pub exited_at_release: Cell<u32>,
 }
 
 impl Barrier {
@@ -76,6 +78,7 @@ impl Barrier {
             count: Cell::new(0),
             total: Cell::new(0),
             result: Cell::new((0, 0)),
+            exited_at_release: Cell::new(0),
         }
     }
 
@@ -112,6 +115,7 @@ impl Barrier {
         let waiting = self.waiting.get();
         if waiting != 0 && waiting | self.exited.get() == self.all.get() {
             self.result.set((self.count.get(), self.total.get()));
+            self.exited_at_release.set(self.exited.get());
             self.count.set(0);
             self.total.set(0);
             self.waiting.set(0);

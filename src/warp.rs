@@ -247,9 +247,6 @@ impl<'a> Warp<'a> {
     /// Remove lanes that exited from the warp; tell the block when none is left.
     fn retire(&mut self, lanes: Mask) {
         self.exited |= lanes;
-        if self.check.is_some() {
-            crate::check::on_exit(self, lanes);
-        }
         if (self.lanes.exists & !self.exited).is_empty() {
             self.block.barrier.warp_exited(self.warp_id);
         }
@@ -258,6 +255,11 @@ impl<'a> Warp<'a> {
     /// The warp's lanes that exist and have not exited.
     pub(crate) fn live_lanes(&self) -> Mask {
         self.lanes.exists & !self.exited
+    }
+
+    /// The warp's lanes that exist (a partial last warp has fewer than 32).
+    pub(crate) fn exists_lanes(&self) -> Mask {
+        self.lanes.exists
     }
 
     /// Check mode: remember the kernel source location of the access being made.
@@ -478,6 +480,9 @@ impl<'a> Warp<'a> {
         .await;
         if self.counting {
             tally::set_active(self.active.0);
+        }
+        if self.check.is_some() {
+            crate::check::after_barrier(self, b.exited_at_release.get());
         }
         b.result.get()
     }

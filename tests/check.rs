@@ -1,0 +1,390 @@
+//! Check mode: a suite of kernels with planted bugs, each found with the right kind and
+//! location, and the whole catalogue clean.
+
+use warpsim::check::{Finding, Kind, Schedule, Severity, explore};
+use warpsim::kernels::{self, Params};
+use warpsim::*;
+
+fn check<F>(dev: &Device, grid: u32, block: u32, kernel: F) -> Vec<Finding>
+where
+    F: AsyncFn(&mut Warp<'_>) + Sync,
+{
+    let cfg = LaunchConfig::new(grid, block)
+        .name("planted")
+        .mode(Mode::Check);
+    dev.launch(&cfg, kernel)
+        .expect("check mode keeps going")
+        .findings
+}
+
+/// The findings of `kind`, which must exist.
+fn only(findings: &[Finding], kind: Kind) -> Vec<&Finding> {
+    let of_kind: Vec<&Finding> = findings.iter().filter(|f| f.kind == kind).collect();
+    assert!(!of_kind.is_empty(), "no {kind:?} among {findings:#?}");
+    of_kind
+}
+
+fn at_this_file(f: &Finding) -> bool {
+    f.site
+        .location
+        .as_deref()
+        .is_some_and(|l| l.starts_with("tests/check.rs:"))
+}
+
+#[test]
+fn reduction_missing_a_barrier_is_a_race() {
+    let dev = Device::default();
+    let x = dev.alloc_from("x", &vec![1.0f32; 256]);
+    let out = dev.alloc_zeroed::<f32>("out", 1);
+    let found = check(&dev, 1, 256, async |w: &mut Warp<'_>| {
+        let s = w.shared::<f32>(256);
+        let t = w.thread_idx().x;
+        let v = w.load(&x, t);
+        w.store(&s, t, v);
+        w.sync_threads().await;
+        let mut stride = 128;
+        while stride > 0 {
+            w.if_(t.lt(stride), |w| {
+                let sum = w.load(&s, t) + w.load(&s, t + stride);
+                w.store(&s, t, sum);
+            });
+            if stride != 64 {
+                // The barrier after the stride-64 step is missing.
+                w.sync_threads().await;
+            }
+            stride /= 2;
+        }
+        w.if_(t.eq(0), |w| {
+            let v = w.load(&s, t);
+            w.store(&out, t, v);
+        });
+    });
+    // Warp 0 reads s[t + 32] in the stride-32 step, and warp 1 writes it in the stride-64
+    // step of the same barrier interval: whichever runs first, the pair is a race.
+    let f = found
+        .iter()
+        .find(|f| matches!(f.kind, Kind::RaceReadAfterWrite | Kind::RaceWriteAfterRead))
+        .unwrap_or_else(|| panic!("no race among {found:#?}"));
+    assert_eq!(f.severity(), Severity::Error);
+    assert!(at_this_file(f), "{f}");
+    assert_eq!(f.space, Some(Space::Shared));
+    assert!(f.index >= 32 && f.index < 64, "{f}");
+    let accesses = [f.site.access, f.other.as_ref().unwrap().access];
+    assert!(accesses.contains(&AccessKind::Load) && accesses.contains(&AccessKind::Store));
+}
+
+/// The last-warp tail of 002, `s[t] += s[t + k]` with or without `__syncwarp()` between steps.
+async fn warp_tail(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, synced: bool) {
+    let s = w.shared::<f32>(64);
+    let t = w.thread_idx().x;
+    let v = w.load(x, t);
+    w.store(&s, t, v);
+    w.sync_threads().await;
+    w.if_(t.lt(32), |w| {
+        for k in [32, 16, 8, 4, 2, 1] {
+            let v = w.load(&s, t) + w.load(&s, t + k);
+            if synced {
+                w.sync_warp(Mask::FULL);
+            }
+            w.store(&s, t, v);
+            if synced {
+                w.sync_warp(Mask::FULL);
+            }
+        }
+    });
+    w.if_(t.eq(0), |w| {
+        let v = w.load(&s, t);
+        w.store(out, t, v);
+    });
+}
+
+#[test]
+fn unrolled_last_warp_without_syncwarp_is_a_warning() {
+    let dev = Device::default();
+    let x = dev.alloc_from("x", &vec![1.0f32; 64]);
+    let out = dev.alloc_zeroed::<f32>("out", 1);
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| {
+        warp_tail(w, &x, &out, false).await
+    });
+    let hazards = only(&found, Kind::IntraWarpHazard);
+    assert!(hazards.iter().all(|f| f.severity() == Severity::Warning));
+    assert!(at_this_file(hazards[0]));
+    // Lockstep execution still gives the right sum.
+    assert_eq!(out.to_vec(), [64.0]);
+    // With __syncwarp() between the steps the tail is clean.
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| {
+        warp_tail(w, &x, &out, true).await
+    });
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn transpose_tile_read_before_the_barrier_is_a_race() {
+    let dev = Device::default();
+    let n = 64u32;
+    let input = dev.alloc_from("idata", &kernels::data::unit_floats((n * n) as usize, 1));
+    let output = dev.alloc_zeroed::<f32>("odata", (n * n) as usize);
+    let cfg = LaunchConfig::new((2, 2), (32, 8)).mode(Mode::Check);
+    let report = dev
+        .launch(&cfg, async |w: &mut Warp<'_>| {
+            let tile = w.shared::<f32>(32 * 33);
+            let t = w.thread_idx();
+            let b = w.block_idx();
+            for j in (0..32).step_by(8) {
+                let v = w.load(&input, (t.y + b.y * 32 + j) * n + t.x + b.x * 32);
+                w.store(&tile, (t.y + j) * 33 + t.x, v);
+            }
+            // Missing: w.sync_threads().await;
+            for j in (0..32).step_by(8) {
+                let v = w.load(&tile, t.x * 33 + t.y + j);
+                w.store(&output, (t.y + b.x * 32 + j) * n + t.x + b.y * 32, v);
+            }
+        })
+        .unwrap();
+    let races: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::RaceReadAfterWrite | Kind::RaceWriteAfterRead | Kind::UninitializedRead
+            )
+        })
+        .collect();
+    assert!(!races.is_empty());
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.kind == Kind::RaceReadAfterWrite)
+    );
+}
+
+#[test]
+fn uninitialised_shared_read() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 32);
+    let found = check(&dev, 1, 32, async |w: &mut Warp<'_>| {
+        let s = w.shared::<f32>(64);
+        let t = w.thread_idx().x;
+        w.store(&s, t, F32x32::splat(1.0));
+        let v = w.load(&s, t + 32); // never written
+        w.store(&out, t, v);
+    });
+    let f = only(&found, Kind::UninitializedRead)[0];
+    assert_eq!((f.space, f.index), (Some(Space::Shared), 32));
+    assert!(at_this_file(f));
+}
+
+#[test]
+fn uninitialised_global_read() {
+    let dev = Device::default();
+    let x = dev.alloc_uninit::<u32>("scratch", 64);
+    let out = dev.alloc_zeroed::<u32>("out", 64);
+    let found = check(&dev, 2, 32, async |w: &mut Warp<'_>| {
+        let i = w.global_idx_x();
+        w.if_(i.lt(32), |w| w.store(&x, i, i));
+        w.sync_threads().await;
+        let v = w.load(&x, i); // block 1 reads elements 32..63, never written
+        w.store(&out, i, v);
+    });
+    let f = only(&found, Kind::UninitializedRead)[0];
+    assert_eq!(
+        (f.buffer.as_str(), f.index, f.block),
+        ("scratch", 32, Dim3::new(1, 0, 0))
+    );
+}
+
+#[test]
+fn off_by_one_at_the_grid_boundary() {
+    let dev = Device::default();
+    let n = 100u32;
+    let a = dev.alloc_from("a", &vec![1.0f32; n as usize]);
+    let c = dev.alloc_zeroed::<f32>("c", n as usize);
+    let kernel = async |w: &mut Warp<'_>| {
+        let i = w.global_idx_x();
+        w.if_(i.le(n), |w| {
+            // `<=`: thread 100 reads and writes one past the end
+            let v = w.load(&a, i);
+            w.store(&c, i, v);
+        });
+    };
+    let found = check(&dev, 1, 128, kernel);
+    let oob = only(&found, Kind::OutOfBounds);
+    assert_eq!(oob.len(), 2, "the load and the store");
+    let f = oob.iter().find(|f| f.buffer == "a").unwrap();
+    assert_eq!((f.index, f.site.thread), (100, Dim3::new(100, 0, 0)));
+    assert!(
+        f.detail
+            .contains("0 bytes after the end of the nearest allocation `a`"),
+        "{}",
+        f.detail
+    );
+    // Outside check mode the same kernel stops with an error.
+    let err = dev.launch(&LaunchConfig::new(1, 128), kernel).unwrap_err();
+    assert!(matches!(err, Error::OutOfBounds(ref a) if a.index == 100));
+}
+
+#[test]
+fn misaligned_eight_byte_access() {
+    let dev = Device::default();
+    let buf = dev.alloc_zeroed::<f32>("buf", 66);
+    let doubles = buf.slice(1..).cast::<f64>();
+    let found = check(&dev, 1, 32, async |w: &mut Warp<'_>| {
+        let t = w.thread_idx().x;
+        w.store(&doubles, t, F64x32::splat(1.0));
+    });
+    let f = only(&found, Kind::Misaligned)[0];
+    assert_eq!(f.address % 8, 4);
+    assert!(at_this_file(f));
+}
+
+#[test]
+fn warp_returning_before_a_barrier() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 64);
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| {
+        let t = w.thread_idx().x;
+        w.exit_if(t.ge(32)); // warp 1 returns early
+        w.sync_threads().await;
+        w.store(&out, t, t);
+    });
+    let f = only(&found, Kind::PartialBarrier)[0];
+    assert!(f.detail.contains("warp 1"), "{}", f.detail);
+}
+
+#[test]
+fn shuffle_naming_an_inactive_lane() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 32);
+    let found = check(&dev, 1, 32, async |w: &mut Warp<'_>| {
+        let t = w.thread_idx().x;
+        w.if_(t.lt(16), |w| {
+            let v = w.shfl_down_sync(Mask::FULL, t, 1, 32); // lanes 16..31 are not here
+            w.store(&out, t, v);
+        });
+    });
+    let f = only(&found, Kind::MaskMismatch)[0];
+    assert!(
+        f.detail.contains("shfl_down_sync") && f.detail.contains("0xffff0000"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn two_blocks_writing_one_element() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 1);
+    let found = check(&dev, 2, 32, async |w: &mut Warp<'_>| {
+        let t = w.thread_idx().x;
+        let b = w.block_idx().x;
+        w.if_(t.eq(0), |w| w.store(&out, U32x32::ZERO, U32x32::splat(b)));
+    });
+    let f = only(&found, Kind::GlobalRace)[0];
+    assert_eq!((f.buffer.as_str(), f.index), ("out", 0));
+    assert_ne!(f.block, f.other.as_ref().unwrap().block);
+}
+
+#[test]
+fn plain_store_racing_an_atomic() {
+    let dev = Device::default();
+    let counter = dev.alloc_zeroed::<u32>("counter", 1);
+    let found = check(&dev, 4, 32, async |w: &mut Warp<'_>| {
+        let b = w.block_idx().x;
+        if b == 0 {
+            w.store(&counter, U32x32::ZERO, U32x32::ZERO); // a reset racing the others' adds
+        } else {
+            w.atomic_add(&counter, U32x32::ZERO, U32x32::splat(1));
+        }
+    });
+    let f = only(&found, Kind::AtomicRace)[0];
+    assert_eq!(f.buffer, "counter");
+    // Atomics among themselves are fine.
+    let found = check(&dev, 4, 32, async |w: &mut Warp<'_>| {
+        w.atomic_add(&counter, U32x32::ZERO, U32x32::splat(1));
+    });
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn write_after_read_across_a_barrier_free_loop_tail() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 64);
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| {
+        let s = w.shared::<f32>(64);
+        let t = w.thread_idx().x;
+        w.store(&s, t, t.to_f32());
+        let mut acc = F32x32::ZERO;
+        for _ in 0..3 {
+            w.sync_threads().await;
+            acc += w.load(&s, (t + 1) % 64); // reads the neighbour's slot
+            w.store(&s, t, acc); // tail: overwrites its own slot with no barrier after the read
+        }
+        w.store(&out, t, acc);
+    });
+    let f = only(&found, Kind::RaceWriteAfterRead)[0];
+    assert!(at_this_file(f));
+    assert_eq!(f.other.as_ref().unwrap().access, AccessKind::Load);
+}
+
+/// Warps 0 and 2 each set a flag; warp 1 adds the flags up with no barrier between.
+async fn flags(w: &mut Warp<'_>, out: &Global<u32>) {
+    let s = w.shared::<u32>(2);
+    let t = w.thread_idx().x;
+    match w.warp_id() {
+        0 => w.if_(t.eq(0), |w| w.store(&s, U32x32::splat(0), U32x32::splat(1))),
+        2 => w.if_(t.eq(64), |w| {
+            w.store(&s, U32x32::splat(1), U32x32::splat(1))
+        }),
+        1 => {
+            let sum = w.load(&s, U32x32::splat(0)) + w.load(&s, U32x32::splat(1));
+            w.if_(t.eq(32), |w| w.store(out, U32x32::ZERO, sum));
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn schedule_dependent_result_found_only_by_seeded_exploration() {
+    let dev = Device::default();
+    let run = |s: &Schedule| {
+        let out = dev.alloc_zeroed::<u32>("out", 1);
+        let cfg = LaunchConfig::new(1, 96).schedule(*s);
+        dev.launch(&cfg, async |w: &mut Warp<'_>| flags(w, &out).await)?;
+        Ok(out.to_vec()[0])
+    };
+    // Round-robin (0, 1, 2) and reverse (2, 1, 0) orders both see exactly one flag.
+    let fixed = warpsim::check::schedules(0);
+    assert_eq!(run(&fixed[0]).unwrap(), 1);
+    assert_eq!(run(&fixed[1]).unwrap(), 1);
+    let found = explore(32, run)
+        .unwrap()
+        .expect("a seeded order sees 0 or 2 flags");
+    assert!(matches!(found.schedule.warps, WarpOrder::Random(_)));
+    assert_ne!(found.got, 1);
+    // The seed reproduces it.
+    assert_eq!(run(&found.schedule).unwrap(), found.got);
+}
+
+#[test]
+fn every_catalogue_kernel_is_clean() {
+    let dev = Device::default();
+    for e in kernels::catalogue() {
+        let p = Params {
+            n: if e.family == kernels::Family::Reduction {
+                70_001
+            } else {
+                20_011
+            },
+            width: 97,
+            height: 70,
+            ..e.defaults.clone()
+        };
+        let out = e.run(&dev, &p, Mode::Check).unwrap();
+        assert!(out.verified, "{}", e.name);
+        for l in &out.launches {
+            assert!(l.findings.is_empty(), "{}: {:#?}", e.name, l.findings);
+        }
+    }
+}
