@@ -191,15 +191,14 @@ pub async fn first_add_kernel(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f3
     write_block_sum(w, &s, out);
 }
 
-/// The last 64 partial sums reduced by the first warp without block barriers. Each step reads
-/// into a register, `__syncwarp()`, writes, `__syncwarp()`: correct under independent thread
-/// scheduling, unlike the classic `volatile` version.
+/// The last 64 partial sums reduced by the first warp without block barriers. Each step is
+/// `v = s[t] + s[t + k]; __syncwarp(); s[t] = v; __syncwarp();`: correct under independent
+/// thread scheduling, unlike the classic `volatile` version, with the same accesses.
 fn warp_tail(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>) {
     let t = w.thread_idx().x;
     w.if_(t.lt(32), |w| {
-        let mut v = w.load(s, t);
         for offset in [32, 16, 8, 4, 2, 1] {
-            v += w.load(s, t + offset);
+            let v = w.load(s, t) + w.load(s, t + offset);
             w.sync_warp(Mask::FULL);
             w.store(s, t, v);
             w.sync_warp(Mask::FULL);

@@ -7,6 +7,12 @@ use std::pin::pin;
 use std::task::{Context, Waker};
 use warpsim::{Device, Dim3, Error, Global, LaunchConfig, Mask, U32x32, Warp, WarpOrder};
 
+/// `cfg` with its warps polled in `order`.
+fn ordered(mut cfg: LaunchConfig, order: WarpOrder) -> LaunchConfig {
+    cfg.warp_order = order;
+    cfg
+}
+
 const ORDERS: [WarpOrder; 4] = [
     WarpOrder::RoundRobin,
     WarpOrder::Reverse,
@@ -39,7 +45,7 @@ fn block_of_256_reverses_an_array_through_shared_memory() {
         .collect();
     for order in ORDERS {
         let out = dev.alloc_zeroed::<f32>("out", n);
-        let cfg = LaunchConfig::new(4, 256).name("reverse").warp_order(order);
+        let cfg = ordered(LaunchConfig::new(4, 256).name("reverse"), order);
         let report = dev
             .launch(&cfg, async |w: &mut Warp<'_>| {
                 reverse_block(w, &input, &out, true).await
@@ -61,7 +67,7 @@ fn without_the_barrier_the_exchange_reads_unwritten_data() {
     let input = dev.alloc_from("in", &vec![1.0f32; 256]);
     for (order, first_warp) in [(WarpOrder::RoundRobin, 0usize), (WarpOrder::Reverse, 7)] {
         let out = dev.alloc_from("out", &vec![-1.0f32; 256]);
-        let cfg = LaunchConfig::new(1, 256).warp_order(order);
+        let cfg = ordered(LaunchConfig::new(1, 256), order);
         dev.launch(&cfg, async |w: &mut Warp<'_>| {
             reverse_block(w, &input, &out, false).await
         })
@@ -77,7 +83,7 @@ fn barriers_in_a_loop_keep_phases_apart() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 2 * 128);
     for order in ORDERS {
-        let cfg = LaunchConfig::new(2, 128).warp_order(order);
+        let cfg = ordered(LaunchConfig::new(2, 128), order);
         let report = dev
             .launch(&cfg, async |w: &mut Warp<'_>| {
                 let s = w.shared::<u32>(128);
@@ -162,7 +168,7 @@ fn exited_warps_do_not_block_the_barrier() {
         for how in 0..3 {
             let out = dev.alloc_from("out", &vec![u32::MAX; 128]);
             let counts = dev.alloc_zeroed::<u32>("counts", 4);
-            let cfg = LaunchConfig::new(1, 128).warp_order(order);
+            let cfg = ordered(LaunchConfig::new(1, 128), order);
             let report = dev
                 .launch(&cfg, async |w: &mut Warp<'_>| {
                     let s = w.shared::<u32>(128);

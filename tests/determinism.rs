@@ -4,6 +4,12 @@
 use warpsim::kernels::{self, Params};
 use warpsim::{Counters, Device, Global, LaunchConfig, Mode, Profile, U32x32, Warp, WarpOrder};
 
+/// `cfg` with its warps polled in `order`.
+fn ordered(mut cfg: LaunchConfig, order: WarpOrder) -> LaunchConfig {
+    cfg.warp_order = order;
+    cfg
+}
+
 fn devices(profile: Profile) -> Vec<Device> {
     [1, 2, 4]
         .into_iter()
@@ -168,9 +174,7 @@ fn shared_atomics_kernel_is_identical_on_1_2_and_4_threads_and_any_seeded_order(
             let input = dev.alloc_from("in", &data);
             let hist = dev.alloc_zeroed::<u32>("hist", 32);
             let sums = dev.alloc_zeroed::<u32>("sums", blocks as usize);
-            let cfg = LaunchConfig::new(blocks, 256)
-                .name("histogram")
-                .warp_order(order);
+            let cfg = ordered(LaunchConfig::new(blocks, 256).name("histogram"), order);
             let r = dev
                 .launch(&cfg, async |w: &mut Warp<'_>| {
                     histogram(w, &input, &hist, &sums, n).await
@@ -203,7 +207,7 @@ fn a_seeded_random_order_reproduces_an_order_dependent_result() {
     for dev in devices(Profile::sm_90()) {
         for seed in [1u64, 2, 3, 4] {
             let out = dev.alloc_zeroed::<u32>("out", 64);
-            let cfg = LaunchConfig::new(64, 256).warp_order(WarpOrder::Random(seed));
+            let cfg = ordered(LaunchConfig::new(64, 256), WarpOrder::Random(seed));
             dev.launch(&cfg, async |w: &mut Warp<'_>| {
                 let s = w.shared::<u32>(1);
                 let b = w.block_idx().x;

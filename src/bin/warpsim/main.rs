@@ -13,6 +13,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use std::time::Duration;
+use warpsim::check::{Finding, Severity};
 use warpsim::kernels::{self, Entry, Family, Outcome, Params};
 use warpsim::{Device, Error, LaunchReport, MetricValue, Metrics, Mode, Profile};
 
@@ -320,6 +321,16 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             "launches": o.launches.iter().map(|l| launch_json(l, only)).collect::<Vec<_>>(),
             "occupancy": occ.as_ref().map_or(Value::Null, occupancy_json),
         });
+        let mut out = out;
+        if mode == Mode::Check {
+            let findings: Vec<Value> = o
+                .launches
+                .iter()
+                .flat_map(|l| &l.findings)
+                .map(finding_json)
+                .collect();
+            out["findings"] = Value::Array(findings);
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&out).expect("JSON of plain values")
@@ -408,14 +419,52 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             }
         }
     }
-    if o.verified {
-        Ok(())
-    } else {
+    let errors = o
+        .launches
+        .iter()
+        .flat_map(|l| &l.findings)
+        .filter(|f| f.severity() == Severity::Error)
+        .count();
+    if !o.verified {
         Err(Failure::Failed(format!(
             "{}: output differs from the CPU reference: {}",
             entry.name, o.detail
         )))
+    } else if errors > 0 {
+        Err(Failure::Failed(format!(
+            "{}: check mode found {errors} hazard(s)",
+            entry.name
+        )))
+    } else {
+        if mode == Mode::Check && !a.json && !a.csv {
+            let warnings: usize = o.launches.iter().map(|l| l.findings.len()).sum();
+            println!("\ncheck: no errors, {warnings} warning(s)");
+        }
+        Ok(())
     }
+}
+
+fn finding_json(f: &Finding) -> Value {
+    let site = |s: &warpsim::check::Site| {
+        json!({
+            "access": format!("{:?}", s.access).to_lowercase(),
+            "block": [s.block.x, s.block.y, s.block.z],
+            "thread": [s.thread.x, s.thread.y, s.thread.z],
+            "location": s.location,
+        })
+    };
+    json!({
+        "kind": format!("{:?}", f.kind),
+        "tool": f.kind.tool(),
+        "severity": format!("{:?}", f.severity()).to_lowercase(),
+        "buffer": f.buffer,
+        "index": f.index,
+        "address": f.address,
+        "access": site(&f.site),
+        "other": f.other.as_ref().map(site),
+        "detail": f.detail,
+        "count": f.count,
+    })
 }
 
 fn list() {
