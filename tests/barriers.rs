@@ -409,3 +409,41 @@ fn sync_warp_orders_nothing_and_is_counted() {
     // Per warp: sync_warp, compare, branch, sync_warp (warp 0 only), store.
     assert_eq!(c.warp_instructions, 2 * 4 + 1);
 }
+
+#[test]
+fn blocks_of_32_warps_synchronise() {
+    let dev = Device::default();
+    // 1024 threads: warp 31 is bit 31 of every warp mask; 1000 threads: a partial 32nd warp.
+    for (threads, exit_last_warp) in [(1024u32, false), (1024, true), (1000, false)] {
+        let out = dev.alloc_from("out", &vec![u32::MAX; 2 * threads as usize]);
+        let report = dev
+            .launch(&LaunchConfig::new(2, threads), async |w: &mut Warp<'_>| {
+                let s = w.shared::<u32>(1024);
+                let t = w.thread_idx().x;
+                if exit_last_warp {
+                    w.exit_if(t.ge(992));
+                }
+                w.store(&s, t, t + 1);
+                let evens = w.sync_threads_count((t % 2).eq(0)).await;
+                let v = w.load(&s, threads - 1 - t);
+                w.store(&out, w.global_idx_x(), v + evens * 10_000);
+            })
+            .unwrap();
+        let got = out.to_vec();
+        let live = if exit_last_warp { 992 } else { threads };
+        for g in 0..2 * threads {
+            let t = g % threads;
+            let src = threads - 1 - t;
+            let want = if t >= live {
+                u32::MAX
+            } else {
+                (if src < live { src + 1 } else { 0 }) + live / 2 * 10_000
+            };
+            assert_eq!(got[g as usize], want, "{threads} threads, thread {t}");
+        }
+        assert_eq!(
+            report.counters.unwrap().barriers,
+            2 * u64::from(live.div_ceil(32))
+        );
+    }
+}

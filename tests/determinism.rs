@@ -150,6 +150,38 @@ async fn histogram(
 }
 
 #[test]
+fn block_orders_change_neither_outputs_nor_counters() {
+    use warpsim::scheduler::BlockOrder;
+    let n = 30_000u32;
+    let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(40_503) % 977).collect();
+    let blocks = n.div_ceil(256);
+    let dev = Device::default().with_threads(2).unwrap();
+    let mut runs = vec![];
+    for order in [
+        BlockOrder::Parallel,
+        BlockOrder::Sequential,
+        BlockOrder::Reverse,
+        BlockOrder::Random(3),
+    ] {
+        let input = dev.alloc_from("in", &data);
+        let hist = dev.alloc_zeroed::<u32>("hist", 32);
+        let sums = dev.alloc_zeroed::<u32>("sums", blocks as usize);
+        let mut cfg = LaunchConfig::new(blocks, 256).name("histogram");
+        cfg.block_order = order;
+        let r = dev
+            .launch(&cfg, async |w: &mut Warp<'_>| {
+                histogram(w, &input, &hist, &sums, n).await
+            })
+            .unwrap();
+        runs.push((hist.to_vec(), sums.to_vec(), r.counters.unwrap()));
+    }
+    for r in &runs[1..] {
+        assert_eq!(*r, runs[0]);
+    }
+    assert_eq!(runs[0].0.iter().sum::<u32>(), n);
+}
+
+#[test]
 fn shared_atomics_kernel_is_identical_on_1_2_and_4_threads_and_any_seeded_order() {
     let n = 100_000u32;
     let data: Vec<u32> = (0..n)

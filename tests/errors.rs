@@ -61,6 +61,7 @@ fn invalid_launch_configurations() {
     invalid_launch(&dev, &cfg((1, 1, 1), (32, 33, 1)), "1056");
     invalid_launch(&dev, &cfg((1, 1, 1), (1, 1, 65)), "65");
     invalid_launch(&dev, &cfg((1, 65536, 1), (32, 1, 1)), "65536");
+    invalid_launch(&dev, &cfg((1 << 31, 1, 1), (32, 1, 1)), "2147483648");
     invalid_launch(&dev, &cfg((1, 1, 65536), (32, 1, 1)), "65536");
     let big = LaunchConfig::new(1, 32)
         .name("bad-config")
