@@ -351,6 +351,9 @@ pub fn run(
     ))
 }
 
+/// A matrix size: `(width, height)`.
+pub type Size = (u32, u32);
+
 /// Sizes every transpose is verified at: a single element, one tile, tile ± 1, a prime,
 /// non-square shapes, and a large square.
 pub const EDGE_SIZES: [(u32, u32); 8] = [
@@ -386,7 +389,7 @@ pub fn verify<F>(
     dev: &Device,
     sizes: &[(u32, u32)],
     mut transpose: F,
-) -> Result<Vec<((u32, u32), Outcome)>, Error>
+) -> Result<Vec<(Size, Outcome)>, Error>
 where
     F: FnMut(&Device, &Global<f32>, &Global<f32>, u32, u32) -> Result<Vec<LaunchReport>, Error>,
 {

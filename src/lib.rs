@@ -54,7 +54,7 @@
 //! * [`memory`]: [`Global`] and [`Shared`] memory with the coalescing and bank counters.
 //! * [`metrics`]: [`Counters`] and [`Metrics`].
 //! * [`profile`]: device [`Profile`]s and occupancy.
-//! * [`error`]: [`Error`].
+//! * [`error`]: the [`Error`] type.
 //! * [`check`]: check mode.
 //! * [`kernels`]: the source documents' kernels with their CPU references.
 #![forbid(unsafe_code)]
