@@ -58,10 +58,11 @@ fn word_value(w: U32x32) -> F32x32 {
 
 /// Elements the pattern needs for `block` threads.
 pub fn array_len(pattern: Pattern, c: u32, block: u32) -> usize {
+    let (c, block) = (c as usize, block as usize);
     match pattern {
-        Pattern::Offset => (block + c) as usize,
-        Pattern::Stride => (block.saturating_sub(1) as usize) * c as usize + 1,
-        Pattern::Modulo => c.max(1) as usize,
+        Pattern::Offset => block + c,
+        Pattern::Stride => block.saturating_sub(1) * c + 1,
+        Pattern::Modulo => c.max(1),
     }
 }
 

@@ -634,6 +634,13 @@ macro_rules! lane_float {
                 self.map(|a| -a)
             }
         }
+        impl Div<$name> for $scalar {
+            type Output = $name;
+            #[inline]
+            fn div(self, rhs: $name) -> $name {
+                $name::splat(self).zip(rhs, |a, b| a / b)
+            }
+        }
         impl $name {
             /// Absolute value.
             #[inline]

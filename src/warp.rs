@@ -208,6 +208,7 @@ impl<'a> Warp<'a> {
     }
 
     /// Start a memory instruction: `None` if no lane is active, else the validated access.
+    #[inline(always)]
     pub(crate) fn begin_access(
         &mut self,
         t: &Target<'_>,

@@ -13,7 +13,11 @@ fn ordered(mut cfg: LaunchConfig, order: WarpOrder) -> LaunchConfig {
 fn devices(profile: Profile) -> Vec<Device> {
     [1, 2, 4]
         .into_iter()
-        .map(|n| Device::new(profile.clone()).with_threads(n).unwrap())
+        .map(|n| {
+            let dev = Device::new(profile.clone()).with_threads(n).unwrap();
+            assert_eq!(dev.threads(), n);
+            dev
+        })
         .collect()
 }
 

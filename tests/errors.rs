@@ -489,6 +489,21 @@ fn shared_memory_declarations_that_do_not_fit_or_disagree() {
         .unwrap_err();
     shared_memory_error(e, "too-big-2", Dim3::new(0, 0, 0));
     still_usable(&dev);
+    // With 200 KiB of dynamic shared memory, static arrays get what remains of the 227 KiB
+    // opt-in limit.
+    let cfg = LaunchConfig::new(1, 32)
+        .name("dyn-plus-static")
+        .dynamic_shared(200 * 1024);
+    let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        let _ = w.shared::<u8>(27 * 1024);
+    });
+    assert_eq!(r.unwrap().shared_bytes, 227 * 1024);
+    let e = dev
+        .launch(&cfg, async |w: &mut Warp<'_>| {
+            let _ = w.shared::<u8>(27 * 1024 + 1);
+        })
+        .unwrap_err();
+    shared_memory_error(e, "dyn-plus-static", Dim3::new(0, 0, 0));
     // Fermi's 48 KiB, in bytes.
     let fermi = Device::new(Profile::sm_20());
     let e = fermi
@@ -607,7 +622,8 @@ fn panics_inside_kernels_become_kernel_panic() {
     still_usable(&dev);
 
     // unwrap() on None, with a String payload from a formatted expect, and an index panic.
-    let cases: [(&str, fn(u32) -> u32); 3] = [
+    type Case = (&'static str, fn(u32) -> u32);
+    let cases: [Case; 3] = [
         ("called `Option::unwrap()` on a `None` value", |b| {
             None::<u32>.map(|x| x + b).unwrap()
         }),

@@ -139,13 +139,37 @@ impl<T: Element> Global<T> {
         self.alloc.base + self.offset as u64
     }
 
+    /// Host read of the element at byte `byte` of the allocation; a view made misaligned by
+    /// [`Global::cast`] is read byte by byte, as `cudaMemcpy` would.
+    fn host_read(&self, byte: usize) -> T {
+        if byte % T::SIZE as usize == 0 {
+            return super::read_elem::<T, _>(&*self.alloc.words, byte);
+        }
+        let mut w = [0u32; 4];
+        for k in 0..T::SIZE as usize {
+            let b = byte + k;
+            let v = (self.alloc.words[b / 4].load(Relaxed) >> (b % 4 * 8)) & 0xff;
+            w[k / 4] |= v << (k % 4 * 8);
+        }
+        T::from_words(w)
+    }
+
+    /// Host write of `v` at byte `byte`, byte by byte where misaligned.
+    fn host_write(&self, byte: usize, v: T) {
+        if byte % T::SIZE as usize == 0 {
+            return super::write_elem(&*self.alloc.words, byte, v);
+        }
+        let w = v.to_words();
+        for k in 0..T::SIZE as usize {
+            let (b, val) = (byte + k, (w[k / 4] >> (k % 4 * 8)) & 0xff);
+            let shift = b % 4 * 8;
+            let _ = self.alloc.words[b / 4].fetch_update(Relaxed, Relaxed, |old| Some((old & !(0xff << shift)) | val << shift));
+        }
+    }
+
     /// Copy the view to host memory.
     pub fn to_vec(&self) -> Vec<T> {
-        (0..self.len)
-            .map(|i| {
-                super::read_elem::<T, _>(&*self.alloc.words, self.offset + i * T::SIZE as usize)
-            })
-            .collect()
+        (0..self.len).map(|i| self.host_read(self.offset + i * T::SIZE as usize)).collect()
     }
 
     /// Copy `src` into the view.
@@ -162,7 +186,7 @@ impl<T: Element> Global<T> {
             self.len
         );
         for (i, &v) in src.iter().enumerate() {
-            super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
+            self.host_write(self.offset + i * T::SIZE as usize, v);
         }
         self.alloc
             .mark_written(self.offset, self.len * T::SIZE as usize);
@@ -171,7 +195,7 @@ impl<T: Element> Global<T> {
     /// Set every element of the view to `v`.
     pub fn fill(&self, v: T) {
         for i in 0..self.len {
-            super::write_elem(&*self.alloc.words, self.offset + i * T::SIZE as usize, v);
+            self.host_write(self.offset + i * T::SIZE as usize, v);
         }
         self.alloc
             .mark_written(self.offset, self.len * T::SIZE as usize);
@@ -234,6 +258,7 @@ impl<T: Element> sealed::Sealed for Global<T> {}
 impl<T: Element> Memory for Global<T> {
     type Elem = T;
 
+    #[inline]
     fn load_lanes(&self, w: &mut Warp<'_>, idx: U32x32) -> T::Lanes {
         let t = self.target();
         let Some(a) = w.begin_access(&t, idx, AccessKind::Load) else {
@@ -249,7 +274,7 @@ impl<T: Element> Memory for Global<T> {
         if w.check.is_some() && self.alloc.written.is_some() {
             let unwritten = a.mask.lanes().filter(|&l| {
                 !self.alloc.is_written(
-                    self.offset + a.idx[l as usize] as usize * T::SIZE as usize,
+                    self.offset + a.index(l as u32) as usize * T::SIZE as usize,
                     T::SIZE as usize,
                 )
             });
@@ -259,6 +284,7 @@ impl<T: Element> Memory for Global<T> {
         gather::<T, _>(&*self.alloc.words, self.offset, &a)
     }
 
+    #[inline]
     fn store_lanes(&self, w: &mut Warp<'_>, idx: U32x32, v: T::Lanes) {
         let t = self.target();
         let Some(a) = w.begin_access(&t, idx, AccessKind::Store) else {
@@ -275,7 +301,7 @@ impl<T: Element> Memory for Global<T> {
         if self.alloc.written.is_some() {
             for l in a.mask.lanes() {
                 self.alloc.mark_written(
-                    self.offset + a.idx[l as usize] as usize * T::SIZE as usize,
+                    self.offset + a.index(l as u32) as usize * T::SIZE as usize,
                     T::SIZE as usize,
                 );
             }
@@ -313,7 +339,7 @@ pub(crate) fn coalesce(t: &Target<'_>, a: &Access) -> (u64, u64) {
     let mut sectors = [0u64; 32];
     let mut n = 0;
     for l in a.mask.lanes() {
-        sectors[n] = (t.base + u64::from(a.idx[l as usize]) * elem) >> 5;
+        sectors[n] = (t.base + u64::from(a.index(l as u32)) * elem) >> 5;
         n += 1;
     }
     let s = &mut sectors[..n];

@@ -40,13 +40,15 @@ pub(crate) trait Words {
 impl Words for [AtomicU32] {
     #[inline(always)]
     fn get32(&self, i: usize) -> [u32; 32] {
-        let w: &[AtomicU32; 32] = self[i..i + 32].try_into().expect("32 words");
-        w.each_ref().map(|a| a.load(Relaxed))
+        let mut out = [0; 32];
+        for (o, a) in out.iter_mut().zip(&self[i..i + 32]) {
+            *o = a.load(Relaxed);
+        }
+        out
     }
     #[inline(always)]
     fn set32(&self, i: usize, v: [u32; 32]) {
-        let w: &[AtomicU32; 32] = self[i..i + 32].try_into().expect("32 words");
-        for (a, v) in w.iter().zip(v) {
+        for (a, v) in self[i..i + 32].iter().zip(v) {
             a.store(v, Relaxed);
         }
     }
@@ -69,13 +71,15 @@ impl Words for [AtomicU32] {
 impl Words for [Cell<u32>] {
     #[inline(always)]
     fn get32(&self, i: usize) -> [u32; 32] {
-        let w: &[Cell<u32>; 32] = self[i..i + 32].try_into().expect("32 words");
-        w.each_ref().map(Cell::get)
+        let mut out = [0; 32];
+        for (o, c) in out.iter_mut().zip(&self[i..i + 32]) {
+            *o = c.get();
+        }
+        out
     }
     #[inline(always)]
     fn set32(&self, i: usize, v: [u32; 32]) {
-        let w: &[Cell<u32>; 32] = self[i..i + 32].try_into().expect("32 words");
-        for (c, v) in w.iter().zip(v) {
+        for (c, v) in self[i..i + 32].iter().zip(v) {
             c.set(v);
         }
     }
@@ -359,7 +363,8 @@ impl AtomicElement for f32 {
 /// coalesced access of a well-written kernel) is recognised so counters and copies can take a
 /// fast path.
 pub(crate) struct Access {
-    pub idx: [u32; WARP_SIZE],
+    /// Each lane's element index (a vector, so the struct moves in whole registers).
+    idx: U32x32,
     pub mask: Mask,
     /// `Some(first)` when every active lane `l` uses index `first + l`.
     pub contiguous_from: Option<u32>,
@@ -376,6 +381,12 @@ pub(crate) struct Target<'n> {
 }
 
 impl Access {
+    /// The element index of `lane`.
+    #[inline(always)]
+    pub fn index(&self, lane: u32) -> u32 {
+        self.idx.lane(lane as usize & 31)
+    }
+
     /// Validate `idx` for the warp's active lanes against `t`; faults unwind the block.
     #[inline(always)]
     pub fn new(w: &Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind, mask: Mask) -> Access {
@@ -388,21 +399,20 @@ impl Access {
         let first = from_zero.lane(l0 as usize);
         let contiguous =
             mask.is_contiguous() && (from_zero.lanes_equal(U32x32::splat(first)) & mask) == mask;
-        let idx_array = idx.to_array();
         if let Some(lane) = (mask & !in_bounds).first() {
-            let index = idx_array[lane as usize];
+            let index = idx.lane(lane as usize);
             w.fault(Error::OutOfBounds(Box::new(fault_detail(
                 w, t, lane, index, kind,
             ))));
         }
         if t.base & u64::from(t.elem - 1) != 0 {
-            let index = idx_array[l0 as usize];
+            let index = idx.lane(l0 as usize);
             w.fault(Error::Misaligned(Box::new(fault_detail(
                 w, t, l0, index, kind,
             ))));
         }
         Access {
-            idx: idx_array,
+            idx,
             mask,
             contiguous_from: contiguous.then_some(first),
         }
@@ -469,7 +479,7 @@ pub(crate) fn gather<T: Element, W: Words + ?Sized>(
     }
     T::pack(std::array::from_fn(|l| {
         if a.mask.contains(l as u32) {
-            read_elem::<T, W>(words, base_byte + a.idx[l] as usize * size)
+            read_elem::<T, W>(words, base_byte + a.index(l as u32) as usize * size)
         } else {
             T::default()
         }
@@ -501,7 +511,7 @@ pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
     for l in a.mask.lanes() {
         write_elem::<T, W>(
             words,
-            base_byte + a.idx[l as usize] as usize * size,
+            base_byte + a.index(l as u32) as usize * size,
             vals[l as usize],
         );
     }
@@ -518,7 +528,7 @@ pub(crate) fn rmw<T: AtomicElement, W: Words + ?Sized>(
     let mut old = [T::default(); WARP_SIZE];
     for l in a.mask.lanes() {
         let l = l as usize;
-        let word = (base_byte + a.idx[l] as usize * 4) / 4;
+        let word = (base_byte + a.index(l as u32) as usize * 4) / 4;
         let prev = words.update(word, |bits| {
             op(T::from_words([bits, 0, 0, 0]), l).to_words()[0]
         });

@@ -197,6 +197,7 @@ impl<T: Element> sealed::Sealed for Shared<'_, T> {}
 impl<T: Element> Memory for Shared<'_, T> {
     type Elem = T;
 
+    #[inline]
     fn load_lanes(&self, w: &mut Warp<'_>, idx: U32x32) -> T::Lanes {
         let t = self.target();
         let Some(a) = w.begin_access(&t, idx, AccessKind::Load) else {
@@ -212,6 +213,7 @@ impl<T: Element> Memory for Shared<'_, T> {
         gather::<T, _>(&self.arena.words[..], self.offset, &a)
     }
 
+    #[inline]
     fn store_lanes(&self, w: &mut Warp<'_>, idx: U32x32, v: T::Lanes) {
         let t = self.target();
         let Some(a) = w.begin_access(&t, idx, AccessKind::Store) else {
@@ -287,7 +289,7 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &Access, mask: u32) -> (u64, 
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        let first = (t.base as usize + a.idx[l] as usize * t.elem as usize) / 4;
+        let first = (t.base as usize + a.index(l as u32) as usize * t.elem as usize) / 4;
         for k in 0..words_per {
             words[n] = (first + k) as u32;
             n += 1;

@@ -81,10 +81,15 @@ fn profile(name: &str) -> Result<Profile, Failure> {
     })
 }
 
+/// More CPU threads than this only adds scheduling overhead (and each costs a stack).
+const MAX_THREADS: usize = 1024;
+
 fn device(c: &Common) -> Result<Device, Failure> {
     let dev = Device::new(profile(&c.device)?);
     match c.threads {
-        Some(0) => Err(Failure::Usage("--threads must be at least 1".to_string())),
+        Some(t) if t == 0 || t > MAX_THREADS => Err(Failure::Usage(format!(
+            "--threads must be between 1 and {MAX_THREADS}, not {t}"
+        ))),
         Some(t) => Ok(dev.with_threads(t)?),
         None => Ok(dev),
     }
@@ -160,15 +165,21 @@ fn params(entry: &Entry, a: &RunArgs) -> Result<Params, Failure> {
     }
     if let Some(b) = a.block {
         let two_d = entry.params.contains(&"width");
-        if !two_d && (b.y != 1 || b.z != 1) {
-            return Err(Failure::Usage(format!(
-                "{} takes a 1-D block such as --block 256, not {}x{}x{}",
-                entry.name, b.x, b.y, b.z
-            )));
+        if b.z != 1 || (!two_d && b.y != 1) {
+            let shape = if two_d { "2-D block such as --block 16x16" } else { "1-D block such as --block 256" };
+            return Err(Failure::Usage(format!("{} takes a {shape}, not {}x{}x{}", entry.name, b.x, b.y, b.z)));
         }
         p.block = b;
     }
     p.offset = a.offset.unwrap_or(p.offset);
+    if p.n as u64 + u64::from(p.offset) > u64::from(u32::MAX) {
+        return Err(Failure::Usage(format!(
+            "--n + --offset must fit the kernel's 32-bit indices (at most {}), not {} + {}",
+            u32::MAX,
+            p.n,
+            p.offset
+        )));
+    }
     for (flag, v, slot) in [
         ("width", a.width, &mut p.width),
         ("height", a.height, &mut p.height),
@@ -280,13 +291,11 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     let entry = find_kernel(&a.kernel)?;
     let p = params(&entry, a)?;
     let dev = device(&a.common)?;
-    if let Some(only) = &a.metrics {
-        if let Some(bad) = only.iter().find(|n| !Metrics::NAMES.contains(&n.as_str())) {
-            return Err(Failure::Usage(format!(
-                "unknown metric `{bad}`; known metrics: {}",
-                Metrics::NAMES.join(", ")
-            )));
-        }
+    if let Some(bad) = a.metrics.iter().flatten().find(|n| !Metrics::NAMES.contains(&n.as_str())) {
+        return Err(Failure::Usage(format!(
+            "unknown metric `{bad}`; known metrics: {}",
+            Metrics::NAMES.join(", ")
+        )));
     }
     if a.repeat == 0 {
         return Err(Failure::Usage("--repeat must be at least 1".to_string()));
@@ -336,6 +345,10 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             serde_json::to_string_pretty(&out).expect("JSON of plain values")
         );
     } else if a.csv {
+        // Rows on stdout stay machine-readable; check-mode findings go to stderr.
+        for f in o.launches.iter().flat_map(|l| &l.findings) {
+            eprintln!("{f}");
+        }
         let names: Vec<&str> = Metrics::NAMES
             .iter()
             .copied()
