@@ -163,13 +163,17 @@ impl<T: Element> Global<T> {
         for k in 0..T::SIZE as usize {
             let (b, val) = (byte + k, (w[k / 4] >> (k % 4 * 8)) & 0xff);
             let shift = b % 4 * 8;
-            let _ = self.alloc.words[b / 4].fetch_update(Relaxed, Relaxed, |old| Some((old & !(0xff << shift)) | val << shift));
+            let _ = self.alloc.words[b / 4].fetch_update(Relaxed, Relaxed, |old| {
+                Some((old & !(0xff << shift)) | val << shift)
+            });
         }
     }
 
     /// Copy the view to host memory.
     pub fn to_vec(&self) -> Vec<T> {
-        (0..self.len).map(|i| self.host_read(self.offset + i * T::SIZE as usize)).collect()
+        (0..self.len)
+            .map(|i| self.host_read(self.offset + i * T::SIZE as usize))
+            .collect()
     }
 
     /// Copy `src` into the view.

@@ -166,8 +166,15 @@ fn params(entry: &Entry, a: &RunArgs) -> Result<Params, Failure> {
     if let Some(b) = a.block {
         let two_d = entry.params.contains(&"width");
         if b.z != 1 || (!two_d && b.y != 1) {
-            let shape = if two_d { "2-D block such as --block 16x16" } else { "1-D block such as --block 256" };
-            return Err(Failure::Usage(format!("{} takes a {shape}, not {}x{}x{}", entry.name, b.x, b.y, b.z)));
+            let shape = if two_d {
+                "2-D block such as --block 16x16"
+            } else {
+                "1-D block such as --block 256"
+            };
+            return Err(Failure::Usage(format!(
+                "{} takes a {shape}, not {}x{}x{}",
+                entry.name, b.x, b.y, b.z
+            )));
         }
         p.block = b;
     }
@@ -291,7 +298,12 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     let entry = find_kernel(&a.kernel)?;
     let p = params(&entry, a)?;
     let dev = device(&a.common)?;
-    if let Some(bad) = a.metrics.iter().flatten().find(|n| !Metrics::NAMES.contains(&n.as_str())) {
+    if let Some(bad) = a
+        .metrics
+        .iter()
+        .flatten()
+        .find(|n| !Metrics::NAMES.contains(&n.as_str()))
+    {
         return Err(Failure::Usage(format!(
             "unknown metric `{bad}`; known metrics: {}",
             Metrics::NAMES.join(", ")
