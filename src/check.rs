@@ -477,7 +477,7 @@ fn shared_access(
         block.shadow.resize(arena_words, Shadow::default());
     }
     for l in a.mask.lanes() {
-        let index = a.index(l as u32);
+        let index = a.index(l);
         let first = (t.base as usize + index as usize * t.elem as usize) / 4;
         for word in first..first + words_per {
             let s = block.shadow[word];
@@ -618,7 +618,7 @@ fn global_access(
 ) {
     let mut block = w.block.check.borrow_mut();
     for l in a.mask.lanes() {
-        let index = a.index(l as u32);
+        let index = a.index(l);
         let address = t.base + u64::from(index) * u64::from(t.elem);
         let entry = block.global.entry(address).or_insert_with(|| GlobalUse {
             read: false,
@@ -646,7 +646,7 @@ pub(crate) fn uninitialized_global(w: &mut Warp<'_>, t: &Target<'_>, a: &Access,
             Kind::UninitializedRead,
             site(w, l, AccessKind::Load, loc),
             None,
-            Some((t, a.index(l as u32))),
+            Some((t, a.index(l))),
             "the allocation was made with alloc_uninit and this element was never written"
                 .to_string(),
         );

@@ -142,7 +142,7 @@ impl<T: Element> Global<T> {
     /// Host read of the element at byte `byte` of the allocation; a view made misaligned by
     /// [`Global::cast`] is read byte by byte, as `cudaMemcpy` would.
     fn host_read(&self, byte: usize) -> T {
-        if byte % T::SIZE as usize == 0 {
+        if byte.is_multiple_of(T::SIZE as usize) {
             return super::read_elem::<T, _>(&*self.alloc.words, byte);
         }
         let mut w = [0u32; 4];
@@ -156,7 +156,7 @@ impl<T: Element> Global<T> {
 
     /// Host write of `v` at byte `byte`, byte by byte where misaligned.
     fn host_write(&self, byte: usize, v: T) {
-        if byte % T::SIZE as usize == 0 {
+        if byte.is_multiple_of(T::SIZE as usize) {
             return super::write_elem(&*self.alloc.words, byte, v);
         }
         let w = v.to_words();
@@ -278,7 +278,7 @@ impl<T: Element> Memory for Global<T> {
         if w.check.is_some() && self.alloc.written.is_some() {
             let unwritten = a.mask.lanes().filter(|&l| {
                 !self.alloc.is_written(
-                    self.offset + a.index(l as u32) as usize * T::SIZE as usize,
+                    self.offset + a.index(l) as usize * T::SIZE as usize,
                     T::SIZE as usize,
                 )
             });
@@ -305,7 +305,7 @@ impl<T: Element> Memory for Global<T> {
         if self.alloc.written.is_some() {
             for l in a.mask.lanes() {
                 self.alloc.mark_written(
-                    self.offset + a.index(l as u32) as usize * T::SIZE as usize,
+                    self.offset + a.index(l) as usize * T::SIZE as usize,
                     T::SIZE as usize,
                 );
             }
@@ -343,7 +343,7 @@ pub(crate) fn coalesce(t: &Target<'_>, a: &Access) -> (u64, u64) {
     let mut sectors = [0u64; 32];
     let mut n = 0;
     for l in a.mask.lanes() {
-        sectors[n] = (t.base + u64::from(a.index(l as u32)) * elem) >> 5;
+        sectors[n] = (t.base + u64::from(a.index(l)) * elem) >> 5;
         n += 1;
     }
     let s = &mut sectors[..n];

@@ -511,7 +511,7 @@ pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
     for l in a.mask.lanes() {
         write_elem::<T, W>(
             words,
-            base_byte + a.index(l as u32) as usize * size,
+            base_byte + a.index(l) as usize * size,
             vals[l as usize],
         );
     }
