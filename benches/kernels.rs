@@ -8,14 +8,14 @@
 //!   vs `native::copy` / `native::transpose`;
 //! * `memory-access`: read-offset with offset 0 and 11 on 2^22 floats (block 512) vs a rayon
 //!   loop `c[i] = a[i + off] + b[i + off]`;
-//! * `divergence`: branch-by-lane and branch-by-warp on 2^16 threads (block 256) vs a rayon loop
-//!   of the same body.
+//! * `divergence`: branch-by-lane and branch-by-warp on 2^16 threads (block 256) vs the same
+//!   job as a rayon loop over 32-element blocks (which LLVM vectorizes; see `native_branch`).
 //!
 //! Inputs are allocated once per size, outside the timed closure, and every warpsim case's output
 //! is checked against the reference once before it is timed. Throughput is in elements.
 //!
 //! ```sh
-//! cargo bench --bench kernels                 # everything (a few minutes on 2 cores)
+//! cargo bench --bench kernels                 # everything: about 5 minutes on 2 cores
 //! cargo bench --bench kernels -- reduce       # only ids matching a regex
 //! cargo bench --bench kernels -- --quick      # a shorter, rougher pass
 //! ```
@@ -40,13 +40,14 @@ const MODES: [(Mode, &str); 2] = [(Mode::Fast, "fast"), (Mode::Count, "count")];
 /// second, flat sampling with a longer measurement window.
 fn configure(g: &mut BenchmarkGroup<'_, WallTime>, elements: usize, big: bool) {
     g.throughput(Throughput::Elements(elements as u64))
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1));
+        .sample_size(10);
     if big {
         g.sampling_mode(SamplingMode::Flat)
-            .measurement_time(Duration::from_secs(6));
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(5));
     } else {
         g.sampling_mode(SamplingMode::Auto)
+            .warm_up_time(Duration::from_millis(500))
             .measurement_time(Duration::from_secs(2));
     }
 }

@@ -683,19 +683,28 @@ fn partial_barrier(w: &mut Warp<'_>, what: String) {
         return;
     }
     block.partial_reported = true;
-    let loc = w.check.as_ref().and_then(|c| c.site);
-    let lane = w.active_mask().first().unwrap_or(0);
-    let f = finding(
+    let f = warp_finding(
         w,
         Kind::PartialBarrier,
-        site(w, lane, AccessKind::Load, loc),
-        None,
-        None,
         format!(
             "__syncthreads() reached by only part of the block: {what}; a barrier in conditional code must be reached by every thread of the block"
         ),
     );
     record(&mut block, f);
+}
+
+/// A finding about the warp as a whole (a barrier or a mask), at its first active lane.
+fn warp_finding(w: &Warp<'_>, kind: Kind, detail: String) -> Finding {
+    let loc = w.check.as_ref().and_then(|c| c.site);
+    let lane = w.active_mask().first().unwrap_or(0);
+    finding(
+        w,
+        kind,
+        site(w, lane, AccessKind::Load, loc),
+        None,
+        None,
+        detail,
+    )
 }
 
 /// synccheck of a member mask.
@@ -713,16 +722,7 @@ pub(crate) fn on_member_mask(w: &mut Warp<'_>, mask: Mask, name: &'static str) {
     } else {
         format!("{name}: lanes {outside:?} execute it but are not in its mask {mask:?}")
     };
-    let loc = w.check.as_ref().and_then(|c| c.site);
-    let lane = active.first().unwrap_or(0);
-    let f = finding(
-        w,
-        Kind::MaskMismatch,
-        site(w, lane, AccessKind::Load, loc),
-        None,
-        None,
-        detail,
-    );
+    let f = warp_finding(w, Kind::MaskMismatch, detail);
     record(&mut w.block.check.borrow_mut(), f);
 }
 

@@ -61,6 +61,28 @@ pub struct Warp<'a> {
     pub(crate) check: Option<Box<WarpCheck>>,
 }
 
+/// A read-modify-write atomic: `op(old, v)` per active lane, in lane order; returns the old
+/// values.
+macro_rules! atomic {
+    ($(#[$doc:meta])* $name:ident, $bound:ident, $op:expr) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name<M: Memory>(
+            &mut self,
+            mem: &M,
+            idx: U32x32,
+            v: <M::Elem as Element>::Lanes,
+        ) -> <M::Elem as Element>::Lanes
+        where
+            M::Elem: $bound,
+        {
+            let vals = M::Elem::unpack(v);
+            self.note_site();
+            mem.atomic_lanes(self, idx, &|old, l| $op(old, vals[l]))
+        }
+    };
+}
+
 /// Unwinds the block with `Error`; caught by the scheduler.
 pub(crate) struct Fault(pub Error);
 
@@ -635,85 +657,38 @@ impl<'a> Warp<'a> {
         mem.store_lanes(self, idx, v)
     }
 
-    /// `atomicAdd`: returns the old values. Lanes apply in lane order.
-    #[track_caller]
-    pub fn atomic_add<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicElement,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::add(old, vals[l]))
-    }
-
-    /// `atomicSub`: returns the old values.
-    #[track_caller]
-    pub fn atomic_sub<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicElement,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::sub(old, vals[l]))
-    }
-
-    /// `atomicMin`: returns the old values.
-    #[track_caller]
-    pub fn atomic_min<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicElement,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::min(old, vals[l]))
-    }
-
-    /// `atomicMax`: returns the old values.
-    #[track_caller]
-    pub fn atomic_max<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicElement,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicElement::max(old, vals[l]))
-    }
-
-    /// `atomicExch`: stores `v`, returns the old values.
-    #[track_caller]
-    pub fn atomic_exch<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicElement,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|_, l| vals[l])
-    }
+    atomic!(
+        /// `atomicAdd`: returns the old values. Lanes apply in lane order.
+        atomic_add, AtomicElement, |old, v| AtomicElement::add(old, v)
+    );
+    atomic!(
+        /// `atomicSub`: returns the old values.
+        atomic_sub, AtomicElement, |old, v| AtomicElement::sub(old, v)
+    );
+    atomic!(
+        /// `atomicMin`: returns the old values.
+        atomic_min, AtomicElement, |old, v| AtomicElement::min(old, v)
+    );
+    atomic!(
+        /// `atomicMax`: returns the old values.
+        atomic_max, AtomicElement, |old, v| AtomicElement::max(old, v)
+    );
+    atomic!(
+        /// `atomicExch`: stores `v`, returns the old values.
+        atomic_exch, AtomicElement, |_, v| v
+    );
+    atomic!(
+        /// `atomicAnd`: returns the old values.
+        atomic_and, AtomicBits, |old, v| AtomicBits::and(old, v)
+    );
+    atomic!(
+        /// `atomicOr`: returns the old values.
+        atomic_or, AtomicBits, |old, v| AtomicBits::or(old, v)
+    );
+    atomic!(
+        /// `atomicXor`: returns the old values.
+        atomic_xor, AtomicBits, |old, v| AtomicBits::xor(old, v)
+    );
 
     /// `atomicCAS`: where the element equals `compare`, store `v`; returns the old values.
     #[track_caller]
@@ -732,54 +707,6 @@ impl<'a> Warp<'a> {
         mem.atomic_lanes(self, idx, &|old, l| {
             if old == cmp[l] { vals[l] } else { old }
         })
-    }
-
-    /// `atomicAnd`: returns the old values.
-    #[track_caller]
-    pub fn atomic_and<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicBits,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::and(old, vals[l]))
-    }
-
-    /// `atomicOr`: returns the old values.
-    #[track_caller]
-    pub fn atomic_or<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicBits,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::or(old, vals[l]))
-    }
-
-    /// `atomicXor`: returns the old values.
-    #[track_caller]
-    pub fn atomic_xor<M: Memory>(
-        &mut self,
-        mem: &M,
-        idx: U32x32,
-        v: <M::Elem as Element>::Lanes,
-    ) -> <M::Elem as Element>::Lanes
-    where
-        M::Elem: AtomicBits,
-    {
-        let vals = M::Elem::unpack(v);
-        self.note_site();
-        mem.atomic_lanes(self, idx, &|old, l| AtomicBits::xor(old, vals[l]))
     }
 
     /// Declare a static shared array of `len` elements (`__shared__ T a[len];`).
