@@ -659,19 +659,19 @@ impl<'a> Warp<'a> {
 
     atomic!(
         /// `atomicAdd`: returns the old values. Lanes apply in lane order.
-        atomic_add, AtomicElement, |old, v| AtomicElement::add(old, v)
+        atomic_add, AtomicElement, AtomicElement::add
     );
     atomic!(
         /// `atomicSub`: returns the old values.
-        atomic_sub, AtomicElement, |old, v| AtomicElement::sub(old, v)
+        atomic_sub, AtomicElement, AtomicElement::sub
     );
     atomic!(
         /// `atomicMin`: returns the old values.
-        atomic_min, AtomicElement, |old, v| AtomicElement::min(old, v)
+        atomic_min, AtomicElement, AtomicElement::min
     );
     atomic!(
         /// `atomicMax`: returns the old values.
-        atomic_max, AtomicElement, |old, v| AtomicElement::max(old, v)
+        atomic_max, AtomicElement, AtomicElement::max
     );
     atomic!(
         /// `atomicExch`: stores `v`, returns the old values.
@@ -679,15 +679,15 @@ impl<'a> Warp<'a> {
     );
     atomic!(
         /// `atomicAnd`: returns the old values.
-        atomic_and, AtomicBits, |old, v| AtomicBits::and(old, v)
+        atomic_and, AtomicBits, AtomicBits::and
     );
     atomic!(
         /// `atomicOr`: returns the old values.
-        atomic_or, AtomicBits, |old, v| AtomicBits::or(old, v)
+        atomic_or, AtomicBits, AtomicBits::or
     );
     atomic!(
         /// `atomicXor`: returns the old values.
-        atomic_xor, AtomicBits, |old, v| AtomicBits::xor(old, v)
+        atomic_xor, AtomicBits, AtomicBits::xor
     );
 
     /// `atomicCAS`: where the element equals `compare`, store `v`; returns the old values.

@@ -5,7 +5,7 @@ use crate::args::BenchArgs;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use warpsim::kernels::{data, native, reduction, transpose};
-use warpsim::{Device, Mode};
+use warpsim::{Device, Error, Mode};
 
 /// One benchmark: a warpsim job and the native job it is compared with.
 struct Case {
@@ -14,7 +14,9 @@ struct Case {
     native: &'static str,
     elements: usize,
     /// Run the kernel once in `mode`.
-    warpsim: Box<dyn Fn(Mode)>,
+    warpsim: Box<dyn Fn(Mode) -> Result<(), Error>>,
+    /// Clear the output before the verified run.
+    reset: Box<dyn Fn()>,
     /// Whether the last run's output is right.
     verify: Box<dyn Fn() -> bool>,
     native_run: Box<dyn Fn()>,
@@ -34,10 +36,10 @@ fn reduction_case(dev: &std::sync::Arc<Device>, variant: reduction::Variant, n: 
         native: "rayon par_iter().sum()",
         elements: n,
         warpsim: Box::new(move |mode| {
-            last.set(
-                reduction::reduce(&d, variant, &x, 256, mode).map_or(f32::NAN, |(sum, _)| sum),
-            );
+            last.set(reduction::reduce(&d, variant, &x, 256, mode)?.0);
+            Ok(())
         }),
+        reset: Box::new(|| {}),
         verify: Box::new(move || reduction::close_enough(seen.get(), expected, &host2)),
         native_run: Box::new(move || {
             std::hint::black_box(native::sum(std::hint::black_box(&host)));
@@ -68,9 +70,12 @@ fn transpose_case(dev: &std::sync::Arc<Device>, variant: transpose::Variant, n: 
             "rayon blocked transpose"
         },
         elements: len,
+        reset: {
+            let output = output.clone();
+            Box::new(move || output.fill(0.0))
+        },
         warpsim: Box::new(move |mode| {
-            output.fill(0.0);
-            let _ = transpose::launch(&d, variant, &input, &output, n, n, mode);
+            transpose::launch(&d, variant, &input, &output, n, n, mode).map(drop)
         }),
         verify: Box::new(move || result.to_vec() == want),
         native_run: Box::new(move || {
@@ -85,10 +90,10 @@ fn transpose_case(dev: &std::sync::Arc<Device>, variant: transpose::Variant, n: 
     }
 }
 
-fn time(f: &dyn Fn()) -> Duration {
+fn time(f: &dyn Fn() -> Result<(), Error>) -> Result<Duration, String> {
     let t = Instant::now();
-    f();
-    t.elapsed()
+    f().map_err(|e| e.to_string())?;
+    Ok(t.elapsed())
 }
 
 fn median(mut v: Vec<Duration>) -> f64 {
@@ -148,7 +153,8 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
     for c in &cases {
         // One untimed round warms caches and checks every mode's output.
         for mode in [Mode::Fast, Mode::Count] {
-            (c.warpsim)(mode);
+            (c.reset)();
+            (c.warpsim)(mode).map_err(|e| e.to_string())?;
             if !(c.verify)() {
                 return Err(format!(
                     "{} {}: wrong result in {mode:?} mode",
@@ -159,9 +165,12 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
         (c.native_run)();
         let (mut fast, mut counting, mut nat) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
-            fast.push(time(&|| (c.warpsim)(Mode::Fast)));
-            counting.push(time(&|| (c.warpsim)(Mode::Count)));
-            nat.push(time(&*c.native_run));
+            fast.push(time(&|| (c.warpsim)(Mode::Fast))?);
+            counting.push(time(&|| (c.warpsim)(Mode::Count))?);
+            nat.push(time(&|| {
+                (c.native_run)();
+                Ok(())
+            })?);
         }
         let (f, k, n) = (median(fast), median(counting), median(nat));
         if !a.json {
