@@ -34,6 +34,7 @@ use crate::scheduler::{BlockOrder, BlockState, WarpOrder};
 use crate::warp::Warp;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::Location;
 use std::sync::Mutex;
 
@@ -252,19 +253,66 @@ pub(crate) struct BlockCheck {
     dirty: Vec<u32>,
     /// A partial barrier was reported (once per block).
     partial_reported: bool,
-    /// Global words this block touched: address → (plain read, plain write, atomic, first site).
-    global: HashMap<u64, GlobalUse>,
+    /// Global words this block touched: address → how.
+    global: AddrMap<GlobalUse>,
     findings: Vec<Finding>,
 }
 
-#[derive(Clone)]
+/// A map keyed by device address (no need for SipHash's protection against chosen keys).
+type AddrMap<V> = HashMap<u64, V, BuildHasherDefault<AddrHasher>>;
+
+/// Multiplicative hashing of an address.
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+}
+
+/// One access, compactly: who made it and where in the source (a [`Site`] once reported).
+#[derive(Clone, Copy)]
+struct Who {
+    /// Linear block index.
+    block: u32,
+    /// Linear thread index within the block.
+    thread: u16,
+    access: AccessKind,
+    loc: Option<&'static Location<'static>>,
+}
+
+impl Who {
+    fn site(&self, ctx: &LaunchCtx) -> Site {
+        let t = u32::from(self.thread);
+        Site {
+            access: self.access,
+            block: Dim3::from_linear(u64::from(self.block), ctx.grid),
+            thread: ctx.warp_thread(t / 32, t % 32),
+            location: self.loc.map(ToString::to_string),
+        }
+    }
+}
+
+/// How a block used one global word.
+#[derive(Clone, Copy)]
 struct GlobalUse {
     read: bool,
     write: bool,
     atomic: bool,
-    site: Site,
-    buffer: String,
-    index: u64,
+    /// The first access.
+    who: Who,
+    index: u32,
+    /// Element size: 1- and 2-byte elements share words, so they are tracked by byte.
+    elem: u8,
 }
 
 impl BlockCheck {
@@ -282,27 +330,33 @@ impl BlockCheck {
 /// Launch-wide check state: findings and the global-memory shadow.
 pub(crate) struct LaunchCheck {
     findings: Mutex<Vec<Finding>>,
-    global: Mutex<HashMap<u64, GlobalOwner>>,
+    /// Per allocation (in `allocations` order), per 4-byte word: which blocks used it.
+    global: Mutex<Vec<Vec<GlobalOwner>>>,
+    /// The same for 1- and 2-byte elements, by byte address.
+    global_bytes: Mutex<AddrMap<GlobalOwner>>,
     /// Allocations for memcheck's "nearest allocation": (base, bytes, name).
     pub allocations: Vec<(u64, u64, String)>,
 }
 
 impl LaunchCheck {
-    pub fn new(allocations: Vec<(u64, u64, String)>) -> LaunchCheck {
+    pub fn new(mut allocations: Vec<(u64, u64, String)>) -> LaunchCheck {
+        allocations.sort_by_key(|a| a.0);
         LaunchCheck {
             findings: Mutex::new(Vec::new()),
-            global: Mutex::new(HashMap::new()),
+            global: Mutex::new(Vec::new()),
+            global_bytes: Mutex::new(AddrMap::default()),
             allocations,
         }
     }
 }
 
 /// Which blocks touched a global word, and how.
+#[derive(Default)]
 struct GlobalOwner {
-    reader: Option<(u64, Site)>,
+    reader: Option<Who>,
     many_readers: bool,
-    writer: Option<(u64, Site)>,
-    atomic: Option<(u64, Site)>,
+    writer: Option<Who>,
+    atomic: Option<Who>,
 }
 
 fn site(
@@ -617,6 +671,7 @@ fn global_access(
     loc: Option<&'static Location<'static>>,
 ) {
     let mut block = w.block.check.borrow_mut();
+    let (block_idx, grid) = (w.block_idx(), w.grid_dim());
     for l in a.mask.lanes() {
         let index = a.index(l);
         let address = t.base + u64::from(index) * u64::from(t.elem);
@@ -624,9 +679,14 @@ fn global_access(
             read: false,
             write: false,
             atomic: false,
-            site: site(w, l, kind, loc),
-            buffer: t.name.to_string(),
-            index: u64::from(index),
+            who: Who {
+                block: linear(block_idx, grid) as u32,
+                thread: (w.warp_id() * 32 + l) as u16,
+                access: kind,
+                loc,
+            },
+            index,
+            elem: t.elem as u8,
         });
         match kind {
             AccessKind::Load => entry.read = true,
@@ -740,70 +800,88 @@ pub(crate) fn end_block(ctx: &LaunchCtx, st: &BlockState) {
         return;
     };
     let mut block = st.check.borrow_mut();
-    let me = linear(st.idx.get(), ctx.grid);
+    let me = linear(st.idx.get(), ctx.grid) as u32;
     let mut found = Vec::new();
     {
         let mut global = launch.global.lock().unwrap_or_else(|p| p.into_inner());
+        let mut global_bytes = launch
+            .global_bytes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         for (&address, u) in &block.global {
-            let owner = global.entry(address).or_insert(GlobalOwner {
-                reader: None,
-                many_readers: false,
-                writer: None,
-                atomic: None,
-            });
-            let other = |o: &Option<(u64, Site)>| {
-                o.as_ref().filter(|(b, _)| *b != me).map(|(_, s)| s.clone())
+            // The word's owner record; an address in no live allocation cannot be shared.
+            let Some(a) = launch
+                .allocations
+                .partition_point(|(base, _, _)| *base <= address)
+                .checked_sub(1)
+            else {
+                continue;
             };
+            let (base, size, _) = &launch.allocations[a];
+            if address >= base + size {
+                continue;
+            }
+            let owner = if u.elem < 4 {
+                global_bytes.entry(address).or_default()
+            } else {
+                if global.len() < launch.allocations.len() {
+                    global.resize_with(launch.allocations.len(), Vec::new);
+                }
+                if global[a].is_empty() {
+                    global[a].resize_with(size.div_ceil(4) as usize, GlobalOwner::default);
+                }
+                &mut global[a][((address - base) / 4) as usize]
+            };
+            let other = |o: &Option<Who>| o.filter(|w| w.block != me);
             let conflict = if u.write || u.read {
                 other(&owner.atomic)
-                    .map(|s| (Kind::AtomicRace, s))
-                    .or_else(|| other(&owner.writer).map(|s| (Kind::GlobalRace, s)))
+                    .map(|w| (Kind::AtomicRace, w))
+                    .or_else(|| other(&owner.writer).map(|w| (Kind::GlobalRace, w)))
                     .or_else(|| {
-                        if u.write {
-                            other(&owner.reader).map(|s| (Kind::GlobalRace, s))
+                        let readers = if owner.many_readers {
+                            owner.reader
                         } else {
-                            None
-                        }
-                    })
-                    .or_else(|| {
-                        (u.write && owner.many_readers)
-                            .then(|| owner.reader.as_ref().map(|r| r.1.clone()))
-                            .flatten()
-                            .map(|s| (Kind::GlobalRace, s))
+                            other(&owner.reader)
+                        };
+                        readers.filter(|_| u.write).map(|w| (Kind::GlobalRace, w))
                     })
             } else {
                 other(&owner.writer)
                     .or_else(|| other(&owner.reader))
-                    .map(|s| (Kind::AtomicRace, s))
+                    .map(|w| (Kind::AtomicRace, w))
             };
-            if let Some((kind, other_site)) = conflict {
+            if let Some((kind, them)) = conflict {
+                let buffer = launch
+                    .allocations
+                    .iter()
+                    .find(|(base, size, _)| (*base..base + size).contains(&address))
+                    .map_or_else(String::new, |a| a.2.clone());
                 found.push(Finding {
                     kind,
                     kernel: ctx.name.clone(),
                     block: st.idx.get(),
-                    site: u.site.clone(),
-                    other: Some(other_site),
+                    site: u.who.site(ctx),
+                    other: Some(them.site(ctx)),
                     space: Some(Space::Global),
-                    buffer: u.buffer.clone(),
-                    index: u.index,
+                    buffer,
+                    index: u64::from(u.index),
                     address,
                     detail: "different blocks of one launch access this address, at least one of them writing, with no ordering between blocks".to_string(),
                     count: 1,
                 });
             }
-            let mine = || Some((me, u.site.clone()));
             if u.read {
-                match &owner.reader {
-                    Some((b, _)) if *b != me => owner.many_readers = true,
-                    None => owner.reader = mine(),
+                match owner.reader {
+                    Some(w) if w.block != me => owner.many_readers = true,
+                    None => owner.reader = Some(u.who),
                     _ => {}
                 }
             }
             if u.write && owner.writer.is_none() {
-                owner.writer = mine();
+                owner.writer = Some(u.who);
             }
             if u.atomic && owner.atomic.is_none() {
-                owner.atomic = mine();
+                owner.atomic = Some(u.who);
             }
         }
     }

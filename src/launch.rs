@@ -43,7 +43,7 @@ impl Dim3 {
         u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
     }
 
-    fn from_linear(i: u64, extent: Dim3) -> Dim3 {
+    pub(crate) fn from_linear(i: u64, extent: Dim3) -> Dim3 {
         let (x, y) = (u64::from(extent.x), u64::from(extent.y));
         Dim3::new((i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32)
     }
