@@ -206,7 +206,7 @@ fn warp_tail(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>) {
     });
 }
 
-/// First add, the tree down to 64, then [`warp_tail`].
+/// First add, the tree down to 64, then the last warp reduces 64 sums without block barriers.
 pub async fn unroll_warp(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
     let s = w.shared::<f32>(w.block_dim().x as usize);
     let t = w.thread_idx().x;
