@@ -62,6 +62,11 @@ for k in read-offset write-offset read-offset-unroll4; do
 done
 for off in 1 2 4 8 16; do FAM_memory+=(: read-offset --n 1048576 --block 512 --offset $off); done
 FAM_memory+=(: aos --n 1048576 --block 512 : soa --n 1048576 --block 512)
+# The second size: 2^22 + 3 elements (not a multiple of the block or a warp).
+for k in read-offset write-offset read-offset-unroll4; do
+  for off in 0 11; do FAM_memory+=(: $k --n 4194307 --block 512 --offset $off); done
+done
+FAM_memory+=(: aos --n 4194307 --block 512 : soa --n 4194307 --block 512)
 FAM_divergence=(: vector-add --n 1003 --block 64 : vector-add --n 1048576 --block 256
                 : rgb-to-gray --width 76 --height 62 : rgb-to-gray --width 1920 --height 1080
                 : branch-by-lane --n 8192 --block 256 : branch-by-warp --n 8192 --block 256
@@ -77,6 +82,12 @@ FAM_smem+=(: "${S[@]}" --pattern offset --c 1 --elem-bytes 4 --op load
            : "${S[@]}" --pattern offset --c 1 --elem-bytes 8 --op load
            : "${S[@]}" --pattern offset --c 1 --elem-bytes 16 --op load)
 for c in 1 2 32 33; do FAM_smem+=(: "${S[@]}" --pattern stride --c $c --elem-bytes 4 --op store); done
+# The second size: one block of 128 threads.
+S2=(smem-pattern --n 128 --block 128 --iters 1000)
+for c in 1 2 8 32; do FAM_smem+=(: "${S2[@]}" --pattern stride --c $c --elem-bytes 4 --op load); done
+FAM_smem+=(: "${S2[@]}" --pattern stride --c 2 --elem-bytes 8 --op load
+           : "${S2[@]}" --pattern stride --c 1 --elem-bytes 16 --op load
+           : "${S2[@]}" --pattern modulo --c 4 --elem-bytes 4 --op store)
 for c in 1 2; do FAM_smem+=(: "${S[@]}" --pattern stride --c $c --elem-bytes 8 --op store); done
 FAM_smem+=(: "${S[@]}" --pattern stride --c 1 --elem-bytes 16 --op store
            : "${S[@]}" --pattern modulo --c 4 --elem-bytes 4 --op store)

@@ -104,7 +104,7 @@ def warpsim_args(row):
 def config_label(row):
     k, size, p = row["kernel"], row["size"], parse_params(row["params"])
     if k == "smem-pattern":
-        return f"{p['pattern']} c={p['c']} {p['elem-bytes']}B {p['op']}"
+        return f"{p['pattern']} c={p['c']} {p['elem-bytes']}B {p['op']} block {p['block']}"
     extra = f" off={p['offset']}" if "offset" in p else ""
     return f"{k} {size}{extra}"
 
