@@ -210,29 +210,47 @@ impl fmt::Display for Finding {
     }
 }
 
+/// One access to a shared word, as the shadow remembers it.
+#[derive(Clone, Copy, Default)]
+struct Event {
+    /// Barrier interval, numbered from 1 (0: no such access yet).
+    interval: u64,
+    warp: u8,
+    lane: u8,
+    /// The warp's `sync_warp` epoch and memory-instruction number at the access.
+    sync: u32,
+    inst: u32,
+    site: Option<&'static Location<'static>>,
+}
+
+impl Event {
+    /// Whether `self` (earlier, same interval) and `now` conflict across warps: a race.
+    fn races(&self, now: &Event) -> bool {
+        self.interval == now.interval && self.warp != now.warp
+    }
+
+    /// Whether they are different lanes of one warp with no `sync_warp` between and not one
+    /// instruction: safe only in lockstep.
+    fn lockstep_only(&self, now: &Event) -> bool {
+        self.interval == now.interval
+            && self.warp == now.warp
+            && self.lane != now.lane
+            && self.sync == now.sync
+            && self.inst != now.inst
+    }
+}
+
 /// The shadow of one shared word.
 #[derive(Clone, Copy, Default)]
 struct Shadow {
     /// Accessed since the block started (listed in `BlockCheck::dirty`).
     touched: bool,
-    written: bool,
     reported_uninit: bool,
-    /// Intervals are numbered from 1 (0: none). Last write: barrier interval, warp, lane, the warp's `sync_warp` epoch and memory
-    /// instruction number, source site.
-    w_interval: u64,
-    w_warp: u8,
-    w_lane: u8,
-    w_sync: u32,
-    w_inst: u32,
-    w_site: Option<&'static Location<'static>>,
-    /// Reads of the current interval: its number, the warps that read, the last reader.
-    r_interval: u64,
-    r_warps: u32,
-    r_warp: u8,
-    r_lane: u8,
-    r_sync: u32,
-    r_inst: u32,
-    r_site: Option<&'static Location<'static>>,
+    /// The last write (interval 0 if never written).
+    write: Event,
+    /// The last read, and every warp that read in its interval.
+    read: Event,
+    readers: u32,
 }
 
 /// Per-warp check state.
@@ -532,129 +550,76 @@ fn shared_access(
     }
     for l in a.mask.lanes() {
         let index = a.index(l);
+        let now = Event {
+            interval,
+            warp,
+            lane: l as u8,
+            sync,
+            inst,
+            site: loc,
+        };
         let first = (t.base as usize + index as usize * t.elem as usize) / 4;
         for word in first..first + words_per {
             let s = block.shadow[word];
             let mut new = s;
-            let hazard: Option<(Kind, u8, u8, Option<&'static Location<'static>>, AccessKind)> =
-                if kind == AccessKind::Load {
-                    let h = if !s.written {
-                        if !s.reported_uninit {
-                            new.reported_uninit = true;
-                            Some((Kind::UninitializedRead, warp, l as u8, None, kind))
-                        } else {
-                            None
-                        }
-                    } else if s.w_interval == interval && s.w_warp != warp {
-                        Some((
-                            Kind::RaceReadAfterWrite,
-                            s.w_warp,
-                            s.w_lane,
-                            s.w_site,
-                            AccessKind::Store,
-                        ))
-                    } else if s.w_interval == interval
-                        && s.w_lane != l as u8
-                        && s.w_sync == sync
-                        && s.w_inst != inst
-                    {
-                        Some((
-                            Kind::IntraWarpHazard,
-                            s.w_warp,
-                            s.w_lane,
-                            s.w_site,
-                            AccessKind::Store,
-                        ))
-                    } else {
-                        None
-                    };
-                    if new.r_interval != interval {
-                        new.r_interval = interval;
-                        new.r_warps = 0;
-                    }
-                    new.r_warps |= 1 << warp;
-                    (new.r_warp, new.r_lane, new.r_sync, new.r_inst, new.r_site) =
-                        (warp, l as u8, sync, inst, loc);
-                    h
+            new.touched = true;
+            // The hazard, with the earlier access it conflicts with.
+            let hazard = if kind == AccessKind::Load {
+                new.readers = if s.read.interval == interval {
+                    s.readers | 1 << warp
                 } else {
-                    let other_readers = if s.r_interval == interval {
-                        s.r_warps & !(1 << warp)
-                    } else {
-                        0
-                    };
-                    let h = if other_readers != 0 {
-                        Some((
-                            Kind::RaceWriteAfterRead,
-                            s.r_warp,
-                            s.r_lane,
-                            s.r_site,
-                            AccessKind::Load,
-                        ))
-                    } else if s.written && s.w_interval == interval && s.w_warp != warp {
-                        Some((
-                            Kind::RaceWriteAfterWrite,
-                            s.w_warp,
-                            s.w_lane,
-                            s.w_site,
-                            AccessKind::Store,
-                        ))
-                    } else if s.r_interval == interval
-                        && s.r_warp == warp
-                        && s.r_lane != l as u8
-                        && s.r_sync == sync
-                        && s.r_inst != inst
-                    {
-                        Some((
-                            Kind::IntraWarpHazard,
-                            s.r_warp,
-                            s.r_lane,
-                            s.r_site,
-                            AccessKind::Load,
-                        ))
-                    } else if s.written
-                        && s.w_interval == interval
-                        && s.w_lane != l as u8
-                        && s.w_sync == sync
-                        && s.w_inst != inst
-                    {
-                        Some((
-                            Kind::IntraWarpHazard,
-                            s.w_warp,
-                            s.w_lane,
-                            s.w_site,
-                            AccessKind::Store,
-                        ))
-                    } else {
-                        None
-                    };
-                    new.written = true;
-                    (
-                        new.w_interval,
-                        new.w_warp,
-                        new.w_lane,
-                        new.w_sync,
-                        new.w_inst,
-                        new.w_site,
-                    ) = (interval, warp, l as u8, sync, inst, loc);
-                    h
+                    1 << warp
                 };
+                new.read = now;
+                if s.write.interval == 0 {
+                    (!s.reported_uninit).then(|| {
+                        new.reported_uninit = true;
+                        (Kind::UninitializedRead, now, AccessKind::Load)
+                    })
+                } else if s.write.races(&now) {
+                    Some((Kind::RaceReadAfterWrite, s.write, AccessKind::Store))
+                } else if s.write.lockstep_only(&now) {
+                    Some((Kind::IntraWarpHazard, s.write, AccessKind::Store))
+                } else {
+                    None
+                }
+            } else {
+                new.write = now;
+                let other_readers = if s.read.interval == interval {
+                    s.readers & !(1 << warp)
+                } else {
+                    0
+                };
+                if other_readers != 0 {
+                    Some((Kind::RaceWriteAfterRead, s.read, AccessKind::Load))
+                } else if s.write.races(&now) {
+                    Some((Kind::RaceWriteAfterWrite, s.write, AccessKind::Store))
+                } else if s.read.lockstep_only(&now) {
+                    Some((Kind::IntraWarpHazard, s.read, AccessKind::Load))
+                } else if s.write.lockstep_only(&now) {
+                    Some((Kind::IntraWarpHazard, s.write, AccessKind::Store))
+                } else {
+                    None
+                }
+            };
             if !s.touched {
-                new.touched = true;
                 block.dirty.push(word as u32);
             }
             block.shadow[word] = new;
-            if let Some((hk, ow, ol, osite, okind)) = hazard {
+            if let Some((hk, them, their_access)) = hazard {
                 let me = site(w, l, kind, loc);
                 let other = (hk != Kind::UninitializedRead).then(|| Site {
-                    access: okind,
+                    access: their_access,
                     block: w.block_idx(),
-                    thread: w.launch.warp_thread(ow as u32, ol as u32),
-                    location: osite.map(ToString::to_string),
+                    thread: w
+                        .launch
+                        .warp_thread(u32::from(them.warp), u32::from(them.lane)),
+                    location: them.site.map(ToString::to_string),
                 });
                 let detail = match hk {
                     Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
                     Kind::UninitializedRead => "the word was never written in this block".to_string(),
-                    _ => format!("warps {ow} and {warp} access the word with no __syncthreads() between"),
+                    _ => format!("warps {} and {warp} access the word with no __syncthreads() between", them.warp),
                 };
                 let f = finding(w, hk, me, other, Some((t, index)), detail);
                 record(&mut block, f);
