@@ -161,6 +161,15 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// Whether `other` is the same hazard (kind, buffer and source sites): findings are grouped
+    /// by it and counted.
+    fn same_hazard(&self, other: &Finding) -> bool {
+        self.kind == other.kind
+            && self.buffer == other.buffer
+            && self.site.location == other.site.location
+            && self.other.as_ref().map(|o| &o.location) == other.other.as_ref().map(|o| &o.location)
+    }
+
     /// Error or warning.
     pub fn severity(&self) -> Severity {
         self.kind.severity()
@@ -397,12 +406,7 @@ fn linear(b: Dim3, grid: Dim3) -> u64 {
 
 /// Add `f` to the block's findings, merging it into an equal one.
 fn record(block: &mut BlockCheck, f: Finding) {
-    if let Some(same) = block.findings.iter_mut().find(|g| {
-        g.kind == f.kind
-            && g.buffer == f.buffer
-            && g.site.location == f.site.location
-            && g.other.as_ref().map(|o| &o.location) == f.other.as_ref().map(|o| &o.location)
-    }) {
+    if let Some(same) = block.findings.iter_mut().find(|g| g.same_hazard(&f)) {
         same.count += 1;
     } else if block.findings.len() < MAX_FINDINGS {
         block.findings.push(f);
@@ -855,12 +859,7 @@ pub(crate) fn end_block(ctx: &LaunchCtx, st: &BlockState) {
     }
     let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
     for f in block.findings.drain(..) {
-        if let Some(same) = all.iter_mut().find(|g| {
-            g.kind == f.kind
-                && g.buffer == f.buffer
-                && g.site.location == f.site.location
-                && g.other.as_ref().map(|o| &o.location) == f.other.as_ref().map(|o| &o.location)
-        }) {
+        if let Some(same) = all.iter_mut().find(|g| g.same_hazard(&f)) {
             same.count += f.count;
             if linear(f.block, ctx.grid) < linear(same.block, ctx.grid) {
                 let count = same.count;
