@@ -832,3 +832,26 @@ fn absurd_thread_count_is_refused_quickly() {
     assert_eq!(r.code, Some(2), "stderr:\n{}", r.stderr);
     assert!(r.stderr.contains("--threads"), "{}", r.stderr);
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // `warpsim bench | head -1`: the pipe closes after the header, while the benchmark still
+    // has rows to print; warpsim must end quietly instead of panicking on the write.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .args(["bench", "--quick", "--runs", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("warpsim bench"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{:?} {stderr}", out.status);
+}

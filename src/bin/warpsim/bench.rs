@@ -135,10 +135,8 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
     let runs = a.runs.max(1);
     let mut results = Vec::new();
     if !a.json {
-        println!(
-            "warpsim bench: {threads} CPU threads, median of {runs} runs, modes interleaved\n"
-        );
-        println!(
+        out!("warpsim bench: {threads} CPU threads, median of {runs} runs, modes interleaved\n");
+        out!(
             "  {:<24} {:>10} {:>11} {:>11} {:>13} {:>10} {:>12} {:>13}",
             "kernel",
             "size",
@@ -174,7 +172,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
         }
         let (f, k, n) = (median(fast), median(counting), median(nat));
         if !a.json {
-            println!(
+            out!(
                 "  {:<24} {:>10} {:>11.2} {:>11.2} {:>13.2} {:>10.0} {:>12.2} {:>13.2}",
                 c.kernel,
                 c.size,
@@ -193,13 +191,13 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
         }));
     }
     if a.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&json!({"threads": threads, "results": results}))
                 .expect("plain JSON")
         );
     } else {
-        println!(
+        out!(
             "\n(each case's output is verified in both modes before timing; times are the launches alone)"
         );
     }

@@ -3,6 +3,20 @@
 //! Exit status: 0 on success, 1 when a kernel's output is wrong or a kernel faults, 2 for a
 //! command line that cannot run (unknown kernel, flag or device, impossible value).
 
+/// `println!` that ends the program quietly when stdout is closed (`warpsim list | head`).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::emit(format_args!($($arg)*), true)
+    };
+}
+
+/// `print!` with the same care.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {
+        $crate::emit(format_args!($($arg)*), false)
+    };
+}
+
 mod args;
 mod bench;
 mod html;
@@ -68,6 +82,26 @@ fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Write to stdout; a closed pipe ends the program with success, another error with status 1.
+fn emit(args: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_fmt(args).and_then(|()| {
+        if newline {
+            out.write_all(b"\n")
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -352,7 +386,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
                 .collect();
             out["findings"] = Value::Array(findings);
         }
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&out).expect("JSON of plain values")
         );
@@ -366,7 +400,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             .copied()
             .filter(|n| only.is_none_or(|o| o.iter().any(|s| s == n)))
             .collect();
-        println!(
+        out!(
             "kernel,launch,name,grid,block,shared_bytes,verified,time_ms{}",
             names.iter().map(|n| format!(",{n}")).collect::<String>()
         );
@@ -380,7 +414,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
                         .collect()
                 },
             );
-            println!(
+            out!(
                 "{},{i},{},{}x{}x{},{}x{}x{},{},{},{:.3}{values}",
                 entry.name,
                 l.name,
@@ -396,19 +430,19 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             );
         }
     } else {
-        println!(
+        out!(
             "{} on {} ({})",
             entry.name,
             dev.profile().name,
             dev.profile().description
         );
-        println!("params:   {}", params_text(&entry, &p));
-        println!(
+        out!("params:   {}", params_text(&entry, &p));
+        out!(
             "verified: {} ({})",
             if o.verified { "yes" } else { "NO" },
             o.detail
         );
-        println!(
+        out!(
             "time:     {:.3} ms (median of {}), {:.2} GB/s effective, {} mode",
             time.as_secs_f64() * 1e3,
             a.repeat,
@@ -416,13 +450,17 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             format!("{mode:?}").to_lowercase()
         );
         if let Some(occ) = &occ {
-            println!(
+            out!(
                 "occupancy: {:.1} % ({} blocks, {} warps per SM; limited by {}; {} registers per thread assumed)",
-                occ.occupancy_pct, occ.blocks_per_sm, occ.warps_per_sm, occ.limiter, entry.regs
+                occ.occupancy_pct,
+                occ.blocks_per_sm,
+                occ.warps_per_sm,
+                occ.limiter,
+                entry.regs
             );
         }
         for (i, l) in o.launches.iter().enumerate() {
-            println!(
+            out!(
                 "\nlaunch {i}: {} grid {} block {} shared {} B{}",
                 l.name,
                 l.grid,
@@ -436,11 +474,11 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             );
             if let Some(m) = l.metrics() {
                 for (n, v) in selected(&m, only) {
-                    println!("  {n:<28} {v}");
+                    out!("  {n:<28} {v}");
                 }
             }
             for f in &l.findings {
-                println!("{f}");
+                out!("{f}");
             }
         }
     }
@@ -463,7 +501,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     } else {
         if mode == Mode::Check && !a.json && !a.csv {
             let warnings: usize = o.launches.iter().map(|l| l.findings.len()).sum();
-            println!("\ncheck: no errors, {warnings} warning(s)");
+            out!("\ncheck: no errors, {warnings} warning(s)");
         }
         Ok(())
     }
@@ -503,7 +541,7 @@ fn list() {
             e.summary.to_string(),
         ]);
     }
-    print!("{t}");
+    out_raw!("{t}");
 }
 
 fn devices() {
@@ -542,7 +580,7 @@ fn devices() {
             },
         ]);
     }
-    print!("{t}");
+    out_raw!("{t}");
 }
 
 fn occupancy(a: &OccupancyArgs) -> Result<(), Failure> {
@@ -554,15 +592,21 @@ fn occupancy(a: &OccupancyArgs) -> Result<(), Failure> {
         .occupancy(threads, a.regs, a.smem)
         .map_err(|e| Failure::Usage(e.to_string()))?;
     if a.json {
-        println!("{}", occupancy_json(&o));
+        out!("{}", occupancy_json(&o));
     } else {
-        println!(
+        out!(
             "{} ({}), block of {threads} threads, {} registers, {} B shared memory:",
-            p.name, p.description, a.regs, a.smem
+            p.name,
+            p.description,
+            a.regs,
+            a.smem
         );
-        println!(
+        out!(
             "  {} blocks per SM, {} warps per SM, occupancy {:.1} %, limited by {}",
-            o.blocks_per_sm, o.warps_per_sm, o.occupancy_pct, o.limiter
+            o.blocks_per_sm,
+            o.warps_per_sm,
+            o.occupancy_pct,
+            o.limiter
         );
         let lim = |v: u32| {
             if v == u32::MAX {
@@ -571,7 +615,7 @@ fn occupancy(a: &OccupancyArgs) -> Result<(), Failure> {
                 v.to_string()
             }
         };
-        println!(
+        out!(
             "  blocks allowed by warps {}, registers {}, shared memory {}, block slots {}",
             lim(o.limit_warps),
             lim(o.limit_registers),
@@ -651,12 +695,12 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
                 })
             })
             .collect();
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&out).expect("JSON of plain values")
         );
     } else {
-        println!(
+        out!(
             "warpsim suite on {} ({}), {} CPU threads; times in fast mode, counters from a counting run\n",
             dev.profile().name,
             dev.profile().description,
@@ -665,11 +709,11 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
         for family in Family::ALL {
             let members: Vec<&SuiteRow> =
                 rows.iter().filter(|r| r.entry.family == family).collect();
-            println!("{}", family.title());
-            print!("{}", table::family_table(family, &members));
-            println!();
+            out!("{}", family.title());
+            out_raw!("{}", table::family_table(family, &members));
+            out!("");
         }
-        println!(
+        out!(
             "{} kernels, {} verified against their CPU references",
             rows.len(),
             rows.len() - wrong.len()
