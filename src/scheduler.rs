@@ -105,6 +105,16 @@ impl Barrier {
         generation
     }
 
+    /// Warp `warp` no longer waits at the barrier of `generation` (its barrier future was
+    /// dropped); nothing to undo if that barrier already completed.
+    pub fn withdraw(&self, warp: u32, generation: u64, count: u32, total: u32) {
+        if self.generation.get() == generation && self.waiting.get() & 1 << warp != 0 {
+            self.waiting.set(self.waiting.get() & !(1 << warp));
+            self.count.set(self.count.get() - count);
+            self.total.set(self.total.get() - total);
+        }
+    }
+
     /// Warp `warp` has no thread left.
     pub fn warp_exited(&self, warp: u32) {
         self.exited.set(self.exited.get() | 1 << warp);

@@ -83,6 +83,22 @@ macro_rules! atomic {
     };
 }
 
+/// A warp's pending arrival at the block barrier; dropping it withdraws the arrival.
+struct Arrival<'b> {
+    barrier: &'b crate::scheduler::Barrier,
+    warp: u32,
+    generation: u64,
+    count: u32,
+    total: u32,
+}
+
+impl Drop for Arrival<'_> {
+    fn drop(&mut self) {
+        self.barrier
+            .withdraw(self.warp, self.generation, self.count, self.total);
+    }
+}
+
 /// Unwinds the block with `Error`; caught by the scheduler.
 pub(crate) struct Fault(pub Error);
 
@@ -488,11 +504,16 @@ impl<'a> Warp<'a> {
         }
         let block: &'a BlockState = self.block;
         let b = &block.barrier;
-        let generation = b.arrive(
-            self.warp_id,
-            (pred & self.active).count(),
-            self.active.count(),
-        );
+        let (count, total) = ((pred & self.active).count(), self.active.count());
+        let generation = b.arrive(self.warp_id, count, total);
+        // A barrier future dropped before the barrier completes takes its arrival back.
+        let arrival = Arrival {
+            barrier: b,
+            warp: self.warp_id,
+            generation,
+            count,
+            total,
+        };
         poll_fn(|_| {
             if b.generation.get() != generation {
                 Poll::Ready(())
@@ -501,6 +522,7 @@ impl<'a> Warp<'a> {
             }
         })
         .await;
+        drop(arrival); // the barrier completed: nothing to withdraw
         if self.counting {
             tally::set_active(self.active.0);
         }

@@ -447,3 +447,30 @@ fn blocks_of_32_warps_synchronise() {
         );
     }
 }
+
+#[test]
+fn a_barrier_future_dropped_before_completing_withdraws_its_arrival() {
+    use std::future::Future;
+    use std::task::{Context, Waker};
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 64);
+    let cfg = LaunchConfig::new(1, 64);
+    dev.launch(&cfg, async |w: &mut Warp<'_>| {
+        let s = w.shared::<u32>(64);
+        let t = w.thread_idx().x;
+        if w.warp_id() == 0 {
+            // Poll a barrier once by hand (warp 1 has not arrived yet) and drop it.
+            let mut cx = Context::from_waker(Waker::noop());
+            let fut = std::pin::pin!(w.sync_threads());
+            assert!(fut.poll(&mut cx).is_pending());
+        }
+        w.store(&s, t, t + 1);
+        w.sync_threads().await;
+        // Each thread reads the other warp's slot: correct only if the barrier really waited.
+        let v = w.load(&s, (t + 32) % 64);
+        w.store(&out, t, v);
+    })
+    .unwrap();
+    let want: Vec<u32> = (0..64).map(|t| (t + 32) % 64 + 1).collect();
+    assert_eq!(out.to_vec(), want);
+}
