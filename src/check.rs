@@ -64,7 +64,8 @@ pub enum Kind {
     Misaligned,
     /// Plain accesses to one global address from different blocks, one a write.
     GlobalRace,
-    /// A plain access and an atomic to one global address from different blocks.
+    /// A plain access and an atomic to one address from different blocks (global memory) or
+    /// different warps with no barrier between (shared memory).
     AtomicRace,
 }
 
@@ -79,7 +80,8 @@ impl Kind {
             Kind::UninitializedRead => "initcheck",
             Kind::PartialBarrier | Kind::MaskMismatch => "synccheck",
             Kind::OutOfBounds | Kind::Misaligned => "memcheck",
-            Kind::GlobalRace | Kind::AtomicRace => "racecheck (global)",
+            Kind::GlobalRace => "racecheck (global)",
+            Kind::AtomicRace => "racecheck",
         }
     }
 
@@ -255,8 +257,9 @@ struct Shadow {
     /// Accessed since the block started (listed in `BlockCheck::dirty`).
     touched: bool,
     reported_uninit: bool,
-    /// The last write (interval 0 if never written).
+    /// The last write (interval 0 if never written), and whether it was an atomic.
     write: Event,
+    write_atomic: bool,
     /// The last read, and every warp that read in its interval.
     read: Event,
     readers: u32,
@@ -276,7 +279,10 @@ pub(crate) struct WarpCheck {
 /// Per-block check state, reused from block to block.
 #[derive(Default)]
 pub(crate) struct BlockCheck {
+    /// Per shared word, for elements of 4 bytes and more.
     shadow: Vec<Shadow>,
+    /// Per shared byte address, for 1- and 2-byte elements (which share words).
+    shadow_bytes: AddrMap<Shadow>,
     dirty: Vec<u32>,
     /// A partial barrier was reported (once per block).
     partial_reported: bool,
@@ -348,6 +354,7 @@ impl BlockCheck {
             self.shadow[i as usize] = Shadow::default();
         }
         self.dirty.clear();
+        self.shadow_bytes.clear();
         self.partial_reported = false;
         self.global.clear();
         self.findings.clear();
@@ -541,17 +548,16 @@ fn shared_access(
     inst: u32,
     loc: Option<&'static Location<'static>>,
 ) {
-    if kind == AccessKind::Atomic {
-        return;
-    }
     let interval = w.block.barrier.generation.get() + 1;
     let warp = w.warp_id() as u8;
     let mut block = w.block.check.borrow_mut();
-    let words_per = t.elem.div_ceil(4) as usize;
     let arena_words = w.block.arena.words_len();
     if block.shadow.len() < arena_words {
         block.shadow.resize(arena_words, Shadow::default());
     }
+    // Shadow keys of one element: its words, or its first byte for sub-word elements.
+    let sub_word = t.elem < 4;
+    let keys_per = if sub_word { 1 } else { t.elem as usize / 4 };
     for l in a.mask.lanes() {
         let index = a.index(l);
         let now = Event {
@@ -562,54 +568,27 @@ fn shared_access(
             inst,
             site: loc,
         };
-        let first = (t.base as usize + index as usize * t.elem as usize) / 4;
-        for word in first..first + words_per {
-            let s = block.shadow[word];
-            let mut new = s;
-            new.touched = true;
-            // The hazard, with the earlier access it conflicts with.
-            let hazard = if kind == AccessKind::Load {
-                new.readers = if s.read.interval == interval {
-                    s.readers | 1 << warp
-                } else {
-                    1 << warp
-                };
-                new.read = now;
-                if s.write.interval == 0 {
-                    (!s.reported_uninit).then(|| {
-                        new.reported_uninit = true;
-                        (Kind::UninitializedRead, now, AccessKind::Load)
-                    })
-                } else if s.write.races(&now) {
-                    Some((Kind::RaceReadAfterWrite, s.write, AccessKind::Store))
-                } else if s.write.lockstep_only(&now) {
-                    Some((Kind::IntraWarpHazard, s.write, AccessKind::Store))
-                } else {
-                    None
-                }
+        let byte = t.base as usize + index as usize * t.elem as usize;
+        let first = if sub_word { byte } else { byte / 4 };
+        for key in first..first + keys_per {
+            let s = if sub_word {
+                block
+                    .shadow_bytes
+                    .get(&(key as u64))
+                    .copied()
+                    .unwrap_or_default()
             } else {
-                new.write = now;
-                let other_readers = if s.read.interval == interval {
-                    s.readers & !(1 << warp)
-                } else {
-                    0
-                };
-                if other_readers != 0 {
-                    Some((Kind::RaceWriteAfterRead, s.read, AccessKind::Load))
-                } else if s.write.races(&now) {
-                    Some((Kind::RaceWriteAfterWrite, s.write, AccessKind::Store))
-                } else if s.read.lockstep_only(&now) {
-                    Some((Kind::IntraWarpHazard, s.read, AccessKind::Load))
-                } else if s.write.lockstep_only(&now) {
-                    Some((Kind::IntraWarpHazard, s.write, AccessKind::Store))
-                } else {
-                    None
-                }
+                block.shadow[key]
             };
-            if !s.touched {
-                block.dirty.push(word as u32);
+            let (new, hazard) = shadow_step(s, now, kind);
+            if sub_word {
+                block.shadow_bytes.insert(key as u64, new);
+            } else {
+                if !s.touched {
+                    block.dirty.push(key as u32);
+                }
+                block.shadow[key] = new;
             }
-            block.shadow[word] = new;
             if let Some((hk, them, their_access)) = hazard {
                 let me = site(w, l, kind, loc);
                 let other = (hk != Kind::UninitializedRead).then(|| Site {
@@ -623,6 +602,7 @@ fn shared_access(
                 let detail = match hk {
                     Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
                     Kind::UninitializedRead => "the word was never written in this block".to_string(),
+                    Kind::AtomicRace => format!("an atomic and a plain access by warps {} and {warp} with no __syncthreads() between", them.warp),
                     _ => format!("warps {} and {warp} access the word with no __syncthreads() between", them.warp),
                 };
                 let f = finding(w, hk, me, other, Some((t, index)), detail);
@@ -630,6 +610,87 @@ fn shared_access(
             }
         }
     }
+}
+
+/// One access `now` of kind `kind` to a shared location whose shadow is `s`: the new shadow,
+/// and the hazard with the earlier access it conflicts with (and that access's kind).
+fn shadow_step(
+    s: Shadow,
+    now: Event,
+    kind: AccessKind,
+) -> (Shadow, Option<(Kind, Event, AccessKind)>) {
+    let mut new = s;
+    new.touched = true;
+    let last_write = if s.write_atomic {
+        AccessKind::Atomic
+    } else {
+        AccessKind::Store
+    };
+    let write_race = if s.write_atomic {
+        Kind::AtomicRace
+    } else {
+        Kind::RaceWriteAfterWrite
+    };
+    let other_readers = if s.read.interval == now.interval {
+        s.readers & !(1 << now.warp)
+    } else {
+        0
+    };
+    let uninitialized = s.write.interval == 0 && !s.reported_uninit;
+    let hazard = match kind {
+        AccessKind::Load => {
+            new.readers = if s.read.interval == now.interval {
+                s.readers | 1 << now.warp
+            } else {
+                1 << now.warp
+            };
+            new.read = now;
+            if uninitialized {
+                new.reported_uninit = true;
+                Some((Kind::UninitializedRead, now, AccessKind::Load))
+            } else if s.write.races(&now) {
+                let k = if s.write_atomic {
+                    Kind::AtomicRace
+                } else {
+                    Kind::RaceReadAfterWrite
+                };
+                Some((k, s.write, last_write))
+            } else if s.write.lockstep_only(&now) {
+                Some((Kind::IntraWarpHazard, s.write, last_write))
+            } else {
+                None
+            }
+        }
+        AccessKind::Store => {
+            (new.write, new.write_atomic) = (now, false);
+            if other_readers != 0 {
+                Some((Kind::RaceWriteAfterRead, s.read, AccessKind::Load))
+            } else if s.write.races(&now) {
+                Some((write_race, s.write, last_write))
+            } else if s.read.lockstep_only(&now) {
+                Some((Kind::IntraWarpHazard, s.read, AccessKind::Load))
+            } else if s.write.lockstep_only(&now) {
+                Some((Kind::IntraWarpHazard, s.write, last_write))
+            } else {
+                None
+            }
+        }
+        AccessKind::Atomic => {
+            // An atomic reads and writes, but atomics never race with each other.
+            (new.write, new.write_atomic) = (now, true);
+            if uninitialized {
+                new.reported_uninit = true;
+                Some((Kind::UninitializedRead, now, AccessKind::Atomic))
+            } else if other_readers != 0 {
+                Some((Kind::AtomicRace, s.read, AccessKind::Load))
+            } else if s.write.races(&now) && !s.write_atomic {
+                Some((Kind::AtomicRace, s.write, AccessKind::Store))
+            } else {
+                None
+            }
+        }
+    };
+    (new, hazard)
 }
 
 fn global_access(

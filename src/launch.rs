@@ -314,7 +314,9 @@ impl Device {
 
     /// Run blocks on a pool of `threads` CPU threads of the device's own (0: rayon's default).
     ///
-    /// Results and counters do not depend on the number of threads.
+    /// Results and counters do not depend on the number of threads, with one exception: float
+    /// atomics on global memory from different blocks add in the order the blocks happen to run,
+    /// so their rounding can differ (as on a GPU).
     pub fn with_threads(mut self, threads: usize) -> Result<Device, Error> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -346,6 +348,9 @@ impl Device {
 
     /// A zeroed buffer of `len` elements (`cudaMalloc` + `cudaMemset(0)`), named `name` in
     /// errors and reports.
+    ///
+    /// # Panics
+    /// If `len` elements do not fit the address space (like `Vec::with_capacity`).
     pub fn alloc_zeroed<T: Element>(&self, name: &str, len: usize) -> Global<T> {
         self.alloc(name, len, false)
     }
@@ -466,7 +471,13 @@ impl Device {
             }
             totals
         };
-        let run = || match cfg.block_order {
+        // Check mode's findings about global memory depend on the order blocks finish in, so
+        // it runs blocks one after another unless a schedule is given.
+        let block_order = match cfg.block_order {
+            BlockOrder::Parallel if ctx.check => BlockOrder::Sequential,
+            order => order,
+        };
+        let run = || match block_order {
             BlockOrder::Parallel => {
                 // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk
                 // reuses one block state (shared memory, barrier, warp scratch) for its blocks.

@@ -293,8 +293,9 @@ fn to_u32(x: u64) -> u32 {
 }
 
 impl Profile {
-    /// GT200 (GeForce GTX 280), compute capability 1.3: 30 SMs, 16 banks, shared accesses and
-    /// coalescing per half-warp, registers allocated per block.
+    /// GT200 (GeForce GTX 280), compute capability 1.3: 30 SMs, 16 banks, shared accesses per
+    /// half-warp, registers allocated per block. Its half-warp global coalescing (32/64/128-byte
+    /// segments) is approximated by 128-byte lines.
     #[must_use]
     pub fn sm_13() -> Profile {
         Profile {

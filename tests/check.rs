@@ -388,3 +388,94 @@ fn every_catalogue_kernel_is_clean() {
         }
     }
 }
+
+#[test]
+fn byte_elements_sharing_a_word_are_not_a_race() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u8>("out", 64);
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| {
+        // Each thread writes and reads back its own byte; neighbours share words, not bytes.
+        let s = w.shared::<u8>(80);
+        let t = w.thread_idx().x;
+        w.store(&s, t + 2, t);
+        let v = w.load(&s, t + 2);
+        w.store(&out, t, v);
+    });
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(out.to_vec(), (0..64).collect::<Vec<u8>>());
+}
+
+#[test]
+fn plain_read_racing_a_shared_atomic() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 64);
+    let kernel = async |w: &mut Warp<'_>, synced: bool| {
+        let s = w.shared::<u32>(1);
+        let t = w.thread_idx().x;
+        w.if_(t.eq(0), |w| w.store(&s, U32x32::ZERO, U32x32::ZERO));
+        w.sync_threads().await;
+        w.atomic_add(&s, U32x32::ZERO, U32x32::splat(1));
+        if synced {
+            w.sync_threads().await;
+        }
+        let v = w.load(&s, U32x32::ZERO);
+        w.store(&out, t, v);
+    };
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| kernel(w, false).await);
+    let f = only(&found, Kind::AtomicRace)[0];
+    assert!(at_this_file(f));
+    // Atomics among themselves, and a read after a barrier, are fine.
+    let found = check(&dev, 1, 64, async |w: &mut Warp<'_>| kernel(w, true).await);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(out.to_vec(), vec![64; 64]);
+}
+
+#[test]
+fn atomics_initialise_uninitialised_global_memory() {
+    let dev = Device::default();
+    let buf = dev.alloc_uninit::<u32>("buf", 32);
+    let out = dev.alloc_zeroed::<u32>("out", 32);
+    let found = check(&dev, 1, 32, async |w: &mut Warp<'_>| {
+        let t = w.thread_idx().x;
+        w.atomic_exch(&buf, t, t);
+        let v = w.load(&buf, t);
+        w.store(&out, t, v);
+    });
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn global_findings_do_not_depend_on_cpu_threads() {
+    let run = |threads| {
+        let dev = Device::default().with_threads(threads).unwrap();
+        let x = dev.alloc_zeroed::<u32>("x", 1);
+        let out = dev.alloc_zeroed::<u32>("out", 128);
+        check(&dev, 128, 32, async |w: &mut Warp<'_>| {
+            let t = w.thread_idx().x;
+            let b = w.block_idx().x;
+            w.if_(t.eq(0), |w| {
+                if b == 127 {
+                    w.store(&x, U32x32::ZERO, U32x32::splat(1));
+                }
+                let v = w.load(&x, U32x32::ZERO);
+                w.store(&out, U32x32::splat(b), v);
+            });
+        })
+    };
+    let one = run(1);
+    assert!(!one.is_empty());
+    assert_eq!(one, run(4));
+}
+
+#[test]
+fn a_huge_shared_declaration_is_an_error() {
+    let dev = Device::default();
+    let e = dev
+        .launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
+            let s = w.shared::<u32>(1usize << 62);
+            let t = w.thread_idx().x;
+            w.store(&s, t, t);
+        })
+        .unwrap_err();
+    assert!(matches!(e, Error::SharedMemory { .. }), "{e}");
+}

@@ -100,7 +100,13 @@ impl<T: Element> std::fmt::Debug for Global<T> {
 
 impl<T: Element> Global<T> {
     pub(crate) fn new(name: &str, base: u64, len: usize, track_init: bool) -> Global<T> {
-        let words = (len * T::SIZE as usize).div_ceil(4);
+        let bytes = len.checked_mul(T::SIZE as usize).unwrap_or_else(|| {
+            panic!(
+                "buffer `{name}`: {len} elements of {} bytes overflow the address space",
+                T::SIZE
+            )
+        });
+        let words = bytes.div_ceil(4);
         Global {
             alloc: Arc::new(Allocation {
                 name: name.to_string(),
@@ -246,6 +252,18 @@ impl<T: Element> Global<T> {
         }
     }
 
+    /// For allocations made uninitialised: note the active lanes' elements as written.
+    fn mark_lanes_written(&self, a: &Access) {
+        if self.alloc.written.is_some() {
+            for l in a.mask.lanes() {
+                self.alloc.mark_written(
+                    self.offset + a.index(l) as usize * T::SIZE as usize,
+                    T::SIZE as usize,
+                );
+            }
+        }
+    }
+
     fn target(&self) -> Target<'_> {
         Target {
             space: Space::Global,
@@ -302,14 +320,7 @@ impl<T: Element> Memory for Global<T> {
             c.gst_bytes += u64::from(a.mask.count() * T::SIZE);
         }
         scatter::<T, _>(&*self.alloc.words, self.offset, &a, v);
-        if self.alloc.written.is_some() {
-            for l in a.mask.lanes() {
-                self.alloc.mark_written(
-                    self.offset + a.index(l) as usize * T::SIZE as usize,
-                    T::SIZE as usize,
-                );
-            }
-        }
+        self.mark_lanes_written(&a);
     }
 
     fn atomic_lanes(&self, w: &mut Warp<'_>, idx: U32x32, op: &dyn Fn(T, usize) -> T) -> T::Lanes
@@ -324,7 +335,9 @@ impl<T: Element> Memory for Global<T> {
             c.atomic_requests += 1;
             c.atomic_sectors += coalesce(&t, &a).0;
         }
-        rmw::<T, _>(&*self.alloc.words, self.offset, &a, op)
+        let old = rmw::<T, _>(&*self.alloc.words, self.offset, &a, op);
+        self.mark_lanes_written(&a);
+        old
     }
 }
 

@@ -90,7 +90,10 @@ impl Arena {
             return Ok(s.offset);
         }
         let offset = self.used.get();
-        let end = offset + len * elem as usize;
+        let end = len
+            .checked_mul(elem as usize)
+            .and_then(|b| b.checked_add(offset))
+            .unwrap_or(usize::MAX);
         if end > self.words.len() * 4 {
             return Err(format!(
                 "static shared array #{k} ({len} × {elem} bytes) needs {end} bytes of shared \
