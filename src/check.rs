@@ -22,7 +22,9 @@
 //!   where one writes, and plain accesses racing atomics.
 //!
 //! Findings are grouped: one per (kind, buffer, source site pair), with the first occurrence's
-//! threads and address and a count. [`explore`] runs a launch under many schedules (warp orders
+//! threads and address and a count. A checked launch runs its blocks one after another in linear
+//! order (unless a [`Schedule`] says otherwise), so the findings are the same for any number of
+//! CPU threads. [`explore`] runs a launch under many schedules (warp orders
 //! inside blocks, block orders) and reports a schedule whose outputs differ, with the seed that
 //! reproduces it.
 
