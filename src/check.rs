@@ -21,6 +21,9 @@
 //! * **global races**: plain accesses to one global address by different blocks of a launch
 //!   where one writes, and plain accesses racing atomics.
 //!
+//! [`explore`]'s instruction-granularity schedules ([`WarpOrder::Interleaved`]) let a shared load
+//! see a word as it was before another warp's store in the same interval.
+//!
 //! Findings are grouped: one per (kind, buffer, source site pair), with the first occurrence's
 //! threads and address and a count. A checked launch runs its blocks one after another in linear
 //! order (unless a [`Schedule`] says otherwise), so the findings are the same for any number of
@@ -974,7 +977,8 @@ pub struct Divergence<O> {
 }
 
 /// The schedules [`explore`] tries: round-robin and parallel blocks (the reference), reversed
-/// warps and blocks, then `seeds` seeded random warp and block orders.
+/// warps and blocks, then for each of `seeds` seeds a random warp and block order at barrier
+/// granularity and one at instruction granularity ([`WarpOrder::Interleaved`]).
 pub fn schedules(seeds: u64) -> Vec<Schedule> {
     let mut v = vec![
         Schedule {
@@ -986,10 +990,14 @@ pub fn schedules(seeds: u64) -> Vec<Schedule> {
             blocks: BlockOrder::Reverse,
         },
     ];
-    v.extend((0..seeds).map(|s| Schedule {
-        warps: WarpOrder::Random(s),
-        blocks: BlockOrder::Random(s),
-    }));
+    for s in 0..seeds {
+        for warps in [WarpOrder::Random(s), WarpOrder::Interleaved(s)] {
+            v.push(Schedule {
+                warps,
+                blocks: BlockOrder::Random(s),
+            });
+        }
+    }
     v
 }
 

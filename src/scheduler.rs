@@ -38,6 +38,11 @@ pub enum WarpOrder {
     /// A new seeded shuffle each pass; the seed is mixed with the block index, so a block's
     /// schedule does not depend on which CPU thread runs it.
     Random(u64),
+    /// As `Random`, and at instruction granularity within a barrier interval: a shared-memory
+    /// load of a word another warp stored in the interval may see the word's earlier value, as if
+    /// it had run before that store (a seeded choice per load; see
+    /// [`crate::memory::shared`]).
+    Interleaved(u64),
 }
 
 /// The order in which a launch's blocks run.
@@ -152,7 +157,11 @@ impl BlockState {
         BlockState {
             idx: Cell::new(Dim3::default()),
             barrier: Barrier::new(),
-            arena: Arena::new(ctx.shared_limit, ctx.dynamic_shared as usize),
+            arena: Arena::new(
+                ctx.shared_limit,
+                ctx.dynamic_shared as usize,
+                matches!(ctx.warp_order, WarpOrder::Interleaved(_)),
+            ),
             check: RefCell::new(crate::check::BlockCheck::default()),
         }
     }
@@ -221,7 +230,10 @@ where
 {
     install_panic_hook();
     st.idx.set(idx);
-    st.arena.reset();
+    st.arena.reset(match ctx.warp_order {
+        WarpOrder::Interleaved(seed) => seed.rotate_left(17) ^ block_seed(idx),
+        _ => 0,
+    });
     st.barrier.reset(ctx.warps_per_block);
     if ctx.check {
         st.check.borrow_mut().reset();
@@ -301,7 +313,9 @@ fn poll_block<Fut: Future<Output = ()>>(
     let mut order: [usize; 32] = std::array::from_fn(|i| i);
     let order = &mut order[..n];
     let mut rng = match ctx.warp_order {
-        WarpOrder::Random(seed) => Some(SmallRng::seed_from_u64(seed ^ block_seed(st.idx.get()))),
+        WarpOrder::Random(seed) | WarpOrder::Interleaved(seed) => {
+            Some(SmallRng::seed_from_u64(seed ^ block_seed(st.idx.get())))
+        }
         WarpOrder::Reverse => {
             order.reverse();
             None

@@ -20,6 +20,7 @@ use crate::error::{AccessKind, Error, Space};
 use crate::lanes::U32x32;
 use crate::metrics::Counters;
 use crate::warp::Warp;
+use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 
@@ -29,6 +30,8 @@ const ALIGN: usize = 16;
 /// A block's shared memory: the words and the static declarations made so far.
 pub(crate) struct Arena {
     words: Vec<Cell<u32>>,
+    /// Instruction-granularity exploration ([`crate::WarpOrder::Interleaved`]), when on.
+    interleave: Option<Interleave>,
     /// Bytes in use: the dynamic part plus the static arrays declared so far.
     used: Cell<usize>,
     /// The highest `used` since the words were last zeroed.
@@ -46,9 +49,11 @@ struct StaticArray {
 
 impl Arena {
     /// An arena of `limit` bytes whose first `dynamic` bytes are the launch's dynamic part.
-    pub fn new(limit: usize, dynamic: usize) -> Arena {
+    pub fn new(limit: usize, dynamic: usize, interleave: bool) -> Arena {
+        let words = limit.div_ceil(4);
         Arena {
-            words: (0..limit.div_ceil(4)).map(|_| Cell::new(0)).collect(),
+            words: (0..words).map(|_| Cell::new(0)).collect(),
+            interleave: interleave.then(|| Interleave::new(words)),
             used: Cell::new(dynamic.next_multiple_of(ALIGN)),
             dirty: Cell::new(dynamic),
             dynamic,
@@ -56,8 +61,12 @@ impl Arena {
         }
     }
 
-    /// Forget the static arrays and zero every word the previous block used.
-    pub fn reset(&self) {
+    /// Forget the static arrays and zero every word the previous block used; `seed` seeds this
+    /// block's interleaving choices.
+    pub fn reset(&self, seed: u64) {
+        if let Some(il) = &self.interleave {
+            il.reset(seed);
+        }
         let dirty = self.dirty.get().div_ceil(4).min(self.words.len());
         for w in &self.words[..dirty] {
             w.set(0);
@@ -213,7 +222,11 @@ impl<T: Element> Memory for Shared<'_, T> {
             c.shared_ld_wavefronts += wf;
             c.shared_ld_ideal += ideal;
         }
-        gather::<T, _>(&self.arena.words[..], self.offset, &a)
+        let v = gather::<T, _>(&self.arena.words[..], self.offset, &a);
+        match &self.arena.interleave {
+            Some(il) if T::SIZE >= 4 => il.on_load::<T>(v, w, self.offset, &a),
+            _ => v,
+        }
     }
 
     #[inline]
@@ -228,6 +241,9 @@ impl<T: Element> Memory for Shared<'_, T> {
             c.shared_st_requests += 1;
             c.shared_st_wavefronts += wf;
             c.shared_st_ideal += ideal;
+        }
+        if let Some(il) = &self.arena.interleave {
+            il.before_store(&self.arena.words, w, self.offset, T::SIZE, &a);
         }
         scatter::<T, _>(&self.arena.words[..], self.offset, &a, v);
     }
@@ -244,6 +260,94 @@ impl<T: Element> Memory for Shared<'_, T> {
             c.atomic_requests += 1;
         }
         rmw::<T, _>(&self.arena.words[..], self.offset, &a, op)
+    }
+}
+
+/// Instruction-granularity exploration of one block's shared memory.
+///
+/// Warps run from barrier to barrier without preemption, so a load always sees every store
+/// another warp made earlier in the interval. On a GPU the load may have executed before some of
+/// those stores. With [`crate::WarpOrder::Interleaved`] each word remembers its value from before
+/// the interval's first store, and a load of a word another warp stored in the same interval
+/// returns, by a seeded coin flip, that earlier value: as if the load had been scheduled before
+/// the store.
+struct Interleave {
+    rng: RefCell<SmallRng>,
+    words: RefCell<Vec<Before>>,
+    dirty: RefCell<Vec<u32>>,
+}
+
+/// A word's value before the first store of a barrier interval.
+#[derive(Clone, Copy, Default)]
+struct Before {
+    /// The interval, numbered from 1 (0: not stored in any yet).
+    interval: u64,
+    /// The warp that stored first.
+    writer: u32,
+    value: u32,
+}
+
+impl Interleave {
+    fn new(words: usize) -> Interleave {
+        Interleave {
+            rng: RefCell::new(SmallRng::seed_from_u64(0)),
+            words: RefCell::new(vec![Before::default(); words]),
+            dirty: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn reset(&self, seed: u64) {
+        *self.rng.borrow_mut() = SmallRng::seed_from_u64(seed);
+        let mut words = self.words.borrow_mut();
+        for &i in self.dirty.borrow().iter() {
+            words[i as usize] = Before::default();
+        }
+        self.dirty.borrow_mut().clear();
+    }
+
+    /// The words of lane `l`'s element.
+    fn element_words(base: usize, size: u32, a: &Access, l: u32) -> std::ops::Range<usize> {
+        let first = (base + a.index(l) as usize * size as usize) / 4;
+        first..first + (size as usize).div_ceil(4)
+    }
+
+    fn before_store(&self, cells: &[Cell<u32>], w: &Warp<'_>, base: usize, size: u32, a: &Access) {
+        let interval = w.block.barrier.generation.get() + 1;
+        let mut words = self.words.borrow_mut();
+        for l in a.mask.lanes() {
+            for i in Self::element_words(base, size, a, l) {
+                if words[i].interval != interval {
+                    if words[i].interval == 0 {
+                        self.dirty.borrow_mut().push(i as u32);
+                    }
+                    words[i] = Before {
+                        interval,
+                        writer: w.warp_id(),
+                        value: cells[i].get(),
+                    };
+                }
+            }
+        }
+    }
+
+    fn on_load<T: Element>(&self, v: T::Lanes, w: &Warp<'_>, base: usize, a: &Access) -> T::Lanes {
+        let interval = w.block.barrier.generation.get() + 1;
+        let words = self.words.borrow();
+        let mut rng = self.rng.borrow_mut();
+        let mut vals = T::unpack(v);
+        let mut changed = false;
+        for l in a.mask.lanes() {
+            let mut parts = vals[l as usize].to_words();
+            for (k, i) in Self::element_words(base, T::SIZE, a, l).enumerate() {
+                let b = words[i];
+                if b.interval == interval && b.writer != w.warp_id() && rng.random::<bool>() {
+                    parts[k] = b.value;
+                    changed = true;
+                }
+            }
+            vals[l as usize] = T::from_words(parts);
+        }
+        if changed { T::pack(vals) } else { v }
     }
 }
 
