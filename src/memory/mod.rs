@@ -477,9 +477,16 @@ pub(crate) fn gather<T: Element, W: Words + ?Sized>(
             read_elem::<T, W>(words, start + l * size)
         }));
     }
+    let idx = a.idx.to_array();
+    if a.mask.is_full() {
+        // A full warp at scattered indices (a column, a stride): no per-lane mask test.
+        return T::pack(std::array::from_fn(|l| {
+            read_elem::<T, W>(words, base_byte + idx[l] as usize * size)
+        }));
+    }
     T::pack(std::array::from_fn(|l| {
         if a.mask.contains(l as u32) {
-            read_elem::<T, W>(words, base_byte + a.index(l as u32) as usize * size)
+            read_elem::<T, W>(words, base_byte + idx[l] as usize * size)
         } else {
             T::default()
         }
