@@ -634,14 +634,22 @@ pub struct SuiteRow {
 }
 
 impl SuiteRow {
-    pub fn metrics(&self) -> Metrics {
+    /// The counters of all the kernel's launches together.
+    pub fn counters(&self) -> warpsim::Counters {
         let mut c = warpsim::Counters::default();
-        for l in &self.counted.launches {
-            if let Some(x) = &l.counters {
-                c += x;
-            }
+        for x in self
+            .counted
+            .launches
+            .iter()
+            .filter_map(|l| l.counters.as_ref())
+        {
+            c += x;
         }
-        Metrics::new(&c, &self.counted.launches[0].profile)
+        c
+    }
+
+    pub fn metrics(&self) -> Metrics {
+        Metrics::new(&self.counters(), &self.counted.launches[0].profile)
     }
 
     pub fn gbps(&self) -> f64 {

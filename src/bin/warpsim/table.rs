@@ -128,13 +128,7 @@ pub fn family_table(family: Family, rows: &[&SuiteRow]) -> Table {
     let mut t = Table::new(header);
     for r in rows {
         let m = r.metrics();
-        let c = r.counted.launches.iter().filter_map(|l| l.counters).fold(
-            warpsim::Counters::default(),
-            |mut a, c| {
-                a += &c;
-                a
-            },
-        );
+        let warps = r.counters().warps_launched;
         let first = &r.counted.launches[0];
         let ms = format!("{:.2}", r.fast_time.as_secs_f64() * 1e3);
         let gbps = format!("{:.2}", r.gbps());
@@ -200,7 +194,7 @@ pub fn family_table(family: Family, rows: &[&SuiteRow]) -> Table {
                     format!("n={} block={}", p.n, p.block.x)
                 },
                 ms,
-                c.warps_launched.to_string(),
+                warps.to_string(),
                 m.branches.to_string(),
                 m.divergent_branches.to_string(),
                 pct(m.branch_efficiency),
