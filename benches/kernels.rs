@@ -9,7 +9,9 @@
 //! * `memory-access`: read-offset with offset 0 and 11 on 2^22 floats (block 512) vs a rayon
 //!   loop `c[i] = a[i + off] + b[i + off]`;
 //! * `divergence`: branch-by-lane and branch-by-warp on 2^16 threads (block 256) vs the same
-//!   job as a rayon loop over 32-element blocks (which LLVM vectorizes; see `native_branch`).
+//!   job as a rayon loop over 32-element blocks (which LLVM vectorizes; see `native_branch`);
+//! * `access-order`: no warpsim at all: the native sum and copy next to the same jobs walked in
+//!   the order warpsim runs the grid-stride reduction and the tiled copy (see `native`).
 //!
 //! Inputs are allocated once per size, outside the timed closure, and every warpsim case's output
 //! is checked against the reference once before it is timed. Throughput is in elements.
@@ -334,5 +336,41 @@ fn divergence(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, reductions, transposes, memory_access, divergence);
+/// The kernels' access orders without simulation: the native jobs next to the same jobs walked
+/// in the order warpsim runs the kernels (`native::sum_in_warp_order`,
+/// `native::copy_in_tile_order`). The gap between the two is what the order costs on a CPU,
+/// before any instruction is simulated.
+fn access_order(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access-order");
+    let n = 1usize << 24;
+    configure(&mut g, n, true);
+    let x = data::unit_floats(n, 5);
+    g.bench_function(BenchmarkId::new("native-sum", "2^24"), |b| {
+        b.iter(|| native::sum(black_box(&x)))
+    });
+    let grid = reduction::GRID_STRIDE_BLOCKS as usize;
+    g.bench_function(BenchmarkId::new("sum-in-warp-order", "2^24"), |b| {
+        b.iter(|| native::sum_in_warp_order(black_box(&x), grid, 256))
+    });
+    drop(x);
+    let edge = 4096;
+    let input = data::unit_floats(edge * edge, 6);
+    let mut out = vec![0.0f32; edge * edge];
+    g.bench_function(BenchmarkId::new("native-copy", "4096x4096"), |b| {
+        b.iter(|| native::copy(black_box(&input), &mut out))
+    });
+    g.bench_function(BenchmarkId::new("copy-in-tile-order", "4096x4096"), |b| {
+        b.iter(|| native::copy_in_tile_order(black_box(&input), &mut out, edge, edge))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    reductions,
+    transposes,
+    memory_access,
+    divergence,
+    access_order
+);
 criterion_main!(benches);

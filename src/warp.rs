@@ -27,7 +27,6 @@ use crate::memory::{Access, AtomicBits, AtomicElement, Element, Memory, Target};
 use crate::metrics::Counters;
 use crate::scheduler::BlockState;
 use crate::tally;
-use std::future::poll_fn;
 use std::task::Poll;
 
 /// The per-lane thread index (`threadIdx`) of a warp's 32 lanes.
@@ -96,6 +95,81 @@ impl Drop for Arrival<'_> {
     fn drop(&mut self) {
         self.barrier
             .withdraw(self.warp, self.generation, self.count, self.total);
+    }
+}
+
+/// A warp's wait at the block barrier: arrives on the first poll, completes when the
+/// barrier's generation moves on. Written by hand rather than as an `async fn` because every
+/// warp awaits it at every barrier: one small state machine instead of three nested ones.
+struct BarrierWait<'w, 'a, T> {
+    warp: &'w mut Warp<'a>,
+    pred: Mask,
+    arrival: Option<Arrival<'a>>,
+    /// The result from (threads with `pred`, threads arrived).
+    finish: fn(u32, u32) -> T,
+}
+
+impl<'w, 'a, T> BarrierWait<'w, 'a, T> {
+    fn new(warp: &'w mut Warp<'a>, pred: Mask, finish: fn(u32, u32) -> T) -> Self {
+        BarrierWait {
+            warp,
+            pred,
+            arrival: None,
+            finish,
+        }
+    }
+}
+
+impl<T> Future for BarrierWait<'_, '_, T> {
+    type Output = T;
+
+    fn poll(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<T> {
+        let this = self.get_mut();
+        let w = &mut *this.warp;
+        let b: &crate::scheduler::Barrier = &w.block.barrier;
+        let generation = match &this.arrival {
+            Some(a) => a.generation,
+            None => {
+                if w.depth > 0 {
+                    w.misuse("sync_threads reached inside a divergent branch or loop body; move the barrier to the kernel's top level");
+                }
+                if w.active.is_empty() {
+                    // Every lane has exited: an exited warp does not take part in barriers.
+                    return Poll::Ready((this.finish)(0, 0));
+                }
+                w.issue();
+                if w.counting {
+                    w.counters.barriers += 1;
+                }
+                if w.check.is_some() {
+                    crate::check::on_barrier(w);
+                }
+                let (count, total) = ((this.pred & w.active).count(), w.active.count());
+                let generation = b.arrive(w.warp_id, count, total);
+                // Dropped before the barrier completes, the arrival is taken back.
+                this.arrival = Some(Arrival {
+                    barrier: b,
+                    warp: w.warp_id,
+                    generation,
+                    count,
+                    total,
+                });
+                generation
+            }
+        };
+        if b.generation.get() == generation {
+            return Poll::Pending;
+        }
+        // The barrier completed: withdrawing would find nothing to undo.
+        std::mem::forget(this.arrival.take());
+        if w.counting {
+            tally::set_active(w.active.0);
+        }
+        if w.check.is_some() {
+            crate::check::after_barrier(w, b.exited_at_release.get());
+        }
+        let (count, total) = b.result.get();
+        Poll::Ready((this.finish)(count, total))
     }
 }
 
@@ -465,71 +539,24 @@ impl<'a> Warp<'a> {
     ///
     /// Await it at the kernel's top level. Polled from inside a branch body it returns
     /// [`Error::BarrierMisuse`].
-    pub async fn sync_threads(&mut self) {
-        self.barrier(Mask::NONE).await;
+    pub fn sync_threads(&mut self) -> impl Future<Output = ()> {
+        BarrierWait::new(self, Mask::NONE, |_, _| ())
     }
 
     /// `__syncthreads_count(pred)`: a barrier that returns how many threads of the block had
     /// `pred` set.
-    pub async fn sync_threads_count(&mut self, pred: Mask) -> u32 {
-        self.barrier(pred).await.0
+    pub fn sync_threads_count(&mut self, pred: Mask) -> impl Future<Output = u32> {
+        BarrierWait::new(self, pred, |count, _| count)
     }
 
     /// `__syncthreads_and(pred)`: a barrier that returns whether every thread had `pred` set.
-    pub async fn sync_threads_and(&mut self, pred: Mask) -> bool {
-        let (count, total) = self.barrier(pred).await;
-        count == total
+    pub fn sync_threads_and(&mut self, pred: Mask) -> impl Future<Output = bool> {
+        BarrierWait::new(self, pred, |count, total| count == total)
     }
 
     /// `__syncthreads_or(pred)`: a barrier that returns whether any thread had `pred` set.
-    pub async fn sync_threads_or(&mut self, pred: Mask) -> bool {
-        self.barrier(pred).await.0 > 0
-    }
-
-    /// Arrive at the block barrier with `pred`; resolves to (threads with pred, threads).
-    async fn barrier(&mut self, pred: Mask) -> (u32, u32) {
-        if self.depth > 0 {
-            self.misuse("sync_threads reached inside a divergent branch or loop body; move the barrier to the kernel's top level");
-        }
-        if self.active.is_empty() {
-            // Every lane has exited: an exited warp does not take part in barriers.
-            return (0, 0);
-        }
-        self.issue();
-        if self.counting {
-            self.counters.barriers += 1;
-        }
-        if self.check.is_some() {
-            crate::check::on_barrier(self);
-        }
-        let block: &'a BlockState = self.block;
-        let b = &block.barrier;
-        let (count, total) = ((pred & self.active).count(), self.active.count());
-        let generation = b.arrive(self.warp_id, count, total);
-        // A barrier future dropped before the barrier completes takes its arrival back.
-        let arrival = Arrival {
-            barrier: b,
-            warp: self.warp_id,
-            generation,
-            count,
-            total,
-        };
-        poll_fn(|_| {
-            if b.generation.get() != generation {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .await;
-        drop(arrival); // the barrier completed: nothing to withdraw
-        if self.counting {
-            tally::set_active(self.active.0);
-        }
-        if self.check.is_some() {
-            crate::check::after_barrier(self, b.exited_at_release.get());
-        }
-        b.result.get()
+    pub fn sync_threads_or(&mut self, pred: Mask) -> impl Future<Output = bool> {
+        BarrierWait::new(self, pred, |count, _| count > 0)
     }
 
     /// `__syncwarp(mask)`: a warp runs in lockstep, so this orders nothing in warpsim's own

@@ -124,10 +124,36 @@ pub trait Element:
     fn pack(a: [Self; WARP_SIZE]) -> Self::Lanes;
     /// Per-lane elements from lanes.
     fn unpack(v: Self::Lanes) -> [Self; WARP_SIZE];
+    /// Lanes from one word per lane (the contiguous fast path of 4-byte elements).
+    #[inline(always)]
+    fn pack_words(w: [u32; WARP_SIZE]) -> Self::Lanes {
+        Self::pack(w.map(|w| Self::from_words([w, 0, 0, 0])))
+    }
+    /// One word per lane from lanes (the inverse of [`Element::pack_words`]).
+    #[inline(always)]
+    fn unpack_words(v: Self::Lanes) -> [u32; WARP_SIZE] {
+        Self::unpack(v).map(|e| e.to_words()[0])
+    }
 }
 
 macro_rules! scalar_element {
+    // 4-byte elements: a word per lane is the element's bits, so words cast without a per-lane map.
+    ($t:ty, 4, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr) => {
+        scalar_element!(@impl $t, 4, $lanes, $to, $from, $pack, $unpack,
+            #[inline(always)]
+            fn pack_words(w: [u32; WARP_SIZE]) -> $lanes {
+                $pack(bytemuck::cast(w))
+            }
+            #[inline(always)]
+            fn unpack_words(v: $lanes) -> [u32; WARP_SIZE] {
+                bytemuck::cast($unpack(v))
+            }
+        );
+    };
     ($t:ty, $size:literal, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr) => {
+        scalar_element!(@impl $t, $size, $lanes, $to, $from, $pack, $unpack,);
+    };
+    (@impl $t:ty, $size:literal, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr, $($words:item)*) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const SIZE: u32 = $size;
@@ -148,6 +174,7 @@ macro_rules! scalar_element {
             fn unpack(v: $lanes) -> [Self; WARP_SIZE] {
                 $unpack(v)
             }
+            $($words)*
         }
     };
 }
@@ -471,7 +498,7 @@ pub(crate) fn gather<T: Element, W: Words + ?Sized>(
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
         let start = base_byte + first as usize * size;
         if T::SIZE == 4 {
-            return T::pack(words.get32(start / 4).map(|w| T::from_words([w, 0, 0, 0])));
+            return T::pack_words(words.get32(start / 4));
         }
         return T::pack(std::array::from_fn(|l| {
             read_elem::<T, W>(words, start + l * size)
@@ -503,13 +530,15 @@ pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
     v: T::Lanes,
 ) {
     let size = T::SIZE as usize;
+    if let (Some(first), true) = (a.contiguous_from, a.mask.is_full())
+        && T::SIZE == 4
+    {
+        words.set32((base_byte + first as usize * size) / 4, T::unpack_words(v));
+        return;
+    }
     let vals = T::unpack(v);
     if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
         let start = base_byte + first as usize * size;
-        if T::SIZE == 4 {
-            words.set32(start / 4, vals.map(|v| v.to_words()[0]));
-            return;
-        }
         for (l, val) in vals.into_iter().enumerate() {
             write_elem::<T, W>(words, start + l * size, val);
         }

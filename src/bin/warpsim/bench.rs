@@ -102,10 +102,20 @@ fn median(mut v: Vec<Duration>) -> f64 {
 }
 
 pub fn bench(a: &BenchArgs) -> Result<(), String> {
-    let mut dev = Device::default();
-    if let Some(t) = a.threads {
-        dev = dev.with_threads(t).map_err(|e| e.to_string())?;
+    match a.threads {
+        // warpsim and the native baselines run on the same CPU threads: the whole benchmark
+        // runs inside one pool, whose threads both use.
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| format!("cannot start {t} CPU threads: {e}"))?
+            .install(|| run_cases(a)),
+        None => run_cases(a),
     }
+}
+
+fn run_cases(a: &BenchArgs) -> Result<(), String> {
+    let dev = Device::default();
     let threads = dev.threads();
     let dev = std::sync::Arc::new(dev);
     let (small, large, tsmall, tlarge) = if a.quick {
