@@ -11,7 +11,8 @@
 //! * `divergence`: branch-by-lane and branch-by-warp on 2^16 threads (block 256) vs the same
 //!   job as a rayon loop over 32-element blocks (which LLVM vectorizes; see `native_branch`);
 //! * `access-order`: no warpsim at all: the native sum and copy next to the same jobs walked in
-//!   the order warpsim runs the grid-stride reduction and the tiled copy (see `native`).
+//!   the order warpsim runs the grid-stride reduction and the tiled copy (see `native`), and the
+//!   reduction's walk again with warpsim's kind of load (32 relaxed atomic loads per warp).
 //!
 //! Inputs are allocated once per size, outside the timed closure, and every warpsim case's output
 //! is checked against the reference once before it is timed. Throughput is in elements.
@@ -31,6 +32,7 @@ use criterion::{criterion_group, criterion_main, measurement::WallTime};
 use rayon::prelude::*;
 use std::cell::{Cell, OnceCell};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::time::Duration;
 use warpsim::kernels::{access, data, divergence, native, reduction, transpose};
 use warpsim::{Device, Global, LaunchConfig, Mode, Warp};
@@ -336,6 +338,30 @@ fn divergence(c: &mut Criterion) {
     g.finish();
 }
 
+/// `native::sum_in_warp_order` over relaxed atomics, 32 scalar loads per warp access.
+fn atomic_sum_in_warp_order(x: &[AtomicU32], grid: usize, block: usize) -> f32 {
+    let step = grid * block;
+    (0..grid)
+        .into_par_iter()
+        .map(|b| {
+            let mut total = 0.0;
+            for warp in (0..block).step_by(32) {
+                let mut lanes = [0.0f32; 32];
+                for start in (b * block + warp..x.len()).step_by(step) {
+                    let run = &x[start..(start + 32).min(x.len())];
+                    let loaded: [u32; 32] =
+                        std::array::from_fn(|l| run.get(l).map_or(0, |w| w.load(Relaxed)));
+                    for (acc, v) in lanes.iter_mut().zip(black_box(loaded)) {
+                        *acc += f32::from_bits(v);
+                    }
+                }
+                total += lanes.iter().sum::<f32>();
+            }
+            total
+        })
+        .sum()
+}
+
 /// The kernels' access orders without simulation: the native jobs next to the same jobs walked
 /// in the order warpsim runs the kernels (`native::sum_in_warp_order`,
 /// `native::copy_in_tile_order`). The gap between the two is what the order costs on a CPU,
@@ -352,7 +378,13 @@ fn access_order(c: &mut Criterion) {
     g.bench_function(BenchmarkId::new("sum-in-warp-order", "2^24"), |b| {
         b.iter(|| native::sum_in_warp_order(black_box(&x), grid, 256))
     });
-    drop(x);
+    // The same walk with the loads warpsim makes: global memory is shared between CPU threads,
+    // so a warp's 32 loads are relaxed atomic loads, one per lane.
+    let words: Vec<AtomicU32> = x.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
+    g.bench_function(BenchmarkId::new("sum-in-warp-order-atomic", "2^24"), |b| {
+        b.iter(|| atomic_sum_in_warp_order(black_box(&words), grid, 256))
+    });
+    drop((x, words));
     let edge = 4096;
     let input = data::unit_floats(edge * edge, 6);
     let mut out = vec![0.0f32; edge * edge];

@@ -825,12 +825,15 @@ fn smem_offset_overflowing_u32_is_a_usage_error() {
 
 #[test]
 fn absurd_thread_count_is_refused_quickly() {
-    let r = warpsim_within(
-        &["run", "vector-add", "--threads", "100000"],
-        Duration::from_secs(20),
-    );
-    assert_eq!(r.code, Some(2), "stderr:\n{}", r.stderr);
-    assert!(r.stderr.contains("--threads"), "{}", r.stderr);
+    for args in [
+        &["run", "vector-add", "--threads", "100000"][..],
+        &["bench", "--quick", "--threads", "100000"],
+        &["bench", "--quick", "--threads", "0"],
+    ] {
+        let r = warpsim_within(args, Duration::from_secs(20));
+        assert_eq!(r.code, Some(2), "{args:?} stderr:\n{}", r.stderr);
+        assert!(r.stderr.contains("--threads"), "{}", r.stderr);
+    }
 }
 
 #[test]

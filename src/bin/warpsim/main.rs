@@ -70,7 +70,9 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Occupancy(a) => occupancy(&a),
-        Command::Bench(a) => bench::bench(&a).map_err(Failure::Failed),
+        Command::Bench(a) => {
+            checked_threads(a.threads).and_then(|_| bench::bench(&a).map_err(Failure::Failed))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -118,12 +120,19 @@ fn profile(name: &str) -> Result<Profile, Failure> {
 /// More CPU threads than this only adds scheduling overhead (and each costs a stack).
 const MAX_THREADS: usize = 1024;
 
-fn device(c: &Common) -> Result<Device, Failure> {
-    let dev = Device::new(profile(&c.device)?);
-    match c.threads {
+/// `--threads`, if given, within 1 to [`MAX_THREADS`].
+fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Failure> {
+    match threads {
         Some(t) if t == 0 || t > MAX_THREADS => Err(Failure::Usage(format!(
             "--threads must be between 1 and {MAX_THREADS}, not {t}"
         ))),
+        t => Ok(t),
+    }
+}
+
+fn device(c: &Common) -> Result<Device, Failure> {
+    let dev = Device::new(profile(&c.device)?);
+    match checked_threads(c.threads)? {
         Some(t) => Ok(dev.with_threads(t)?),
         None => Ok(dev),
     }
