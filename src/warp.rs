@@ -160,8 +160,8 @@ impl<T> Future for BarrierWait<'_, '_, T> {
         if b.generation.get() == generation {
             return Poll::Pending;
         }
-        // The barrier completed: withdrawing would find nothing to undo.
-        std::mem::forget(this.arrival.take());
+        // The barrier completed: dropping the arrival withdraws nothing.
+        this.arrival = None;
         if w.counting {
             tally::set_active(w.active.0);
         }
