@@ -338,30 +338,6 @@ fn divergence(c: &mut Criterion) {
     g.finish();
 }
 
-/// `native::sum_in_warp_order` over relaxed atomics, 32 scalar loads per warp access.
-fn atomic_sum_in_warp_order(x: &[AtomicU32], grid: usize, block: usize) -> f32 {
-    let step = grid * block;
-    (0..grid)
-        .into_par_iter()
-        .map(|b| {
-            let mut total = 0.0;
-            for warp in (0..block).step_by(32) {
-                let mut lanes = [0.0f32; 32];
-                for start in (b * block + warp..x.len()).step_by(step) {
-                    let run = &x[start..(start + 32).min(x.len())];
-                    let loaded: [u32; 32] =
-                        std::array::from_fn(|l| run.get(l).map_or(0, |w| w.load(Relaxed)));
-                    for (acc, v) in lanes.iter_mut().zip(black_box(loaded)) {
-                        *acc += f32::from_bits(v);
-                    }
-                }
-                total += lanes.iter().sum::<f32>();
-            }
-            total
-        })
-        .sum()
-}
-
 /// The kernels' access orders without simulation: the native jobs next to the same jobs walked
 /// in the order warpsim runs the kernels (`native::sum_in_warp_order`,
 /// `native::copy_in_tile_order`). The gap between the two is what the order costs on a CPU,
@@ -382,7 +358,11 @@ fn access_order(c: &mut Criterion) {
     // so a warp's 32 loads are relaxed atomic loads, one per lane.
     let words: Vec<AtomicU32> = x.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
     g.bench_function(BenchmarkId::new("sum-in-warp-order-atomic", "2^24"), |b| {
-        b.iter(|| atomic_sum_in_warp_order(black_box(&words), grid, 256))
+        b.iter(|| {
+            native::sum_in_warp_order_by(black_box(&words), grid, 256, |w| {
+                f32::from_bits(w.load(Relaxed))
+            })
+        })
     });
     drop((x, words));
     let edge = 4096;

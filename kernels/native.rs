@@ -52,6 +52,17 @@ pub fn copy(input: &[f32], out: &mut [f32]) {
 /// A GPU runs thousands of threads at once, so its loads sweep the array front to back; here a
 /// warp's consecutive loads lie `4 * grid * block` bytes apart.
 pub fn sum_in_warp_order(x: &[f32], grid: usize, block: usize) -> f32 {
+    sum_in_warp_order_by(x, grid, block, |v| *v)
+}
+
+/// [`sum_in_warp_order`] over any storage, reading each element with `value`: e.g. relaxed
+/// atomic loads of `AtomicU32` words, the loads warpsim makes.
+pub fn sum_in_warp_order_by<T: Sync>(
+    x: &[T],
+    grid: usize,
+    block: usize,
+    value: impl Fn(&T) -> f32 + Sync,
+) -> f32 {
     let step = grid * block;
     (0..grid)
         .into_par_iter()
@@ -62,7 +73,7 @@ pub fn sum_in_warp_order(x: &[f32], grid: usize, block: usize) -> f32 {
                 for start in (b * block + warp..x.len()).step_by(step) {
                     let run = &x[start..(start + 32).min(x.len())];
                     for (acc, v) in lanes.iter_mut().zip(run) {
-                        *acc += v;
+                        *acc += value(v);
                     }
                 }
                 total += lanes.iter().sum::<f32>();
@@ -116,6 +127,9 @@ mod tests {
         assert_eq!(c, m);
         for (grid, block) in [(1, 32), (3, 64), (8, 256)] {
             assert_eq!(sum_in_warp_order(&x, grid, block), 499_500.0);
+            let words: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+            let by_bits = sum_in_warp_order_by(&words, grid, block, |w| f32::from_bits(*w));
+            assert_eq!(by_bits, 499_500.0);
         }
     }
 }
