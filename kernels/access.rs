@@ -9,7 +9,7 @@
 //! float (50 %), as two arrays every access is dense (100 %).
 
 use crate::kernels::{Outcome, Params, data, exact_outcome};
-use crate::{Device, Error, Global, LaunchConfig, Mode, Warp};
+use crate::{Device, Error, Global, LaunchConfig, Mode, Block};
 
 /// Which offset kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,55 +23,55 @@ pub enum OffsetKind {
 }
 
 /// `k = i + offset; if (k < n) C[i] = A[k] + B[k];`
-pub async fn read_offset(
-    w: &mut Warp<'_>,
+pub fn read_offset(
+    b: &mut Block<'_>,
     a: &Global<f32>,
-    b: &Global<f32>,
+    b_in: &Global<f32>,
     c: &Global<f32>,
     n: u32,
     offset: u32,
 ) {
-    let i = w.global_idx_x();
+    let i = b.global_idx_x();
     let k = i + offset;
-    w.if_(k.lt(n), |w| {
-        let v = w.load(a, k) + w.load(b, k);
-        w.store(c, i, v);
+    b.if_(k.lt(n), |b| {
+        let v = b.load(a, k) + b.load(b_in, k);
+        b.store(c, i, v);
     });
 }
 
 /// `k = i + offset; if (k < n) C[k] = A[i] + B[i];`
-pub async fn write_offset(
-    w: &mut Warp<'_>,
+pub fn write_offset(
+    b: &mut Block<'_>,
     a: &Global<f32>,
-    b: &Global<f32>,
+    b_in: &Global<f32>,
     c: &Global<f32>,
     n: u32,
     offset: u32,
 ) {
-    let i = w.global_idx_x();
+    let i = b.global_idx_x();
     let k = i + offset;
-    w.if_(k.lt(n), |w| {
-        let v = w.load(a, i) + w.load(b, i);
-        w.store(c, k, v);
+    b.if_(k.lt(n), |b| {
+        let v = b.load(a, i) + b.load(b_in, i);
+        b.store(c, k, v);
     });
 }
 
 /// `i = blockIdx.x*blockDim.x*4 + t; k = i + offset; if (k + 3*blockDim.x < n)` four sums.
-pub async fn read_offset_unroll4(
-    w: &mut Warp<'_>,
+pub fn read_offset_unroll4(
+    b: &mut Block<'_>,
     a: &Global<f32>,
-    b: &Global<f32>,
+    b_in: &Global<f32>,
     c: &Global<f32>,
     n: u32,
     offset: u32,
 ) {
-    let bd = w.block_dim().x;
-    let i = w.thread_idx().x + w.block_idx().x * bd * 4;
+    let bd = b.block_dim().x;
+    let i = b.thread_idx().x + b.block_idx().x * bd * 4;
     let k = i + offset;
-    w.if_((k + 3 * bd).lt(n), |w| {
+    b.if_((k + 3 * bd).lt(n), |b| {
         for u in 0..4 {
-            let v = w.load(a, k + u * bd) + w.load(b, k + u * bd);
-            w.store(c, i + u * bd, v);
+            let v = b.load(a, k + u * bd) + b.load(b_in, k + u * bd);
+            b.store(c, i + u * bd, v);
         }
     });
 }
@@ -140,14 +140,14 @@ pub fn run_offset(
     let n32 = n as u32;
     let start = std::time::Instant::now();
     let report = match kind {
-        OffsetKind::Read => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            read_offset(w, &a, &b, &c, n32, offset).await
+        OffsetKind::Read => dev.launch(&cfg, |blk: &mut Block<'_>| {
+            read_offset(blk, &a, &b, &c, n32, offset)
         }),
-        OffsetKind::Write => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            write_offset(w, &a, &b, &c, n32, offset).await
+        OffsetKind::Write => dev.launch(&cfg, |blk: &mut Block<'_>| {
+            write_offset(blk, &a, &b, &c, n32, offset)
         }),
-        OffsetKind::ReadUnroll4 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            read_offset_unroll4(w, &a, &b, &c, n32, offset).await
+        OffsetKind::ReadUnroll4 => dev.launch(&cfg, |blk: &mut Block<'_>| {
+            read_offset_unroll4(blk, &a, &b, &c, n32, offset)
         }),
     }?;
     let time = start.elapsed();
@@ -173,32 +173,32 @@ pub enum Layout {
 
 /// `tmp = data[i]; tmp.x += 10; tmp.y += 20; result[i] = tmp;` with the struct's fields read
 /// and written one float at a time, as nvcc compiles it (the struct is only 4-byte aligned).
-pub async fn aos(w: &mut Warp<'_>, data: &Global<f32>, result: &Global<f32>, n: u32) {
-    let i = w.global_idx_x();
-    w.if_(i.lt(n), |w| {
+pub fn aos(b: &mut Block<'_>, data: &Global<f32>, result: &Global<f32>, n: u32) {
+    let i = b.global_idx_x();
+    b.if_(i.lt(n), |b| {
         let (xi, yi) = (i * 2, i * 2 + 1);
-        let x = w.load(data, xi) + 10.0;
-        let y = w.load(data, yi) + 20.0;
-        w.store(result, xi, x);
-        w.store(result, yi, y);
+        let x = b.load(data, xi) + 10.0;
+        let y = b.load(data, yi) + 20.0;
+        b.store(result, xi, x);
+        b.store(result, yi, y);
     });
 }
 
 /// `rx[i] = x[i] + 10; ry[i] = y[i] + 20;`
-pub async fn soa(
-    w: &mut Warp<'_>,
+pub fn soa(
+    b: &mut Block<'_>,
     x: &Global<f32>,
     y: &Global<f32>,
     rx: &Global<f32>,
     ry: &Global<f32>,
     n: u32,
 ) {
-    let i = w.global_idx_x();
-    w.if_(i.lt(n), |w| {
-        let vx = w.load(x, i) + 10.0;
-        let vy = w.load(y, i) + 20.0;
-        w.store(rx, i, vx);
-        w.store(ry, i, vy);
+    let i = b.global_idx_x();
+    b.if_(i.lt(n), |b| {
+        let vx = b.load(x, i) + 10.0;
+        let vy = b.load(y, i) + 20.0;
+        b.store(rx, i, vx);
+        b.store(ry, i, vy);
     });
 }
 
@@ -218,8 +218,8 @@ pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Resul
             let data = dev.alloc_from("data", &points);
             let result = dev.alloc_zeroed::<f32>("result", 2 * n);
             let cfg = LaunchConfig::new(grid, block).name("aos").mode(mode);
-            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                aos(w, &data, &result, n32).await
+            let r = dev.launch(&cfg, |b: &mut Block<'_>| {
+                aos(b, &data, &result, n32)
             })?;
             (r, result.to_vec())
         }
@@ -232,8 +232,8 @@ pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Resul
                 dev.alloc_zeroed::<f32>("ry", n),
             );
             let cfg = LaunchConfig::new(grid, block).name("soa").mode(mode);
-            let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                soa(w, &x, &y, &rx, &ry, n32).await
+            let r = dev.launch(&cfg, |b: &mut Block<'_>| {
+                soa(b, &x, &y, &rx, &ry, n32)
             })?;
             let got = rx
                 .to_vec()

@@ -8,20 +8,20 @@
 //! (`(tid / 32) % 2`, no divergence).
 
 use crate::kernels::{Outcome, data, exact_outcome};
-use crate::{Device, Dim3, Error, F32x32, Global, LaunchConfig, Mode, Warp};
+use crate::{Device, Dim3, Error, F32s, Global, LaunchConfig, Mode, Block};
 
 /// `i = blockIdx.x*blockDim.x + threadIdx.x; if (i < n) C[i] = A[i] + B[i];`
-pub async fn vector_add(
-    w: &mut Warp<'_>,
+pub fn vector_add(
+    b: &mut Block<'_>,
     a: &Global<f32>,
-    b: &Global<f32>,
+    b_in: &Global<f32>,
     c: &Global<f32>,
     n: u32,
 ) {
-    let i = w.global_idx_x();
-    w.if_(i.lt(n), |w| {
-        let v = w.load(a, i) + w.load(b, i);
-        w.store(c, i, v);
+    let i = b.global_idx_x();
+    b.if_(i.lt(n), |b| {
+        let v = b.load(a, i) + b.load(b_in, i);
+        b.store(c, i, v);
     });
 }
 
@@ -34,8 +34,8 @@ pub fn run_vector_add(dev: &Device, n: usize, block: u32, mode: Mode) -> Result<
         .name("vector-add")
         .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        vector_add(w, &a, &b, &c, n as u32).await
+    let report = dev.launch(&cfg, |blk: &mut Block<'_>| {
+        vector_add(blk, &a, &b, &c, n as u32)
     })?;
     let time = start.elapsed();
     let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
@@ -51,22 +51,22 @@ pub fn run_vector_add(dev: &Device, n: usize, block: u32, mode: Mode) -> Result<
 
 /// 002's `colorToGreyscaleConversion`: `if (col < width && row < height)` the pixel's gray value
 /// `0.21 r + 0.71 g + 0.07 b` from 8-bit RGB.
-pub async fn rgb_to_gray(
-    w: &mut Warp<'_>,
+pub fn rgb_to_gray(
+    b: &mut Block<'_>,
     rgb: &Global<u8>,
     gray: &Global<u8>,
     width: u32,
     height: u32,
 ) {
-    let (col, row) = (w.global_idx_x(), w.global_idx_y());
-    w.if_(col.lt(width) & row.lt(height), |w| {
+    let (col, row) = (b.global_idx_x(), b.global_idx_y());
+    b.if_(col.lt(width) & row.lt(height), |b| {
         let idx = row * width + col;
         let at = idx * 3;
-        let r = w.load(rgb, at).to_f32();
-        let g = w.load(rgb, at + 1).to_f32();
-        let b = w.load(rgb, at + 2).to_f32();
-        let v = r * 0.21 + g * 0.71 + b * 0.07;
-        w.store(gray, idx, v.to_u32());
+        let r = b.load(rgb, at).to_f32();
+        let g = b.load(rgb, at + 1).to_f32();
+        let bl = b.load(rgb, at + 2).to_f32();
+        let v = r * 0.21 + g * 0.71 + bl * 0.07;
+        b.store(gray, idx, v.to_u32());
     });
 }
 
@@ -97,8 +97,8 @@ pub fn run_rgb_to_gray(
         .name("rgb-to-gray")
         .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        rgb_to_gray(w, &rgb, &gray, width, height).await
+    let report = dev.launch(&cfg, |b: &mut Block<'_>| {
+        rgb_to_gray(b, &rgb, &gray, width, height)
     })?;
     let time = start.elapsed();
     let want = rgb_to_gray_reference(&host);
@@ -125,25 +125,25 @@ pub enum Split {
 const HEAVY_STEPS: usize = 64;
 
 /// The heavy arithmetic body both sides run: `v = v * 0.999f + k`, 64 times.
-fn heavy(x: F32x32, k: f32) -> F32x32 {
+fn heavy(x: F32s, k: f32) -> F32s {
     (0..HEAVY_STEPS).fold(x, |v, _| v * 0.999 + k)
 }
 
 /// `if (cond) a = heavy(x, 1); else b = heavy(x, 2); c[tid] = a + b;` for `tid < n`.
-pub async fn branch(w: &mut Warp<'_>, c: &Global<f32>, n: u32, split: Split) {
-    let i = w.global_idx_x();
-    w.exit_if(i.ge(n));
+pub fn branch(b: &mut Block<'_>, c: &Global<f32>, n: u32, split: Split) {
+    let i = b.global_idx_x();
+    b.exit_if(i.ge(n));
     let cond = match split {
         Split::ByLane => (i % 2).eq(0),
         Split::ByWarp => ((i / 32) % 2).eq(0),
     };
     let x = i.to_f32();
-    let (a, b) = w.if_else(
+    let (first, second) = b.if_else(
         cond,
-        |_| (heavy(x, 1.0), F32x32::ZERO),
-        |_| (F32x32::ZERO, heavy(x, 2.0)),
+        |_| (heavy(x, 1.0), F32s::ZERO),
+        |_| (F32s::ZERO, heavy(x, 2.0)),
     );
-    w.store(c, i, a + b);
+    b.store(c, i, first + second);
 }
 
 /// The CPU reference of [`branch`].
@@ -182,8 +182,8 @@ pub fn run_branch(
         .name(name)
         .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        branch(w, &c, n as u32, split).await
+    let report = dev.launch(&cfg, |b: &mut Block<'_>| {
+        branch(b, &c, n as u32, split)
     })?;
     let time = start.elapsed();
     Ok(exact_outcome(

@@ -8,7 +8,7 @@
 //! versions; their counters show why each is cheaper than the one before.
 
 use crate::kernels::{Outcome, data};
-use crate::{Device, Error, F32x32, Global, LaunchConfig, LaunchReport, Mask, Mode, U32x32, Warp};
+use crate::{Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mask, Mode, U32s, Block};
 
 /// The reduction variants, in the documents' order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,207 +97,206 @@ impl Variant {
 pub const GRID_STRIDE_BLOCKS: u32 = 256;
 
 /// `(i < n) ? x[i] : 0` per lane.
-fn load_or_zero(w: &mut Warp<'_>, x: &Global<f32>, i: U32x32, n: u32) -> F32x32 {
-    w.if_else(i.lt(n), |w| w.load(x, i), |_| F32x32::ZERO)
+fn load_or_zero(b: &mut Block<'_>, x: &Global<f32>, i: U32s, n: u32) -> F32s {
+    b.if_else(i.lt(n), |b| b.load(x, i), |_| F32s::ZERO)
 }
 
 /// `s[a] += s[b]` for the active lanes.
-fn add_into(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>, a: U32x32, b: U32x32) {
-    let sum = w.load(s, a) + w.load(s, b);
-    w.store(s, a, sum);
+fn add_into(b: &mut Block<'_>, s: &crate::Shared<f32>, to: U32s, from: U32s) {
+    let sum = b.load(s, to) + b.load(s, from);
+    b.store(s, to, sum);
 }
 
 /// Thread 0 writes `s[0]` to `out[blockIdx.x]`.
-fn write_block_sum(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>, out: &Global<f32>) {
-    let t = w.thread_idx().x;
-    w.if_(t.eq(0), |w| {
-        let v = w.load(s, t);
-        w.store(out, U32x32::splat(w.block_idx().x), v);
+fn write_block_sum(b: &mut Block<'_>, s: &crate::Shared<f32>, out: &Global<f32>) {
+    let t = b.thread_idx().x;
+    b.if_(t.eq(0), |b| {
+        let v = b.load(s, t);
+        b.store(out, b.block_idx().x, v);
     });
 }
 
 /// Fig 5.13: `for (stride = 1; stride < blockDim.x; stride *= 2) if (t % (2*stride) == 0) ...`
-pub async fn interleaved(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let bd = w.block_dim().x;
-    let s = w.shared::<f32>(bd as usize);
-    let t = w.thread_idx().x;
-    let v = load_or_zero(w, x, w.global_idx_x(), n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
+pub fn interleaved(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let bd = b.block_dim().x;
+    let s = b.shared::<f32>(bd as usize);
+    let t = b.thread_idx().x;
+    let v = load_or_zero(b, x, b.global_idx_x(), n);
+    b.store(&s, t, v);
+    b.sync_threads();
     let mut stride = 1;
     while stride < bd {
-        w.if_((t % (2 * stride)).eq(0), |w| add_into(w, &s, t, t + stride));
-        w.sync_threads().await;
+        b.if_((t % (2 * stride)).eq(0), |b| add_into(b, &s, t, t + stride));
+        b.sync_threads();
         stride *= 2;
     }
-    write_block_sum(w, &s, out);
+    write_block_sum(b, &s, out);
 }
 
 /// Interleaved addressing without the modulo: `index = 2*stride*t; if (index < blockDim.x)`.
-pub async fn interleaved_strided(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let bd = w.block_dim().x;
-    let s = w.shared::<f32>(bd as usize);
-    let t = w.thread_idx().x;
-    let v = load_or_zero(w, x, w.global_idx_x(), n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
+pub fn interleaved_strided(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let bd = b.block_dim().x;
+    let s = b.shared::<f32>(bd as usize);
+    let t = b.thread_idx().x;
+    let v = load_or_zero(b, x, b.global_idx_x(), n);
+    b.store(&s, t, v);
+    b.sync_threads();
     let mut stride = 1;
     while stride < bd {
         let index = t * (2 * stride);
-        w.if_(index.lt(bd), |w| add_into(w, &s, index, index + stride));
-        w.sync_threads().await;
+        b.if_(index.lt(bd), |b| add_into(b, &s, index, index + stride));
+        b.sync_threads();
         stride *= 2;
     }
-    write_block_sum(w, &s, out);
+    write_block_sum(b, &s, out);
 }
 
 /// The stride-halving tree over `s`, from `blockDim.x / 2` down to `stop` (exclusive).
-async fn sequential_tree(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>, stop: u32) {
-    let t = w.thread_idx().x;
-    let mut stride = w.block_dim().x / 2;
+fn sequential_tree(b: &mut Block<'_>, s: &crate::Shared<f32>, stop: u32) {
+    let t = b.thread_idx().x;
+    let mut stride = b.block_dim().x / 2;
     while stride > stop {
-        w.if_(t.lt(stride), |w| add_into(w, s, t, t + stride));
-        w.sync_threads().await;
+        b.if_(t.lt(stride), |b| add_into(b, s, t, t + stride));
+        b.sync_threads();
         stride /= 2;
     }
 }
 
 /// Fig 5.15 / `reduceSum`: `for (stride = blockDim.x/2; stride > 0; stride >>= 1) if (t < stride) ...`
-pub async fn sequential(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let s = w.shared::<f32>(w.block_dim().x as usize);
-    let t = w.thread_idx().x;
-    let v = load_or_zero(w, x, w.global_idx_x(), n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
-    sequential_tree(w, &s, 0).await;
-    write_block_sum(w, &s, out);
+pub fn sequential(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let s = b.shared::<f32>(b.block_dim().x as usize);
+    let t = b.thread_idx().x;
+    let v = load_or_zero(b, x, b.global_idx_x(), n);
+    b.store(&s, t, v);
+    b.sync_threads();
+    sequential_tree(b, &s, 0);
+    write_block_sum(b, &s, out);
 }
 
 /// Each thread loads `x[i] + x[i + blockDim.x]` for `i = blockIdx.x * 2 * blockDim.x + t`.
-fn first_add(w: &mut Warp<'_>, x: &Global<f32>, n: u32) -> F32x32 {
-    let bd = w.block_dim().x;
-    let i = w.thread_idx().x + w.block_idx().x * 2 * bd;
-    load_or_zero(w, x, i, n) + load_or_zero(w, x, i + bd, n)
+fn first_add(b: &mut Block<'_>, x: &Global<f32>, n: u32) -> F32s {
+    let bd = b.block_dim().x;
+    let i = b.thread_idx().x + b.block_idx().x * 2 * bd;
+    load_or_zero(b, x, i, n) + load_or_zero(b, x, i + bd, n)
 }
 
 /// Sequential addressing with the first add during the load.
-pub async fn first_add_kernel(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let s = w.shared::<f32>(w.block_dim().x as usize);
-    let t = w.thread_idx().x;
-    let v = first_add(w, x, n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
-    sequential_tree(w, &s, 0).await;
-    write_block_sum(w, &s, out);
+pub fn first_add_kernel(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let s = b.shared::<f32>(b.block_dim().x as usize);
+    let t = b.thread_idx().x;
+    let v = first_add(b, x, n);
+    b.store(&s, t, v);
+    b.sync_threads();
+    sequential_tree(b, &s, 0);
+    write_block_sum(b, &s, out);
 }
 
 /// The last 64 partial sums reduced by the first warp without block barriers. Each step is
 /// `v = s[t] + s[t + k]; __syncwarp(); s[t] = v; __syncwarp();`: correct under independent
 /// thread scheduling, unlike the classic `volatile` version, with the same accesses.
-fn warp_tail(w: &mut Warp<'_>, s: &crate::Shared<'_, f32>) {
-    let t = w.thread_idx().x;
-    w.if_(t.lt(32), |w| {
+fn warp_tail(b: &mut Block<'_>, s: &crate::Shared<f32>) {
+    let t = b.thread_idx().x;
+    b.if_(t.lt(32), |b| {
         for offset in [32, 16, 8, 4, 2, 1] {
-            let v = w.load(s, t) + w.load(s, t + offset);
-            w.sync_warp(Mask::FULL);
-            w.store(s, t, v);
-            w.sync_warp(Mask::FULL);
+            let v = b.load(s, t) + b.load(s, t + offset);
+            b.sync_warp(Mask::FULL);
+            b.store(s, t, v);
+            b.sync_warp(Mask::FULL);
         }
     });
 }
 
 /// First add, the tree down to 64, then the last warp reduces 64 sums without block barriers.
-pub async fn unroll_warp(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let s = w.shared::<f32>(w.block_dim().x as usize);
-    let t = w.thread_idx().x;
-    let v = first_add(w, x, n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
-    sequential_tree(w, &s, 32).await;
-    warp_tail(w, &s);
-    write_block_sum(w, &s, out);
+pub fn unroll_warp(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let s = b.shared::<f32>(b.block_dim().x as usize);
+    let t = b.thread_idx().x;
+    let v = first_add(b, x, n);
+    b.store(&s, t, v);
+    b.sync_threads();
+    sequential_tree(b, &s, 32);
+    warp_tail(b, &s);
+    write_block_sum(b, &s, out);
 }
 
 /// Completely unrolled for `BLOCK` threads (a power of two, 64 to 1024): every step's stride
 /// is a compile-time constant and steps larger than the block vanish.
-pub async fn unrolled<const BLOCK: u32>(
-    w: &mut Warp<'_>,
+pub fn unrolled<const BLOCK: u32>(
+    b: &mut Block<'_>,
     x: &Global<f32>,
     out: &Global<f32>,
     n: u32,
 ) {
-    let s = w.shared::<f32>(BLOCK as usize);
-    let t = w.thread_idx().x;
-    let v = first_add(w, x, n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
+    let s = b.shared::<f32>(BLOCK as usize);
+    let t = b.thread_idx().x;
+    let v = first_add(b, x, n);
+    b.store(&s, t, v);
+    b.sync_threads();
     if BLOCK >= 1024 {
-        w.if_(t.lt(512), |w| add_into(w, &s, t, t + 512));
-        w.sync_threads().await;
+        b.if_(t.lt(512), |b| add_into(b, &s, t, t + 512));
+        b.sync_threads();
     }
     if BLOCK >= 512 {
-        w.if_(t.lt(256), |w| add_into(w, &s, t, t + 256));
-        w.sync_threads().await;
+        b.if_(t.lt(256), |b| add_into(b, &s, t, t + 256));
+        b.sync_threads();
     }
     if BLOCK >= 256 {
-        w.if_(t.lt(128), |w| add_into(w, &s, t, t + 128));
-        w.sync_threads().await;
+        b.if_(t.lt(128), |b| add_into(b, &s, t, t + 128));
+        b.sync_threads();
     }
     if BLOCK >= 128 {
-        w.if_(t.lt(64), |w| add_into(w, &s, t, t + 64));
-        w.sync_threads().await;
+        b.if_(t.lt(64), |b| add_into(b, &s, t, t + 64));
+        b.sync_threads();
     }
-    warp_tail(w, &s);
-    write_block_sum(w, &s, out);
+    warp_tail(b, &s);
+    write_block_sum(b, &s, out);
 }
 
 /// `for (i = blockIdx.x*blockDim.x + t; i < n; i += blockDim.x*gridDim.x) sum += x[i];`
-fn grid_stride_sum(w: &mut Warp<'_>, x: &Global<f32>, n: u32) -> F32x32 {
-    let step = w.block_dim().x * w.grid_dim().x;
-    let (_, sum) = w.while_(
-        (w.global_idx_x(), F32x32::ZERO),
+fn grid_stride_sum(b: &mut Block<'_>, x: &Global<f32>, n: u32) -> F32s {
+    let step = b.block_dim().x * b.grid_dim().x;
+    let (_, sum) = b.while_(
+        (b.global_idx_x(), F32s::ZERO),
         |_, (i, _)| i.lt(n),
-        |w, (i, sum)| (*i + step, *sum + w.load(x, *i)),
+        |b, (i, sum)| (*i + step, *sum + b.load(x, *i)),
     );
     sum
 }
 
 /// Grid-stride accumulation, then the sequential tree.
-pub async fn multi(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let s = w.shared::<f32>(w.block_dim().x as usize);
-    let t = w.thread_idx().x;
-    let v = grid_stride_sum(w, x, n);
-    w.store(&s, t, v);
-    w.sync_threads().await;
-    sequential_tree(w, &s, 0).await;
-    write_block_sum(w, &s, out);
+pub fn multi(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let s = b.shared::<f32>(b.block_dim().x as usize);
+    let t = b.thread_idx().x;
+    let v = grid_stride_sum(b, x, n);
+    b.store(&s, t, v);
+    b.sync_threads();
+    sequential_tree(b, &s, 0);
+    write_block_sum(b, &s, out);
 }
 
 /// The sum of `v` over the warp, in lane 0: `for (o = 16; o > 0; o /= 2) v += __shfl_down_sync(FULL, v, o);`
-fn warp_sum(w: &mut Warp<'_>, mut v: F32x32) -> F32x32 {
+fn warp_sum(b: &mut Block<'_>, mut v: F32s) -> F32s {
     for offset in [16, 8, 4, 2, 1] {
-        v += w.shfl_down_sync(Mask::FULL, v, offset, 32);
+        v += b.shfl_down_sync(Mask::FULL, v, offset, 32);
     }
     v
 }
 
 /// Grid-stride accumulation, warp sums by shuffle, warp 0 adds the warp sums.
-pub async fn shuffle(w: &mut Warp<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
-    let warps = w.block_dim().x / 32;
-    let sums = w.shared::<f32>(32);
-    let lane = w.lane_id();
-    let v = grid_stride_sum(w, x, n);
-    let v = warp_sum(w, v);
-    let warp = U32x32::splat(w.warp_id());
-    w.if_(lane.eq(0), |w| w.store(&sums, warp, v));
-    w.sync_threads().await;
-    if w.warp_id() == 0 {
-        let v = w.if_else(lane.lt(warps), |w| w.load(&sums, lane), |_| F32x32::ZERO);
-        let total = warp_sum(w, v);
-        w.if_(lane.eq(0), |w| {
-            w.store(out, U32x32::splat(w.block_idx().x), total)
-        });
-    }
+pub fn shuffle(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
+    let warps = b.block_dim().x / 32;
+    let sums = b.shared::<f32>(32);
+    let lane = b.lane_id();
+    let v = grid_stride_sum(b, x, n);
+    let v = warp_sum(b, v);
+    let warp = b.warp_id();
+    b.if_(lane.eq(0), |b| b.store(&sums, warp, v));
+    b.sync_threads();
+    // `if (warp == 0)`: uniform within each warp, so never divergent.
+    b.if_(warp.eq(0), |b| {
+        let v = b.if_else(lane.lt(warps), |b| b.load(&sums, lane), |_| F32s::ZERO);
+        let total = warp_sum(b, v);
+        b.if_(lane.eq(0), |b| b.store(out, b.block_idx().x, total));
+    });
 }
 
 /// The CPU reference: the sum in `f64`.
@@ -341,43 +340,43 @@ pub fn reduce(
         })?;
         let (inp, o) = (&input, &out);
         let report = match variant {
-            Variant::Interleaved => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                interleaved(w, inp, o, n32).await
+            Variant::Interleaved => dev.launch(&cfg, |b: &mut Block<'_>| {
+                interleaved(b, inp, o, n32)
             }),
-            Variant::InterleavedStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                interleaved_strided(w, inp, o, n32).await
+            Variant::InterleavedStrided => dev.launch(&cfg, |b: &mut Block<'_>| {
+                interleaved_strided(b, inp, o, n32)
             }),
-            Variant::Sequential => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                sequential(w, inp, o, n32).await
+            Variant::Sequential => dev.launch(&cfg, |b: &mut Block<'_>| {
+                sequential(b, inp, o, n32)
             }),
-            Variant::FirstAdd => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                first_add_kernel(w, inp, o, n32).await
+            Variant::FirstAdd => dev.launch(&cfg, |b: &mut Block<'_>| {
+                first_add_kernel(b, inp, o, n32)
             }),
-            Variant::UnrollWarp => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                unroll_warp(w, inp, o, n32).await
+            Variant::UnrollWarp => dev.launch(&cfg, |b: &mut Block<'_>| {
+                unroll_warp(b, inp, o, n32)
             }),
             Variant::Unrolled => match block {
-                64 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                    unrolled::<64>(w, inp, o, n32).await
+                64 => dev.launch(&cfg, |b: &mut Block<'_>| {
+                    unrolled::<64>(b, inp, o, n32)
                 }),
-                128 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                    unrolled::<128>(w, inp, o, n32).await
+                128 => dev.launch(&cfg, |b: &mut Block<'_>| {
+                    unrolled::<128>(b, inp, o, n32)
                 }),
-                256 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                    unrolled::<256>(w, inp, o, n32).await
+                256 => dev.launch(&cfg, |b: &mut Block<'_>| {
+                    unrolled::<256>(b, inp, o, n32)
                 }),
-                512 => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                    unrolled::<512>(w, inp, o, n32).await
+                512 => dev.launch(&cfg, |b: &mut Block<'_>| {
+                    unrolled::<512>(b, inp, o, n32)
                 }),
-                _ => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                    unrolled::<1024>(w, inp, o, n32).await
+                _ => dev.launch(&cfg, |b: &mut Block<'_>| {
+                    unrolled::<1024>(b, inp, o, n32)
                 }),
             },
             Variant::Multi => {
-                dev.launch(&cfg, async |w: &mut Warp<'_>| multi(w, inp, o, n32).await)
+                dev.launch(&cfg, |b: &mut Block<'_>| multi(b, inp, o, n32))
             }
             Variant::Shuffle => {
-                dev.launch(&cfg, async |w: &mut Warp<'_>| shuffle(w, inp, o, n32).await)
+                dev.launch(&cfg, |b: &mut Block<'_>| shuffle(b, inp, o, n32))
             }
         }?;
         launches.push(report);

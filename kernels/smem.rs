@@ -9,50 +9,50 @@
 //! wavefronts and consecutive 16-byte vectors 4 without any conflict.
 
 use crate::kernels::{Outcome, Params, Pattern, SmemOp, exact_outcome};
-use crate::{Device, Element, Error, F32x32, Global, LaunchConfig, Mode, U32x32, Warp};
+use crate::{Device, Element, Error, F32s, Global, LaunchConfig, Mode, U32s, Block};
 
 /// Element types of the pattern kernel: `float`, `float2`, `float4` (1, 2 or 4 words).
 pub trait PatternElem: Element {
     /// Words per element.
     const WORDS: u32;
     /// The element whose word `j` holds `f(j)`, for each lane's word-index base `k * WORDS`.
-    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> Self::Lanes;
+    fn from_words_fn(base: U32s, f: impl Fn(U32s) -> F32s) -> Self::Vals;
     /// The sum of the element's words (`x + y`, `(x + y) + (z + w)`).
-    fn sum(v: Self::Lanes) -> F32x32;
+    fn sum(v: Self::Vals) -> F32s;
 }
 
 impl PatternElem for f32 {
     const WORDS: u32 = 1;
-    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> F32x32 {
+    fn from_words_fn(base: U32s, f: impl Fn(U32s) -> F32s) -> F32s {
         f(base)
     }
-    fn sum(v: F32x32) -> F32x32 {
+    fn sum(v: F32s) -> F32s {
         v
     }
 }
 
 impl PatternElem for [f32; 2] {
     const WORDS: u32 = 2;
-    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> [F32x32; 2] {
+    fn from_words_fn(base: U32s, f: impl Fn(U32s) -> F32s) -> [F32s; 2] {
         [f(base), f(base + 1)]
     }
-    fn sum(v: [F32x32; 2]) -> F32x32 {
+    fn sum(v: [F32s; 2]) -> F32s {
         v[0] + v[1]
     }
 }
 
 impl PatternElem for [f32; 4] {
     const WORDS: u32 = 4;
-    fn from_words_fn(base: U32x32, f: impl Fn(U32x32) -> F32x32) -> [F32x32; 4] {
+    fn from_words_fn(base: U32s, f: impl Fn(U32s) -> F32s) -> [F32s; 4] {
         [f(base), f(base + 1), f(base + 2), f(base + 3)]
     }
-    fn sum(v: [F32x32; 4]) -> F32x32 {
+    fn sum(v: [F32s; 4]) -> F32s {
         (v[0] + v[1]) + (v[2] + v[3])
     }
 }
 
 /// The value the fill stores in word `w`: `(float)(w & 1023)`.
-fn word_value(w: U32x32) -> F32x32 {
+fn word_value(w: U32s) -> F32s {
     (w & 1023).to_f32()
 }
 
@@ -77,34 +77,34 @@ fn pattern_index(p: &Params, t: u32) -> u32 {
 /// Fill, barrier, `iters` pattern accesses, one global store per thread: loads accumulate the
 /// element's word sum into a register, stores write `(float)it` to every word and leave
 /// `(float)iters` in the register.
-pub async fn pattern_kernel<T: PatternElem>(w: &mut Warp<'_>, out: &Global<f32>, p: &Params) {
-    let block = w.block_dim().x;
+pub fn pattern_kernel<T: PatternElem>(b: &mut Block<'_>, out: &Global<f32>, p: &Params) {
+    let block = b.block_dim().x;
     let len = array_len(p.pattern, p.c, block);
-    let s = w.shared::<T>(len);
-    let t = w.thread_idx().x;
+    let s = b.shared::<T>(len);
+    let t = b.thread_idx().x;
     for base in (0..len as u32).step_by(block as usize) {
         let k = t + base;
-        w.if_(k.lt(len as u32), |w| {
-            w.store(&s, k, T::from_words_fn(k * T::WORDS, word_value))
+        b.if_(k.lt(len as u32), |b| {
+            b.store(&s, k, T::from_words_fn(k * T::WORDS, word_value))
         });
     }
-    w.sync_threads().await;
+    b.sync_threads();
     let addr = match p.pattern {
         Pattern::Offset => t + p.c,
         Pattern::Stride => t * p.c,
         Pattern::Modulo => t % p.c,
     };
     let acc = match p.op {
-        SmemOp::Load => (0..p.iters).fold(F32x32::ZERO, |acc, _| acc + T::sum(w.load(&s, addr))),
+        SmemOp::Load => (0..p.iters).fold(F32s::ZERO, |acc, _| acc + T::sum(b.load(&s, addr))),
         SmemOp::Store => {
             for it in 0..p.iters {
-                let v = F32x32::splat(it as f32);
-                w.store(&s, addr, T::from_words_fn(addr, |_| v));
+                let v = F32s::splat(it as f32);
+                b.store(&s, addr, T::from_words_fn(addr, |_| v));
             }
-            F32x32::splat(p.iters as f32)
+            F32s::splat(p.iters as f32)
         }
     };
-    w.store(out, w.global_idx_x(), acc);
+    b.store(out, b.global_idx_x(), acc);
 }
 
 /// The CPU reference: what each thread writes.
@@ -154,8 +154,8 @@ fn run_typed<T: PatternElem>(dev: &Device, p: &Params, mode: Mode) -> Result<Out
     let out = dev.alloc_zeroed::<f32>("out", block as usize);
     let cfg = LaunchConfig::new(1, block).name("smem-pattern").mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        pattern_kernel::<T>(w, &out, p).await
+    let report = dev.launch(&cfg, |b: &mut Block<'_>| {
+        pattern_kernel::<T>(b, &out, p)
     })?;
     let time = start.elapsed();
     let accesses = u64::from(block) * u64::from(p.iters);

@@ -9,7 +9,7 @@
 
 use crate::kernels::{Outcome, data, exact_outcome};
 use crate::{
-    Device, Error, F32x32, Global, LaunchConfig, LaunchReport, Mode, Shared, U32x32, Warp,
+    Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mode, Shared, U32s, Block,
 };
 
 /// Tile edge.
@@ -79,195 +79,171 @@ struct Shape {
 
 /// `for (j = 0; j < TILE; j += BLOCK_ROWS) if (x < cols && y + j < rows) body(y + j)`.
 fn for_tile_rows(
-    w: &mut Warp<'_>,
-    x: U32x32,
-    y: U32x32,
+    b: &mut Block<'_>,
+    x: U32s,
+    y: U32s,
     cols: u32,
     rows: u32,
-    body: impl Fn(&mut Warp<'_>, U32x32, u32),
+    body: impl Fn(&mut Block<'_>, U32s, u32),
 ) {
     for j in (0..TILE).step_by(BLOCK_ROWS as usize) {
         let yj = y + j;
-        w.if_(x.lt(cols) & yj.lt(rows), |w| body(w, yj, j));
+        b.if_(x.lt(cols) & yj.lt(rows), |b| body(b, yj, j));
     }
 }
 
 /// This block's tile origin: `(blockIdx.x * TILE, blockIdx.y * TILE)`.
-fn tile_origin(w: &Warp<'_>) -> (u32, u32) {
-    let b = w.block_idx();
-    (b.x * TILE, b.y * TILE)
+fn tile_origin(b: &Block<'_>) -> (u32, u32) {
+    let idx = b.block_idx();
+    (idx.x * TILE, idx.y * TILE)
 }
 
 /// `odata[y*width + x] = idata[y*width + x]`, four rows per thread.
-pub async fn copy(
-    w: &mut Warp<'_>,
+pub fn copy(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let (bx, by) = tile_origin(w);
-    let t = w.thread_idx();
+    let (bx, by) = tile_origin(b);
+    let t = b.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
-    for_tile_rows(w, x, y, width, height, |w, yj, _| {
+    for_tile_rows(b, x, y, width, height, |b, yj, _| {
         let i = yj * width + x;
-        let v = w.load(input, i);
-        w.store(output, i, v);
+        let v = b.load(input, i);
+        b.store(output, i, v);
     });
 }
 
 /// `odata[x*height + y] = idata[x*height + y]`: the same copy, walking columns.
-pub async fn copy_strided(
-    w: &mut Warp<'_>,
+pub fn copy_strided(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let (bx, by) = tile_origin(w);
-    let t = w.thread_idx();
+    let (bx, by) = tile_origin(b);
+    let t = b.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
-    for_tile_rows(w, x, y, width, height, |w, yj, _| {
+    for_tile_rows(b, x, y, width, height, |b, yj, _| {
         let i = x * height + yj;
-        let v = w.load(input, i);
-        w.store(output, i, v);
+        let v = b.load(input, i);
+        b.store(output, i, v);
     });
 }
 
 /// `odata[x*height + y] = idata[y*width + x]`.
-pub async fn naive(
-    w: &mut Warp<'_>,
+pub fn naive(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let (bx, by) = tile_origin(w);
-    let t = w.thread_idx();
+    let (bx, by) = tile_origin(b);
+    let t = b.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
-    for_tile_rows(w, x, y, width, height, |w, yj, _| {
-        let v = w.load(input, yj * width + x);
-        w.store(output, x * height + yj, v);
+    for_tile_rows(b, x, y, width, height, |b, yj, _| {
+        let v = b.load(input, yj * width + x);
+        b.store(output, x * height + yj, v);
     });
 }
 
 /// Copy through a tile: `tile[ty+j][tx] = idata[...]; sync; odata[...] = tile[ty+j][tx]`.
-pub async fn copy_shared(
-    w: &mut Warp<'_>,
+pub fn copy_shared(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let tile = w.shared::<f32>((TILE * TILE) as usize);
-    let (bx, by) = tile_origin(w);
-    let t = w.thread_idx();
+    let tile = b.shared::<f32>((TILE * TILE) as usize);
+    let (bx, by) = tile_origin(b);
+    let t = b.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
-    for_tile_rows(w, x, y, width, height, |w, yj, j| {
-        let v = w.load(input, yj * width + x);
-        w.store(&tile, (t.y + j) * TILE + t.x, v);
+    for_tile_rows(b, x, y, width, height, |b, yj, j| {
+        let v = b.load(input, yj * width + x);
+        b.store(&tile, (t.y + j) * TILE + t.x, v);
     });
-    w.sync_threads().await;
-    for_tile_rows(w, x, y, width, height, |w, yj, j| {
-        let v = w.load(&tile, (t.y + j) * TILE + t.x);
-        w.store(output, yj * width + x, v);
+    b.sync_threads();
+    for_tile_rows(b, x, y, width, height, |b, yj, j| {
+        let v = b.load(&tile, (t.y + j) * TILE + t.x);
+        b.store(output, yj * width + x, v);
     });
 }
 
 /// Transpose the tile at block position `(bx, by)` through `tile` of row pitch `pitch`:
 /// rows read coalesced into `tile[ty+j][tx]`, written coalesced from `tile[tx][ty+j]`.
-async fn tiled(
-    w: &mut Warp<'_>,
+fn tiled(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     s: Shape,
-    tile: Shared<'_, f32>,
+    tile: Shared<f32>,
     pitch: u32,
     (bx, by): (u32, u32),
 ) {
-    let t = w.thread_idx();
+    let t = b.thread_idx();
     let (x, y) = (t.x + bx * TILE, t.y + by * TILE);
-    for_tile_rows(w, x, y, s.width, s.height, |w, yj, j| {
-        let v = w.load(input, yj * s.width + x);
-        w.store(&tile, (t.y + j) * pitch + t.x, v);
+    for_tile_rows(b, x, y, s.width, s.height, |b, yj, j| {
+        let v = b.load(input, yj * s.width + x);
+        b.store(&tile, (t.y + j) * pitch + t.x, v);
     });
-    w.sync_threads().await;
+    b.sync_threads();
     // The output tile: column block `by` becomes row block `by` of the transpose.
     let (x2, y2) = (t.x + by * TILE, t.y + bx * TILE);
-    for_tile_rows(w, x2, y2, s.height, s.width, |w, yj, j| {
-        let v: F32x32 = w.load(&tile, t.x * pitch + t.y + j);
-        w.store(output, yj * s.height + x2, v);
+    for_tile_rows(b, x2, y2, s.height, s.width, |b, yj, j| {
+        let v: F32s = b.load(&tile, t.x * pitch + t.y + j);
+        b.store(output, yj * s.height + x2, v);
     });
 }
 
 /// `tile[32][32]`: the column read is a 32-way bank conflict.
-pub async fn coalesced(
-    w: &mut Warp<'_>,
+pub fn coalesced(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let tile = w.shared::<f32>((TILE * TILE) as usize);
-    let b = w.block_idx();
-    tiled(
-        w,
-        input,
-        output,
-        Shape { width, height },
-        tile,
-        TILE,
-        (b.x, b.y),
-    )
-    .await;
+    let tile = b.shared::<f32>((TILE * TILE) as usize);
+    let idx = b.block_idx();
+    let shape = Shape { width, height };
+    tiled(b, input, output, shape, tile, TILE, (idx.x, idx.y));
 }
 
 /// `tile[32][33]`: the padding puts each column in 32 different banks.
-pub async fn no_conflicts(
-    w: &mut Warp<'_>,
+pub fn no_conflicts(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let tile = w.shared::<f32>((TILE * (TILE + 1)) as usize);
-    let b = w.block_idx();
-    tiled(
-        w,
-        input,
-        output,
-        Shape { width, height },
-        tile,
-        TILE + 1,
-        (b.x, b.y),
-    )
-    .await;
+    let tile = b.shared::<f32>((TILE * (TILE + 1)) as usize);
+    let idx = b.block_idx();
+    let shape = Shape { width, height };
+    tiled(b, input, output, shape, tile, TILE + 1, (idx.x, idx.y));
 }
 
 /// The padded tile with blocks renumbered diagonally, so concurrent blocks spread over memory
 /// partitions: `bid = bx + gridDim.x*by; by' = bid % gridDim.y; bx' = (bid/gridDim.y + by') % gridDim.x`.
-pub async fn diagonal(
-    w: &mut Warp<'_>,
+pub fn diagonal(
+    b: &mut Block<'_>,
     input: &Global<f32>,
     output: &Global<f32>,
     width: u32,
     height: u32,
 ) {
-    let tile = w.shared::<f32>((TILE * (TILE + 1)) as usize);
-    let (b, g) = (w.block_idx(), w.grid_dim());
-    let bid = b.x + g.x * b.y;
+    let tile = b.shared::<f32>((TILE * (TILE + 1)) as usize);
+    let (idx, g) = (b.block_idx(), b.grid_dim());
+    let bid = idx.x + g.x * idx.y;
     let by = bid % g.y;
     let bx = (bid / g.y + by) % g.x;
-    tiled(
-        w,
-        input,
-        output,
-        Shape { width, height },
-        tile,
-        TILE + 1,
-        (bx, by),
-    )
-    .await;
+    let shape = Shape { width, height };
+    tiled(b, input, output, shape, tile, TILE + 1, (bx, by));
 }
 
 /// The CPU reference: the transpose of `height` rows of `width`.
@@ -297,26 +273,26 @@ pub fn launch(
         .mode(mode);
     let (i, o) = (input, output);
     match variant {
-        Variant::Copy => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            copy(w, i, o, width, height).await
+        Variant::Copy => dev.launch(&cfg, |b: &mut Block<'_>| {
+            copy(b, i, o, width, height)
         }),
-        Variant::CopyStrided => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            copy_strided(w, i, o, width, height).await
+        Variant::CopyStrided => dev.launch(&cfg, |b: &mut Block<'_>| {
+            copy_strided(b, i, o, width, height)
         }),
-        Variant::Naive => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            naive(w, i, o, width, height).await
+        Variant::Naive => dev.launch(&cfg, |b: &mut Block<'_>| {
+            naive(b, i, o, width, height)
         }),
-        Variant::CopyShared => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            copy_shared(w, i, o, width, height).await
+        Variant::CopyShared => dev.launch(&cfg, |b: &mut Block<'_>| {
+            copy_shared(b, i, o, width, height)
         }),
-        Variant::Coalesced => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            coalesced(w, i, o, width, height).await
+        Variant::Coalesced => dev.launch(&cfg, |b: &mut Block<'_>| {
+            coalesced(b, i, o, width, height)
         }),
-        Variant::NoConflicts => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            no_conflicts(w, i, o, width, height).await
+        Variant::NoConflicts => dev.launch(&cfg, |b: &mut Block<'_>| {
+            no_conflicts(b, i, o, width, height)
         }),
-        Variant::Diagonal => dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            diagonal(w, i, o, width, height).await
+        Variant::Diagonal => dev.launch(&cfg, |b: &mut Block<'_>| {
+            diagonal(b, i, o, width, height)
         }),
     }
 }

@@ -14,7 +14,7 @@
 //!   allocated with [`crate::Device::alloc_uninit`] and never written.
 //! * **synccheck**: a barrier reached while threads of the block have exited (only part of the
 //!   block arrives), and a `sync_warp`, shuffle or vote whose member mask names lanes that are not
-//!   executing it or leaves out lanes that are.
+//!   executing it (diverged, or not threads of the block at all) or leaves out lanes that are.
 //! * **memcheck**: out-of-bounds and misaligned accesses, with the nearest allocation and the
 //!   distance to it; instead of stopping the launch the bad lanes are skipped and checking goes
 //!   on, up to [`MAX_FINDINGS`].
@@ -24,6 +24,10 @@
 //! [`explore`]'s instruction-granularity schedules ([`WarpOrder::Interleaved`]) let a shared load
 //! see a word as it was before another warp's store in the same interval.
 //!
+//! The checker is an observer: the executor reports each memory instruction, barrier and
+//! member mask to it (with the block and source site), and it never changes what executes,
+//! except that memcheck's bad lanes are left out of their access.
+//!
 //! Findings are grouped: one per (kind, buffer, source site pair), with the first occurrence's
 //! threads and address and a count. A checked launch runs its blocks one after another in linear
 //! order (unless a [`Schedule`] says otherwise), so the findings are the same for any number of
@@ -32,11 +36,12 @@
 //! reproduces it.
 
 use crate::error::{AccessKind, Space};
-use crate::lanes::{Mask, U32x32};
-use crate::launch::{Dim3, LaunchCtx};
-use crate::memory::{Access, Target};
-use crate::scheduler::{BlockOrder, BlockState, WarpOrder};
-use crate::warp::Warp;
+use crate::geometry::{BlockShape, Dim3};
+use crate::lanes::Mask;
+use crate::memory::global::Allocation;
+use crate::memory::{Target, WarpAccess, WarpIdx};
+use crate::block::{BlockOrder, WarpOrder};
+use crate::values::frame::{MAX_WARPS, Masks};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -270,18 +275,7 @@ struct Shadow {
     readers: u32,
 }
 
-/// Per-warp check state.
-#[derive(Default)]
-pub(crate) struct WarpCheck {
-    /// `sync_warp` calls so far: two accesses of one warp are ordered if this changed between.
-    sync_epoch: u32,
-    /// Memory instructions so far (lanes of one instruction never race with each other).
-    inst: u32,
-    /// Source location of the access being made.
-    pub site: Option<&'static Location<'static>>,
-}
-
-/// Per-block check state, reused from block to block.
+/// Check state of the running block, reused from block to block.
 #[derive(Default)]
 pub(crate) struct BlockCheck {
     /// Per shared word, for elements of 4 bytes and more.
@@ -294,6 +288,11 @@ pub(crate) struct BlockCheck {
     /// Global words this block touched: address → how.
     global: AddrMap<GlobalUse>,
     findings: Vec<Finding>,
+    /// Per warp, `sync_warp` calls so far: two accesses of one warp are ordered if this changed
+    /// between them.
+    sync_epoch: [u32; MAX_WARPS],
+    /// Memory instructions so far (lanes of one instruction never race with each other).
+    inst: u32,
 }
 
 /// A map keyed by device address (no need for SipHash's protection against chosen keys).
@@ -329,12 +328,12 @@ struct Who {
 }
 
 impl Who {
-    fn site(&self, ctx: &LaunchCtx) -> Site {
+    fn site(&self, grid: Dim3, shape: &BlockShape) -> Site {
         let t = u32::from(self.thread);
         Site {
             access: self.access,
-            block: Dim3::from_linear(u64::from(self.block), ctx.grid),
-            thread: ctx.warp_thread(t / 32, t % 32),
+            block: Dim3::from_linear(u64::from(self.block), grid),
+            thread: shape.thread(t / 32, t % 32),
             location: self.loc.map(ToString::to_string),
         }
     }
@@ -353,6 +352,60 @@ struct GlobalUse {
     elem: u8,
 }
 
+/// What the checker needs to know about the running block.
+pub(crate) struct Ctx<'a> {
+    pub kernel: &'a str,
+    pub block: Dim3,
+    pub grid: Dim3,
+    pub shape: &'a BlockShape,
+    /// The current barrier interval, from 1.
+    pub interval: u64,
+    pub launch: &'a LaunchCheck,
+}
+
+impl Ctx<'_> {
+    fn site(&self, warp: u32, lane: u32, access: AccessKind, loc: &'static Location<'static>) -> Site {
+        Site {
+            access,
+            block: self.block,
+            thread: self.shape.thread(warp, lane),
+            location: Some(loc.to_string()),
+        }
+    }
+
+    fn finding(
+        &self,
+        kind: Kind,
+        site: Site,
+        other: Option<Site>,
+        t: Option<(&Target<'_>, u32)>,
+        detail: String,
+    ) -> Finding {
+        let (space, buffer, index, address) = match t {
+            Some((t, index)) => (
+                Some(t.space),
+                t.name.to_string(),
+                u64::from(index),
+                t.address(index),
+            ),
+            None => (None, String::new(), 0, 0),
+        };
+        Finding {
+            kind,
+            kernel: self.kernel.to_string(),
+            block: self.block,
+            site,
+            other,
+            space,
+            buffer,
+            index,
+            address,
+            detail,
+            count: 1,
+        }
+    }
+}
+
 impl BlockCheck {
     pub fn reset(&mut self) {
         for &i in &self.dirty {
@@ -363,6 +416,455 @@ impl BlockCheck {
         self.partial_reported = false;
         self.global.clear();
         self.findings.clear();
+        self.sync_epoch = [0; MAX_WARPS];
+        self.inst = 0;
+    }
+
+    /// Add `f` to the block's findings, merging it into an equal one.
+    fn record(&mut self, f: Finding) {
+        if let Some(same) = self.findings.iter_mut().find(|g| g.same_hazard(&f)) {
+            same.count += 1;
+        } else if self.findings.len() < MAX_FINDINGS {
+            self.findings.push(f);
+        }
+    }
+
+    /// memcheck: the lanes `bad` of warp `warp` access out of bounds or misaligned; each is
+    /// recorded (the executor leaves them out of the access).
+    #[allow(clippy::too_many_arguments)]
+    pub fn memcheck(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        t: &Target<'_>,
+        kind: AccessKind,
+        warp: u32,
+        idx: WarpIdx<'_>,
+        bad: u32,
+        misaligned: bool,
+    ) {
+        for l in Mask(bad).lanes() {
+            let index = idx.lane(l);
+            let address = t.address(index);
+            let detail = if misaligned {
+                format!(
+                    "address {address:#x} is not a multiple of the {}-byte element size",
+                    t.elem
+                )
+            } else {
+                nearest(cx, t, address)
+            };
+            let kind_found = if misaligned {
+                Kind::Misaligned
+            } else {
+                Kind::OutOfBounds
+            };
+            let f = cx.finding(
+                kind_found,
+                cx.site(warp, l, kind, loc),
+                None,
+                Some((t, index)),
+                detail,
+            );
+            self.record(f);
+        }
+    }
+
+    /// A memory instruction starts (its lanes never race with each other).
+    pub fn instruction(&mut self) {
+        self.inst += 1;
+    }
+
+    /// Shadow bookkeeping of one warp's validated access; `uninit` is the allocation of a
+    /// global load whose writes are tracked (initcheck).
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        t: &Target<'_>,
+        kind: AccessKind,
+        a: &WarpAccess<'_>,
+        uninit: Option<&Allocation>,
+        arena_words: usize,
+    ) {
+        if a.mask != 0 {
+            match t.space {
+                Space::Shared => self.shared_access(cx, loc, t, kind, a, arena_words),
+                Space::Global => {
+                    self.global_access(cx, loc, t, kind, a);
+                    if let Some(alloc) = uninit {
+                        self.uninitialized_global(cx, loc, t, a, alloc);
+                    }
+                }
+            }
+        }
+    }
+
+    fn shared_access(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        t: &Target<'_>,
+        kind: AccessKind,
+        a: &WarpAccess<'_>,
+        arena_words: usize,
+    ) {
+        if self.shadow.len() < arena_words {
+            self.shadow.resize(arena_words, Shadow::default());
+        }
+        let warp = a.warp as u8;
+        let sync = self.sync_epoch[a.warp as usize];
+        // Shadow keys of one element: its words, or its first byte for sub-word elements.
+        let sub_word = t.elem < 4;
+        let keys_per = if sub_word { 1 } else { t.elem as usize / 4 };
+        for l in a.lanes() {
+            let index = a.idx.lane(l);
+            let now = Event {
+                interval: cx.interval,
+                warp,
+                lane: l as u8,
+                sync,
+                inst: self.inst,
+                site: Some(loc),
+            };
+            let byte = t.address(index) as usize;
+            let first = if sub_word { byte } else { byte / 4 };
+            for key in first..first + keys_per {
+                let s = if sub_word {
+                    self.shadow_bytes
+                        .get(&(key as u64))
+                        .copied()
+                        .unwrap_or_default()
+                } else {
+                    self.shadow[key]
+                };
+                let (new, hazard) = shadow_step(s, now, kind);
+                if sub_word {
+                    self.shadow_bytes.insert(key as u64, new);
+                } else {
+                    if !s.touched {
+                        self.dirty.push(key as u32);
+                    }
+                    self.shadow[key] = new;
+                }
+                if let Some((hk, them, their_access)) = hazard {
+                    let me = cx.site(a.warp, l, kind, loc);
+                    let other = (hk != Kind::UninitializedRead).then(|| Site {
+                        access: their_access,
+                        block: cx.block,
+                        thread: cx.shape.thread(u32::from(them.warp), u32::from(them.lane)),
+                        location: them.site.map(ToString::to_string),
+                    });
+                    let detail = match hk {
+                        Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
+                        Kind::UninitializedRead => "the word was never written in this block".to_string(),
+                        Kind::AtomicRace => format!("an atomic and a plain access by warps {} and {warp} with no __syncthreads() between", them.warp),
+                        _ => format!("warps {} and {warp} access the word with no __syncthreads() between", them.warp),
+                    };
+                    let f = cx.finding(hk, me, other, Some((t, index)), detail);
+                    self.record(f);
+                }
+            }
+        }
+    }
+
+    fn global_access(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        t: &Target<'_>,
+        kind: AccessKind,
+        a: &WarpAccess<'_>,
+    ) {
+        let block = cx.block.linear_in(cx.grid) as u32;
+        for l in a.lanes() {
+            let index = a.idx.lane(l);
+            let address = t.address(index);
+            let entry = self.global.entry(address).or_insert_with(|| GlobalUse {
+                read: false,
+                write: false,
+                atomic: false,
+                who: Who {
+                    block,
+                    thread: (a.warp * 32 + l) as u16,
+                    access: kind,
+                    loc: Some(loc),
+                },
+                index,
+                elem: t.elem as u8,
+            });
+            match kind {
+                AccessKind::Load => entry.read = true,
+                AccessKind::Store => entry.write = true,
+                AccessKind::Atomic => entry.atomic = true,
+            }
+        }
+    }
+
+    /// initcheck of a global load from an allocation made with `alloc_uninit`: lanes whose
+    /// words were never written.
+    fn uninitialized_global(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        t: &Target<'_>,
+        a: &WarpAccess<'_>,
+        alloc: &Allocation,
+    ) {
+        for l in a.lanes() {
+            let index = a.idx.lane(l);
+            let byte = (t.address(index) - alloc.base) as usize;
+            if alloc.is_written(byte, t.elem as usize) {
+                continue;
+            }
+            let f = cx.finding(
+                Kind::UninitializedRead,
+                cx.site(a.warp, l, AccessKind::Load, loc),
+                None,
+                Some((t, index)),
+                "the allocation was made with alloc_uninit and this element was never written"
+                    .to_string(),
+            );
+            self.record(f);
+        }
+    }
+
+    /// synccheck at a barrier: threads that exited will never arrive.
+    pub fn barrier(&mut self, cx: &Ctx<'_>, loc: &'static Location<'static>, live: &Masks, active: &Masks) {
+        if self.partial_reported {
+            return;
+        }
+        let shape = cx.shape;
+        let missing = |w: usize| shape.exists[w] & !live[w];
+        let what = if let Some(w) = (0..shape.warps).find(|&w| live[w] != 0 && missing(w) != 0) {
+            format!("lanes {:?} of warp {w} exited before it", Mask(missing(w)))
+        } else {
+            let gone: Vec<String> = (0..shape.warps)
+                .filter(|&w| live[w] == 0)
+                .map(|w| w.to_string())
+                .collect();
+            if gone.is_empty() {
+                return;
+            }
+            let noun = if gone.len() == 1 { "warp" } else { "warps" };
+            format!("{noun} {} exited before it", gone.join(", "))
+        };
+        self.partial_reported = true;
+        let (w, lane) = first_lane(active, shape.warps);
+        let f = cx.finding(
+            Kind::PartialBarrier,
+            cx.site(w, lane, AccessKind::Load, loc),
+            None,
+            None,
+            format!(
+                "__syncthreads() reached by only part of the block: {what}; a barrier in conditional code must be reached by every thread of the block"
+            ),
+        );
+        self.record(f);
+    }
+
+    /// synccheck of an intrinsic's member mask, per executing warp: the mask may not name lanes
+    /// that are not executing it (lanes that diverged, or that are not threads of the block),
+    /// nor leave out lanes that are. Lanes that exited may be named.
+    #[allow(clippy::too_many_arguments)]
+    pub fn member_mask(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: &'static Location<'static>,
+        mask: Mask,
+        active: &Masks,
+        live: &Masks,
+        name: &'static str,
+    ) {
+        let shape = cx.shape;
+        for w in 0..shape.warps {
+            let a = active[w];
+            if a == 0 {
+                continue;
+            }
+            let exists = shape.exists[w];
+            let absent = mask.0 & !exists;
+            let diverged = mask.0 & live[w] & !a;
+            let outside = a & !mask.0;
+            let detail = if absent != 0 {
+                format!(
+                    "{name}: mask {mask:?} names lanes {:?} of warp {w} that are not threads of the block (it has {} threads); name only lanes that exist, e.g. __activemask()",
+                    Mask(absent),
+                    shape.block.count()
+                )
+            } else if diverged != 0 {
+                format!(
+                    "{name}: mask {mask:?} names lanes {:?} of warp {w} that are not executing it (they diverged)",
+                    Mask(diverged)
+                )
+            } else if outside != 0 {
+                format!(
+                    "{name}: lanes {:?} of warp {w} execute it but are not in its mask {mask:?}",
+                    Mask(outside)
+                )
+            } else {
+                continue;
+            };
+            let f = cx.finding(
+                Kind::MaskMismatch,
+                cx.site(w as u32, a.trailing_zeros(), AccessKind::Load, loc),
+                None,
+                None,
+                detail,
+            );
+            self.record(f);
+        }
+    }
+
+    /// `sync_warp`: orders each executing warp's later accesses after its earlier ones.
+    pub fn on_sync_warp(&mut self, active: &Masks) {
+        for (e, &a) in self.sync_epoch.iter_mut().zip(active) {
+            if a != 0 {
+                *e += 1;
+            }
+        }
+    }
+
+    /// Merge the finished block's findings and global accesses into the launch's.
+    pub fn end_block(&mut self, cx: &Ctx<'_>) {
+        let launch = cx.launch;
+        let me = cx.block.linear_in(cx.grid) as u32;
+        let mut found = Vec::new();
+        {
+            let mut global = launch.global.lock().unwrap_or_else(|p| p.into_inner());
+            let mut global_bytes = launch
+                .global_bytes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            for (&address, u) in &self.global {
+                // The word's owner record; an address in no live allocation cannot be shared.
+                let Some(a) = launch
+                    .allocations
+                    .partition_point(|(base, _, _)| *base <= address)
+                    .checked_sub(1)
+                else {
+                    continue;
+                };
+                let (base, size, _) = &launch.allocations[a];
+                if address >= base + size {
+                    continue;
+                }
+                let owner = if u.elem < 4 {
+                    global_bytes.entry(address).or_default()
+                } else {
+                    if global.len() < launch.allocations.len() {
+                        global.resize_with(launch.allocations.len(), Vec::new);
+                    }
+                    if global[a].is_empty() {
+                        global[a].resize_with(size.div_ceil(4) as usize, GlobalOwner::default);
+                    }
+                    &mut global[a][((address - base) / 4) as usize]
+                };
+                let other = |o: &Option<Who>| o.filter(|w| w.block != me);
+                let conflict = if u.write || u.read {
+                    other(&owner.atomic)
+                        .map(|w| (Kind::AtomicRace, w))
+                        .or_else(|| other(&owner.writer).map(|w| (Kind::GlobalRace, w)))
+                        .or_else(|| {
+                            let readers = if owner.many_readers {
+                                owner.reader
+                            } else {
+                                other(&owner.reader)
+                            };
+                            readers.filter(|_| u.write).map(|w| (Kind::GlobalRace, w))
+                        })
+                } else {
+                    other(&owner.writer)
+                        .or_else(|| other(&owner.reader))
+                        .map(|w| (Kind::AtomicRace, w))
+                };
+                if let Some((kind, them)) = conflict {
+                    let buffer = launch.allocations[a].2.clone();
+                    found.push(Finding {
+                        kind,
+                        kernel: cx.kernel.to_string(),
+                        block: cx.block,
+                        site: u.who.site(cx.grid, cx.shape),
+                        other: Some(them.site(cx.grid, cx.shape)),
+                        space: Some(Space::Global),
+                        buffer,
+                        index: u64::from(u.index),
+                        address,
+                        detail: "different blocks of one launch access this address, at least one of them writing, with no ordering between blocks".to_string(),
+                        count: 1,
+                    });
+                }
+                if u.read {
+                    match owner.reader {
+                        Some(w) if w.block != me => owner.many_readers = true,
+                        None => owner.reader = Some(u.who),
+                        _ => {}
+                    }
+                }
+                if u.write && owner.writer.is_none() {
+                    owner.writer = Some(u.who);
+                }
+                if u.atomic && owner.atomic.is_none() {
+                    owner.atomic = Some(u.who);
+                }
+            }
+        }
+        for f in found {
+            self.record(f);
+        }
+        let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
+        for f in self.findings.drain(..) {
+            if let Some(same) = all.iter_mut().find(|g| g.same_hazard(&f)) {
+                same.count += f.count;
+                if f.block.linear_in(cx.grid) < same.block.linear_in(cx.grid) {
+                    let count = same.count;
+                    *same = f;
+                    same.count = count;
+                }
+            } else if all.len() < MAX_FINDINGS {
+                all.push(f);
+            }
+        }
+    }
+}
+
+/// The first active lane of the block: (warp, lane).
+fn first_lane(active: &Masks, warps: usize) -> (u32, u32) {
+    (0..warps)
+        .find(|&w| active[w] != 0)
+        .map_or((0, 0), |w| (w as u32, active[w].trailing_zeros()))
+}
+
+/// "Address is N bytes after the nearest allocation `x` at 0x… of size S".
+fn nearest(cx: &Ctx<'_>, t: &Target<'_>, address: u64) -> String {
+    if t.space == Space::Shared {
+        return format!("the array holds {} elements of {} bytes", t.len, t.elem);
+    }
+    let best = cx.launch.allocations.iter().min_by_key(|(base, size, _)| {
+        if address < *base {
+            base - address
+        } else {
+            address.saturating_sub(base + size - 1)
+        }
+    });
+    match best {
+        Some((base, size, name)) if address >= base + size => {
+            format!(
+                "address is {} bytes after the end of the nearest allocation `{name}` at {base:#x} of size {size} bytes",
+                address - (base + size)
+            )
+        }
+        Some((base, size, name)) if address < *base => {
+            format!(
+                "address is {} bytes before the nearest allocation `{name}` at {base:#x} of size {size} bytes",
+                base - address
+            )
+        }
+        Some((base, size, name)) => format!(
+            "address lies in allocation `{name}` at {base:#x} of size {size} bytes, beyond this view"
+        ),
+        None => String::new(),
     }
 }
 
@@ -398,223 +900,19 @@ struct GlobalOwner {
     atomic: Option<Who>,
 }
 
-fn site(
-    w: &Warp<'_>,
-    lane: u32,
-    access: AccessKind,
-    loc: Option<&'static Location<'static>>,
-) -> Site {
-    Site {
-        access,
-        block: w.block_idx(),
-        thread: w.thread_of_lane(lane),
-        location: loc.map(ToString::to_string),
-    }
-}
-
-fn linear(b: Dim3, grid: Dim3) -> u64 {
-    u64::from(b.x) + u64::from(grid.x) * (u64::from(b.y) + u64::from(grid.y) * u64::from(b.z))
-}
-
-/// Add `f` to the block's findings, merging it into an equal one.
-fn record(block: &mut BlockCheck, f: Finding) {
-    if let Some(same) = block.findings.iter_mut().find(|g| g.same_hazard(&f)) {
-        same.count += 1;
-    } else if block.findings.len() < MAX_FINDINGS {
-        block.findings.push(f);
-    }
-}
-
-fn finding(
-    w: &Warp<'_>,
-    kind: Kind,
-    site: Site,
-    other: Option<Site>,
-    t: Option<(&Target<'_>, u32)>,
-    detail: String,
-) -> Finding {
-    let (space, buffer, index, address) = match t {
-        Some((t, index)) => (
-            Some(t.space),
-            t.name.to_string(),
-            u64::from(index),
-            t.base + u64::from(index) * u64::from(t.elem),
-        ),
-        None => (None, String::new(), 0, 0),
-    };
-    Finding {
-        kind,
-        kernel: w.launch.name.clone(),
-        block: w.block_idx(),
-        site,
-        other,
-        space,
-        buffer,
-        index,
-        address,
-        detail,
-        count: 1,
-    }
-}
-
-/// memcheck: the active lanes whose access is out of bounds or misaligned, recorded; the caller
-/// drops them from the access.
-pub(crate) fn memcheck(w: &mut Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind) -> Mask {
-    let idx = idx.to_array();
-    let misaligned = t.base & u64::from(t.elem - 1) != 0;
-    let bad = Mask(
-        w.active
-            .lanes()
-            .filter(|&l| misaligned || idx[l as usize] as usize >= t.len)
-            .fold(0, |m, l| m | 1 << l),
-    );
-    let loc = w.check.as_ref().and_then(|c| c.site);
-    for l in bad.lanes() {
-        let index = idx[l as usize];
-        let address = t.base.wrapping_add(u64::from(index) * u64::from(t.elem));
-        let detail = if misaligned {
-            format!(
-                "address {address:#x} is not a multiple of the {}-byte element size",
-                t.elem
-            )
-        } else {
-            nearest(w, t, address)
-        };
-        let f = finding(
-            w,
-            if misaligned {
-                Kind::Misaligned
-            } else {
-                Kind::OutOfBounds
-            },
-            site(w, l, kind, loc),
-            None,
-            Some((t, index)),
-            detail,
-        );
-        record(&mut w.block.check.borrow_mut(), f);
-    }
-    bad
-}
-
-/// "Address is N bytes after the nearest allocation `x` at 0x… of size S".
-fn nearest(w: &Warp<'_>, t: &Target<'_>, address: u64) -> String {
-    if t.space == Space::Shared {
-        return format!("the array holds {} elements of {} bytes", t.len, t.elem);
-    }
-    let Some(check) = w.launch.check_state.as_ref() else {
-        return String::new();
-    };
-    let best = check.allocations.iter().min_by_key(|(base, size, _)| {
-        if address < *base {
-            base - address
-        } else {
-            address.saturating_sub(base + size - 1)
-        }
+/// The launch's findings, errors first, then by block.
+pub(crate) fn finish(launch: &LaunchCheck, grid: Dim3) -> Vec<Finding> {
+    let mut all = std::mem::take(&mut *launch.findings.lock().unwrap_or_else(|p| p.into_inner()));
+    all.sort_by_key(|f| {
+        (
+            std::cmp::Reverse(f.severity()),
+            f.block.linear_in(grid),
+            f.site.thread.z,
+            f.site.thread.y,
+            f.site.thread.x,
+        )
     });
-    match best {
-        Some((base, size, name)) if address >= base + size => {
-            format!(
-                "address is {} bytes after the end of the nearest allocation `{name}` at {base:#x} of size {size} bytes",
-                address - (base + size)
-            )
-        }
-        Some((base, size, name)) if address < *base => {
-            format!(
-                "address is {} bytes before the nearest allocation `{name}` at {base:#x} of size {size} bytes",
-                base - address
-            )
-        }
-        Some((base, size, name)) => format!(
-            "address lies in allocation `{name}` at {base:#x} of size {size} bytes, beyond this view"
-        ),
-        None => String::new(),
-    }
-}
-
-/// Shadow bookkeeping of one validated access.
-pub(crate) fn on_access(w: &mut Warp<'_>, t: &Target<'_>, a: &Access, kind: AccessKind) {
-    let Some(c) = w.check.as_mut() else { return };
-    c.inst += 1;
-    let (sync, inst, loc) = (c.sync_epoch, c.inst, c.site);
-    match t.space {
-        Space::Shared => shared_access(w, t, a, kind, sync, inst, loc),
-        Space::Global => global_access(w, t, a, kind, loc),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn shared_access(
-    w: &Warp<'_>,
-    t: &Target<'_>,
-    a: &Access,
-    kind: AccessKind,
-    sync: u32,
-    inst: u32,
-    loc: Option<&'static Location<'static>>,
-) {
-    let interval = w.block.barrier.generation.get() + 1;
-    let warp = w.warp_id() as u8;
-    let mut block = w.block.check.borrow_mut();
-    let arena_words = w.block.arena.words_len();
-    if block.shadow.len() < arena_words {
-        block.shadow.resize(arena_words, Shadow::default());
-    }
-    // Shadow keys of one element: its words, or its first byte for sub-word elements.
-    let sub_word = t.elem < 4;
-    let keys_per = if sub_word { 1 } else { t.elem as usize / 4 };
-    for l in a.mask.lanes() {
-        let index = a.index(l);
-        let now = Event {
-            interval,
-            warp,
-            lane: l as u8,
-            sync,
-            inst,
-            site: loc,
-        };
-        let byte = t.base as usize + index as usize * t.elem as usize;
-        let first = if sub_word { byte } else { byte / 4 };
-        for key in first..first + keys_per {
-            let s = if sub_word {
-                block
-                    .shadow_bytes
-                    .get(&(key as u64))
-                    .copied()
-                    .unwrap_or_default()
-            } else {
-                block.shadow[key]
-            };
-            let (new, hazard) = shadow_step(s, now, kind);
-            if sub_word {
-                block.shadow_bytes.insert(key as u64, new);
-            } else {
-                if !s.touched {
-                    block.dirty.push(key as u32);
-                }
-                block.shadow[key] = new;
-            }
-            if let Some((hk, them, their_access)) = hazard {
-                let me = site(w, l, kind, loc);
-                let other = (hk != Kind::UninitializedRead).then(|| Site {
-                    access: their_access,
-                    block: w.block_idx(),
-                    thread: w
-                        .launch
-                        .warp_thread(u32::from(them.warp), u32::from(them.lane)),
-                    location: them.site.map(ToString::to_string),
-                });
-                let detail = match hk {
-                    Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
-                    Kind::UninitializedRead => "the word was never written in this block".to_string(),
-                    Kind::AtomicRace => format!("an atomic and a plain access by warps {} and {warp} with no __syncthreads() between", them.warp),
-                    _ => format!("warps {} and {warp} access the word with no __syncthreads() between", them.warp),
-                };
-                let f = finding(w, hk, me, other, Some((t, index)), detail);
-                record(&mut block, f);
-            }
-        }
-    }
+    all
 }
 
 /// One access `now` of kind `kind` to a shared location whose shadow is `s`: the new shadow,
@@ -698,264 +996,6 @@ fn shadow_step(
     (new, hazard)
 }
 
-fn global_access(
-    w: &Warp<'_>,
-    t: &Target<'_>,
-    a: &Access,
-    kind: AccessKind,
-    loc: Option<&'static Location<'static>>,
-) {
-    let mut block = w.block.check.borrow_mut();
-    let (block_idx, grid) = (w.block_idx(), w.grid_dim());
-    for l in a.mask.lanes() {
-        let index = a.index(l);
-        let address = t.base + u64::from(index) * u64::from(t.elem);
-        let entry = block.global.entry(address).or_insert_with(|| GlobalUse {
-            read: false,
-            write: false,
-            atomic: false,
-            who: Who {
-                block: linear(block_idx, grid) as u32,
-                thread: (w.warp_id() * 32 + l) as u16,
-                access: kind,
-                loc,
-            },
-            index,
-            elem: t.elem as u8,
-        });
-        match kind {
-            AccessKind::Load => entry.read = true,
-            AccessKind::Store => entry.write = true,
-            AccessKind::Atomic => entry.atomic = true,
-        }
-    }
-}
-
-/// initcheck of a global load from an allocation made with `alloc_uninit`: lanes whose words
-/// were never written.
-pub(crate) fn uninitialized_global(w: &mut Warp<'_>, t: &Target<'_>, a: &Access, unwritten: Mask) {
-    let loc = w.check.as_ref().and_then(|c| c.site);
-    for l in unwritten.lanes() {
-        let f = finding(
-            w,
-            Kind::UninitializedRead,
-            site(w, l, AccessKind::Load, loc),
-            None,
-            Some((t, a.index(l))),
-            "the allocation was made with alloc_uninit and this element was never written"
-                .to_string(),
-        );
-        record(&mut w.block.check.borrow_mut(), f);
-    }
-}
-
-/// synccheck at a barrier's arrival: lanes of this warp that exited will never arrive.
-pub(crate) fn on_barrier(w: &mut Warp<'_>) {
-    let missing = w.live_lanes() ^ w.exists_lanes();
-    if !missing.is_empty() {
-        partial_barrier(
-            w,
-            format!("lanes {missing:?} of warp {} exited before it", w.warp_id()),
-        );
-    }
-}
-
-/// synccheck after a barrier completed: warps that had exited never arrived.
-pub(crate) fn after_barrier(w: &mut Warp<'_>, exited_warps: u32) {
-    if exited_warps != 0 {
-        let warps: Vec<String> = (0..32)
-            .filter(|i| exited_warps & 1 << i != 0)
-            .map(|i: u32| i.to_string())
-            .collect();
-        let noun = if warps.len() == 1 { "warp" } else { "warps" };
-        partial_barrier(w, format!("{noun} {} exited before it", warps.join(", ")));
-    }
-}
-
-fn partial_barrier(w: &mut Warp<'_>, what: String) {
-    let mut block = w.block.check.borrow_mut();
-    if block.partial_reported {
-        return;
-    }
-    block.partial_reported = true;
-    let f = warp_finding(
-        w,
-        Kind::PartialBarrier,
-        format!(
-            "__syncthreads() reached by only part of the block: {what}; a barrier in conditional code must be reached by every thread of the block"
-        ),
-    );
-    record(&mut block, f);
-}
-
-/// A finding about the warp as a whole (a barrier or a mask), at its first active lane.
-fn warp_finding(w: &Warp<'_>, kind: Kind, detail: String) -> Finding {
-    let loc = w.check.as_ref().and_then(|c| c.site);
-    let lane = w.active_mask().first().unwrap_or(0);
-    finding(
-        w,
-        kind,
-        site(w, lane, AccessKind::Load, loc),
-        None,
-        None,
-        detail,
-    )
-}
-
-/// synccheck of a member mask.
-pub(crate) fn on_member_mask(w: &mut Warp<'_>, mask: Mask, name: &'static str) {
-    let active = w.active_mask();
-    let missing = mask & w.live_lanes() & !active;
-    let outside = active & !mask;
-    if missing.is_empty() && outside.is_empty() {
-        return;
-    }
-    let detail = if !missing.is_empty() {
-        format!(
-            "{name}: mask {mask:?} names lanes {missing:?} that are not executing it (they diverged or exited)"
-        )
-    } else {
-        format!("{name}: lanes {outside:?} execute it but are not in its mask {mask:?}")
-    };
-    let f = warp_finding(w, Kind::MaskMismatch, detail);
-    record(&mut w.block.check.borrow_mut(), f);
-}
-
-/// `sync_warp(mask)`: orders the warp's accesses; its mask is checked like an intrinsic's.
-pub(crate) fn on_sync_warp(w: &mut Warp<'_>, mask: Mask) {
-    on_member_mask(w, mask, "sync_warp");
-    if let Some(c) = w.check.as_mut() {
-        c.sync_epoch += 1;
-    }
-}
-
-/// Merge a finished block's findings and global accesses into the launch's.
-pub(crate) fn end_block(ctx: &LaunchCtx, st: &BlockState) {
-    let Some(launch) = ctx.check_state.as_ref() else {
-        return;
-    };
-    let mut block = st.check.borrow_mut();
-    let me = linear(st.idx.get(), ctx.grid) as u32;
-    let mut found = Vec::new();
-    {
-        let mut global = launch.global.lock().unwrap_or_else(|p| p.into_inner());
-        let mut global_bytes = launch
-            .global_bytes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        for (&address, u) in &block.global {
-            // The word's owner record; an address in no live allocation cannot be shared.
-            let Some(a) = launch
-                .allocations
-                .partition_point(|(base, _, _)| *base <= address)
-                .checked_sub(1)
-            else {
-                continue;
-            };
-            let (base, size, _) = &launch.allocations[a];
-            if address >= base + size {
-                continue;
-            }
-            let owner = if u.elem < 4 {
-                global_bytes.entry(address).or_default()
-            } else {
-                if global.len() < launch.allocations.len() {
-                    global.resize_with(launch.allocations.len(), Vec::new);
-                }
-                if global[a].is_empty() {
-                    global[a].resize_with(size.div_ceil(4) as usize, GlobalOwner::default);
-                }
-                &mut global[a][((address - base) / 4) as usize]
-            };
-            let other = |o: &Option<Who>| o.filter(|w| w.block != me);
-            let conflict = if u.write || u.read {
-                other(&owner.atomic)
-                    .map(|w| (Kind::AtomicRace, w))
-                    .or_else(|| other(&owner.writer).map(|w| (Kind::GlobalRace, w)))
-                    .or_else(|| {
-                        let readers = if owner.many_readers {
-                            owner.reader
-                        } else {
-                            other(&owner.reader)
-                        };
-                        readers.filter(|_| u.write).map(|w| (Kind::GlobalRace, w))
-                    })
-            } else {
-                other(&owner.writer)
-                    .or_else(|| other(&owner.reader))
-                    .map(|w| (Kind::AtomicRace, w))
-            };
-            if let Some((kind, them)) = conflict {
-                let buffer = launch
-                    .allocations
-                    .iter()
-                    .find(|(base, size, _)| (*base..base + size).contains(&address))
-                    .map_or_else(String::new, |a| a.2.clone());
-                found.push(Finding {
-                    kind,
-                    kernel: ctx.name.clone(),
-                    block: st.idx.get(),
-                    site: u.who.site(ctx),
-                    other: Some(them.site(ctx)),
-                    space: Some(Space::Global),
-                    buffer,
-                    index: u64::from(u.index),
-                    address,
-                    detail: "different blocks of one launch access this address, at least one of them writing, with no ordering between blocks".to_string(),
-                    count: 1,
-                });
-            }
-            if u.read {
-                match owner.reader {
-                    Some(w) if w.block != me => owner.many_readers = true,
-                    None => owner.reader = Some(u.who),
-                    _ => {}
-                }
-            }
-            if u.write && owner.writer.is_none() {
-                owner.writer = Some(u.who);
-            }
-            if u.atomic && owner.atomic.is_none() {
-                owner.atomic = Some(u.who);
-            }
-        }
-    }
-    for f in found {
-        record(&mut block, f);
-    }
-    let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
-    for f in block.findings.drain(..) {
-        if let Some(same) = all.iter_mut().find(|g| g.same_hazard(&f)) {
-            same.count += f.count;
-            if linear(f.block, ctx.grid) < linear(same.block, ctx.grid) {
-                let count = same.count;
-                *same = f;
-                same.count = count;
-            }
-        } else if all.len() < MAX_FINDINGS {
-            all.push(f);
-        }
-    }
-}
-
-/// The launch's findings, errors first, then by block.
-pub(crate) fn finish(ctx: &LaunchCtx) -> Vec<Finding> {
-    let Some(launch) = ctx.check_state.as_ref() else {
-        return Vec::new();
-    };
-    let mut all = std::mem::take(&mut *launch.findings.lock().unwrap_or_else(|p| p.into_inner()));
-    all.sort_by_key(|f| {
-        (
-            std::cmp::Reverse(f.severity()),
-            linear(f.block, ctx.grid),
-            f.site.thread.z,
-            f.site.thread.y,
-            f.site.thread.x,
-        )
-    });
-    all
-}
-
 /// A schedule: the order of warps inside each block and of blocks in the grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
@@ -1015,9 +1055,9 @@ pub fn schedules(seeds: u64) -> Vec<Schedule> {
 /// let found = explore(8, |s: &Schedule| {
 ///     let out = dev.alloc_zeroed::<u32>("out", 64);
 ///     let cfg = LaunchConfig::new(1, 64).schedule(*s);
-///     dev.launch(&cfg, async |w: &mut Warp<'_>| {
-///         let t = w.thread_idx().x;
-///         w.store(&out, t, t * 2);
+///     dev.launch(&cfg, |b: &mut Block<'_>| {
+///         let t = b.thread_idx().x;
+///         b.store(&out, t, t * 2);
 ///     })?;
 ///     Ok(out.to_vec())
 /// })?;

@@ -7,7 +7,7 @@
 //! stays usable. When several blocks fail, the one with the lowest linear index is reported, so
 //! the error is the same for any number of CPU threads.
 
-use crate::launch::Dim3;
+use crate::geometry::Dim3;
 use std::fmt;
 
 /// The memory space of a faulting access.
@@ -80,19 +80,6 @@ pub enum Error {
         /// What happened.
         reason: String,
     },
-    /// Every live warp of a block was waiting and no barrier could complete.
-    Deadlock {
-        /// The kernel's name.
-        kernel: String,
-        /// The block.
-        block: Dim3,
-        /// Warps waiting at `sync_threads`.
-        waiting: Vec<u32>,
-        /// Warps blocked on something that is not a warpsim barrier.
-        blocked: Vec<u32>,
-        /// Warps whose threads had all exited.
-        exited: Vec<u32>,
-    },
     /// A barrier or warp intrinsic was used where it is not allowed.
     BarrierMisuse {
         /// The kernel's name.
@@ -135,7 +122,6 @@ impl Error {
         match self {
             Error::InvalidLaunch { kernel, .. }
             | Error::SharedMemory { kernel, .. }
-            | Error::Deadlock { kernel, .. }
             | Error::BarrierMisuse { kernel, .. }
             | Error::InvalidArgument { kernel, .. }
             | Error::KernelPanic { kernel, .. } => kernel,
@@ -148,20 +134,11 @@ impl Error {
         match self {
             Error::InvalidLaunch { .. } => None,
             Error::SharedMemory { block, .. }
-            | Error::Deadlock { block, .. }
             | Error::BarrierMisuse { block, .. }
             | Error::InvalidArgument { block, .. }
             | Error::KernelPanic { block, .. } => Some(*block),
             Error::OutOfBounds(f) | Error::Misaligned(f) => Some(f.block),
         }
-    }
-}
-
-fn list(v: &[u32]) -> String {
-    if v.is_empty() {
-        "none".to_string()
-    } else {
-        v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -211,21 +188,6 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "shared memory in kernel `{kernel}`, block {block}: {reason}"
-            ),
-            Error::Deadlock {
-                kernel,
-                block,
-                waiting,
-                blocked,
-                exited,
-            } => write!(
-                f,
-                "deadlock in kernel `{kernel}`, block {block}: warps waiting at sync_threads: {}; \
-                 warps blocked on a future that is not a warpsim barrier: {}; exited warps: {}; \
-                 every live warp must reach the same barrier and only warpsim futures may be awaited",
-                list(waiting),
-                list(blocked),
-                list(exited)
             ),
             Error::BarrierMisuse {
                 kernel,

@@ -1,23 +1,21 @@
-//! Lane vectors and masks: the registers of a warp.
+//! Lane vectors and masks: the registers of one warp.
 //!
-//! A GPU warp executes one instruction for 32 threads ("lanes") at once. warpsim gives every
-//! per-thread value of a kernel the same shape: a 32-lane vector ([`F32x32`], [`I32x32`],
-//! [`U32x32`], [`F64x32`], [`U64x32`]) backed by `wide` SIMD registers, so one warp instruction
-//! is a handful of CPU vector instructions. A [`Mask`] is a `u32` whose bit `i` is lane `i`:
-//! comparisons return masks, and masks drive predication (see [`crate::Warp::if_else`]).
+//! A GPU warp executes one instruction for 32 threads ("lanes") at once. Here one warp's value of
+//! a per-thread variable is a 32-lane vector ([`F32x32`], [`I32x32`], [`U32x32`], [`F64x32`],
+//! [`U64x32`]) backed by `wide` SIMD registers, so one warp instruction is a handful of CPU
+//! vector instructions. A [`Mask`] is a `u32` whose bit `i` is lane `i`: comparisons return masks.
 //!
-//! Every lane computes, active or not: a vector operation has no mask. That is harmless because
-//! values leave a divergent region only through [`Merge`] (which takes each lane from the side
-//! that lane executed) and memory operations take the warp's active mask. For the same reason no
-//! operation may trap on any lane: integer arithmetic wraps, shifts by 32 or more give 0 (or the
-//! sign for arithmetic right shifts, as PTX clamps them), and integer division by zero gives a
-//! fixed value instead of a panic: `x / 0` is `u32::MAX` (unsigned) or `-1` (signed) and
-//! `x % 0` is `x`; `i32::MIN / -1` wraps to `i32::MIN`.
+//! These are the building blocks of the block-wide values kernels compute with
+//! ([`crate::values`]): a block-wide value holds one lane vector per warp, and every operation on
+//! it applies the lane operation defined here to each warp. The semantics of an operation are
+//! therefore fixed here, once. No operation may trap on any lane, because every lane computes,
+//! active or not: integer arithmetic wraps, shifts by 32 or more give 0 (or the sign for
+//! arithmetic right shifts, as PTX clamps them), and integer division by zero gives a fixed value
+//! instead of a panic: `x / 0` is `u32::MAX` (unsigned) or `-1` (signed) and `x % 0` is `x`;
+//! `i32::MIN / -1` wraps to `i32::MIN`.
 //!
-//! Each operation also tallies one warp instruction when the launch counts (see
-//! [`crate::metrics`]); with counting off that is one predictable thread-local check.
+//! Nothing here counts instructions; counting happens at the block level.
 
-use crate::tally;
 use bytemuck::cast;
 use std::fmt;
 use std::ops::{
@@ -158,57 +156,8 @@ impl BitOrAssign for Mask {
     }
 }
 
-/// Values that leave a divergent region: each lane is taken from the side it executed.
-///
-/// Implemented for every lane vector, [`Mask`], `()`, tuples of up to four and arrays of
-/// mergeable values. Branch bodies ([`crate::Warp::if_else`]) and loop bodies
-/// ([`crate::Warp::while_`]) return `Merge` values; that is the only way a value computed
-/// under a mask reaches the code after the construct. Uniform scalars deliberately do not
-/// implement it: a value that may differ per lane must be a lane vector.
-pub trait Merge: Sized + Default {
-    /// Lanes in `mask` from `a`, the others from `b`.
-    fn merge(mask: Mask, a: Self, b: Self) -> Self;
-}
-
-impl Merge for () {
-    #[inline]
-    fn merge(_: Mask, _: (), _: ()) {}
-}
-
-impl Merge for Mask {
-    #[inline]
-    fn merge(mask: Mask, a: Mask, b: Mask) -> Mask {
-        (a & mask) | (b & !mask)
-    }
-}
-
-macro_rules! merge_tuple {
-    ($($t:ident $i:tt),+) => {
-        impl<$($t: Merge),+> Merge for ($($t,)+) {
-            #[inline]
-            fn merge(mask: Mask, a: Self, b: Self) -> Self {
-                ($($t::merge(mask, a.$i, b.$i),)+)
-            }
-        }
-    };
-}
-merge_tuple!(A 0);
-merge_tuple!(A 0, B 1);
-merge_tuple!(A 0, B 1, C 2);
-merge_tuple!(A 0, B 1, C 2, D 3);
-
-impl<T: Merge + Copy, const N: usize> Merge for [T; N]
-where
-    [T; N]: Default,
-{
-    #[inline]
-    fn merge(mask: Mask, a: Self, b: Self) -> Self {
-        std::array::from_fn(|i| T::merge(mask, a[i], b[i]))
-    }
-}
-
 /// What every 32-lane vector type offers generically (used by shuffles, memory and tests).
-pub trait Lanes: Merge + Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
+pub trait Lanes: Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The per-lane scalar.
     type Scalar: Copy + PartialEq + fmt::Debug + Default;
     /// Every lane set to `v`.
@@ -307,12 +256,6 @@ macro_rules! lane_type {
             /// Lanes in `mask` from `a`, the others from `b` (`cond ? a : b`).
             #[inline]
             pub fn select(mask: Mask, a: Self, b: Self) -> Self {
-                tally::op();
-                Self::blend(mask, a, b)
-            }
-
-            #[inline]
-            fn blend(mask: Mask, a: Self, b: Self) -> Self {
                 if mask.is_full() {
                     return a;
                 }
@@ -327,7 +270,6 @@ macro_rules! lane_type {
 
             #[inline]
             fn cmp(self, rhs: Self, f: impl Fn($simd, $simd) -> $simd) -> Mask {
-                tally::op();
                 let mut bits = 0u32;
                 for p in 0..$parts {
                     bits |= (f(self.0[p], rhs.0[p]).to_bitmask() as u32) << (p * $per);
@@ -379,20 +321,23 @@ macro_rules! lane_type {
 
             #[inline]
             fn zip(self, rhs: Self, f: impl Fn($simd, $simd) -> $simd) -> Self {
-                tally::op();
                 $name(std::array::from_fn(|p| f(self.0[p], rhs.0[p])))
             }
 
             #[inline]
             fn map(self, f: impl Fn($simd) -> $simd) -> Self {
-                tally::op();
                 $name(std::array::from_fn(|p| f(self.0[p])))
             }
 
-            /// One instruction's per-lane scalar fallback (for what `wide` lacks).
+            /// `f` applied to each lane (a per-lane fallback for what `wide` lacks).
             #[inline]
-            fn per_lane(self, rhs: Self, f: impl Fn($scalar, $scalar) -> $scalar) -> Self {
-                tally::op();
+            pub fn map_each(self, f: impl Fn($scalar) -> $scalar) -> Self {
+                Self::from_array(self.to_array().map(f))
+            }
+
+            /// `f` applied to each pair of lanes.
+            #[inline]
+            pub fn zip_each(self, rhs: Self, f: impl Fn($scalar, $scalar) -> $scalar) -> Self {
                 let (a, b) = (self.to_array(), rhs.to_array());
                 Self::from_array(std::array::from_fn(|i| f(a[i], b[i])))
             }
@@ -422,13 +367,6 @@ macro_rules! lane_type {
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_list().entries(self.to_array()).finish()
-            }
-        }
-
-        impl Merge for $name {
-            #[inline]
-            fn merge(mask: Mask, a: Self, b: Self) -> Self {
-                Self::blend(mask, a, b)
             }
         }
 
@@ -501,14 +439,14 @@ macro_rules! lane_divrem {
             type Output = $name;
             #[inline]
             fn div(self, rhs: $name) -> $name {
-                self.per_lane(rhs, $div)
+                self.zip_each(rhs, $div)
             }
         }
         impl Div<$scalar> for $name {
             type Output = $name;
             #[inline]
             fn div(self, rhs: $scalar) -> $name {
-                self.per_lane($name::splat(rhs), $div)
+                self.zip_each($name::splat(rhs), $div)
             }
         }
         impl DivAssign for $name {
@@ -521,14 +459,14 @@ macro_rules! lane_divrem {
             type Output = $name;
             #[inline]
             fn rem(self, rhs: $name) -> $name {
-                self.per_lane(rhs, $rem)
+                self.zip_each(rhs, $rem)
             }
         }
         impl Rem<$scalar> for $name {
             type Output = $name;
             #[inline]
             fn rem(self, rhs: $scalar) -> $name {
-                self.per_lane($name::splat(rhs), $rem)
+                self.zip_each($name::splat(rhs), $rem)
             }
         }
         impl RemAssign for $name {
@@ -597,8 +535,7 @@ macro_rules! lane_bits {
                 if rhs < <$scalar>::BITS {
                     self.map(|a| a >> rhs)
                 } else {
-                    tally::op();
-                    $name::from_array(self.to_array().map(|a| a.unbounded_shr(rhs)))
+                        $name::from_array(self.to_array().map(|a| a.unbounded_shr(rhs)))
                 }
             }
         }
@@ -606,7 +543,6 @@ macro_rules! lane_bits {
             type Output = $name;
             #[inline]
             fn shl(self, rhs: U32x32) -> $name {
-                tally::op();
                 let (a, s) = (self.to_array(), rhs.to_array());
                 $name::from_array(std::array::from_fn(|i| a[i].unbounded_shl(s[i])))
             }
@@ -615,7 +551,6 @@ macro_rules! lane_bits {
             type Output = $name;
             #[inline]
             fn shr(self, rhs: U32x32) -> $name {
-                tally::op();
                 let (a, s) = (self.to_array(), rhs.to_array());
                 $name::from_array(std::array::from_fn(|i| a[i].unbounded_shr(s[i])))
             }
@@ -655,7 +590,6 @@ macro_rules! lane_float {
             /// Fused multiply-add `self * a + b`, rounded once (`fmaf`).
             #[inline]
             pub fn mul_add(self, a: impl Into<Self>, b: impl Into<Self>) -> Self {
-                tally::op();
                 let (a, b) = (a.into(), b.into());
                 $name(std::array::from_fn(|p| self.0[p].mul_add(a.0[p], b.0[p])))
             }
@@ -741,38 +675,15 @@ impl I32x32 {
     /// Convert to `f32` (round to nearest).
     #[inline]
     pub fn to_f32(self) -> F32x32 {
-        tally::op();
         F32x32(self.0.map(|p| p.round_float()))
     }
 }
 
 impl U32x32 {
-    /// Lanes below `v`, for the engine's own checks (not counted as an instruction).
-    #[inline(always)]
-    pub(crate) fn lanes_below(self, v: u32) -> Mask {
-        let v = u32x16::splat(v);
-        Mask(self.0[0].simd_lt(v).to_bitmask() | self.0[1].simd_lt(v).to_bitmask() << 16)
-    }
-
-    /// Lanes equal to `other`'s, for the engine's own checks (not counted).
-    #[inline(always)]
-    pub(crate) fn lanes_equal(self, other: U32x32) -> Mask {
-        Mask(
-            self.0[0].simd_eq(other.0[0]).to_bitmask()
-                | self.0[1].simd_eq(other.0[1]).to_bitmask() << 16,
-        )
-    }
-
-    /// `self - other` lane-wise, for the engine's own arithmetic (not counted).
-    #[inline(always)]
-    pub(crate) fn wrapping_sub_uncounted(self, other: U32x32) -> U32x32 {
-        U32x32([self.0[0] - other.0[0], self.0[1] - other.0[1]])
-    }
-
     /// `0, 1, …, 31`: each lane's own index.
     #[inline]
     pub fn iota() -> U32x32 {
-        U32x32::from_fn(|i| i as u32)
+        IOTA
     }
     /// Reinterpret the bits as signed (no instruction).
     #[inline]
@@ -782,32 +693,27 @@ impl U32x32 {
     /// Convert to `f32` (round to nearest).
     #[inline]
     pub fn to_f32(self) -> F32x32 {
-        tally::op();
         let a = self.to_array();
         F32x32::from_array(a.map(|v| v as f32))
     }
     /// Widen to `u64`.
     #[inline]
     pub fn to_u64(self) -> U64x32 {
-        tally::op();
         U64x32::from_array(self.to_array().map(u64::from))
     }
     /// Set bits per lane (`__popc`).
     #[inline]
     pub fn popc(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(self.to_array().map(u32::count_ones))
     }
     /// Leading zeros per lane (`__clz`; 32 for zero).
     #[inline]
     pub fn clz(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(self.to_array().map(u32::leading_zeros))
     }
     /// Position of the lowest set bit plus one, 0 for zero (`__ffs`).
     #[inline]
     pub fn ffs(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(
             self.to_array()
                 .map(|v| if v == 0 { 0 } else { v.trailing_zeros() + 1 }),
@@ -816,7 +722,6 @@ impl U32x32 {
     /// Bits reversed per lane (`__brev`).
     #[inline]
     pub fn brev(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(self.to_array().map(u32::reverse_bits))
     }
 }
@@ -825,7 +730,6 @@ impl U64x32 {
     /// Truncate to the low 32 bits.
     #[inline]
     pub fn to_u32(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(self.to_array().map(|v| v as u32))
     }
 }
@@ -835,19 +739,16 @@ impl F32x32 {
     /// (`__float2int_rz`).
     #[inline]
     pub fn to_i32(self) -> I32x32 {
-        tally::op();
         I32x32::from_array(self.to_array().map(|v| v as i32))
     }
     /// Convert to `u32`, rounding toward zero and saturating; NaN gives 0 (`__float2uint_rz`).
     #[inline]
     pub fn to_u32(self) -> U32x32 {
-        tally::op();
         U32x32::from_array(self.to_array().map(|v| v as u32))
     }
     /// Widen to `f64`.
     #[inline]
     pub fn to_f64(self) -> F64x32 {
-        tally::op();
         F64x32::from_array(self.to_array().map(f64::from))
     }
     /// Reinterpret the bits (`__float_as_uint`, no instruction).
@@ -866,10 +767,51 @@ impl F64x32 {
     /// Narrow to `f32` (round to nearest).
     #[inline]
     pub fn to_f32(self) -> F32x32 {
-        tally::op();
         F32x32::from_array(self.to_array().map(|v| v as f32))
     }
 }
+
+impl U32x32 {
+    /// The lanes as a mutable array (for filling a row in place).
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self) -> &mut [u32; WARP_SIZE] {
+        bytemuck::cast_mut(&mut self.0)
+    }
+
+    /// The lanes as an array, borrowed.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[u32; WARP_SIZE] {
+        bytemuck::cast_ref(&self.0)
+    }
+}
+
+/// `0, 1, …, 31`: each lane's own index.
+pub(crate) const IOTA: U32x32 = U32x32([
+    u32x16::new([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+    u32x16::new([16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]),
+]);
+
+/// Raw conversions between a 64-bit lane vector and the two 32-bit rows that store it
+/// (lanes 0–15 in the first row, 16–31 in the second, little-endian words).
+macro_rules! rows64 {
+    ($name:ident) => {
+        impl $name {
+            /// The vector stored in two rows.
+            #[inline(always)]
+            pub(crate) fn from_rows(r: [U32x32; 2]) -> $name {
+                $name(cast([r[0].0, r[1].0]))
+            }
+            /// The two rows that store the vector.
+            #[inline(always)]
+            pub(crate) fn to_rows(self) -> [U32x32; 2] {
+                let [a, b, c, d]: [u32x16; 4] = cast(self.0);
+                [U32x32([a, b]), U32x32([c, d])]
+            }
+        }
+    };
+}
+rows64!(U64x32);
+rows64!(F64x32);
 
 #[cfg(test)]
 mod tests {

@@ -3,73 +3,25 @@
 //! A [`Device`] is a simulated GPU: a [`Profile`] (limits, banks, caching), a device address space
 //! for [`Global`] buffers, and the CPU threads blocks run on (rayon's global pool, or a pool of
 //! its own from [`Device::with_threads`]). [`Device::launch`] checks the [`LaunchConfig`] against
-//! the profile, then runs every block of the grid, blocks in parallel across CPU threads, each
-//! block's warps on one thread (see [`crate::scheduler`]). It returns a [`LaunchReport`] with the
-//! counters when the launch counts ([`Mode::Count`]), or the first [`Error`] (lowest block).
+//! the profile, then runs the kernel once for every block of the grid, blocks in parallel across
+//! CPU threads in contiguous chunks, each block on one thread (see [`crate::block`]). It returns a
+//! [`LaunchReport`] with the counters when the launch counts ([`Mode::Count`]), or the first
+//! [`Error`] (lowest block).
 
+use crate::block::{Block, BlockOrder, BlockState, Fault, LaunchCtx, WarpOrder};
 use crate::check::{LaunchCheck, Schedule};
 use crate::error::Error;
-use crate::lanes::{Mask, U32x32, WARP_SIZE};
+use crate::geometry::{BlockShape, Component, Dim3};
 use crate::memory::{Element, Global};
-use crate::metrics::{Counters, Metrics};
+use crate::metrics::{Counters, LineCounters, Metrics};
 use crate::profile::Profile;
-use crate::scheduler::{BlockOrder, BlockState, Totals, WarpOrder, run_block};
-use crate::warp::Warp;
+use crate::values::frame;
 use rayon::prelude::*;
-use std::fmt;
+use std::cell::{Cell, RefCell};
+use std::panic::{AssertUnwindSafe, Location, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A 3-D extent or index (`dim3`/`uint3`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Dim3 {
-    /// x, the fastest-varying dimension.
-    pub x: u32,
-    /// y.
-    pub y: u32,
-    /// z.
-    pub z: u32,
-}
-
-impl Dim3 {
-    /// `(x, y, z)`.
-    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
-        Dim3 { x, y, z }
-    }
-
-    /// `x * y * z`.
-    pub fn count(&self) -> u64 {
-        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
-    }
-
-    pub(crate) fn from_linear(i: u64, extent: Dim3) -> Dim3 {
-        let (x, y) = (u64::from(extent.x), u64::from(extent.y));
-        Dim3::new((i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32)
-    }
-}
-
-impl From<u32> for Dim3 {
-    fn from(x: u32) -> Dim3 {
-        Dim3::new(x, 1, 1)
-    }
-}
-impl From<(u32, u32)> for Dim3 {
-    fn from((x, y): (u32, u32)) -> Dim3 {
-        Dim3::new(x, y, 1)
-    }
-}
-impl From<(u32, u32, u32)> for Dim3 {
-    fn from((x, y, z): (u32, u32, u32)) -> Dim3 {
-        Dim3::new(x, y, z)
-    }
-}
-
-impl fmt::Display for Dim3 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}, {}, {})", self.x, self.y, self.z)
-    }
-}
 
 /// What a launch does besides running the kernel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,10 +55,12 @@ pub struct LaunchConfig {
     pub dynamic_shared: u32,
     /// Counting and checking.
     pub mode: Mode,
-    /// The order in which each block's warps are polled.
+    /// The order in which each block's warps execute an instruction.
     pub warp_order: WarpOrder,
     /// The order in which blocks run.
     pub block_order: BlockOrder,
+    /// Whether counters are also kept per source line ([`LaunchReport::lines`]).
+    pub lines: bool,
 }
 
 impl LaunchConfig {
@@ -120,6 +74,7 @@ impl LaunchConfig {
             mode: Mode::default(),
             warp_order: WarpOrder::default(),
             block_order: BlockOrder::default(),
+            lines: false,
         }
     }
 
@@ -138,6 +93,13 @@ impl LaunchConfig {
     /// Set the mode.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Also keep the counters per source line of the kernel ([`LaunchReport::lines`]); counting
+    /// modes only.
+    pub fn lines(mut self, on: bool) -> Self {
+        self.lines = on;
         self
     }
 
@@ -165,6 +127,9 @@ pub struct LaunchReport {
     /// Divergent branches by warp index within the block, summed over blocks (empty in
     /// [`Mode::Fast`]): which warps of a block diverge.
     pub divergent_by_warp: Vec<u64>,
+    /// The counters per source line, in file and line order, when the launch asked for them
+    /// ([`LaunchConfig::lines`]); they add up to [`LaunchReport::counters`].
+    pub lines: Vec<LineCounters>,
     /// What [`Mode::Check`] found, errors first (empty in the other modes).
     pub findings: Vec<crate::check::Finding>,
     /// Wall-clock time of the launch on the CPU.
@@ -182,91 +147,17 @@ impl LaunchReport {
     }
 }
 
-/// Per-warp lane geometry, the same for every block of a launch.
-pub(crate) struct WarpLanes {
-    pub x: U32x32,
-    pub y: U32x32,
-    pub z: U32x32,
-    pub linear: U32x32,
-    /// Lanes that are threads of the block (a partial last warp has fewer).
-    pub exists: Mask,
-}
-
-/// Everything about a launch that blocks read.
-pub(crate) struct LaunchCtx {
-    pub name: String,
-    pub grid: Dim3,
-    pub block: Dim3,
-    pub profile: Profile,
-    pub counting: bool,
-    pub check: bool,
-    pub check_state: Option<LaunchCheck>,
-    pub warp_order: WarpOrder,
-    pub dynamic_shared: u32,
-    pub shared_limit: usize,
-    pub warps_per_block: u32,
-    pub warp_lanes: Vec<WarpLanes>,
-}
-
-impl LaunchCtx {
-    /// The thread index of `lane` of warp `warp`.
-    pub fn warp_thread(&self, warp: u32, lane: u32) -> Dim3 {
-        let l = &self.warp_lanes[warp as usize];
-        let i = lane as usize & 31;
-        Dim3::new(l.x.lane(i), l.y.lane(i), l.z.lane(i))
-    }
-
-    fn new(
-        cfg: &LaunchConfig,
-        profile: &Profile,
-        allocations: Vec<(u64, u64, String)>,
-    ) -> LaunchCtx {
-        let b = cfg.block;
-        let threads = b.count() as u32;
-        let warps = threads.div_ceil(WARP_SIZE as u32);
-        let warp_lanes = (0..warps)
-            .map(|w| {
-                let linear = U32x32::from_fn(|l| w * 32 + l as u32);
-                let t = linear.to_array();
-                WarpLanes {
-                    x: U32x32::from_fn(|l| t[l] % b.x),
-                    y: U32x32::from_fn(|l| (t[l] / b.x) % b.y),
-                    z: U32x32::from_fn(|l| t[l] / (b.x * b.y)),
-                    linear,
-                    exists: Mask::first_n(threads - w * 32),
-                }
-            })
-            .collect();
-        LaunchCtx {
-            name: cfg.name.clone(),
-            grid: cfg.grid,
-            block: b,
-            profile: profile.clone(),
-            counting: cfg.mode != Mode::Fast,
-            check: cfg.mode == Mode::Check,
-            check_state: (cfg.mode == Mode::Check).then(|| LaunchCheck::new(allocations)),
-            warp_order: cfg.warp_order,
-            dynamic_shared: cfg.dynamic_shared,
-            shared_limit: (cfg.dynamic_shared + profile.smem_per_block)
-                .min(profile.smem_per_block_optin.max(profile.smem_per_block))
-                as usize,
-            warps_per_block: warps,
-            warp_lanes,
-        }
-    }
-}
-
 /// A simulated GPU: a profile, an address space and CPU threads to run blocks on.
 ///
 /// ```
 /// use warpsim::*;
 ///
 /// // out[i] = a[i] + b[i] for i < n, as a CUDA programmer writes it.
-/// async fn vector_add(w: &mut Warp<'_>, a: &Global<f32>, b: &Global<f32>, out: &Global<f32>, n: u32) {
-///     let i = w.global_idx_x();
-///     w.if_(i.lt(n), |w| {
-///         let s = w.load(a, i) + w.load(b, i);
-///         w.store(out, i, s);
+/// fn vector_add(b: &mut Block<'_>, x: &Global<f32>, y: &Global<f32>, out: &Global<f32>, n: u32) {
+///     let i = b.global_idx_x();
+///     b.if_(i.lt(n), |b| {
+///         let s = b.load(x, i) + b.load(y, i);
+///         b.store(out, i, s);
 ///     });
 /// }
 ///
@@ -276,7 +167,7 @@ impl LaunchCtx {
 /// let b = dev.alloc_from("b", &vec![2.0f32; n]);
 /// let out = dev.alloc_zeroed::<f32>("out", n);
 /// let cfg = LaunchConfig::new((n as u32).div_ceil(256), 256).name("vector_add");
-/// let report = dev.launch(&cfg, async |w: &mut Warp<'_>| vector_add(w, &a, &b, &out, n as u32).await)?;
+/// let report = dev.launch(&cfg, |blk: &mut Block<'_>| vector_add(blk, &a, &b, &out, n as u32))?;
 /// assert!(out.to_vec().iter().all(|&x| x == 3.0));
 /// let m = report.metrics().unwrap();
 /// assert_eq!(m.gld_efficiency, 100.0);
@@ -430,60 +321,63 @@ impl Device {
         Ok(())
     }
 
-    /// Run `kernel` once per warp of every block of `cfg`.
+    /// Run `kernel` once for every block of `cfg`.
     ///
-    /// The kernel is an async closure (usually calling an `async fn` that takes the
-    /// [`Warp`] and the buffers). Blocks run in parallel; the launch returns when all have
+    /// The kernel is a closure over the [`Block`] (usually calling a function that takes the
+    /// block and the buffers). Blocks run in parallel; the launch returns when all have
     /// finished, or the lowest failing block's [`Error`]. See [`Device`] for an example.
     pub fn launch<F>(&self, cfg: &LaunchConfig, kernel: F) -> Result<LaunchReport, Error>
     where
-        F: AsyncFn(&mut Warp<'_>) + Sync,
+        F: Fn(&mut Block<'_>) + Sync,
     {
         self.validate(cfg)?;
-        let allocations = if cfg.mode == Mode::Check {
+        if frame::with_any(|fr| fr.running) {
+            return Err(Error::InvalidLaunch {
+                kernel: cfg.name.clone(),
+                reason: "a kernel cannot launch another kernel (dynamic parallelism is not \
+                         supported); launch it from host code after this launch returns"
+                    .to_string(),
+            });
+        }
+        let check = (cfg.mode == Mode::Check).then(|| {
             let all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
-            all.iter()
-                .filter_map(|a| a.upgrade())
-                .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let ctx = LaunchCtx::new(cfg, &self.profile, allocations);
+            LaunchCheck::new(
+                all.iter()
+                    .filter_map(|a| a.upgrade())
+                    .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
+                    .collect(),
+            )
+        });
+        let ctx = launch_ctx(cfg, &self.profile, check);
         let blocks = cfg.grid.count();
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
-        let shared_bytes = AtomicU64::new(u64::from(cfg.dynamic_shared));
         let start = Instant::now();
         let run_range = |blocks: &mut dyn Iterator<Item = u64>| {
-            let st = BlockState::new(&ctx);
-            let mut warps = Vec::with_capacity(ctx.warps_per_block as usize);
-            let mut totals = Totals::default();
+            let mut st = BlockState::new(&ctx);
             let mut most_shared = 0;
             for b in blocks {
                 if b >= first_failure.load(Ordering::Relaxed) {
                     continue;
                 }
                 let idx = Dim3::from_linear(b, cfg.grid);
-                if let Err(e) = run_block(&ctx, &st, &kernel, idx, &mut warps, &mut totals) {
+                if let Err(e) = run_block(&ctx, &mut st, &kernel, idx) {
                     record_failure(&first_failure, &failure, b, e);
                 }
                 most_shared = most_shared.max(st.arena.bytes_used() as u64);
             }
-            // Once per chunk: a shared atomic written per block bounces between the CPU threads.
-            shared_bytes.fetch_max(most_shared, Ordering::Relaxed);
-            totals
+            Totals::of(&st, most_shared)
         };
         // Check mode's findings about global memory depend on the order blocks finish in, so
         // it runs blocks one after another unless a schedule is given.
         let block_order = match cfg.block_order {
-            BlockOrder::Parallel if ctx.check => BlockOrder::Sequential,
+            BlockOrder::Parallel if ctx.checking => BlockOrder::Sequential,
             order => order,
         };
         let run = || match block_order {
             BlockOrder::Parallel => {
                 // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk
-                // reuses one block state (shared memory, barrier, warp scratch) for its blocks.
+                // reuses one block state (shared memory, counters) for its blocks.
                 let chunks = (rayon::current_num_threads() as u64 * 8).min(blocks).max(1);
                 (0..chunks)
                     .into_par_iter()
@@ -507,18 +401,199 @@ impl Device {
         if let Some((_, e)) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        let findings = crate::check::finish(&ctx);
+        let findings = ctx
+            .check
+            .as_ref()
+            .map(|c| crate::check::finish(c, cfg.grid))
+            .unwrap_or_default();
+        let counters = ctx.counting.then(|| {
+            let mut c = Counters::default();
+            for (_, l) in &totals.lines {
+                c += l;
+            }
+            c
+        });
         Ok(LaunchReport {
             name: cfg.name.clone(),
             grid: cfg.grid,
             block: cfg.block,
-            shared_bytes: shared_bytes.load(Ordering::Relaxed) as u32,
-            counters: ctx.counting.then_some(totals.counters),
+            shared_bytes: totals.shared_bytes.max(u64::from(cfg.dynamic_shared)) as u32,
+            counters,
             divergent_by_warp: totals.divergent_by_warp,
+            lines: if ctx.lines {
+                LineCounters::from_sites(totals.lines)
+            } else {
+                Vec::new()
+            },
             findings,
             elapsed,
             profile: self.profile.clone(),
         })
+    }
+}
+
+/// The launch-wide context of `cfg`.
+fn launch_ctx(cfg: &LaunchConfig, profile: &Profile, check: Option<LaunchCheck>) -> LaunchCtx {
+    LaunchCtx {
+        name: cfg.name.clone(),
+        grid: cfg.grid,
+        shape: BlockShape::new(cfg.block),
+        profile: profile.clone(),
+        counting: cfg.mode != Mode::Fast,
+        lines: cfg.lines && cfg.mode != Mode::Fast,
+        checking: cfg.mode == Mode::Check,
+        check,
+        warp_order: cfg.warp_order,
+        dynamic_shared: cfg.dynamic_shared,
+        shared_limit: (cfg.dynamic_shared + profile.smem_per_block)
+            .min(profile.smem_per_block_optin.max(profile.smem_per_block))
+            as usize,
+    }
+}
+
+thread_local! {
+    /// Set while a block runs on this thread: panics there are reported, not printed.
+    static IN_BLOCK: Cell<bool> = const { Cell::new(false) };
+    /// Where the last panic inside a block happened.
+    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keep panics inside blocks (which become [`Error`]s) off stderr; others print as before.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_BLOCK.with(Cell::get) {
+                PANIC_AT.with(|p| *p.borrow_mut() = info.location().map(ToString::to_string));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Run block `idx` to completion, adding its counters to `st`.
+fn run_block<F>(ctx: &LaunchCtx, st: &mut BlockState, kernel: &F, idx: Dim3) -> Result<(), Error>
+where
+    F: Fn(&mut Block<'_>),
+{
+    install_panic_hook();
+    st.reset(ctx, idx);
+    let shape = &ctx.shape;
+    let started = frame::with_any(|fr| {
+        if fr.running {
+            return false;
+        }
+        fr.begin_block(&shape.exists, shape.warps, ctx.counting, ctx.lines);
+        for (k, c) in [&shape.x, &shape.y, &shape.z].into_iter().enumerate() {
+            if let Component::Rows(rows) = c {
+                fr.set_index_rows(k, rows);
+            }
+        }
+        true
+    });
+    if !started {
+        return Err(Error::InvalidLaunch {
+            kernel: ctx.name.clone(),
+            reason: "a block started on a CPU thread that is already running a block: kernel \
+                     code must not use rayon or launch kernels"
+                .to_string(),
+        });
+    }
+    IN_BLOCK.with(|b| b.set(true));
+    let outcome = catch_unwind(AssertUnwindSafe(|| kernel(&mut Block::new(ctx, st))));
+    IN_BLOCK.with(|b| b.set(false));
+    frame::with_any(|fr| {
+        if let Some(c) = &mut st.count {
+            c.end_block(fr, shape.warps);
+        }
+        fr.end_block();
+    });
+    if let (Some(c), Some(l)) = (&mut st.check, &ctx.check) {
+        c.end_block(&crate::check::Ctx {
+            kernel: &ctx.name,
+            block: idx,
+            grid: ctx.grid,
+            shape,
+            interval: st.interval,
+            launch: l,
+        });
+    }
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(payload) => Err(match payload.downcast::<Fault>() {
+            Ok(fault) => fault.0,
+            Err(other) => Error::KernelPanic {
+                kernel: ctx.name.clone(),
+                block: idx,
+                message: other
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| other.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(non-string panic payload)".to_string()),
+                location: PANIC_AT.with(|p| p.borrow_mut().take()),
+            },
+        }),
+    }
+}
+
+/// What the blocks of one chunk counted.
+#[derive(Default)]
+struct Totals {
+    /// Counters by source location (`None`: not attributed to a line).
+    lines: Vec<(Option<&'static Location<'static>>, Counters)>,
+    divergent_by_warp: Vec<u64>,
+    shared_bytes: u64,
+}
+
+impl Totals {
+    fn of(st: &BlockState, shared_bytes: u64) -> Totals {
+        let (lines, divergent_by_warp) = match &st.count {
+            Some(c) => (
+                frame::with_any(|fr| c.by_location(fr)),
+                c.divergent_by_warp.clone(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        Totals {
+            lines,
+            divergent_by_warp,
+            shared_bytes,
+        }
+    }
+
+    fn merge(mut self, other: Totals) -> Totals {
+        for (loc, c) in other.lines {
+            match self.lines.iter_mut().find(|(l, _)| same_location(*l, loc)) {
+                Some((_, mine)) => *mine += &c,
+                None => self.lines.push((loc, c)),
+            }
+        }
+        if self.divergent_by_warp.len() < other.divergent_by_warp.len() {
+            self.divergent_by_warp
+                .resize(other.divergent_by_warp.len(), 0);
+        }
+        for (a, b) in self
+            .divergent_by_warp
+            .iter_mut()
+            .zip(&other.divergent_by_warp)
+        {
+            *a += b;
+        }
+        self.shared_bytes = self.shared_bytes.max(other.shared_bytes);
+        self
+    }
+}
+
+/// Whether two sites are the same source location.
+fn same_location(a: Option<&Location<'_>>, b: Option<&Location<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.file() == b.file() && a.line() == b.line() && a.column() == b.column()
+        }
+        _ => false,
     }
 }
 

@@ -107,6 +107,40 @@ impl AddAssign<&Counters> for Counters {
     }
 }
 
+/// The counters of one kernel source line ([`crate::LaunchReport::lines`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineCounters {
+    /// The source file, as the compiler names it (empty for counts no line issued, such as
+    /// the warps launched).
+    pub file: String,
+    /// The line, from 1 (0 with an empty `file`).
+    pub line: u32,
+    /// What the line's operations counted.
+    pub counters: Counters,
+}
+
+impl LineCounters {
+    /// Group counters by source location into lines, sorted by file and line.
+    pub(crate) fn from_sites(
+        sites: Vec<(Option<&'static std::panic::Location<'static>>, Counters)>,
+    ) -> Vec<LineCounters> {
+        let mut lines: Vec<LineCounters> = Vec::new();
+        for (loc, c) in sites {
+            let (file, line) = loc.map_or((String::new(), 0), |l| (l.file().to_string(), l.line()));
+            match lines.iter_mut().find(|l| l.file == file && l.line == line) {
+                Some(l) => l.counters += &c,
+                None => lines.push(LineCounters {
+                    file,
+                    line,
+                    counters: c,
+                }),
+            }
+        }
+        lines.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        lines
+    }
+}
+
 fn pct(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0

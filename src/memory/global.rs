@@ -13,20 +13,19 @@
 //! always counted in sectors. The contiguous case (`base + lane`) is computed arithmetically; any
 //! other pattern sorts the (at most 32) sector numbers.
 
-use super::{Access, AtomicElement, Element, Memory, Target, gather, rmw, scatter, sealed};
-use crate::error::{AccessKind, Space};
-use crate::lanes::U32x32;
-use crate::warp::Warp;
+use super::{Element, Memory, Place, PlaceKind, Target, WarpAccess, sealed};
+use crate::lanes::Mask;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
 
 /// One device allocation: words behind a device address.
-pub(crate) struct Allocation {
-    pub name: String,
-    pub base: u64,
-    pub words: Box<[AtomicU32]>,
+#[doc(hidden)]
+pub struct Allocation {
+    pub(crate) name: String,
+    pub(crate) base: u64,
+    pub(crate) words: Box<[AtomicU32]>,
     /// For allocations made uninitialised: one bit per word, set once the word is written.
     written: Option<Box<[AtomicU32]>>,
 }
@@ -37,7 +36,7 @@ impl Allocation {
     }
 
     /// Note that the words holding bytes `byte..byte + len` have been written.
-    fn mark_written(&self, byte: usize, len: usize) {
+    pub(crate) fn mark_written(&self, byte: usize, len: usize) {
         if let Some(bits) = &self.written {
             for word in byte / 4..(byte + len).div_ceil(4) {
                 bits[word / 32].fetch_or(1 << (word % 32), Relaxed);
@@ -45,8 +44,13 @@ impl Allocation {
         }
     }
 
+    /// Whether the allocation was made uninitialised (check mode tracks its writes).
+    pub(crate) fn tracks_init(&self) -> bool {
+        self.written.is_some()
+    }
+
     /// Whether every word holding bytes `byte..byte + len` has been written.
-    fn is_written(&self, byte: usize, len: usize) -> bool {
+    pub(crate) fn is_written(&self, byte: usize, len: usize) -> bool {
         self.written.as_ref().is_none_or(|bits| {
             (byte / 4..(byte + len).div_ceil(4))
                 .all(|w| bits[w / 32].load(Relaxed) & 1 << (w % 32) != 0)
@@ -57,8 +61,8 @@ impl Allocation {
 /// A typed view of device (global) memory, shared by every block of a launch.
 ///
 /// Cheap to clone (the allocation is reference-counted). Host code reads and writes it with
-/// [`Global::to_vec`] and [`Global::copy_from_slice`]; kernels with [`crate::Warp::load`],
-/// [`crate::Warp::store`] and the atomics.
+/// [`Global::to_vec`] and [`Global::copy_from_slice`]; kernels with [`crate::Block::load`],
+/// [`crate::Block::store`] and the atomics.
 ///
 /// ```
 /// use warpsim::Device;
@@ -149,7 +153,7 @@ impl<T: Element> Global<T> {
     /// [`Global::cast`] is read byte by byte, as `cudaMemcpy` would.
     fn host_read(&self, byte: usize) -> T {
         if byte.is_multiple_of(T::SIZE as usize) {
-            return super::read_elem::<T, _>(&*self.alloc.words, byte);
+            return super::read_elem::<T, _>(&super::Atomics(&self.alloc.words), byte);
         }
         let mut w = [0u32; 4];
         for k in 0..T::SIZE as usize {
@@ -163,7 +167,7 @@ impl<T: Element> Global<T> {
     /// Host write of `v` at byte `byte`, byte by byte where misaligned.
     fn host_write(&self, byte: usize, v: T) {
         if byte.is_multiple_of(T::SIZE as usize) {
-            return super::write_elem(&*self.alloc.words, byte, v);
+            return super::write_elem(&mut super::Atomics(&self.alloc.words), byte, v);
         }
         let w = v.to_words();
         for k in 0..T::SIZE as usize {
@@ -251,103 +255,27 @@ impl<T: Element> Global<T> {
             _elem: PhantomData,
         }
     }
-
-    /// For allocations made uninitialised: note the active lanes' elements as written.
-    fn mark_lanes_written(&self, a: &Access) {
-        if self.alloc.written.is_some() {
-            for l in a.mask.lanes() {
-                self.alloc.mark_written(
-                    self.offset + a.index(l) as usize * T::SIZE as usize,
-                    T::SIZE as usize,
-                );
-            }
-        }
-    }
-
-    fn target(&self) -> Target<'_> {
-        Target {
-            space: Space::Global,
-            name: &self.alloc.name,
-            len: self.len,
-            base: self.address(),
-            elem: T::SIZE,
-        }
-    }
 }
 
 impl<T: Element> sealed::Sealed for Global<T> {}
 
 impl<T: Element> Memory for Global<T> {
     type Elem = T;
-
     #[inline]
-    fn load_lanes(&self, w: &mut Warp<'_>, idx: U32x32) -> T::Lanes {
-        let t = self.target();
-        let Some(a) = w.begin_access(&t, idx, AccessKind::Load) else {
-            return T::Lanes::default();
-        };
-        if let Some(c) = w.counters() {
-            let (sectors, lines) = coalesce(&t, &a);
-            c.gld_requests += 1;
-            c.gld_sectors += sectors;
-            c.gld_lines += lines;
-            c.gld_bytes += u64::from(a.mask.count() * T::SIZE);
-        }
-        if w.check.is_some() && self.alloc.written.is_some() {
-            let unwritten = a.mask.lanes().filter(|&l| {
-                !self.alloc.is_written(
-                    self.offset + a.index(l) as usize * T::SIZE as usize,
-                    T::SIZE as usize,
-                )
-            });
-            let unwritten = crate::lanes::Mask(unwritten.fold(0, |m, l| m | 1 << l));
-            crate::check::uninitialized_global(w, &t, &a, unwritten);
-        }
-        gather::<T, _>(&*self.alloc.words, self.offset, &a)
-    }
-
-    #[inline]
-    fn store_lanes(&self, w: &mut Warp<'_>, idx: U32x32, v: T::Lanes) {
-        let t = self.target();
-        let Some(a) = w.begin_access(&t, idx, AccessKind::Store) else {
-            return;
-        };
-        if let Some(c) = w.counters() {
-            let (sectors, lines) = coalesce(&t, &a);
-            c.gst_requests += 1;
-            c.gst_sectors += sectors;
-            c.gst_lines += lines;
-            c.gst_bytes += u64::from(a.mask.count() * T::SIZE);
-        }
-        scatter::<T, _>(&*self.alloc.words, self.offset, &a, v);
-        self.mark_lanes_written(&a);
-    }
-
-    fn atomic_lanes(&self, w: &mut Warp<'_>, idx: U32x32, op: &dyn Fn(T, usize) -> T) -> T::Lanes
-    where
-        T: AtomicElement,
-    {
-        let t = self.target();
-        let Some(a) = w.begin_access(&t, idx, AccessKind::Atomic) else {
-            return T::Lanes::default();
-        };
-        if let Some(c) = w.counters() {
-            c.atomic_requests += 1;
-            c.atomic_sectors += coalesce(&t, &a).0;
-        }
-        let old = rmw::<T, _>(&*self.alloc.words, self.offset, &a, op);
-        self.mark_lanes_written(&a);
-        old
+    fn place(&self) -> Place<'_> {
+        Place(PlaceKind::Global(&self.alloc, self.offset, self.len))
     }
 }
 
-/// Distinct 32-byte sectors and 128-byte lines touched by the active lanes of `a`.
-pub(crate) fn coalesce(t: &Target<'_>, a: &Access) -> (u64, u64) {
+/// Distinct 32-byte sectors and 128-byte lines touched by the lanes of `a`.
+pub(crate) fn coalesce(t: &Target<'_>, a: &WarpAccess<'_>) -> (u64, u64) {
     let elem = u64::from(t.elem);
-    if let Some(first) = a.contiguous_from {
-        // Active lanes form one run touching one contiguous byte range.
-        let l0 = u64::from(a.mask.first().unwrap_or(0));
-        let l1 = 31 - u64::from(a.mask.0.leading_zeros());
+    if Mask(a.mask).is_contiguous()
+        && let Some(first) = a.idx.contiguous(a.mask)
+    {
+        // The lanes form one run touching one contiguous byte range.
+        let l0 = u64::from(a.mask.trailing_zeros());
+        let l1 = 31 - u64::from(a.mask.leading_zeros());
         let lo = t.base + (u64::from(first) + l0) * elem;
         let hi = t.base + (u64::from(first) + l1) * elem + elem - 1;
         return ((hi >> 5) - (lo >> 5) + 1, (hi >> 7) - (lo >> 7) + 1);
@@ -355,12 +283,14 @@ pub(crate) fn coalesce(t: &Target<'_>, a: &Access) -> (u64, u64) {
     // Naturally aligned elements of at most 16 bytes lie within one sector each.
     let mut sectors = [0u64; 32];
     let mut n = 0;
-    for l in a.mask.lanes() {
-        sectors[n] = (t.base + u64::from(a.index(l)) * elem) >> 5;
+    for l in a.lanes() {
+        sectors[n] = t.address(a.idx.lane(l)) >> 5;
         n += 1;
     }
     let s = &mut sectors[..n];
-    s.sort_unstable();
+    if !a.idx.increasing(a.mask) {
+        s.sort_unstable();
+    }
     let (mut ns, mut nl) = (0, 0);
     for (i, &sec) in s.iter().enumerate() {
         if i == 0 || sec != s[i - 1] {

@@ -1,163 +1,206 @@
-//! Memory spaces: what a warp can load from and store to.
+//! Memory spaces: what a kernel can load from and store to.
 //!
 //! Two spaces exist, as on a GPU: [`Global`] memory, owned by a [`crate::Device`] and visible to
 //! every block (one simulated device address space, allocations 256-byte aligned), and a block's
-//! [`Shared`] memory, a small arena private to the block. Both store 4-byte words: global memory
-//! as relaxed atomics (blocks run on different CPU threads), shared memory as plain cells (a block
-//! runs on one CPU thread). Elements of 1, 2, 4, 8 and 16 bytes ([`Element`]) are laid over the
-//! words, so a view can be reinterpreted as another element type and a misaligned access is
-//! visible, and faults, exactly where it would be on a GPU.
+//! [`Shared`] memory, an arena private to the block. Both store 4-byte words: global memory as
+//! relaxed atomics (blocks run on different CPU threads, and a kernel with a race must not be
+//! able to cause undefined behaviour), shared memory as plain words owned by the CPU thread that
+//! runs the block. Elements of 1, 2, 4, 8 and 16 bytes ([`Element`]) are laid over the words, so
+//! a view can be reinterpreted as another element type and a misaligned access is visible, and
+//! faults, exactly where it would on a GPU.
 //!
-//! A warp accesses memory through [`crate::Warp::load`], [`crate::Warp::store`] and the atomics,
-//! with one element index per lane: only active lanes access (and are checked and counted). The
-//! counters of each access are computed in the space's module: coalescing into sectors and lines
-//! in [`global`], banks and wavefronts in [`shared`].
+//! This module knows storage and addresses, not execution: one warp's part of an access is a
+//! [`WarpIdx`] (the element index of each lane) and a lane mask; the executor
+//! ([`crate::block`]) validates it, tells the observers and moves the data with the functions
+//! here. The counters of an access are pure functions of its addresses: coalescing into sectors
+//! and lines in [`global`], banks and wavefronts in [`shared`].
 
 pub mod global;
 pub mod shared;
 
-use crate::error::{AccessFault, AccessKind, Error, Space};
-use crate::lanes::{F32x32, F64x32, I32x32, Mask, Merge, U32x32, U64x32, WARP_SIZE};
-use crate::warp::Warp;
-use std::cell::Cell;
+use crate::error::Space;
+use crate::lanes::{IOTA, Mask, U32x32, WARP_SIZE};
+use crate::values::frame::{R32, R64};
+use crate::values::{F32s, F64s, I32s, Merge, U32s, U64s};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 pub use global::Global;
 pub use shared::Shared;
 
-/// Word storage under both memory spaces.
+// ----- word storage --------------------------------------------------------------------------------
+
+/// Words that can be read: global memory's atomics or a block's shared arena.
 pub(crate) trait Words {
-    /// Words `i..i + 32`.
-    fn get32(&self, i: usize) -> [u32; 32];
-    /// Set words `i..i + 32`.
-    fn set32(&self, i: usize, v: [u32; 32]);
     fn get(&self, i: usize) -> u32;
-    fn set(&self, i: usize, v: u32);
-    /// Replace word `i` by `f(old)` as one indivisible step; returns the old word.
-    fn update(&self, i: usize, f: impl Fn(u32) -> u32) -> u32;
+    /// Words `i..i + 32`.
+    fn row(&self, i: usize) -> U32x32;
+    /// Copy words `i..i + 32` into `out`.
+    #[inline(always)]
+    fn row_into(&self, i: usize, out: &mut U32x32) {
+        *out = self.row(i);
+    }
 }
 
-impl Words for [AtomicU32] {
+/// Words that can be written.
+pub(crate) trait WordsMut: Words {
+    fn set(&mut self, i: usize, v: u32);
+    /// Set words `i..i + 32`.
+    fn set_row(&mut self, i: usize, v: U32x32);
+    /// Replace word `i` by `f(old)` as one indivisible step; returns the old word.
+    fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32;
+}
+
+/// Global memory's words, written through relaxed atomics.
+pub(crate) struct Atomics<'a>(pub &'a [AtomicU32]);
+
+impl Words for Atomics<'_> {
     #[inline(always)]
-    fn get32(&self, i: usize) -> [u32; 32] {
-        let mut out = [0; 32];
-        for (o, a) in out.iter_mut().zip(&self[i..i + 32]) {
-            *o = a.load(Relaxed);
-        }
+    fn get(&self, i: usize) -> u32 {
+        self.0[i].load(Relaxed)
+    }
+    #[inline(always)]
+    fn row(&self, i: usize) -> U32x32 {
+        let mut out = U32x32::ZERO;
+        self.row_into(i, &mut out);
         out
     }
     #[inline(always)]
-    fn set32(&self, i: usize, v: [u32; 32]) {
-        for (a, v) in self[i..i + 32].iter().zip(v) {
-            a.store(v, Relaxed);
+    fn row_into(&self, i: usize, out: &mut U32x32) {
+        // Word by word into the destination: relaxed atomic loads do not vectorise, and
+        // gathering them in a temporary first would cost a store-forwarding stall.
+        let src: &[AtomicU32; WARP_SIZE] = self.0[i..i + WARP_SIZE].try_into().expect("32 words");
+        for (d, s) in out.words_mut().iter_mut().zip(src) {
+            *d = s.load(Relaxed);
         }
     }
+}
+
+impl WordsMut for Atomics<'_> {
     #[inline(always)]
-    fn get(&self, i: usize) -> u32 {
-        self[i].load(Relaxed)
+    fn set(&mut self, i: usize, v: u32) {
+        self.0[i].store(v, Relaxed);
     }
     #[inline(always)]
-    fn set(&self, i: usize, v: u32) {
-        self[i].store(v, Relaxed)
+    fn set_row(&mut self, i: usize, v: U32x32) {
+        let dst: &[AtomicU32; WARP_SIZE] = self.0[i..i + WARP_SIZE].try_into().expect("32 words");
+        for (d, v) in dst.iter().zip(v.words()) {
+            d.store(*v, Relaxed);
+        }
     }
     #[inline]
-    fn update(&self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
-        match self[i].fetch_update(Relaxed, Relaxed, |v| Some(f(v))) {
+    fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
+        match self.0[i].fetch_update(Relaxed, Relaxed, |v| Some(f(v))) {
             Ok(v) | Err(v) => v,
         }
     }
 }
 
-impl Words for [Cell<u32>] {
-    #[inline(always)]
-    fn get32(&self, i: usize) -> [u32; 32] {
-        let mut out = [0; 32];
-        for (o, c) in out.iter_mut().zip(&self[i..i + 32]) {
-            *o = c.get();
-        }
-        out
-    }
-    #[inline(always)]
-    fn set32(&self, i: usize, v: [u32; 32]) {
-        for (c, v) in self[i..i + 32].iter().zip(v) {
-            c.set(v);
-        }
-    }
+impl Words for [u32] {
     #[inline(always)]
     fn get(&self, i: usize) -> u32 {
-        self[i].get()
+        self[i]
     }
     #[inline(always)]
-    fn set(&self, i: usize, v: u32) {
-        self[i].set(v)
+    fn row(&self, i: usize) -> U32x32 {
+        let src: &[u32; WARP_SIZE] = self[i..i + WARP_SIZE].try_into().expect("32 words");
+        U32x32::from_array(*src)
+    }
+}
+
+impl WordsMut for [u32] {
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: u32) {
+        self[i] = v;
+    }
+    #[inline(always)]
+    fn set_row(&mut self, i: usize, v: U32x32) {
+        self[i..i + WARP_SIZE].copy_from_slice(&v.to_array());
     }
     #[inline]
-    fn update(&self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
-        let old = self[i].get();
-        self[i].set(f(old));
+    fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
+        let old = self[i];
+        self[i] = f(old);
         old
     }
 }
+
+// ----- elements ------------------------------------------------------------------------------------
 
 mod sealed {
     pub trait Sealed {}
 }
 
+/// How an element sits in the registers of a block-wide value.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// 1 or 2 bytes, zero-extended into a 32-bit lane.
+    Narrow,
+    /// 4 bytes in a 32-bit lane.
+    Word,
+    /// 8 bytes in a 64-bit lane.
+    Wide,
+    /// Two 4-byte components, each its own value (`float2`).
+    Pair,
+    /// Four 4-byte components (`float4`).
+    Quad,
+}
+
+/// The register form of an element, untyped.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Parts {
+    pub(crate) r32: [R32; 4],
+    pub(crate) r64: R64,
+}
+
+impl Parts {
+    pub(crate) fn words(r32: [R32; 4]) -> Parts {
+        Parts {
+            r32,
+            r64: R64::uniform(0),
+        }
+    }
+    pub(crate) fn wide(r64: R64) -> Parts {
+        Parts {
+            r32: [R32::uniform(0); 4],
+            r64,
+        }
+    }
+}
+
 /// A type that can live in device memory: 1, 2, 4, 8 or 16 bytes, naturally aligned.
 ///
-/// In registers an element is a lane vector ([`Element::Lanes`]): `u8` and `u16` widen to
-/// [`U32x32`] as they do in a GPU's 32-bit registers, `[f32; 2]` and `[f32; 4]` (CUDA's `float2`
-/// and `float4`) become arrays of [`F32x32`]. Sealed: the set matches what the coalescing and
+/// In registers an element is a block-wide value ([`Element::Vals`]): `u8` and `u16` widen to
+/// [`U32s`] as they do in a GPU's 32-bit registers, `[f32; 2]` and `[f32; 4]` (CUDA's `float2`
+/// and `float4`) become arrays of [`F32s`]. Sealed: the set matches what the coalescing and
 /// bank counters model.
 pub trait Element:
     sealed::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
 {
     /// Size in bytes (also the required alignment).
     const SIZE: u32;
-    /// The register form: one lane vector (or an array of them) per element.
-    type Lanes: Merge + Copy + PartialEq + std::fmt::Debug;
+    /// The register form: a block-wide value (or an array of them) per element.
+    type Vals: Merge;
+    #[doc(hidden)]
+    const LAYOUT: Layout;
     /// The element from its words (sub-word types in the low bits of word 0).
     fn from_words(w: [u32; 4]) -> Self;
     /// The element as words.
     fn to_words(self) -> [u32; 4];
-    /// Lanes from per-lane elements.
-    fn pack(a: [Self; WARP_SIZE]) -> Self::Lanes;
-    /// Per-lane elements from lanes.
-    fn unpack(v: Self::Lanes) -> [Self; WARP_SIZE];
-    /// Lanes from one word per lane (the contiguous fast path of 4-byte elements).
-    #[inline(always)]
-    fn pack_words(w: [u32; WARP_SIZE]) -> Self::Lanes {
-        Self::pack(w.map(|w| Self::from_words([w, 0, 0, 0])))
-    }
-    /// One word per lane from lanes (the inverse of [`Element::pack_words`]).
-    #[inline(always)]
-    fn unpack_words(v: Self::Lanes) -> [u32; WARP_SIZE] {
-        Self::unpack(v).map(|e| e.to_words()[0])
-    }
+    #[doc(hidden)]
+    fn vals(p: Parts) -> Self::Vals;
+    #[doc(hidden)]
+    fn parts(v: Self::Vals) -> Parts;
 }
 
-macro_rules! scalar_element {
-    // 4-byte elements: a word per lane is the element's bits, so words cast without a per-lane map.
-    ($t:ty, 4, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr) => {
-        scalar_element!(@impl $t, 4, $lanes, $to, $from, $pack, $unpack,
-            #[inline(always)]
-            fn pack_words(w: [u32; WARP_SIZE]) -> $lanes {
-                $pack(bytemuck::cast(w))
-            }
-            #[inline(always)]
-            fn unpack_words(v: $lanes) -> [u32; WARP_SIZE] {
-                bytemuck::cast($unpack(v))
-            }
-        );
-    };
-    ($t:ty, $size:literal, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr) => {
-        scalar_element!(@impl $t, $size, $lanes, $to, $from, $pack, $unpack,);
-    };
-    (@impl $t:ty, $size:literal, $lanes:ty, $to:expr, $from:expr, $pack:expr, $unpack:expr, $($words:item)*) => {
+macro_rules! element {
+    ($t:ty, $size:literal, $layout:ident, $vals:ty, $to:expr, $from:expr, $mk:expr, $un:expr) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const SIZE: u32 = $size;
-            type Lanes = $lanes;
+            type Vals = $vals;
+            const LAYOUT: Layout = Layout::$layout;
             #[inline(always)]
             fn from_words(w: [u32; 4]) -> Self {
                 $from(w)
@@ -167,138 +210,151 @@ macro_rules! scalar_element {
                 $to(self)
             }
             #[inline(always)]
-            fn pack(a: [Self; WARP_SIZE]) -> $lanes {
-                $pack(a)
+            fn vals(p: Parts) -> $vals {
+                $mk(p)
             }
             #[inline(always)]
-            fn unpack(v: $lanes) -> [Self; WARP_SIZE] {
-                $unpack(v)
+            fn parts(v: $vals) -> Parts {
+                $un(v)
             }
-            $($words)*
         }
     };
 }
 
-scalar_element!(
+element!(
     u8,
     1,
-    U32x32,
+    Narrow,
+    U32s,
     |v: u8| [u32::from(v), 0, 0, 0],
     |w: [u32; 4]| w[0] as u8,
-    |a: [u8; 32]| U32x32::from_array(a.map(u32::from)),
-    |v: U32x32| v.to_array().map(|x| x as u8)
+    |p: Parts| U32s(p.r32[0]),
+    |v: U32s| Parts::words([v.0; 4])
 );
-scalar_element!(
+element!(
     u16,
     2,
-    U32x32,
+    Narrow,
+    U32s,
     |v: u16| [u32::from(v), 0, 0, 0],
     |w: [u32; 4]| w[0] as u16,
-    |a: [u16; 32]| U32x32::from_array(a.map(u32::from)),
-    |v: U32x32| v.to_array().map(|x| x as u16)
+    |p: Parts| U32s(p.r32[0]),
+    |v: U32s| Parts::words([v.0; 4])
 );
-scalar_element!(
+element!(
     u32,
     4,
-    U32x32,
+    Word,
+    U32s,
     |v: u32| [v, 0, 0, 0],
     |w: [u32; 4]| w[0],
-    U32x32::from_array,
-    U32x32::to_array
+    |p: Parts| U32s(p.r32[0]),
+    |v: U32s| Parts::words([v.0; 4])
 );
-scalar_element!(
+element!(
     i32,
     4,
-    I32x32,
+    Word,
+    I32s,
     |v: i32| [v as u32, 0, 0, 0],
     |w: [u32; 4]| w[0] as i32,
-    I32x32::from_array,
-    I32x32::to_array
+    |p: Parts| I32s(p.r32[0]),
+    |v: I32s| Parts::words([v.0; 4])
 );
-scalar_element!(
+element!(
     f32,
     4,
-    F32x32,
+    Word,
+    F32s,
     |v: f32| [v.to_bits(), 0, 0, 0],
     |w: [u32; 4]| f32::from_bits(w[0]),
-    F32x32::from_array,
-    F32x32::to_array
+    |p: Parts| F32s(p.r32[0]),
+    |v: F32s| Parts::words([v.0; 4])
 );
-scalar_element!(
+element!(
     u64,
     8,
-    U64x32,
+    Wide,
+    U64s,
     |v: u64| [v as u32, (v >> 32) as u32, 0, 0],
     |w: [u32; 4]| u64::from(w[0]) | (u64::from(w[1]) << 32),
-    U64x32::from_array,
-    U64x32::to_array
+    |p: Parts| U64s(p.r64),
+    |v: U64s| Parts::wide(v.0)
 );
-scalar_element!(
+element!(
     f64,
     8,
-    F64x32,
+    Wide,
+    F64s,
     |v: f64| {
         let b = v.to_bits();
         [b as u32, (b >> 32) as u32, 0, 0]
     },
     |w: [u32; 4]| f64::from_bits(u64::from(w[0]) | (u64::from(w[1]) << 32)),
-    F64x32::from_array,
-    F64x32::to_array
+    |p: Parts| F64s(p.r64),
+    |v: F64s| Parts::wide(v.0)
 );
-scalar_element!(
+element!(
     [f32; 2],
     8,
-    [F32x32; 2],
+    Pair,
+    [F32s; 2],
     |v: [f32; 2]| [v[0].to_bits(), v[1].to_bits(), 0, 0],
     |w: [u32; 4]| [f32::from_bits(w[0]), f32::from_bits(w[1])],
-    |a: [[f32; 2]; 32]| [0, 1].map(|c| F32x32::from_fn(|i| a[i][c])),
-    |v: [F32x32; 2]| {
-        let c = v.map(F32x32::to_array);
-        std::array::from_fn(|i| [c[0][i], c[1][i]])
-    }
+    |p: Parts| [F32s(p.r32[0]), F32s(p.r32[1])],
+    |v: [F32s; 2]| Parts::words([v[0].0, v[1].0, v[0].0, v[0].0])
 );
-scalar_element!(
+element!(
     [f32; 4],
     16,
-    [F32x32; 4],
+    Quad,
+    [F32s; 4],
     |v: [f32; 4]| v.map(f32::to_bits),
     |w: [u32; 4]| w.map(f32::from_bits),
-    |a: [[f32; 4]; 32]| [0, 1, 2, 3].map(|c| F32x32::from_fn(|i| a[i][c])),
-    |v: [F32x32; 4]| {
-        let c = v.map(F32x32::to_array);
-        std::array::from_fn(|i| [c[0][i], c[1][i], c[2][i], c[3][i]])
-    }
+    |p: Parts| p.r32.map(F32s),
+    |v: [F32s; 4]| Parts::words(v.map(|x| x.0))
 );
 
 /// Read the element at byte offset `byte` (a multiple of `T::SIZE`) of `words`.
 #[inline(always)]
 pub(crate) fn read_elem<T: Element, W: Words + ?Sized>(words: &W, byte: usize) -> T {
+    T::from_words(read_words(words, byte, T::SIZE))
+}
+
+/// The words of the `size`-byte element at byte `byte` (sub-word elements shifted down).
+#[inline(always)]
+pub(crate) fn read_words<W: Words + ?Sized>(words: &W, byte: usize, size: u32) -> [u32; 4] {
     let i = byte / 4;
-    match T::SIZE {
+    match size {
         1 | 2 => {
-            let shift = (byte % 4) * 8;
-            T::from_words([words.get(i) >> shift, 0, 0, 0])
+            let v = words.get(i) >> ((byte % 4) * 8);
+            [if size == 1 { v & 0xff } else { v & 0xffff }, 0, 0, 0]
         }
-        4 => T::from_words([words.get(i), 0, 0, 0]),
-        8 => T::from_words([words.get(i), words.get(i + 1), 0, 0]),
-        _ => T::from_words([
+        4 => [words.get(i), 0, 0, 0],
+        8 => [words.get(i), words.get(i + 1), 0, 0],
+        _ => [
             words.get(i),
             words.get(i + 1),
             words.get(i + 2),
             words.get(i + 3),
-        ]),
+        ],
     }
 }
 
 /// Write the element at byte offset `byte` (a multiple of `T::SIZE`) of `words`.
 #[inline(always)]
-pub(crate) fn write_elem<T: Element, W: Words + ?Sized>(words: &W, byte: usize, v: T) {
+pub(crate) fn write_elem<T: Element, W: WordsMut + ?Sized>(words: &mut W, byte: usize, v: T) {
+    write_words(words, byte, T::SIZE, v.to_words());
+}
+
+/// Write the words of a `size`-byte element at byte `byte`.
+#[inline(always)]
+pub(crate) fn write_words<W: WordsMut + ?Sized>(words: &mut W, byte: usize, size: u32, w: [u32; 4]) {
     let i = byte / 4;
-    let w = v.to_words();
-    match T::SIZE {
+    match size {
         1 | 2 => {
             let shift = (byte % 4) * 8;
-            let field = if T::SIZE == 1 { 0xffu32 } else { 0xffff } << shift;
+            let field = if size == 1 { 0xffu32 } else { 0xffff } << shift;
             words.update(i, |old| (old & !field) | ((w[0] << shift) & field));
         }
         4 => words.set(i, w[0]),
@@ -383,192 +439,133 @@ impl AtomicElement for f32 {
     }
 }
 
-/// Which element of a buffer each active lane touches, validated.
-///
-/// Built once per warp memory instruction: the indices are checked against the buffer length
-/// and alignment (faulting the lowest bad lane), and the contiguous case (`base + lane`, the
-/// coalesced access of a well-written kernel) is recognised so counters and copies can take a
-/// fast path.
-pub(crate) struct Access {
-    /// Each lane's element index (a vector, so the struct moves in whole registers).
-    idx: U32x32,
-    pub mask: Mask,
-    /// `Some(first)` when every active lane `l` uses index `first + l`.
-    pub contiguous_from: Option<u32>,
-}
+// ----- buffers and one warp's access ---------------------------------------------------------------
 
-/// What the counters and the fault report need to know about a buffer.
+/// What the counters, the checks and the fault report need to know about a buffer.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Target<'n> {
     pub space: Space,
     pub name: &'n str,
+    /// Elements in the view.
     pub len: usize,
     /// Address of element 0 (device address, or byte offset in shared memory).
     pub base: u64,
     pub elem: u32,
 }
 
-impl Access {
-    /// The element index of `lane`.
+impl Target<'_> {
+    /// The address of element `index`.
+    pub fn address(&self, index: u32) -> u64 {
+        self.base
+            .wrapping_add(u64::from(index) * u64::from(self.elem))
+    }
+}
+
+/// The element index each lane of one warp uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WarpIdx<'r> {
+    /// Lane `l` uses `start + step·l` (wrapping); `step` 1 is the coalesced case.
+    Affine { start: u32, step: u32 },
+    /// Any indices (borrowed: a lane vector is 128 bytes).
+    Lanes(&'r U32x32),
+}
+
+impl WarpIdx<'_> {
+    /// Every lane's index.
     #[inline(always)]
-    pub fn index(&self, lane: u32) -> u32 {
-        self.idx.lane(lane as usize & 31)
+    pub fn vector(&self) -> U32x32 {
+        match *self {
+            WarpIdx::Affine { start, step } => IOTA * step + start,
+            WarpIdx::Lanes(v) => *v,
+        }
     }
 
-    /// Validate `idx` for the warp's active lanes against `t`; faults unwind the block.
+    /// Lane `l`'s index.
     #[inline(always)]
-    pub fn new(w: &Warp<'_>, t: &Target<'_>, idx: U32x32, kind: AccessKind, mask: Mask) -> Access {
-        let in_bounds = match u32::try_from(t.len) {
-            Ok(len) => idx.lanes_below(len),
-            Err(_) => Mask::FULL,
+    pub fn lane(&self, l: u32) -> u32 {
+        match *self {
+            WarpIdx::Affine { start, step } => start.wrapping_add(step.wrapping_mul(l)),
+            WarpIdx::Lanes(v) => v.lane(l as usize & 31),
+        }
+    }
+
+    /// The lanes of `mask` whose index is not below `len`.
+    #[inline(always)]
+    pub fn out_of_bounds(&self, mask: u32, len: usize) -> u32 {
+        let Ok(len) = u32::try_from(len) else {
+            return 0;
         };
-        let l0 = mask.first().unwrap_or(0);
-        let from_zero = idx.wrapping_sub_uncounted(U32x32::iota());
-        let first = from_zero.lane(l0 as usize);
-        let contiguous =
-            mask.is_contiguous() && (from_zero.lanes_equal(U32x32::splat(first)) & mask) == mask;
-        if let Some(lane) = (mask & !in_bounds).first() {
-            let index = idx.lane(lane as usize);
-            w.fault(Error::OutOfBounds(Box::new(fault_detail(
-                w, t, lane, index, kind,
-            ))));
+        mask & !self.vector().lt(len).0
+    }
+
+    /// `Some(first index)` when the lanes of `mask` use `first + l` for lane `l` without
+    /// wrapping: one contiguous run of elements.
+    #[inline(always)]
+    pub fn contiguous(&self, mask: u32) -> Option<u32> {
+        match *self {
+            WarpIdx::Affine { start, step: 1 }
+                if mask != 0 && u64::from(start) + u64::from(31 - mask.leading_zeros()) <= u64::from(u32::MAX) =>
+            {
+                Some(start)
+            }
+            _ => None,
         }
-        if t.base & u64::from(t.elem - 1) != 0 {
-            let index = idx.lane(l0 as usize);
-            w.fault(Error::Misaligned(Box::new(fault_detail(
-                w, t, l0, index, kind,
-            ))));
-        }
-        Access {
-            idx,
-            mask,
-            contiguous_from: contiguous.then_some(first),
+    }
+
+    /// Whether the lanes of `mask` use increasing indices (an affine walk that does not wrap).
+    #[inline(always)]
+    pub fn increasing(&self, mask: u32) -> bool {
+        match *self {
+            WarpIdx::Affine { start, step } => {
+                mask != 0
+                    && u64::from(start) + u64::from(step) * u64::from(31 - mask.leading_zeros())
+                        <= u64::from(u32::MAX)
+            }
+            WarpIdx::Lanes(_) => false,
         }
     }
 }
 
-/// The fault report for `lane` accessing element `index` of `t`.
-pub(crate) fn fault_detail(
-    w: &Warp<'_>,
-    t: &Target<'_>,
-    lane: u32,
-    index: u32,
-    access: AccessKind,
-) -> AccessFault {
-    AccessFault {
-        kernel: w.launch.name.clone(),
-        block: w.block_idx(),
-        thread: w.thread_of_lane(lane),
-        space: t.space,
-        access,
-        buffer: t.name.to_string(),
-        index: u64::from(index),
-        len: t.len as u64,
-        address: t.base.wrapping_add(u64::from(index) * u64::from(t.elem)),
-        elem_bytes: t.elem,
+/// One warp's part of a block's memory instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WarpAccess<'r> {
+    pub warp: u32,
+    /// The lanes that access (active and, in check mode, valid).
+    pub mask: u32,
+    pub idx: WarpIdx<'r>,
+}
+
+impl WarpAccess<'_> {
+    /// Whether the access covers whole lanes `0..32` contiguously.
+    #[inline(always)]
+    pub fn full_run(&self) -> Option<u32> {
+        if self.mask == u32::MAX {
+            self.idx.contiguous(self.mask)
+        } else {
+            None
+        }
+    }
+
+    /// The lanes, lowest first.
+    #[inline]
+    pub fn lanes(&self) -> impl Iterator<Item = u32> {
+        Mask(self.mask).lanes()
     }
 }
 
-/// A buffer a warp can access: [`Global`] or [`Shared`]. Sealed.
+/// A buffer a kernel can access: [`Global`] or [`Shared`]. Sealed.
 pub trait Memory: sealed::Sealed {
     /// The element type.
     type Elem: Element;
     #[doc(hidden)]
-    fn load_lanes(&self, w: &mut Warp<'_>, idx: U32x32) -> <Self::Elem as Element>::Lanes;
-    #[doc(hidden)]
-    fn store_lanes(&self, w: &mut Warp<'_>, idx: U32x32, v: <Self::Elem as Element>::Lanes);
-    #[doc(hidden)]
-    fn atomic_lanes(
-        &self,
-        w: &mut Warp<'_>,
-        idx: U32x32,
-        op: &dyn Fn(Self::Elem, usize) -> Self::Elem,
-    ) -> <Self::Elem as Element>::Lanes
-    where
-        Self::Elem: AtomicElement;
+    fn place(&self) -> Place<'_>;
 }
 
-/// Gather the active lanes' elements (inactive lanes read as zero).
-#[inline(always)]
-pub(crate) fn gather<T: Element, W: Words + ?Sized>(
-    words: &W,
-    base_byte: usize,
-    a: &Access,
-) -> T::Lanes {
-    let size = T::SIZE as usize;
-    if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
-        let start = base_byte + first as usize * size;
-        if T::SIZE == 4 {
-            return T::pack_words(words.get32(start / 4));
-        }
-        return T::pack(std::array::from_fn(|l| {
-            read_elem::<T, W>(words, start + l * size)
-        }));
-    }
-    let idx = a.idx.to_array();
-    if a.mask.is_full() {
-        // A full warp at scattered indices (a column, a stride): no per-lane mask test.
-        return T::pack(std::array::from_fn(|l| {
-            read_elem::<T, W>(words, base_byte + idx[l] as usize * size)
-        }));
-    }
-    T::pack(std::array::from_fn(|l| {
-        if a.mask.contains(l as u32) {
-            read_elem::<T, W>(words, base_byte + idx[l] as usize * size)
-        } else {
-            T::default()
-        }
-    }))
-}
+/// Where a buffer lives (for the executor).
+#[doc(hidden)]
+pub struct Place<'a>(pub(crate) PlaceKind<'a>);
 
-/// Scatter the active lanes' elements, lowest lane first (a later lane wins on a collision,
-/// deterministically).
-#[inline(always)]
-pub(crate) fn scatter<T: Element, W: Words + ?Sized>(
-    words: &W,
-    base_byte: usize,
-    a: &Access,
-    v: T::Lanes,
-) {
-    let size = T::SIZE as usize;
-    if let (Some(first), true) = (a.contiguous_from, a.mask.is_full())
-        && T::SIZE == 4
-    {
-        words.set32((base_byte + first as usize * size) / 4, T::unpack_words(v));
-        return;
-    }
-    let vals = T::unpack(v);
-    if let (Some(first), true) = (a.contiguous_from, a.mask.is_full()) {
-        let start = base_byte + first as usize * size;
-        for (l, val) in vals.into_iter().enumerate() {
-            write_elem::<T, W>(words, start + l * size, val);
-        }
-        return;
-    }
-    for l in a.mask.lanes() {
-        write_elem::<T, W>(
-            words,
-            base_byte + a.index(l) as usize * size,
-            vals[l as usize],
-        );
-    }
-}
-
-/// Atomic read-modify-write per active lane, lowest lane first; `op(old, lane)` gives the new
-/// value. Returns the old values.
-pub(crate) fn rmw<T: AtomicElement, W: Words + ?Sized>(
-    words: &W,
-    base_byte: usize,
-    a: &Access,
-    op: &dyn Fn(T, usize) -> T,
-) -> T::Lanes {
-    let mut old = [T::default(); WARP_SIZE];
-    for l in a.mask.lanes() {
-        let l = l as usize;
-        let word = (base_byte + a.index(l as u32) as usize * 4) / 4;
-        let prev = words.update(word, |bits| {
-            op(T::from_words([bits, 0, 0, 0]), l).to_words()[0]
-        });
-        old[l] = T::from_words([prev, 0, 0, 0]);
-    }
-    T::pack(old)
+pub(crate) enum PlaceKind<'a> {
+    Global(&'a global::Allocation, usize, usize),
+    Shared(shared::SharedView),
 }

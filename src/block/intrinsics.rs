@@ -1,0 +1,280 @@
+//! Warp intrinsics: `__syncwarp`, shuffles and votes, each acting within every warp.
+
+use super::{Block, fault};
+use crate::error::Error;
+use crate::lanes::{Lanes, Mask, U32x32, U64x32, WARP_SIZE};
+use crate::values::frame::{self, Frame, R32, R64};
+use crate::values::{F32s, F64s, I32s, Pred, U32s, U64s};
+use std::panic::Location;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Values a shuffle can move between lanes: every block-wide value type. Sealed.
+pub trait Shuffle: sealed::Sealed + Copy {
+    #[doc(hidden)]
+    fn repr(self) -> Repr;
+    #[doc(hidden)]
+    fn from_repr(r: Repr) -> Self;
+}
+
+/// A shuffled value, untyped.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Repr(ReprKind);
+
+#[derive(Clone, Copy)]
+enum ReprKind {
+    W32(R32),
+    W64(R64),
+}
+
+/// Lane `l` of warp `w`'s result is lane `src(w)[l]` of `v`.
+fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE]) -> Repr {
+    match v.0 {
+        ReprKind::W32(v) if v.as_uniform().is_none() => {
+            let s = fr.src32(v);
+            let dst = fr.alloc(1);
+            for w in 0..fr.warps {
+                if fr.active[w] != 0 {
+                    let (idx, lanes) = (src(fr, w), s.get(&fr.rows, w));
+                    fr.rows[dst.row as usize + w] = lanes.permute(&idx);
+                }
+            }
+            Repr(ReprKind::W32(R32::Slot(dst)))
+        }
+        ReprKind::W64(v) if v.as_uniform().is_none() => {
+            let s = fr.src64(v);
+            let dst = fr.alloc(2);
+            for w in 0..fr.warps {
+                if fr.active[w] != 0 {
+                    let (idx, lanes): (_, U64x32) = (src(fr, w), s.get(&fr.rows, w));
+                    fr.put64(dst, w, lanes.permute(&idx));
+                }
+            }
+            Repr(ReprKind::W64(R64::Slot(dst)))
+        }
+        // Every lane holds the same value: a shuffle returns it.
+        _ => v,
+    }
+}
+
+macro_rules! shuffle_impl {
+    ($t:ident, $kind:ident) => {
+        impl sealed::Sealed for $t {}
+        impl Shuffle for $t {
+            fn repr(self) -> Repr {
+                Repr(ReprKind::$kind(self.0))
+            }
+            fn from_repr(r: Repr) -> $t {
+                match r.0 {
+                    ReprKind::$kind(v) => $t(v),
+                    _ => unreachable!("a shuffle keeps the width of its value"),
+                }
+            }
+        }
+    };
+}
+shuffle_impl!(F32s, W32);
+shuffle_impl!(I32s, W32);
+shuffle_impl!(U32s, W32);
+shuffle_impl!(F64s, W64);
+shuffle_impl!(U64s, W64);
+
+impl<'a> Block<'a> {
+    /// `__syncwarp(mask)`: a warp runs in lockstep, so this orders nothing in warpsim's own
+    /// execution; it is counted, and check mode uses it to judge intra-warp hazards and to
+    /// report a `mask` that names threads not executing it.
+    #[track_caller]
+    pub fn sync_warp(&mut self, mask: Mask) {
+        self.intrinsic(Location::caller(), mask, "__syncwarp");
+        if let Some(c) = &mut self.st.check {
+            frame::with(|fr| c.on_sync_warp(&fr.active));
+        }
+    }
+
+    /// Count an intrinsic and check its member mask.
+    fn intrinsic(&mut self, site: &'static Location<'static>, mask: Mask, name: &'static str) {
+        frame::with(|fr| self.count_instr(fr, site));
+        let (active, live) = frame::with(|fr| (fr.active, fr.live));
+        self.with_check(|c, cx| c.member_mask(cx, site, mask, &active, &live, name));
+    }
+
+    fn check_width(&self, width: u32) -> u32 {
+        if width == 0 || width > 32 || !width.is_power_of_two() {
+            let warp = frame::with(|fr| fr.active_warps().next().unwrap_or(0)) as u32;
+            fault(Error::InvalidArgument {
+                kernel: self.launch.name.clone(),
+                block: self.st.idx,
+                warp,
+                reason: format!("shuffle width {width} is not a power of two between 1 and 32"),
+            });
+        }
+        width
+    }
+
+    fn shuffle<V: Shuffle>(
+        &mut self,
+        site: &'static Location<'static>,
+        mask: Mask,
+        v: V,
+        name: &'static str,
+        src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE],
+    ) -> V {
+        self.intrinsic(site, mask, name);
+        frame::with(|fr| V::from_repr(shuffle(fr, v.repr(), src)))
+    }
+
+    /// `__shfl_sync(mask, v, src, width)`: each thread reads `v` from lane `src % width` of its
+    /// `width`-lane segment. A source lane that is inactive yields the value its register holds
+    /// (deterministic in warpsim; CUDA leaves it undefined).
+    #[track_caller]
+    pub fn shfl_sync<V: Shuffle>(
+        &mut self,
+        mask: Mask,
+        v: V,
+        src: impl Into<U32s>,
+        width: u32,
+    ) -> V {
+        let site = Location::caller();
+        let w = self.check_width(width);
+        let src = src.into().0;
+        self.shuffle(site, mask, v, "__shfl_sync", &|fr, k| {
+            let lanes = fr.src32(src).get(&fr.rows, k).to_array();
+            std::array::from_fn(|l| ((l as u32 & !(w - 1)) | (lanes[l] & (w - 1))) as u8)
+        })
+    }
+
+    /// `__shfl_up_sync(mask, v, delta, width)`: lane `l` reads lane `l - delta` of its segment;
+    /// lanes below `delta` in their segment keep their own value.
+    #[track_caller]
+    pub fn shfl_up_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
+        let site = Location::caller();
+        let w = self.check_width(width);
+        let src: [u8; 32] =
+            std::array::from_fn(|l| if l as u32 % w >= delta { l as u32 - delta } else { l as u32 } as u8);
+        self.shuffle(site, mask, v, "__shfl_up_sync", &|_, _| src)
+    }
+
+    /// `__shfl_down_sync(mask, v, delta, width)`: lane `l` reads lane `l + delta` of its
+    /// segment; lanes whose source would leave the segment keep their own value.
+    #[track_caller]
+    pub fn shfl_down_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
+        let site = Location::caller();
+        let w = self.check_width(width);
+        let src: [u8; 32] = std::array::from_fn(|l| {
+            let l = l as u32;
+            (if u64::from(l % w) + u64::from(delta) < u64::from(w) {
+                l + delta
+            } else {
+                l
+            }) as u8
+        });
+        self.shuffle(site, mask, v, "__shfl_down_sync", &|_, _| src)
+    }
+
+    /// `__shfl_xor_sync(mask, v, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`; a
+    /// source in a later segment gives the lane its own value.
+    #[track_caller]
+    pub fn shfl_xor_sync<V: Shuffle>(&mut self, mask: Mask, v: V, lane_mask: u32, width: u32) -> V {
+        let site = Location::caller();
+        let w = self.check_width(width);
+        let src: [u8; 32] = std::array::from_fn(|l| {
+            let l = l as u32;
+            let s = l ^ lane_mask;
+            (if s / w > l / w { l } else { s & 31 }) as u8
+        });
+        self.shuffle(site, mask, v, "__shfl_xor_sync", &|_, _| src)
+    }
+
+    /// A value uniform within each warp: `f(w)` for warp `w` (for the votes).
+    fn per_warp(fr: &mut Frame, f: impl Fn(usize) -> u32) -> U32s {
+        let dst = fr.alloc(1);
+        for w in 0..fr.warps {
+            if fr.active[w] != 0 {
+                fr.rows[dst.row as usize + w] = U32x32::splat(f(w));
+            }
+        }
+        U32s(R32::Slot(dst))
+    }
+
+    /// `__ballot_sync(mask, pred)`: in every thread of a warp, bit `i` set if lane `i` is
+    /// active, named in `mask` and has `pred` set.
+    #[track_caller]
+    pub fn ballot_sync(&mut self, mask: Mask, pred: Pred) -> U32s {
+        self.intrinsic(Location::caller(), mask, "__ballot_sync");
+        frame::with(|fr| {
+            let active = fr.active;
+            Self::per_warp(fr, |w| pred.bits[w] & active[w] & mask.0)
+        })
+    }
+
+    /// A vote: true in every active lane of a warp where `f(pred & active & mask, active &
+    /// mask)` holds.
+    fn vote(&mut self, site: &'static Location<'static>, mask: Mask, pred: Pred, name: &'static str, f: fn(u32, u32) -> bool) -> Pred {
+        self.intrinsic(site, mask, name);
+        frame::with(|fr| {
+            Pred::from_masks(std::array::from_fn(|w| {
+                let m = fr.active[w] & mask.0;
+                if w < fr.warps && f(pred.bits[w] & m, m) {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }))
+        })
+    }
+
+    /// `__any_sync(mask, pred)`: in every thread of a warp, whether any active lane named in
+    /// `mask` has `pred`.
+    #[track_caller]
+    pub fn any_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
+        self.vote(Location::caller(), mask, pred, "__any_sync", |p, _| p != 0)
+    }
+
+    /// `__all_sync(mask, pred)`: in every thread of a warp, whether every active lane named in
+    /// `mask` has `pred`.
+    #[track_caller]
+    pub fn all_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
+        self.vote(Location::caller(), mask, pred, "__all_sync", |p, m| p == m)
+    }
+
+    /// `__activemask()`: the lanes of its warp executing this instruction, in every thread.
+    #[track_caller]
+    pub fn activemask(&mut self) -> U32s {
+        let site = Location::caller();
+        frame::with(|fr| {
+            self.count_instr(fr, site);
+            let active = fr.active;
+            Self::per_warp(fr, |w| active[w])
+        })
+    }
+
+    /// `__match_any_sync(mask, v)`: for each thread, the lanes of its warp (active and in
+    /// `mask`) whose `v` equals its own.
+    #[track_caller]
+    pub fn match_any_sync(&mut self, mask: Mask, v: U32s) -> U32s {
+        self.intrinsic(Location::caller(), mask, "__match_any_sync");
+        frame::with(|fr| {
+            let s = fr.src32(v.0);
+            let dst = fr.alloc(1);
+            for w in 0..fr.warps {
+                let m = Mask(fr.active[w] & mask.0);
+                if fr.active[w] == 0 {
+                    continue;
+                }
+                let a = s.get(&fr.rows, w).to_array();
+                fr.rows[dst.row as usize + w] = U32x32::from_fn(|l| {
+                    if !m.contains(l as u32) {
+                        return 0;
+                    }
+                    m.lanes()
+                        .filter(|&k| a[k as usize] == a[l])
+                        .fold(0, |acc, k| acc | 1 << k)
+                });
+            }
+            U32s(R32::Slot(dst))
+        })
+    }
+}
