@@ -91,6 +91,7 @@
 
 pub mod block;
 pub mod check;
+pub mod cuda;
 pub mod count;
 pub mod error;
 pub mod geometry;
