@@ -35,7 +35,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::time::Duration;
 use warpsim::kernels::{access, data, divergence, native, reduction, transpose};
-use warpsim::{Device, Global, LaunchConfig, Mode, Warp};
+use warpsim::{Block, Device, Global, LaunchConfig, Mode};
 
 /// The two modes every kernel runs in, with the names the ids use.
 const MODES: [(Mode, &str); 2] = [(Mode::Fast, "fast"), (Mode::Count, "count")];
@@ -215,8 +215,8 @@ fn memory_access(c: &mut Criterion) {
             g.bench_with_input(id, &cfg, |bench, cfg| {
                 let OffsetInput { ha, hb, a, b, c } = input();
                 let run = || {
-                    dev.launch(cfg, async |w: &mut Warp<'_>| {
-                        access::read_offset(w, a, b, c, n32, offset).await
+                    dev.launch(cfg, |blk: &mut Block<'_>| {
+                        access::read_offset(blk, a, b, c, n32, offset)
                     })
                     .expect("launch")
                 };
@@ -309,8 +309,8 @@ fn divergence(c: &mut Criterion) {
             let checked = Cell::new(false);
             g.bench_with_input(id, &cfg, |b, cfg| {
                 let run = || {
-                    dev.launch(cfg, async |w: &mut Warp<'_>| {
-                        divergence::branch(w, &out, n as u32, split).await
+                    dev.launch(cfg, |blk: &mut Block<'_>| {
+                        divergence::branch(blk, &out, n as u32, split)
                     })
                     .expect("launch")
                 };

@@ -114,7 +114,7 @@ mod tests {
     fn baselines_compute_the_job() {
         let x: Vec<f32> = (0..1000).map(|i| i as f32).collect();
         assert_eq!(sum(&x), 499_500.0);
-        let (b, h) = (37, 27);
+        let (w, h) = (37, 27);
         let m: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
         let mut t = vec![0.0; w * h];
         transpose(&m, &mut t, w, h);
@@ -128,7 +128,7 @@ mod tests {
         for (grid, block) in [(1, 32), (3, 64), (8, 256)] {
             assert_eq!(sum_in_warp_order(&x, grid, block), 499_500.0);
             let words: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
-            let by_bits = sum_in_warp_order_by(&words, grid, block, |b| f32::from_bits(*w));
+            let by_bits = sum_in_warp_order_by(&words, grid, block, |w| f32::from_bits(*w));
             assert_eq!(by_bits, 499_500.0);
         }
     }

@@ -15,7 +15,7 @@ use crate::memory::{
     AtomicBits, AtomicElement, Atomics, Element, Layout, Memory, Parts, PlaceKind, Target,
     WarpAccess, WarpIdx, Words, WordsMut, read_words, write_words,
 };
-use crate::values::U32s;
+use crate::values::{Lanes32, U32s, with32};
 use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Slot, Src32, Src64};
 use std::panic::Location;
 
@@ -112,30 +112,38 @@ impl<'a> Block<'a> {
             if !fr.any_active() {
                 return Parts::words([R32::uniform(0); 4]);
             }
+            // The common case first, before anything is built: 4-byte elements at an affine
+            // index, nothing observing.
+            let mut slow = u32::MAX;
+            let mut out = None;
+            if let R32::Aff { a, b, c } = idx
+                && T::LAYOUT == Layout::Word
+                && self.plain()
+                && let Some((origin, len)) = word_aligned(place)
+            {
+                let slot = fr.alloc(1);
+                out = Some(slot);
+                slow = match *place {
+                    PlaceKind::Global(alloc, ..) => rows_fast(fr, &Atomics(&alloc.words), origin, len, (a, b, c), slot),
+                    PlaceKind::Shared(_) => rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot),
+                };
+                if slow == 0 {
+                    return Parts::words([R32::Slot(slot); 4]);
+                }
+            }
             let buf = Buf::new::<T>(place);
             self.begin(fr, site);
             let src = fr.src32(idx);
-            let out = Out::alloc(fr, T::LAYOUT);
-            if let Src32::Aff { a, b, c: 1 } = src
-                && T::LAYOUT == Layout::Word
-                && self.plain(&buf)
-            {
-                let slow = match buf.store {
-                    Store::Global(alloc) => rows_fast(fr, &Atomics(&alloc.words), &buf, a, b, out.slots[0]),
-                    Store::Shared => rows_fast(fr, &self.st.arena.words[..], &buf, a, b, out.slots[0]),
-                };
-                if slow == 0 {
-                    return out.parts;
-                }
-                // Warps the fast path left (partial or at the buffer's end) go the usual way.
-                let saved = fr.active;
-                let only: Masks = std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
-                fr.active = only;
-                self.load_warps::<T>(fr, site, &buf, &src, &out);
-                fr.active = saved;
-                return out.parts;
-            }
+            let out = match out {
+                Some(slot) => Out::word(slot),
+                None => Out::alloc(fr, T::LAYOUT),
+            };
+            // Warps the fast path left (lanes past the buffer's end) go the usual way.
+            let saved = fr.active;
+            let only: Masks = std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
+            fr.active = only;
             self.load_warps::<T>(fr, site, &buf, &src, &out);
+            fr.active = saved;
             out.parts
         })
     }
@@ -187,11 +195,10 @@ impl<'a> Block<'a> {
             }
     }
 
-    /// Whether an instruction needs nothing but the data moved: no observer, no interleaving,
-    /// an aligned buffer.
+    /// Whether an instruction needs nothing but the data moved: no observer, no interleaving.
     #[inline(always)]
-    fn plain(&self, buf: &Buf<'_>) -> bool {
-        !self.launch.counting && !buf.misaligned && self.st.arena.interleave.is_none()
+    fn plain(&self) -> bool {
+        !self.launch.counting && self.st.arena.interleave.is_none()
     }
 
     #[inline]
@@ -200,33 +207,33 @@ impl<'a> Block<'a> {
             if !fr.any_active() {
                 return;
             }
-            let buf = Buf::new::<T>(place);
-            self.begin(fr, site);
-            let src = fr.src32(idx);
-            let vals = ValueSrc::new(fr, T::LAYOUT, v);
-            if let (Src32::Aff { a, b, c: 1 }, ValueSrc::Words(v, 1)) = (src, &vals)
+            let mut slow = u32::MAX;
+            if let R32::Aff { a, b, c } = idx
                 && T::SIZE == 4
-                && self.plain(&buf)
+                && self.plain()
                 && self.launch.warp_order == crate::WarpOrder::RoundRobin
+                && let Some((origin, len)) = word_aligned(place)
             {
-                let v = v[0];
-                let slow = match buf.store {
-                    Store::Global(alloc) if !alloc.tracks_init() => {
-                        store_rows_fast(fr, &mut Atomics(&alloc.words), &buf, a, b, &v)
+                let v = fr.src32(v.r32[0]);
+                slow = match *place {
+                    PlaceKind::Global(alloc, ..) if !alloc.tracks_init() => {
+                        store_rows_fast(fr, &mut Atomics(&alloc.words), origin, len, (a, b, c), &v)
                     }
-                    Store::Global(_) => u32::MAX,
-                    Store::Shared => store_rows_fast(fr, &mut self.st.arena.words[..], &buf, a, b, &v),
+                    PlaceKind::Global(..) => u32::MAX,
+                    PlaceKind::Shared(_) => store_rows_fast(fr, &mut self.st.arena.words[..], origin, len, (a, b, c), &v),
                 };
                 if slow == 0 {
                     return;
                 }
-                let saved = fr.active;
-                fr.active = std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
-                self.store_warps::<T>(fr, site, &buf, &src, &vals);
-                fr.active = saved;
-                return;
             }
+            let buf = Buf::new::<T>(place);
+            self.begin(fr, site);
+            let src = fr.src32(idx);
+            let vals = ValueSrc::new(fr, T::LAYOUT, v);
+            let saved = fr.active;
+            fr.active = std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
             self.store_warps::<T>(fr, site, &buf, &src, &vals);
+            fr.active = saved;
         })
     }
 
@@ -537,12 +544,12 @@ impl<'a> Block<'a> {
 
 // ----- loads -------------------------------------------------------------------------------------------
 
-/// The fast path of a 4-byte load at `a + b·warp + lane`: every warp whose run of 32 elements
-/// lies in the buffer copies one row into `out`. Returns the warps left to the general path
-/// (runs crossing the buffer's end or wrapping).
+/// The fast path of a 4-byte load at `a + b·warp + c·lane`: every warp whose 32 lanes' elements
+/// all lie in the buffer reads them straight into `out` (one row for `c = 1`). Returns the warps
+/// left to the general path (lanes past the buffer's end, or indices that wrap).
 #[inline(always)]
-fn rows_fast<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: u32, b: u32, out: Slot) -> u32 {
-    let (len, base) = (buf.t.len as u64, buf.origin / 4);
+fn rows_fast<W: Words + ?Sized>(fr: &mut Frame, words: &W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), out: Slot) -> u32 {
+    let (len, base) = (len as u64, origin / 4);
     let mut slow = 0;
     let dst = out.row as usize;
     for w in 0..fr.warps {
@@ -551,19 +558,37 @@ fn rows_fast<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: u32
             continue;
         }
         let start = a.wrapping_add(b.wrapping_mul(w as u32));
-        if u64::from(start) + 31 < len {
-            let row = &mut fr.rows[dst + w];
-            words.row_into(base + start as usize, row);
-            if m != u32::MAX {
-                // Inactive lanes read zero (their elements are in bounds, so reading them is
-                // harmless; nothing counts in this path).
-                *row = U32x32::select(Mask(m), *row, U32x32::ZERO);
-            }
-        } else {
+        if u64::from(start) + 31 * u64::from(c) >= len {
             slow |= 1 << w;
+            continue;
+        }
+        let row = &mut fr.rows[dst + w];
+        let first = base + start as usize;
+        if c == 1 {
+            words.row_into(first, row);
+        } else {
+            for (l, v) in row.words_mut().iter_mut().enumerate() {
+                *v = words.get(first + l * c as usize);
+            }
+        }
+        if m != u32::MAX {
+            // Inactive lanes read zero (their elements are in bounds, so reading them is
+            // harmless; nothing counts in this path).
+            *row = U32x32::select(Mask(m), *row, U32x32::ZERO);
         }
     }
     slow
+}
+
+/// The byte offset of element 0 in its storage and the view's length, when element 0 is
+/// 4-byte aligned (the fast paths' condition).
+#[inline(always)]
+fn word_aligned(place: &PlaceKind<'_>) -> Option<(usize, usize)> {
+    let (origin, len) = match *place {
+        PlaceKind::Global(_, offset, len) => (offset, len),
+        PlaceKind::Shared(view) => (view.offset, view.len),
+    };
+    origin.is_multiple_of(4).then_some((origin, len))
 }
 
 /// The slots a load writes, by layout, and the value they make.
@@ -573,6 +598,14 @@ struct Out {
 }
 
 impl Out {
+    /// A 4-byte load's output in `slot`.
+    fn word(slot: Slot) -> Out {
+        Out {
+            parts: Parts::words([R32::Slot(slot); 4]),
+            slots: [slot; 4],
+        }
+    }
+
     #[inline(always)]
     fn alloc(fr: &mut Frame, layout: Layout) -> Out {
         let mut slots = [Slot { row: 0, generation: 0 }; 4];
@@ -658,11 +691,18 @@ fn load_warp<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: &Wa
 
 // ----- stores ------------------------------------------------------------------------------------------
 
-/// The fast path of a 4-byte store at `a + b·warp + lane` (see [`rows_fast`]): a full warp
-/// writes a row, a partial one its active lanes.
+/// The fast path of a 4-byte store at `a + b·warp + c·lane` (see [`rows_fast`]): a full warp at
+/// consecutive elements writes a row, otherwise each active lane its element, lowest first.
 #[inline(always)]
-fn store_rows_fast<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, buf: &Buf<'_>, a: u32, b: u32, v: &Src32) -> u32 {
-    let (len, base) = (buf.t.len as u64, buf.origin / 4);
+fn store_rows_fast<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), v: &Src32) -> u32 {
+    let n = fr.warps;
+    with32!(fr.rows, n, *v, |vals| store_rows(fr, words, origin, len, (a, b, c), vals))
+}
+
+/// [`store_rows_fast`] with the value's lanes resolved.
+#[inline(always)]
+fn store_rows<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), vals: impl Lanes32) -> u32 {
+    let (len, base) = (len as u64, origin / 4);
     let mut slow = 0;
     for w in 0..fr.warps {
         let m = fr.active[w];
@@ -670,18 +710,18 @@ fn store_rows_fast<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, buf: &Buf<'_
             continue;
         }
         let start = a.wrapping_add(b.wrapping_mul(w as u32));
-        if u64::from(start) + 31 < len {
-            let first = base + start as usize;
-            if m == u32::MAX {
-                words.set_row(first, v.get(&fr.rows, w));
-            } else {
-                let vals = v.get(&fr.rows, w);
-                for l in Mask(m).lanes() {
-                    words.set(first + l as usize, vals.words()[l as usize]);
-                }
-            }
-        } else {
+        if u64::from(start) + 31 * u64::from(c) >= len {
             slow |= 1 << w;
+            continue;
+        }
+        let first = base + start as usize;
+        let v = vals.at(w);
+        if m == u32::MAX && c == 1 {
+            words.set_row(first, v);
+        } else {
+            for l in Mask(m).lanes() {
+                words.set(first + l as usize * c as usize, v.words()[l as usize]);
+            }
         }
     }
     slow

@@ -173,6 +173,9 @@ impl BlockState {
     }
 }
 
+/// Rows per warp a `while_` loop may allocate before its temporaries are freed.
+const COMPACT_ROWS_PER_WARP: usize = 32;
+
 /// A block's seed for schedules: its index mixed, so that it does not depend on the CPU thread.
 fn block_seed(b: Dim3) -> u64 {
     (u64::from(b.x) | u64::from(b.y) << 32) ^ u64::from(b.z).wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -323,7 +326,7 @@ impl<'a> Block<'a> {
     /// A lane-varying branch on `cond`: the taken lanes, counted.
     #[inline]
     fn branch(&mut self, fr: &mut Frame, site: &'static Location<'static>, cond: &Pred) -> Masks {
-        let taken = and(&fr.active, &cond.bits);
+        let taken = fr.taken(&cond.bits).0;
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
             c.branch(s, &fr.active, &taken, fr.warps);
@@ -401,8 +404,12 @@ impl<'a> Block<'a> {
     pub fn if_(&mut self, cond: Pred, then: impl Fn(&mut Block<'a>)) {
         let site = Location::caller();
         let entered = frame::with(|fr| {
-            let taken = self.branch(fr, site, &cond);
-            any(&taken).then(|| {
+            let (taken, any) = fr.taken(&cond.bits);
+            if let Some(c) = &mut self.st.count {
+                let s = fr.site_index(site);
+                c.branch(s, &fr.active, &taken, fr.warps);
+            }
+            (any != 0).then(|| {
                 let saved = (fr.active, fr.mark());
                 fr.set_active(&taken);
                 saved
@@ -492,25 +499,40 @@ impl<'a> Block<'a> {
         let site = Location::caller();
         let (outer, base) = frame::with(|fr| (fr.active, fr.mark()));
         let mut state = init;
+        // Whether a thread has left the loop: until one has, the body's result is every
+        // looping thread's new state and no merge is needed.
+        let mut left = false;
         self.depth += 1;
         loop {
             let c = cond(self, &state);
-            let go = frame::with(|fr| self.branch(fr, site, &c));
+            let go = frame::with(|fr| {
+                let go = self.branch(fr, site, &c);
+                left |= go != fr.active;
+                // What earlier iterations allocated and the state no longer holds is freed
+                // now and then, not every iteration: the state's rows move down when they do.
+                if fr.mark() - base > COMPACT_ROWS_PER_WARP * fr.warps {
+                    compact(fr, base, &mut state);
+                }
+                fr.set_active(&go);
+                go
+            });
             if !any(&go) {
                 break;
             }
-            frame::with(|fr| fr.set_active(&go));
             let next = body(self, &state);
-            // Lanes that left the loop keep their state: merge under the loop's entry masks.
-            let go = frame::with(|fr| {
-                fr.reconverge(&outer);
-                and(&go, &fr.live)
-            });
-            state = S::merge(&Pred::from_masks(go), next, state);
-            frame::with(|fr| {
-                compact(fr, base, &mut state);
-                fr.set_active(&go);
-            });
+            state = if left {
+                // Threads that left keep their state: merge under the loop's entry masks.
+                let go = frame::with(|fr| {
+                    let go = and(&go, &fr.live);
+                    fr.reconverge(&outer);
+                    go
+                });
+                let merged = S::merge(&Pred::from_masks(go), next, state);
+                frame::with(|fr| fr.set_active(&go));
+                merged
+            } else {
+                next
+            };
         }
         self.depth -= 1;
         frame::with(|fr| {

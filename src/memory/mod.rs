@@ -102,8 +102,14 @@ impl Words for [u32] {
     }
     #[inline(always)]
     fn row(&self, i: usize) -> U32x32 {
+        let mut out = U32x32::ZERO;
+        self.row_into(i, &mut out);
+        out
+    }
+    #[inline(always)]
+    fn row_into(&self, i: usize, out: &mut U32x32) {
         let src: &[u32; WARP_SIZE] = self[i..i + WARP_SIZE].try_into().expect("32 words");
-        U32x32::from_array(*src)
+        *out.words_mut() = *src;
     }
 }
 
@@ -114,7 +120,8 @@ impl WordsMut for [u32] {
     }
     #[inline(always)]
     fn set_row(&mut self, i: usize, v: U32x32) {
-        self[i..i + WARP_SIZE].copy_from_slice(&v.to_array());
+        let dst: &mut [u32; WARP_SIZE] = (&mut self[i..i + WARP_SIZE]).try_into().expect("32 words");
+        *dst = *v.words();
     }
     #[inline]
     fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32 {

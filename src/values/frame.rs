@@ -19,7 +19,7 @@
 //! observed: see the module documentation of [`crate::values`]).
 
 use crate::lanes::{IOTA, U32x32};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -173,11 +173,47 @@ impl std::hash::Hasher for PtrHasher {
     }
 }
 
+/// What operations that need no rows (on uniform and affine values) ask of the running block:
+/// kept apart from the frame so that reading it is one thread-local load.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Hot {
+    pub running: bool,
+    pub counting: bool,
+    pub warps: u8,
+}
+
 /// Source of per-thread frame ids: generations differ between threads.
 static NEXT_FRAME: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
     static FRAME: RefCell<Frame> = const { RefCell::new(Frame::new()) };
+    static HOT: Cell<Hot> = const {
+        Cell::new(Hot {
+            running: false,
+            counting: false,
+            warps: 0,
+        })
+    };
+}
+
+/// The running block's [`Hot`] state.
+#[inline(always)]
+pub(crate) fn hot() -> Hot {
+    HOT.with(Cell::get)
+}
+
+/// Count one instruction at `site` for an operation that reads no rows; the frame is touched
+/// only when the launch counts.
+#[inline(always)]
+pub(crate) fn tally_light(site: &'static Location<'static>) -> Hot {
+    let h = hot();
+    if !h.running {
+        outside_kernel();
+    }
+    if h.counting {
+        with(|fr| fr.tally(site));
+    }
+    h
 }
 
 /// Run `f` on this thread's frame.
@@ -273,25 +309,38 @@ impl Frame {
         self.set_active(exists);
         self.index = [None; 3];
         self.running = true;
+        HOT.with(|h| {
+            h.set(Hot {
+                running: true,
+                counting,
+                warps: warps as u8,
+            })
+        });
     }
 
     /// The block ended (or failed).
     pub fn end_block(&mut self) {
         self.running = false;
+        HOT.with(|h| h.set(Hot::default()));
     }
 
-    /// Set the active masks.
+    /// Set the active masks (zero for warps the block does not have: every mask array keeps
+    /// that invariant, so whole-array operations need no bound).
     #[inline]
     pub fn set_active(&mut self, m: &Masks) {
         self.active = *m;
-        let mut warps = 0;
-        for &bits in &m[..self.warps] {
-            warps += u32::from(bits != 0);
-        }
-        self.active_warps = warps;
+        self.active_warps = m.iter().map(|&b| u32::from(b != 0)).sum();
         if self.counting {
-            self.active_lanes = m[..self.warps].iter().map(|b| b.count_ones()).sum();
+            self.active_lanes = m.iter().map(|b| b.count_ones()).sum();
         }
+    }
+
+    /// The active lanes where `cond` holds, and whether there is any.
+    #[inline]
+    pub fn taken(&self, cond: &Masks) -> (Masks, u32) {
+        let taken: Masks = std::array::from_fn(|w| self.active[w] & cond[w]);
+        let any = taken.iter().fold(0, |a, &b| a | b);
+        (taken, any)
     }
 
     /// Whether every warp of the block has an active lane.

@@ -327,6 +327,17 @@ pub(crate) struct AffOf {
     lanes: U32x32,
 }
 
+impl AffOf {
+    #[inline(always)]
+    pub(crate) fn new(a: u32, b: u32, c: u32) -> AffOf {
+        AffOf {
+            a,
+            b,
+            lanes: frame::lane_steps(c),
+        }
+    }
+}
+
 impl Lanes32 for AffOf {
     #[inline(always)]
     fn at(&self, w: usize) -> U32x32 {
@@ -339,21 +350,18 @@ impl Lanes32 for AffOf {
 macro_rules! with32 {
     ($rows:expr, $n:expr, $src:expr, |$g:ident| $body:expr) => {
         match $src {
-            frame::Src32::Rows(r) => {
-                let $g = RowsOf(&$rows[r..r + $n]);
+            $crate::values::frame::Src32::Rows(r) => {
+                let $g = $crate::values::RowsOf(&$rows[r..r + $n]);
                 $body
             }
-            frame::Src32::Aff { a, b, c } => {
-                let $g = AffOf {
-                    a,
-                    b,
-                    lanes: frame::lane_steps(c),
-                };
+            $crate::values::frame::Src32::Aff { a, b, c } => {
+                let $g = $crate::values::AffOf::new(a, b, c);
                 $body
             }
         }
     };
 }
+pub(crate) use with32;
 
 /// `out[w] = f(w)` for each warp with an active lane (every warp, without a test per warp,
 /// when all have one).
@@ -379,6 +387,10 @@ pub(crate) fn un32<A: Row32, O: Row32>(
     a: R32,
     f: impl Fn(A) -> O,
 ) -> R32 {
+    if let Some(u) = a.as_uniform() {
+        frame::tally_light(site);
+        return R32::uniform(f(A::from_row(U32x32::splat(u))).to_row().lane(0));
+    }
     frame::with(|fr| {
         fr.tally(site);
         un32_in(fr, a, f)
@@ -409,6 +421,11 @@ pub(crate) fn bin32<A: Row32, B: Row32, O: Row32>(
     b: R32,
     f: impl Fn(A, B) -> O,
 ) -> R32 {
+    if let (Some(x), Some(y)) = (a.as_uniform(), b.as_uniform()) {
+        frame::tally_light(site);
+        let r = f(A::from_row(U32x32::splat(x)), B::from_row(U32x32::splat(y)));
+        return R32::uniform(r.to_row().lane(0));
+    }
     frame::with(|fr| {
         fr.tally(site);
         bin32_in(fr, a, b, f)
@@ -634,25 +651,27 @@ pub(crate) fn cmp32<A: Row32>(
     signed: Option<bool>,
     f: impl Fn(A, A) -> Mask,
 ) -> Pred {
+    // Lanes `base + l` against a uniform `n`: the mask without looking at lanes (computed for
+    // every warp: bits of inactive warps are never used).
+    if let (Some(signed), R32::Aff { a: x, b: y, c: 1 }, Some(n)) = (signed, a, b.as_uniform()) {
+        let warps = usize::from(frame::hot().warps);
+        let top = x as u64 + y as u64 * (warps.max(1) as u64 - 1) + 31;
+        let fits = if signed {
+            top <= i32::MAX as u64 && n <= i32::MAX as u32
+        } else {
+            top <= u32::MAX as u64
+        };
+        if fits {
+            frame::tally_light(site);
+            let mut bits = [0; MAX_WARPS];
+            for (w, b) in bits.iter_mut().enumerate().take(warps) {
+                *b = affine_mask(op, x + y * w as u32, n);
+            }
+            return Pred { bits };
+        }
+    }
     frame::with(|fr| {
         fr.tally(site);
-        if let (Some(signed), R32::Aff { a: x, b: y, c: 1 }, Some(n)) = (signed, a, b.as_uniform()) {
-            let top = x as u64 + y as u64 * (fr.warps as u64 - 1) + 31;
-            let fits = if signed {
-                top <= i32::MAX as u64 && n <= i32::MAX as u32
-            } else {
-                top <= u32::MAX as u64
-            };
-            if fits {
-                let mut bits = [0; MAX_WARPS];
-                for w in 0..fr.warps {
-                    if fr.active[w] != 0 {
-                        bits[w] = affine_mask(op, x + y * w as u32, n);
-                    }
-                }
-                return Pred { bits };
-            }
-        }
         cmp32_in(fr, a, b, f)
     })
 }
@@ -886,12 +905,13 @@ fn affine_or32<L: Row32>(
     aff: impl Fn(R32, R32) -> Option<R32>,
     f: impl Fn(L, L) -> L,
 ) -> R32 {
+    if let Some(r) = aff(a, b) {
+        frame::tally_light(site);
+        return r;
+    }
     frame::with(|fr| {
         fr.tally(site);
-        match aff(a, b) {
-            Some(r) => r,
-            None => bin32_in(fr, a, b, f),
-        }
+        bin32_in(fr, a, b, f)
     })
 }
 
@@ -905,7 +925,7 @@ fn affine_or64(
     f: impl Fn(U64x32, U64x32) -> U64x32,
 ) -> R64 {
     if let Some(r) = aff(a, b) {
-        frame::with(|fr| fr.tally(site));
+        frame::tally_light(site);
         return r;
     }
     bin64(site, a, b, f)
