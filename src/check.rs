@@ -45,7 +45,7 @@ use crate::values::frame::{MAX_WARPS, Masks};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::panic::Location;
+use crate::site::{Site as Src, SiteTable};
 use std::sync::Mutex;
 
 /// Findings kept per launch; later ones are counted in the first finding of their group only.
@@ -241,7 +241,7 @@ struct Event {
     /// The warp's `sync_warp` epoch and memory-instruction number at the access.
     sync: u32,
     inst: u32,
-    site: Option<&'static Location<'static>>,
+    site: Option<Src>,
 }
 
 impl Event {
@@ -324,17 +324,17 @@ struct Who {
     /// Linear thread index within the block.
     thread: u16,
     access: AccessKind,
-    loc: Option<&'static Location<'static>>,
+    loc: Option<Src>,
 }
 
 impl Who {
-    fn site(&self, grid: Dim3, shape: &BlockShape) -> Site {
+    fn site(&self, cx: &Ctx<'_>) -> Site {
         let t = u32::from(self.thread);
         Site {
             access: self.access,
-            block: Dim3::from_linear(u64::from(self.block), grid),
-            thread: shape.thread(t / 32, t % 32),
-            location: self.loc.map(ToString::to_string),
+            block: Dim3::from_linear(u64::from(self.block), cx.grid),
+            thread: cx.shape.thread(t / 32, t % 32),
+            location: self.loc.and_then(|l| cx.location(l)),
         }
     }
 }
@@ -361,16 +361,23 @@ pub(crate) struct Ctx<'a> {
     /// The current barrier interval, from 1.
     pub interval: u64,
     pub launch: &'a LaunchCheck,
+    /// Source positions of the kernel's table sites.
+    pub sites: &'a SiteTable,
 }
 
 impl Ctx<'_> {
-    fn site(&self, warp: u32, lane: u32, access: AccessKind, loc: &'static Location<'static>) -> Site {
+    fn site(&self, warp: u32, lane: u32, access: AccessKind, loc: Src) -> Site {
         Site {
             access,
             block: self.block,
             thread: self.shape.thread(warp, lane),
-            location: Some(loc.to_string()),
+            location: self.location(loc),
         }
+    }
+
+    /// `file:line:col` of an engine site.
+    fn location(&self, loc: Src) -> Option<String> {
+        self.sites.position(loc).map(|p| p.to_string())
     }
 
     fn finding(
@@ -435,7 +442,7 @@ impl BlockCheck {
     pub fn memcheck(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         t: &Target<'_>,
         kind: AccessKind,
         warp: u32,
@@ -481,7 +488,7 @@ impl BlockCheck {
     pub fn access(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         t: &Target<'_>,
         kind: AccessKind,
         a: &WarpAccess<'_>,
@@ -504,7 +511,7 @@ impl BlockCheck {
     fn shared_access(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         t: &Target<'_>,
         kind: AccessKind,
         a: &WarpAccess<'_>,
@@ -554,7 +561,7 @@ impl BlockCheck {
                         access: their_access,
                         block: cx.block,
                         thread: cx.shape.thread(u32::from(them.warp), u32::from(them.lane)),
-                        location: them.site.map(ToString::to_string),
+                        location: them.site.and_then(|l| cx.location(l)),
                     });
                     let detail = match hk {
                         Kind::IntraWarpHazard => "lanes of one warp exchange data without __syncwarp(): correct only under lockstep execution, broken under independent thread scheduling (sm_70+)".to_string(),
@@ -572,7 +579,7 @@ impl BlockCheck {
     fn global_access(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         t: &Target<'_>,
         kind: AccessKind,
         a: &WarpAccess<'_>,
@@ -607,7 +614,7 @@ impl BlockCheck {
     fn uninitialized_global(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         t: &Target<'_>,
         a: &WarpAccess<'_>,
         alloc: &Allocation,
@@ -631,7 +638,7 @@ impl BlockCheck {
     }
 
     /// synccheck at a barrier: threads that exited will never arrive.
-    pub fn barrier(&mut self, cx: &Ctx<'_>, loc: &'static Location<'static>, live: &Masks, active: &Masks) {
+    pub fn barrier(&mut self, cx: &Ctx<'_>, loc: Src, live: &Masks, active: &Masks) {
         if self.partial_reported {
             return;
         }
@@ -671,7 +678,7 @@ impl BlockCheck {
     pub fn member_mask(
         &mut self,
         cx: &Ctx<'_>,
-        loc: &'static Location<'static>,
+        loc: Src,
         mask: Mask,
         active: &Masks,
         live: &Masks,
@@ -785,8 +792,8 @@ impl BlockCheck {
                         kind,
                         kernel: cx.kernel.to_string(),
                         block: cx.block,
-                        site: u.who.site(cx.grid, cx.shape),
-                        other: Some(them.site(cx.grid, cx.shape)),
+                        site: u.who.site(cx),
+                        other: Some(them.site(cx)),
                         space: Some(Space::Global),
                         buffer,
                         index: u64::from(u.index),

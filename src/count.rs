@@ -17,7 +17,7 @@ use crate::memory::shared::{BankGeometry, wavefronts};
 use crate::memory::{Target, WarpAccess};
 use crate::metrics::Counters;
 use crate::values::frame::{Frame, Masks};
-use std::panic::Location;
+use crate::site::Site;
 
 /// Counters of the blocks one worker ran, by site index of the worker's frame.
 pub(crate) struct Count {
@@ -149,7 +149,7 @@ impl Count {
     }
 
     /// The counters by source location (`None`: not attributed), dropping empty sites.
-    pub fn by_location(&self, fr: &Frame) -> Vec<(Option<&'static Location<'static>>, Counters)> {
+    pub fn by_location(&self, fr: &Frame) -> Vec<(Option<Site>, Counters)> {
         self.sites
             .iter()
             .enumerate()

@@ -18,7 +18,8 @@ use crate::profile::Profile;
 use crate::values::frame;
 use rayon::prelude::*;
 use std::cell::{Cell, RefCell};
-use std::panic::{AssertUnwindSafe, Location, catch_unwind};
+use crate::site::{Site, SiteTable};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -330,6 +331,19 @@ impl Device {
     where
         F: Fn(&mut Block<'_>) + Sync,
     {
+        self.launch_with_sites(cfg, SiteTable::default(), kernel)
+    }
+
+    /// [`Device::launch`] for a kernel whose operations name [`Site::Table`] sites.
+    pub(crate) fn launch_with_sites<F>(
+        &self,
+        cfg: &LaunchConfig,
+        sites: SiteTable,
+        kernel: F,
+    ) -> Result<LaunchReport, Error>
+    where
+        F: Fn(&mut Block<'_>) + Sync,
+    {
         self.validate(cfg)?;
         if frame::with_any(|fr| fr.running) {
             return Err(Error::InvalidLaunch {
@@ -348,7 +362,7 @@ impl Device {
                     .collect(),
             )
         });
-        let ctx = launch_ctx(cfg, &self.profile, check);
+        let ctx = launch_ctx(cfg, &self.profile, check, sites);
         let blocks = cfg.grid.count();
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
@@ -421,7 +435,7 @@ impl Device {
             counters,
             divergent_by_warp: totals.divergent_by_warp,
             lines: if ctx.lines {
-                LineCounters::from_sites(totals.lines)
+                LineCounters::from_sites(totals.lines, &ctx.sites)
             } else {
                 Vec::new()
             },
@@ -433,7 +447,12 @@ impl Device {
 }
 
 /// The launch-wide context of `cfg`.
-fn launch_ctx(cfg: &LaunchConfig, profile: &Profile, check: Option<LaunchCheck>) -> LaunchCtx {
+fn launch_ctx(
+    cfg: &LaunchConfig,
+    profile: &Profile,
+    check: Option<LaunchCheck>,
+    sites: SiteTable,
+) -> LaunchCtx {
     LaunchCtx {
         name: cfg.name.clone(),
         grid: cfg.grid,
@@ -448,6 +467,7 @@ fn launch_ctx(cfg: &LaunchConfig, profile: &Profile, check: Option<LaunchCheck>)
         shared_limit: (cfg.dynamic_shared + profile.smem_per_block)
             .min(profile.smem_per_block_optin.max(profile.smem_per_block))
             as usize,
+        sites,
     }
 }
 
@@ -518,6 +538,7 @@ where
             shape,
             interval: st.interval,
             launch: l,
+            sites: &ctx.sites,
         });
     }
     match outcome {
@@ -542,7 +563,7 @@ where
 #[derive(Default)]
 struct Totals {
     /// Counters by source location (`None`: not attributed to a line).
-    lines: Vec<(Option<&'static Location<'static>>, Counters)>,
+    lines: Vec<(Option<Site>, Counters)>,
     divergent_by_warp: Vec<u64>,
     shared_bytes: u64,
 }
@@ -565,7 +586,7 @@ impl Totals {
 
     fn merge(mut self, other: Totals) -> Totals {
         for (loc, c) in other.lines {
-            match self.lines.iter_mut().find(|(l, _)| same_location(*l, loc)) {
+            match self.lines.iter_mut().find(|(l, _)| *l == loc) {
                 Some((_, mine)) => *mine += &c,
                 None => self.lines.push((loc, c)),
             }
@@ -583,17 +604,6 @@ impl Totals {
         }
         self.shared_bytes = self.shared_bytes.max(other.shared_bytes);
         self
-    }
-}
-
-/// Whether two sites are the same source location.
-fn same_location(a: Option<&Location<'_>>, b: Option<&Location<'_>>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => {
-            a.file() == b.file() && a.line() == b.line() && a.column() == b.column()
-        }
-        _ => false,
     }
 }
 

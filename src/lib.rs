@@ -100,6 +100,7 @@ pub mod launch;
 pub mod memory;
 pub mod metrics;
 pub mod profile;
+pub mod site;
 pub mod values;
 
 #[path = "../kernels/mod.rs"]

@@ -122,11 +122,14 @@ pub struct LineCounters {
 impl LineCounters {
     /// Group counters by source location into lines, sorted by file and line.
     pub(crate) fn from_sites(
-        sites: Vec<(Option<&'static std::panic::Location<'static>>, Counters)>,
+        sites: Vec<(Option<crate::site::Site>, Counters)>,
+        table: &crate::site::SiteTable,
     ) -> Vec<LineCounters> {
         let mut lines: Vec<LineCounters> = Vec::new();
-        for (loc, c) in sites {
-            let (file, line) = loc.map_or((String::new(), 0), |l| (l.file().to_string(), l.line()));
+        for (site, c) in sites {
+            let (file, line) = site
+                .and_then(|s| table.position(s))
+                .map_or((String::new(), 0), |p| (p.file, p.line));
             match lines.iter_mut().find(|l| l.file == file && l.line == line) {
                 Some(l) => l.counters += &c,
                 None => lines.push(LineCounters {

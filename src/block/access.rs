@@ -17,7 +17,7 @@ use crate::memory::{
 };
 use crate::values::{Lanes32, U32s, with32};
 use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Slot, Src32, Src64};
-use std::panic::Location;
+use crate::site::Site;
 
 /// Where the words are.
 #[derive(Clone, Copy)]
@@ -86,7 +86,7 @@ impl<'a> Block<'a> {
     #[track_caller]
     #[inline]
     pub fn load<M: Memory>(&mut self, mem: &M, idx: impl Into<U32s>) -> <M::Elem as Element>::Vals {
-        let site = Location::caller();
+        let site = Site::here();
         let p = self.load_typed::<M::Elem>(site, &mem.place().0, idx.into().0);
         <M::Elem as Element>::vals(p)
     }
@@ -101,13 +101,13 @@ impl<'a> Block<'a> {
         idx: impl Into<U32s>,
         v: <M::Elem as Element>::Vals,
     ) {
-        let site = Location::caller();
+        let site = Site::here();
         let parts = <M::Elem as Element>::parts(v);
         self.store_typed::<M::Elem>(site, &mem.place().0, idx.into().0, parts);
     }
 
     #[inline]
-    fn load_typed<T: Element>(&mut self, site: &'static Location<'static>, place: &PlaceKind<'_>, idx: R32) -> Parts {
+    pub(crate) fn load_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32) -> Parts {
         frame::with(|fr| {
             if !fr.any_active() {
                 return Parts::words([R32::uniform(0); 4]);
@@ -149,7 +149,7 @@ impl<'a> Block<'a> {
     }
 
     /// A load for each active warp, the general way.
-    fn load_warps<T: Element>(&mut self, fr: &mut Frame, site: &'static Location<'static>, buf: &Buf<'_>, src: &Src32, out: &Out) {
+    fn load_warps<T: Element>(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, src: &Src32, out: &Out) {
             let buf = *buf;
             let src = *src;
             for w in 0..fr.warps {
@@ -202,7 +202,7 @@ impl<'a> Block<'a> {
     }
 
     #[inline]
-    fn store_typed<T: Element>(&mut self, site: &'static Location<'static>, place: &PlaceKind<'_>, idx: R32, v: Parts) {
+    pub(crate) fn store_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32, v: Parts) {
         frame::with(|fr| {
             if !fr.any_active() {
                 return;
@@ -238,7 +238,7 @@ impl<'a> Block<'a> {
     }
 
     /// A store for each active warp, the general way.
-    fn store_warps<T: Element>(&mut self, fr: &mut Frame, site: &'static Location<'static>, buf: &Buf<'_>, src: &Src32, vals: &ValueSrc) {
+    fn store_warps<T: Element>(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, src: &Src32, vals: &ValueSrc) {
             let (buf, src) = (*buf, *src);
             let order = self.order(fr.warps);
             for &w in &order[..fr.warps] {
@@ -288,9 +288,9 @@ impl<'a> Block<'a> {
 
     /// A read-modify-write per active thread, lane by lane: `op(old, x, y)` with the lane's
     /// operands; returns the old values.
-    fn atomic<T: AtomicElement>(
+    pub(crate) fn atomic<T: AtomicElement>(
         &mut self,
-        site: &'static Location<'static>,
+        site: Site,
         place: &PlaceKind<'_>,
         idx: R32,
         operands: [R32; 2],
@@ -363,7 +363,7 @@ impl<'a> Block<'a> {
 
     /// An instruction starts: one warp instruction per active warp, one check-mode instruction.
     #[inline]
-    fn begin(&mut self, fr: &mut Frame, site: &'static Location<'static>) {
+    fn begin(&mut self, fr: &mut Frame, site: Site) {
         self.count_instr(fr, site);
         if let Some(c) = &mut self.st.check {
             c.instruction();
@@ -385,7 +385,7 @@ impl<'a> Block<'a> {
     fn warp_access(
         &mut self,
         fr: &mut Frame,
-        site: &'static Location<'static>,
+        site: Site,
         buf: &Buf<'_>,
         kind: AccessKind,
         a: &mut WarpAccess<'_>,
@@ -413,7 +413,7 @@ impl<'a> Block<'a> {
 
     /// Show one warp's access to the counting and checking observers.
     #[inline(never)]
-    fn observe(&mut self, fr: &mut Frame, site: &'static Location<'static>, buf: &Buf<'_>, kind: AccessKind, a: &WarpAccess) {
+    fn observe(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, kind: AccessKind, a: &WarpAccess) {
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
             c.access(s, kind, &buf.t, a, self.launch.bank_geometry());
@@ -432,7 +432,7 @@ impl<'a> Block<'a> {
     /// reports them (and they are left out).
     #[cold]
     #[inline(never)]
-    fn bad_lanes(&mut self, site: &'static Location<'static>, buf: &Buf<'_>, kind: AccessKind, w: u32, idx: WarpIdx<'_>, bad: u32) {
+    fn bad_lanes(&mut self, site: Site, buf: &Buf<'_>, kind: AccessKind, w: u32, idx: WarpIdx<'_>, bad: u32) {
         if self.st.check.is_some() {
             let misaligned = buf.misaligned;
             self.with_check(|c, cx| c.memcheck(cx, site, &buf.t, kind, w, idx, bad, misaligned));
@@ -478,7 +478,7 @@ macro_rules! atomic {
         where
             M::Elem: $bound,
         {
-            let site = Location::caller();
+            let site = Site::here();
             let v = <M::Elem as Element>::parts(v).r32[0];
             let old = self.atomic::<M::Elem>(site, &mem.place().0, idx.into().0, [v, v], $op);
             <M::Elem as Element>::vals(Parts::words([old; 4]))
@@ -532,7 +532,7 @@ impl<'a> Block<'a> {
     where
         M::Elem: AtomicBits,
     {
-        let site = Location::caller();
+        let site = Site::here();
         let c = <M::Elem as Element>::parts(compare).r32[0];
         let v = <M::Elem as Element>::parts(v).r32[0];
         let old = self.atomic::<M::Elem>(site, &mem.place().0, idx.into().0, [c, v], |o, c, v| {

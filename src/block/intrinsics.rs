@@ -5,10 +5,47 @@ use crate::error::Error;
 use crate::lanes::{Lanes, Mask, U32x32, U64x32, WARP_SIZE};
 use crate::values::frame::{self, Frame, R32, R64};
 use crate::values::{F32s, F64s, I32s, Pred, U32s, U64s};
-use std::panic::Location;
+use crate::site::Site;
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// The four shuffles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflOp {
+    Idx,
+    Up,
+    Down,
+    Xor,
+}
+
+impl ShflOp {
+    /// The lane that lane `l` reads, with lane operand `x` (source lane, delta, lane mask), in
+    /// segments of `w` lanes (a power of two).
+    pub(crate) fn source(self, l: u32, x: u32, w: u32) -> u32 {
+        match self {
+            ShflOp::Idx => (l & !(w - 1)) | (x & (w - 1)),
+            ShflOp::Up => {
+                if l % w >= x {
+                    l - x
+                } else {
+                    l
+                }
+            }
+            ShflOp::Down => {
+                if u64::from(l % w) + u64::from(x) < u64::from(w) {
+                    l + x
+                } else {
+                    l
+                }
+            }
+            ShflOp::Xor => {
+                let s = l ^ x;
+                if s / w > l / w { l } else { s & 31 }
+            }
+        }
+    }
 }
 
 /// Values a shuffle can move between lanes: every block-wide value type. Sealed.
@@ -88,20 +125,24 @@ impl<'a> Block<'a> {
     /// report a `mask` that names threads not executing it.
     #[track_caller]
     pub fn sync_warp(&mut self, mask: Mask) {
-        self.intrinsic(Location::caller(), mask, "__syncwarp");
+        self.sync_warp_at(Site::here(), mask);
+    }
+
+    pub(crate) fn sync_warp_at(&mut self, site: Site, mask: Mask) {
+        self.intrinsic(site, mask, "__syncwarp");
         if let Some(c) = &mut self.st.check {
             frame::with(|fr| c.on_sync_warp(&fr.active));
         }
     }
 
     /// Count an intrinsic and check its member mask.
-    fn intrinsic(&mut self, site: &'static Location<'static>, mask: Mask, name: &'static str) {
+    fn intrinsic(&mut self, site: Site, mask: Mask, name: &'static str) {
         frame::with(|fr| self.count_instr(fr, site));
         let (active, live) = frame::with(|fr| (fr.active, fr.live));
         self.with_check(|c, cx| c.member_mask(cx, site, mask, &active, &live, name));
     }
 
-    fn check_width(&self, width: u32) -> u32 {
+    pub(crate) fn check_width(&self, width: u32) -> u32 {
         if width == 0 || width > 32 || !width.is_power_of_two() {
             let warp = frame::with(|fr| fr.active_warps().next().unwrap_or(0)) as u32;
             fault(Error::InvalidArgument {
@@ -114,9 +155,9 @@ impl<'a> Block<'a> {
         width
     }
 
-    fn shuffle<V: Shuffle>(
+    pub(crate) fn shuffle<V: Shuffle>(
         &mut self,
-        site: &'static Location<'static>,
+        site: Site,
         mask: Mask,
         v: V,
         name: &'static str,
@@ -130,62 +171,58 @@ impl<'a> Block<'a> {
     /// `width`-lane segment. A source lane that is inactive yields the value its register holds
     /// (deterministic in warpsim; CUDA leaves it undefined).
     #[track_caller]
-    pub fn shfl_sync<V: Shuffle>(
-        &mut self,
-        mask: Mask,
-        v: V,
-        src: impl Into<U32s>,
-        width: u32,
-    ) -> V {
-        let site = Location::caller();
-        let w = self.check_width(width);
-        let src = src.into().0;
-        self.shuffle(site, mask, v, "__shfl_sync", &|fr, k| {
-            let lanes = fr.src32(src).get(&fr.rows, k).to_array();
-            std::array::from_fn(|l| ((l as u32 & !(w - 1)) | (lanes[l] & (w - 1))) as u8)
-        })
+    pub fn shfl_sync<V: Shuffle>(&mut self, mask: Mask, v: V, src: impl Into<U32s>, width: u32) -> V {
+        self.shfl_at(Site::here(), ShflOp::Idx, mask, v, src.into(), width)
     }
 
     /// `__shfl_up_sync(mask, v, delta, width)`: lane `l` reads lane `l - delta` of its segment;
     /// lanes below `delta` in their segment keep their own value.
     #[track_caller]
     pub fn shfl_up_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
-        let site = Location::caller();
-        let w = self.check_width(width);
-        let src: [u8; 32] =
-            std::array::from_fn(|l| if l as u32 % w >= delta { l as u32 - delta } else { l as u32 } as u8);
-        self.shuffle(site, mask, v, "__shfl_up_sync", &|_, _| src)
+        self.shfl_at(Site::here(), ShflOp::Up, mask, v, U32s::splat(delta), width)
     }
 
     /// `__shfl_down_sync(mask, v, delta, width)`: lane `l` reads lane `l + delta` of its
     /// segment; lanes whose source would leave the segment keep their own value.
     #[track_caller]
     pub fn shfl_down_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
-        let site = Location::caller();
-        let w = self.check_width(width);
-        let src: [u8; 32] = std::array::from_fn(|l| {
-            let l = l as u32;
-            (if u64::from(l % w) + u64::from(delta) < u64::from(w) {
-                l + delta
-            } else {
-                l
-            }) as u8
-        });
-        self.shuffle(site, mask, v, "__shfl_down_sync", &|_, _| src)
+        self.shfl_at(Site::here(), ShflOp::Down, mask, v, U32s::splat(delta), width)
     }
 
     /// `__shfl_xor_sync(mask, v, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`; a
     /// source in a later segment gives the lane its own value.
     #[track_caller]
     pub fn shfl_xor_sync<V: Shuffle>(&mut self, mask: Mask, v: V, lane_mask: u32, width: u32) -> V {
-        let site = Location::caller();
+        self.shfl_at(Site::here(), ShflOp::Xor, mask, v, U32s::splat(lane_mask), width)
+    }
+
+    /// A shuffle of `op` whose lane operand (source lane, delta or lane mask) is `x`.
+    pub(crate) fn shfl_at<V: Shuffle>(
+        &mut self,
+        site: Site,
+        op: ShflOp,
+        mask: Mask,
+        v: V,
+        x: U32s,
+        width: u32,
+    ) -> V {
         let w = self.check_width(width);
-        let src: [u8; 32] = std::array::from_fn(|l| {
-            let l = l as u32;
-            let s = l ^ lane_mask;
-            (if s / w > l / w { l } else { s & 31 }) as u8
-        });
-        self.shuffle(site, mask, v, "__shfl_xor_sync", &|_, _| src)
+        let name = match op {
+            ShflOp::Idx => "__shfl_sync",
+            ShflOp::Up => "__shfl_up_sync",
+            ShflOp::Down => "__shfl_down_sync",
+            ShflOp::Xor => "__shfl_xor_sync",
+        };
+        match x.0.as_uniform() {
+            Some(x) => {
+                let src: [u8; 32] = std::array::from_fn(|l| op.source(l as u32, x, w) as u8);
+                self.shuffle(site, mask, v, name, &|_, _| src)
+            }
+            None => self.shuffle(site, mask, v, name, &|fr, k| {
+                let xs = fr.src32(x.0).get(&fr.rows, k).to_array();
+                std::array::from_fn(|l| op.source(l as u32, xs[l], w) as u8)
+            }),
+        }
     }
 
     /// A value uniform within each warp: `f(w)` for warp `w` (for the votes).
@@ -203,7 +240,11 @@ impl<'a> Block<'a> {
     /// active, named in `mask` and has `pred` set.
     #[track_caller]
     pub fn ballot_sync(&mut self, mask: Mask, pred: Pred) -> U32s {
-        self.intrinsic(Location::caller(), mask, "__ballot_sync");
+        self.ballot_at(Site::here(), mask, pred)
+    }
+
+    pub(crate) fn ballot_at(&mut self, site: Site, mask: Mask, pred: Pred) -> U32s {
+        self.intrinsic(site, mask, "__ballot_sync");
         frame::with(|fr| {
             let active = fr.active;
             Self::per_warp(fr, |w| pred.bits[w] & active[w] & mask.0)
@@ -212,7 +253,7 @@ impl<'a> Block<'a> {
 
     /// A vote: true in every active lane of a warp where `f(pred & active & mask, active &
     /// mask)` holds.
-    fn vote(&mut self, site: &'static Location<'static>, mask: Mask, pred: Pred, name: &'static str, f: fn(u32, u32) -> bool) -> Pred {
+    pub(crate) fn vote(&mut self, site: Site, mask: Mask, pred: Pred, name: &'static str, f: fn(u32, u32) -> bool) -> Pred {
         self.intrinsic(site, mask, name);
         frame::with(|fr| {
             Pred::from_masks(std::array::from_fn(|w| {
@@ -230,20 +271,23 @@ impl<'a> Block<'a> {
     /// `mask` has `pred`.
     #[track_caller]
     pub fn any_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Location::caller(), mask, pred, "__any_sync", |p, _| p != 0)
+        self.vote(Site::here(), mask, pred, "__any_sync", |p, _| p != 0)
     }
 
     /// `__all_sync(mask, pred)`: in every thread of a warp, whether every active lane named in
     /// `mask` has `pred`.
     #[track_caller]
     pub fn all_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Location::caller(), mask, pred, "__all_sync", |p, m| p == m)
+        self.vote(Site::here(), mask, pred, "__all_sync", |p, m| p == m)
     }
 
     /// `__activemask()`: the lanes of its warp executing this instruction, in every thread.
     #[track_caller]
     pub fn activemask(&mut self) -> U32s {
-        let site = Location::caller();
+        self.activemask_at(Site::here())
+    }
+
+    pub(crate) fn activemask_at(&mut self, site: Site) -> U32s {
         frame::with(|fr| {
             self.count_instr(fr, site);
             let active = fr.active;
@@ -255,7 +299,11 @@ impl<'a> Block<'a> {
     /// `mask`) whose `v` equals its own.
     #[track_caller]
     pub fn match_any_sync(&mut self, mask: Mask, v: U32s) -> U32s {
-        self.intrinsic(Location::caller(), mask, "__match_any_sync");
+        self.match_any_at(Site::here(), mask, v)
+    }
+
+    pub(crate) fn match_any_at(&mut self, site: Site, mask: Mask, v: U32s) -> U32s {
+        self.intrinsic(site, mask, "__match_any_sync");
         frame::with(|fr| {
             let s = fr.src32(v.0);
             let dst = fr.alloc(1);

@@ -53,7 +53,7 @@ use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32};
 use crate::values::{Merge, Pred, U32s, compact};
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
-use std::panic::Location;
+use crate::site::Site;
 
 /// The order in which a block's warps execute each operation (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +99,8 @@ pub(crate) struct LaunchCtx {
     pub warp_order: WarpOrder,
     pub dynamic_shared: u32,
     pub shared_limit: usize,
+    /// Source positions of [`crate::site::Site::Table`] sites (a CUDA kernel's).
+    pub sites: crate::site::SiteTable,
 }
 
 impl LaunchCtx {
@@ -316,7 +318,7 @@ impl<'a> Block<'a> {
     /// Count one instruction for every warp with an active lane (barrier-free intrinsics,
     /// memory instructions).
     #[inline(always)]
-    pub(crate) fn count_instr(&mut self, fr: &mut Frame, site: &'static Location<'static>) {
+    pub(crate) fn count_instr(&mut self, fr: &mut Frame, site: Site) {
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
             c.instr(s, &fr.active, fr.warps);
@@ -325,7 +327,7 @@ impl<'a> Block<'a> {
 
     /// A lane-varying branch on `cond`: the taken lanes, counted.
     #[inline]
-    fn branch(&mut self, fr: &mut Frame, site: &'static Location<'static>, cond: &Pred) -> Masks {
+    pub(crate) fn branch(&mut self, fr: &mut Frame, site: Site, cond: &Pred) -> Masks {
         let taken = fr.taken(&cond.bits).0;
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
@@ -346,6 +348,7 @@ impl<'a> Block<'a> {
                 shape: &launch.shape,
                 interval: self.st.interval,
                 launch: l,
+                sites: &launch.sites,
             };
             f(c, &cx);
         }
@@ -402,7 +405,7 @@ impl<'a> Block<'a> {
     #[track_caller]
     #[inline]
     pub fn if_(&mut self, cond: Pred, then: impl Fn(&mut Block<'a>)) {
-        let site = Location::caller();
+        let site = Site::here();
         let entered = frame::with(|fr| {
             let (taken, any) = fr.taken(&cond.bits);
             if let Some(c) = &mut self.st.count {
@@ -449,7 +452,7 @@ impl<'a> Block<'a> {
         then: impl Fn(&mut Block<'a>) -> R,
         otherwise: impl Fn(&mut Block<'a>) -> R,
     ) -> R {
-        let site = Location::caller();
+        let site = Site::here();
         let (outer, taken, mark) = frame::with(|fr| {
             let taken = self.branch(fr, site, &cond);
             (fr.active, taken, fr.mark())
@@ -496,7 +499,7 @@ impl<'a> Block<'a> {
         cond: impl Fn(&mut Block<'a>, &S) -> Pred,
         body: impl Fn(&mut Block<'a>, &S) -> S,
     ) -> S {
-        let site = Location::caller();
+        let site = Site::here();
         let (outer, base) = frame::with(|fr| (fr.active, fr.mark()));
         let mut state = init;
         // Whether a thread has left the loop: until one has, the body's result is every
@@ -547,7 +550,7 @@ impl<'a> Block<'a> {
     /// barriers.
     #[track_caller]
     pub fn exit_if(&mut self, cond: Pred) {
-        let site = Location::caller();
+        let site = Site::here();
         frame::with(|fr| {
             let gone = self.branch(fr, site, &cond);
             if any(&gone) {
@@ -574,31 +577,31 @@ impl<'a> Block<'a> {
     /// threads did not take) stops the launch with [`Error::BarrierMisuse`].
     #[track_caller]
     pub fn sync_threads(&mut self) {
-        self.barrier(Location::caller(), None);
+        self.barrier(Site::here(), None);
     }
 
     /// `__syncthreads_count(pred)`: a barrier that returns how many threads of the block had
     /// `pred` set (uniform: plain Rust).
     #[track_caller]
     pub fn sync_threads_count(&mut self, pred: Pred) -> u32 {
-        self.barrier(Location::caller(), Some(&pred)).0
+        self.barrier(Site::here(), Some(&pred)).0
     }
 
     /// `__syncthreads_and(pred)`: a barrier that returns whether every thread had `pred` set.
     #[track_caller]
     pub fn sync_threads_and(&mut self, pred: Pred) -> bool {
-        let (count, total) = self.barrier(Location::caller(), Some(&pred));
+        let (count, total) = self.barrier(Site::here(), Some(&pred));
         count == total
     }
 
     /// `__syncthreads_or(pred)`: a barrier that returns whether any thread had `pred` set.
     #[track_caller]
     pub fn sync_threads_or(&mut self, pred: Pred) -> bool {
-        self.barrier(Location::caller(), Some(&pred)).0 > 0
+        self.barrier(Site::here(), Some(&pred)).0 > 0
     }
 
     /// The barrier: (threads with `pred`, threads arrived).
-    fn barrier(&mut self, site: &'static Location<'static>, pred: Option<&Pred>) -> (u32, u32) {
+    pub(crate) fn barrier(&mut self, site: Site, pred: Option<&Pred>) -> (u32, u32) {
         let (active, live, diverged, result) = frame::with(|fr| {
             let n = fr.warps;
             let diverged = if fr.active[..n] == fr.live[..n] {

@@ -20,7 +20,7 @@
 
 use crate::lanes::{IOTA, U32x32};
 use std::cell::{Cell, RefCell};
-use std::panic::Location;
+use crate::site::Site;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most warps a block can have (1024 threads).
@@ -126,23 +126,19 @@ pub(crate) struct Frame {
 /// Source locations and their index in [`Frame::tallies`] (index 0 is "no location").
 #[derive(Default)]
 pub(crate) struct Sites {
-    index: std::collections::HashMap<
-        *const Location<'static>,
-        usize,
-        std::hash::BuildHasherDefault<PtrHasher>,
-    >,
-    locs: Vec<Option<&'static Location<'static>>>,
+    index: std::collections::HashMap<usize, usize, std::hash::BuildHasherDefault<PtrHasher>>,
+    locs: Vec<Option<Site>>,
 }
 
 impl Sites {
     /// The index of `site`, added if new.
     #[inline]
-    pub fn index(&mut self, site: &'static Location<'static>) -> usize {
+    pub fn index(&mut self, site: Site) -> usize {
         if self.locs.is_empty() {
             self.locs.push(None);
         }
         let next = self.locs.len();
-        let i = *self.index.entry(site as *const _).or_insert(next);
+        let i = *self.index.entry(site.key()).or_insert(next);
         if i == next {
             self.locs.push(Some(site));
         }
@@ -150,7 +146,7 @@ impl Sites {
     }
 
     /// The location of index `i`.
-    pub fn location(&self, i: usize) -> Option<&'static Location<'static>> {
+    pub fn location(&self, i: usize) -> Option<Site> {
         self.locs.get(i).copied().flatten()
     }
 }
@@ -205,7 +201,7 @@ pub(crate) fn hot() -> Hot {
 /// Count one instruction at `site` for an operation that reads no rows; the frame is touched
 /// only when the launch counts.
 #[inline(always)]
-pub(crate) fn tally_light(site: &'static Location<'static>) -> Hot {
+pub(crate) fn tally_light(site: Site) -> Hot {
     let h = hot();
     if !h.running {
         outside_kernel();
@@ -357,13 +353,13 @@ impl Frame {
 
     /// Count one warp instruction for every warp with an active lane, at `site`.
     #[inline(always)]
-    pub fn tally(&mut self, site: &'static Location<'static>) {
+    pub fn tally(&mut self, site: Site) {
         if self.counting {
             self.tally_at(site);
         }
     }
 
-    fn tally_at(&mut self, site: &'static Location<'static>) {
+    fn tally_at(&mut self, site: Site) {
         let i = self.site_index(site);
         let t = &mut self.tallies[i];
         t.ops += u64::from(self.active_warps);
@@ -372,7 +368,7 @@ impl Frame {
 
     /// The tally index of `site` (0 unless per-line attribution is on).
     #[inline]
-    pub fn site_index(&mut self, site: &'static Location<'static>) -> usize {
+    pub fn site_index(&mut self, site: Site) -> usize {
         match &mut self.sites {
             None => 0,
             Some(sites) => {
@@ -545,7 +541,7 @@ impl Frame {
     }
 
     /// The source location of site index `i`, when per-line attribution is on.
-    pub fn location(&self, i: usize) -> Option<&'static Location<'static>> {
+    pub fn location(&self, i: usize) -> Option<Site> {
         self.sites.as_ref().and_then(|s| s.location(i))
     }
 }

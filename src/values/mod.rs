@@ -29,7 +29,7 @@ use std::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, Shr, Sub, SubAssign,
 };
-use std::panic::Location;
+use crate::site::Site;
 
 /// A per-thread `bool`: one bit per lane of every warp.
 ///
@@ -383,7 +383,7 @@ pub(crate) fn each_warp(out: &mut [U32x32], active: &Masks, all: bool, f: impl F
 /// `f` on each active warp of `a` into a new 32-bit value (uniform in, uniform out).
 #[inline(always)]
 pub(crate) fn un32<A: Row32, O: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     f: impl Fn(A) -> O,
 ) -> R32 {
@@ -416,7 +416,7 @@ pub(crate) fn un32_in<A: Row32, O: Row32>(fr: &mut Frame, a: R32, f: impl Fn(A) 
 /// `f` on each active warp of `a` and `b` into a new 32-bit value.
 #[inline(always)]
 pub(crate) fn bin32<A: Row32, B: Row32, O: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     f: impl Fn(A, B) -> O,
@@ -459,7 +459,7 @@ pub(crate) fn bin32_in<A: Row32, B: Row32, O: Row32>(
 /// `f` on each active warp of `a`, `b` and `c` into a new 32-bit value.
 #[inline(always)]
 pub(crate) fn tri32<A: Row32, O: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     c: R32,
@@ -485,7 +485,7 @@ pub(crate) fn tri32<A: Row32, O: Row32>(
 /// `f` on each active warp of a 64-bit `a` into a new 64-bit value.
 #[inline(always)]
 pub(crate) fn un64<A: Row64, O: Row64>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     f: impl Fn(A) -> O,
 ) -> R64 {
@@ -517,7 +517,7 @@ pub(crate) fn un64<A: Row64, O: Row64>(
 /// `f` on each active warp of 64-bit `a` and `b` into a new 64-bit value.
 #[inline(always)]
 pub(crate) fn bin64<A: Row64, O: Row64>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     b: R64,
     f: impl Fn(A, A) -> O,
@@ -552,7 +552,7 @@ pub(crate) fn bin64<A: Row64, O: Row64>(
 /// A 32-bit value widened (or converted) to a 64-bit one by `f`.
 #[inline(always)]
 pub(crate) fn widen<A: Row32, O: Row64>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     f: impl Fn(A) -> O,
 ) -> R64 {
@@ -584,7 +584,7 @@ pub(crate) fn widen<A: Row32, O: Row64>(
 /// A 64-bit value narrowed (or converted) to a 32-bit one by `f`.
 #[inline(always)]
 pub(crate) fn narrow<A: Row64, O: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     f: impl Fn(A) -> O,
 ) -> R32 {
@@ -644,7 +644,7 @@ fn affine_mask(op: Cmp, base: u32, n: u32) -> u32 {
 /// value involved is non-negative; `None` for floats, which have no fast path).
 #[inline(always)]
 pub(crate) fn cmp32<A: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     op: Cmp,
@@ -706,7 +706,7 @@ pub(crate) fn cmp32_in<A: Row32>(fr: &Frame, a: R32, b: R32, f: impl Fn(A, A) ->
 /// The lanes of each active warp where `f(a, b)` holds, for 64-bit operands.
 #[inline(always)]
 pub(crate) fn cmp64<A: Row64>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     b: R64,
     _op: Cmp,
@@ -899,7 +899,7 @@ fn aff_mul64(a: R64, b: R64) -> Option<R64> {
 /// A 32-bit operation that stays affine when `aff` says so (still one counted instruction).
 #[inline(always)]
 fn affine_or32<L: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     aff: impl Fn(R32, R32) -> Option<R32>,
@@ -918,7 +918,7 @@ fn affine_or32<L: Row32>(
 /// [`affine_or32`] for 64-bit values.
 #[inline(always)]
 fn affine_or64(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     b: R64,
     aff: impl Fn(R64, R64) -> Option<R64>,
@@ -961,37 +961,37 @@ macro_rules! value_common {
             #[track_caller]
             #[inline]
             pub fn lt(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Lt, $signed, |a, b| a.lt(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Lt, $signed, |a, b| a.lt(b))
             }
             /// Threads where `self <= rhs`.
             #[track_caller]
             #[inline]
             pub fn le(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Le, $signed, |a, b| a.le(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Le, $signed, |a, b| a.le(b))
             }
             /// Threads where `self > rhs`.
             #[track_caller]
             #[inline]
             pub fn gt(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Gt, $signed, |a, b| a.gt(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Gt, $signed, |a, b| a.gt(b))
             }
             /// Threads where `self >= rhs`.
             #[track_caller]
             #[inline]
             pub fn ge(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Ge, $signed, |a, b| a.ge(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Ge, $signed, |a, b| a.ge(b))
             }
             /// Threads where `self == rhs`.
             #[track_caller]
             #[inline]
             pub fn eq(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Eq, $signed, |a, b| a.eq(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Eq, $signed, |a, b| a.eq(b))
             }
             /// Threads where `self != rhs`.
             #[track_caller]
             #[inline]
             pub fn ne(self, rhs: impl Into<$name>) -> Pred {
-                $cmp::<$lane>(Location::caller(), self.0, rhs.into().0, Cmp::Ne, $signed, |a, b| a.ne(b))
+                $cmp::<$lane>(Site::here(), self.0, rhs.into().0, Cmp::Ne, $signed, |a, b| a.ne(b))
             }
 
             /// `cond ? a : b` per thread (one instruction).
@@ -1000,7 +1000,7 @@ macro_rules! value_common {
             pub fn select(cond: Pred, a: impl Into<$name>, b: impl Into<$name>) -> $name {
                 let (a, b) = (a.into().0, b.into().0);
                 frame::with(|fr| {
-                    fr.tally(Location::caller());
+                    fr.tally(Site::here());
                     $name($sel(fr, &cond, a, b))
                 })
             }
@@ -1050,7 +1050,7 @@ macro_rules! value_binop {
             #[track_caller]
             #[inline]
             fn $f(self, rhs: $name) -> $name {
-                $name($imp(Location::caller(), self.0, rhs.0))
+                $name($imp(Site::here(), self.0, rhs.0))
             }
         }
         impl $tr<$scalar> for $name {
@@ -1058,7 +1058,7 @@ macro_rules! value_binop {
             #[track_caller]
             #[inline]
             fn $f(self, rhs: $scalar) -> $name {
-                $name($imp(Location::caller(), self.0, $name::splat(rhs).0))
+                $name($imp(Site::here(), self.0, $name::splat(rhs).0))
             }
         }
         impl $tr<$name> for $scalar {
@@ -1066,21 +1066,21 @@ macro_rules! value_binop {
             #[track_caller]
             #[inline]
             fn $f(self, rhs: $name) -> $name {
-                $name($imp(Location::caller(), $name::splat(self).0, rhs.0))
+                $name($imp(Site::here(), $name::splat(self).0, rhs.0))
             }
         }
         impl $tra for $name {
             #[track_caller]
             #[inline]
             fn $fa(&mut self, rhs: $name) {
-                *self = $name($imp(Location::caller(), self.0, rhs.0));
+                *self = $name($imp(Site::here(), self.0, rhs.0));
             }
         }
         impl $tra<$scalar> for $name {
             #[track_caller]
             #[inline]
             fn $fa(&mut self, rhs: $scalar) {
-                *self = $name($imp(Location::caller(), self.0, $name::splat(rhs).0));
+                *self = $name($imp(Site::here(), self.0, $name::splat(rhs).0));
             }
         }
     };
@@ -1095,7 +1095,7 @@ macro_rules! value_unary {
                 #[track_caller]
                 #[inline]
                 pub fn $m(self) -> $name {
-                    $name($drv::<$lane, $lane>(Location::caller(), self.0, $e))
+                    $name($drv::<$lane, $lane>(Site::here(), self.0, $e))
                 }
             )*
         }
@@ -1156,7 +1156,7 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn not(self) -> $name {
-                $name(un32::<$lane, $lane>(Location::caller(), self.0, |x| !x))
+                $name(un32::<$lane, $lane>(Site::here(), self.0, |x| !x))
             }
         }
         impl Shl<u32> for $name {
@@ -1165,7 +1165,7 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shl(self, k: u32) -> $name {
-                let site = Location::caller();
+                let site = Site::here();
                 if k < 32 {
                     $name(affine_or32::<$lane>(site, self.0, R32::uniform(1 << k), aff_mul32, |x, _| x << k))
                 } else {
@@ -1179,7 +1179,7 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shr(self, k: u32) -> $name {
-                $name(un32::<$lane, $lane>(Location::caller(), self.0, |x| x >> k))
+                $name(un32::<$lane, $lane>(Site::here(), self.0, |x| x >> k))
             }
         }
         impl Shl<U32s> for $name {
@@ -1188,7 +1188,7 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shl(self, k: U32s) -> $name {
-                $name(bin32::<$lane, U32x32, $lane>(Location::caller(), self.0, k.0, |x, s| x << s))
+                $name(bin32::<$lane, U32x32, $lane>(Site::here(), self.0, k.0, |x, s| x << s))
             }
         }
         impl Shr<U32s> for $name {
@@ -1197,7 +1197,7 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shr(self, k: U32s) -> $name {
-                $name(bin32::<$lane, U32x32, $lane>(Location::caller(), self.0, k.0, |x, s| x >> s))
+                $name(bin32::<$lane, U32x32, $lane>(Site::here(), self.0, k.0, |x, s| x >> s))
             }
         }
         impl $name {
@@ -1205,13 +1205,13 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             pub fn min(self, rhs: impl Into<$name>) -> $name {
-                $name(bin32::<$lane, $lane, $lane>(Location::caller(), self.0, rhs.into().0, |x, y| x.min(y)))
+                $name(bin32::<$lane, $lane, $lane>(Site::here(), self.0, rhs.into().0, |x, y| x.min(y)))
             }
             /// Per-thread maximum.
             #[track_caller]
             #[inline]
             pub fn max(self, rhs: impl Into<$name>) -> $name {
-                $name(bin32::<$lane, $lane, $lane>(Location::caller(), self.0, rhs.into().0, |x, y| x.max(y)))
+                $name(bin32::<$lane, $lane, $lane>(Site::here(), self.0, rhs.into().0, |x, y| x.max(y)))
             }
         }
     };
@@ -1221,7 +1221,7 @@ macro_rules! int32_arith {
 /// result is the same; only the cost differs).
 #[inline(always)]
 fn div32<L: Row32 + Div<Output = L> + Rem<Output = L>>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     rem: bool,
@@ -1274,7 +1274,7 @@ impl Neg for I32s {
     #[track_caller]
     #[inline]
     fn neg(self) -> I32s {
-        let site = Location::caller();
+        let site = Site::here();
         I32s(affine_or32::<I32x32>(site, R32::uniform(0), self.0, aff_sub32, |x, y| x - y))
     }
 }
@@ -1284,7 +1284,7 @@ impl I32s {
     #[track_caller]
     #[inline]
     pub fn abs(self) -> I32s {
-        I32s(un32::<I32x32, I32x32>(Location::caller(), self.0, |x| x.abs()))
+        I32s(un32::<I32x32, I32x32>(Site::here(), self.0, |x| x.abs()))
     }
     /// Reinterpret the bits as unsigned (no instruction).
     #[inline]
@@ -1295,13 +1295,13 @@ impl I32s {
     #[track_caller]
     #[inline]
     pub fn to_f32(self) -> F32s {
-        F32s(un32::<I32x32, F32x32>(Location::caller(), self.0, |x| x.to_f32()))
+        F32s(un32::<I32x32, F32x32>(Site::here(), self.0, |x| x.to_f32()))
     }
     /// Convert to `double` (exact).
     #[track_caller]
     #[inline]
     pub fn to_f64(self) -> F64s {
-        F64s(widen::<I32x32, F64x32>(Location::caller(), self.0, |x| {
+        F64s(widen::<I32x32, F64x32>(Site::here(), self.0, |x| {
             F64x32::from_array(x.to_array().map(f64::from))
         }))
     }
@@ -1317,13 +1317,13 @@ impl U32s {
     #[track_caller]
     #[inline]
     pub fn to_f32(self) -> F32s {
-        F32s(un32::<U32x32, F32x32>(Location::caller(), self.0, |x| x.to_f32()))
+        F32s(un32::<U32x32, F32x32>(Site::here(), self.0, |x| x.to_f32()))
     }
     /// Convert to `double` (exact).
     #[track_caller]
     #[inline]
     pub fn to_f64(self) -> F64s {
-        F64s(widen::<U32x32, F64x32>(Location::caller(), self.0, |x| {
+        F64s(widen::<U32x32, F64x32>(Site::here(), self.0, |x| {
             F64x32::from_array(x.to_array().map(f64::from))
         }))
     }
@@ -1331,7 +1331,7 @@ impl U32s {
     #[track_caller]
     #[inline]
     pub fn to_u64(self) -> U64s {
-        let site = Location::caller();
+        let site = Site::here();
         if let R32::Aff { a, b, c } = self.0
             && no_wrap(a, b, c)
         {
@@ -1395,7 +1395,7 @@ impl Shl<u32> for U64s {
     #[track_caller]
     #[inline]
     fn shl(self, k: u32) -> U64s {
-        U64s(un64::<U64x32, U64x32>(Location::caller(), self.0, |x| x << k))
+        U64s(un64::<U64x32, U64x32>(Site::here(), self.0, |x| x << k))
     }
 }
 impl Shr<u32> for U64s {
@@ -1404,7 +1404,7 @@ impl Shr<u32> for U64s {
     #[track_caller]
     #[inline]
     fn shr(self, k: u32) -> U64s {
-        U64s(un64::<U64x32, U64x32>(Location::caller(), self.0, |x| x >> k))
+        U64s(un64::<U64x32, U64x32>(Site::here(), self.0, |x| x >> k))
     }
 }
 impl Not for U64s {
@@ -1412,7 +1412,7 @@ impl Not for U64s {
     #[track_caller]
     #[inline]
     fn not(self) -> U64s {
-        U64s(un64::<U64x32, U64x32>(Location::caller(), self.0, |x| !x))
+        U64s(un64::<U64x32, U64x32>(Site::here(), self.0, |x| !x))
     }
 }
 
@@ -1421,19 +1421,19 @@ impl U64s {
     #[track_caller]
     #[inline]
     pub fn to_u32(self) -> U32s {
-        U32s(narrow::<U64x32, U32x32>(Location::caller(), self.0, |x| x.to_u32()))
+        U32s(narrow::<U64x32, U32x32>(Site::here(), self.0, |x| x.to_u32()))
     }
     /// Per-thread minimum.
     #[track_caller]
     #[inline]
     pub fn min(self, rhs: impl Into<U64s>) -> U64s {
-        U64s(bin64::<U64x32, U64x32>(Location::caller(), self.0, rhs.into().0, |x, y| x.min(y)))
+        U64s(bin64::<U64x32, U64x32>(Site::here(), self.0, rhs.into().0, |x, y| x.min(y)))
     }
     /// Per-thread maximum.
     #[track_caller]
     #[inline]
     pub fn max(self, rhs: impl Into<U64s>) -> U64s {
-        U64s(bin64::<U64x32, U64x32>(Location::caller(), self.0, rhs.into().0, |x, y| x.max(y)))
+        U64s(bin64::<U64x32, U64x32>(Site::here(), self.0, rhs.into().0, |x, y| x.max(y)))
     }
 }
 
@@ -1460,7 +1460,7 @@ macro_rules! float_ops {
             #[track_caller]
             #[inline]
             fn neg(self) -> $name {
-                $name($un::<$lane, $lane>(Location::caller(), self.0, |x: $lane| -x))
+                $name($un::<$lane, $lane>(Site::here(), self.0, |x: $lane| -x))
             }
         }
         impl $name {
@@ -1468,26 +1468,26 @@ macro_rules! float_ops {
             #[track_caller]
             #[inline]
             pub fn min(self, rhs: impl Into<$name>) -> $name {
-                $name($bin::<$lane, $lane>(Location::caller(), self.0, rhs.into().0, |x: $lane, y: $lane| x.min(y)))
+                $name($bin::<$lane, $lane>(Site::here(), self.0, rhs.into().0, |x: $lane, y: $lane| x.min(y)))
             }
             /// Per-thread maximum (`fmaxf`: a NaN operand gives the other).
             #[track_caller]
             #[inline]
             pub fn max(self, rhs: impl Into<$name>) -> $name {
-                $name($bin::<$lane, $lane>(Location::caller(), self.0, rhs.into().0, |x: $lane, y: $lane| x.max(y)))
+                $name($bin::<$lane, $lane>(Site::here(), self.0, rhs.into().0, |x: $lane, y: $lane| x.max(y)))
             }
             /// Fused multiply-add `self * a + b`, rounded once (`fmaf`).
             #[track_caller]
             #[inline]
             pub fn mul_add(self, a: impl Into<$name>, b: impl Into<$name>) -> $name {
-                let site = Location::caller();
+                let site = Site::here();
                 $name($rebuild(site, self.0, a.into().0, b.into().0))
             }
             /// `x ^ y` per thread (`powf`).
             #[track_caller]
             #[inline]
             pub fn powf(self, y: impl Into<$name>) -> $name {
-                $name($bin::<$lane, $lane>(Location::caller(), self.0, y.into().0, |x: $lane, y: $lane| {
+                $name($bin::<$lane, $lane>(Site::here(), self.0, y.into().0, |x: $lane, y: $lane| {
                     x.zip_each(y, <$scalar>::powf)
                 }))
             }
@@ -1541,7 +1541,7 @@ float_ops!(F64s, f64, F64x32, bin64, un64, fma64);
 /// `bin32` with one lane type for all operands (the float macro's shape).
 #[inline(always)]
 fn bin32f<A: Row32, O: Row32>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R32,
     b: R32,
     f: impl Fn(A, A) -> O,
@@ -1550,22 +1550,22 @@ fn bin32f<A: Row32, O: Row32>(
 }
 
 #[inline(always)]
-fn un32f<A: Row32, O: Row32>(site: &'static Location<'static>, a: R32, f: impl Fn(A) -> O) -> R32 {
+fn un32f<A: Row32, O: Row32>(site: Site, a: R32, f: impl Fn(A) -> O) -> R32 {
     un32::<A, O>(site, a, f)
 }
 
-fn fma32(site: &'static Location<'static>, a: R32, b: R32, c: R32) -> R32 {
+fn fma32(site: Site, a: R32, b: R32, c: R32) -> R32 {
     tri32::<F32x32, F32x32>(site, a, b, c, |x, y, z| x.mul_add(y, z))
 }
 
-fn fma64(site: &'static Location<'static>, a: R64, b: R64, c: R64) -> R64 {
+fn fma64(site: Site, a: R64, b: R64, c: R64) -> R64 {
     tri64::<F64x32, F64x32>(site, a, b, c, |x, y, z| x.mul_add(y, z))
 }
 
 /// `f` on each active warp of 64-bit `a`, `b` and `c` into a new 64-bit value.
 #[inline(always)]
 fn tri64<A: Row64, O: Row64>(
-    site: &'static Location<'static>,
+    site: Site,
     a: R64,
     b: R64,
     c: R64,
@@ -1604,19 +1604,19 @@ impl F32s {
     #[track_caller]
     #[inline]
     pub fn to_i32(self) -> I32s {
-        I32s(un32::<F32x32, I32x32>(Location::caller(), self.0, |x| x.to_i32()))
+        I32s(un32::<F32x32, I32x32>(Site::here(), self.0, |x| x.to_i32()))
     }
     /// Convert to `unsigned`, rounding toward zero and saturating; NaN gives 0.
     #[track_caller]
     #[inline]
     pub fn to_u32(self) -> U32s {
-        U32s(un32::<F32x32, U32x32>(Location::caller(), self.0, |x| x.to_u32()))
+        U32s(un32::<F32x32, U32x32>(Site::here(), self.0, |x| x.to_u32()))
     }
     /// Widen to `double`.
     #[track_caller]
     #[inline]
     pub fn to_f64(self) -> F64s {
-        F64s(widen::<F32x32, F64x32>(Location::caller(), self.0, |x| x.to_f64()))
+        F64s(widen::<F32x32, F64x32>(Site::here(), self.0, |x| x.to_f64()))
     }
     /// Reinterpret the bits (`__float_as_uint`, no instruction).
     #[inline]
@@ -1635,13 +1635,13 @@ impl F64s {
     #[track_caller]
     #[inline]
     pub fn to_f32(self) -> F32s {
-        F32s(narrow::<F64x32, F32x32>(Location::caller(), self.0, |x| x.to_f32()))
+        F32s(narrow::<F64x32, F32x32>(Site::here(), self.0, |x| x.to_f32()))
     }
     /// Convert to `int`, rounding toward zero and saturating; NaN gives 0.
     #[track_caller]
     #[inline]
     pub fn to_i32(self) -> I32s {
-        I32s(narrow::<F64x32, I32x32>(Location::caller(), self.0, |x| {
+        I32s(narrow::<F64x32, I32x32>(Site::here(), self.0, |x| {
             I32x32::from_array(x.to_array().map(|v| v as i32))
         }))
     }
