@@ -86,9 +86,7 @@ impl<'a> Block<'a> {
     #[track_caller]
     #[inline]
     pub fn load<M: Memory>(&mut self, mem: &M, idx: impl Into<U32s>) -> <M::Elem as Element>::Vals {
-        let site = Site::here();
-        let p = self.load_typed::<M::Elem>(site, &mem.place().0, idx.into().0);
-        <M::Elem as Element>::vals(p)
+        self.load_typed::<M::Elem>(Site::here(), &mem.place().0, idx.into().0)
     }
 
     /// Store `v` to `mem[idx]` for each active thread. Threads storing to one element: the
@@ -107,10 +105,10 @@ impl<'a> Block<'a> {
     }
 
     #[inline]
-    pub(crate) fn load_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32) -> Parts {
+    pub(crate) fn load_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32) -> T::Vals {
         frame::with(|fr| {
             if !fr.any_active() {
-                return Parts::words([R32::uniform(0); 4]);
+                return T::vals(Parts::words([R32::uniform(0); 4]));
             }
             // The common case first, before anything is built: 4-byte elements at an affine
             // index, nothing observing.
@@ -128,7 +126,7 @@ impl<'a> Block<'a> {
                     PlaceKind::Shared(_) => rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot),
                 };
                 if slow == 0 {
-                    return Parts::words([R32::Slot(slot); 4]);
+                    return T::vals(Parts::words([R32::Slot(slot); 4]));
                 }
             }
             let buf = Buf::new::<T>(place);
@@ -144,7 +142,7 @@ impl<'a> Block<'a> {
             fr.active = only;
             self.load_warps::<T>(fr, site, &buf, &src, &out);
             fr.active = saved;
-            out.parts
+            T::vals(out.parts)
         })
     }
 

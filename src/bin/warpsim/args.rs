@@ -191,6 +191,14 @@ pub struct BenchArgs {
     /// Small sizes only (a quick look, not the targets' sizes).
     #[arg(long)]
     pub quick: bool,
+    /// Also time the same kernels under PoCL with this peer script (`pocl_peer.py`, which
+    /// needs PoCL and pyopencl: see its README) and report warpsim's time over PoCL's.
+    #[arg(long, value_name = "SCRIPT")]
+    pub pocl: Option<std::path::PathBuf>,
+    /// Also count the x86 instructions each warp instruction costs in fast mode (runs every
+    /// kernel again under valgrind's callgrind, one CPU thread; slow: use with --quick).
+    #[arg(long)]
+    pub instructions: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -1,8 +1,12 @@
 //! `warpsim bench`: each kernel in fast mode, in counting mode and as native Rust, interleaved
-//! in one process, median of several runs.
+//! in one process, median of several runs; optionally the x86 instructions one warp instruction
+//! costs (counted by valgrind) and the time of the same kernel under PoCL.
 
 use crate::args::BenchArgs;
 use serde_json::json;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 use warpsim::kernels::{data, native, reduction, transpose};
 use warpsim::{Device, Error, Mode};
@@ -11,15 +15,28 @@ use warpsim::{Device, Error, Mode};
 struct Case {
     kernel: &'static str,
     size: String,
+    /// The `warpsim run` flags of this size (for the instruction count's child run).
+    run_args: Vec<String>,
+    /// The PoCL peer's name of the same kernel at the same size, if it has one.
+    pocl: Option<(&'static str, String)>,
     native: &'static str,
     elements: usize,
-    /// Run the kernel once in `mode`.
-    warpsim: Box<dyn Fn(Mode) -> Result<(), Error>>,
+    /// Run the kernel once in `mode`; the warp instructions it issued (counting mode).
+    warpsim: Box<dyn Fn(Mode) -> Result<u64, Error>>,
     /// Clear the output before the verified run.
     reset: Box<dyn Fn()>,
     /// Whether the last run's output is right.
     verify: Box<dyn Fn() -> bool>,
     native_run: Box<dyn Fn()>,
+}
+
+/// Warp instructions of a report list.
+fn warp_instructions(reports: &[warpsim::LaunchReport]) -> u64 {
+    reports
+        .iter()
+        .filter_map(|r| r.counters.as_ref())
+        .map(|c| c.warp_instructions)
+        .sum()
 }
 
 fn reduction_case(dev: &std::sync::Arc<Device>, variant: reduction::Variant, n: usize) -> Case {
@@ -30,14 +47,24 @@ fn reduction_case(dev: &std::sync::Arc<Device>, variant: reduction::Variant, n: 
     let host2 = host.clone();
     let last = std::rc::Rc::new(std::cell::Cell::new(f32::NAN));
     let seen = std::rc::Rc::clone(&last);
+    let pocl = match variant {
+        reduction::Variant::Interleaved => Some("R0"),
+        reduction::Variant::Sequential => Some("R2"),
+        reduction::Variant::Multi => Some("R6"),
+        _ => None,
+    };
+    let log2 = n.trailing_zeros();
     Case {
         kernel: variant.name(),
-        size: format!("2^{}", n.trailing_zeros()),
+        size: format!("2^{log2}"),
+        run_args: vec!["--n".into(), n.to_string(), "--block".into(), "256".into()],
+        pocl: pocl.map(|p| (p, format!("N=2^{log2}"))),
         native: "rayon par_iter().sum()",
         elements: n,
         warpsim: Box::new(move |mode| {
-            last.set(reduction::reduce(&d, variant, &x, 256, mode)?.0);
-            Ok(())
+            let (sum, reports) = reduction::reduce(&d, variant, &x, 256, mode)?;
+            last.set(sum);
+            Ok(warp_instructions(&reports))
         }),
         reset: Box::new(|| {}),
         verify: Box::new(move || reduction::close_enough(seen.get(), expected, &host2)),
@@ -61,9 +88,22 @@ fn transpose_case(dev: &std::sync::Arc<Device>, variant: transpose::Variant, n: 
     let copy = !variant.transposes();
     let out = std::cell::RefCell::new(vec![0.0f32; len]);
     let result = output.clone();
+    let pocl = match variant {
+        transpose::Variant::Naive => Some("T0"),
+        transpose::Variant::NoConflicts => Some("T2"),
+        transpose::Variant::CopyShared => Some("C"),
+        _ => None,
+    };
     Case {
         kernel: variant.name(),
         size: format!("{n}x{n}"),
+        run_args: vec![
+            "--width".into(),
+            n.to_string(),
+            "--height".into(),
+            n.to_string(),
+        ],
+        pocl: pocl.map(|p| (p, format!("{n}x{n}"))),
         native: if copy {
             "rayon parallel copy"
         } else {
@@ -75,7 +115,8 @@ fn transpose_case(dev: &std::sync::Arc<Device>, variant: transpose::Variant, n: 
             Box::new(move || output.fill(0.0))
         },
         warpsim: Box::new(move |mode| {
-            transpose::launch(&d, variant, &input, &output, n, n, mode).map(drop)
+            let r = transpose::launch(&d, variant, &input, &output, n, n, mode)?;
+            Ok(warp_instructions(std::slice::from_ref(&r)))
         }),
         verify: Box::new(move || result.to_vec() == want),
         native_run: Box::new(move || {
@@ -90,7 +131,7 @@ fn transpose_case(dev: &std::sync::Arc<Device>, variant: transpose::Variant, n: 
     }
 }
 
-fn time(f: &dyn Fn() -> Result<(), Error>) -> Result<Duration, String> {
+fn time(f: &dyn Fn() -> Result<u64, Error>) -> Result<Duration, String> {
     let t = Instant::now();
     f().map_err(|e| e.to_string())?;
     Ok(t.elapsed())
@@ -114,55 +155,60 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
     }
 }
 
+/// The cases: the targets (the reductions at 2^24, the transposes at 4096²) and the
+/// rows the PoCL peer measures; `--quick` takes 2^20 and 1024².
+fn cases(dev: &std::sync::Arc<Device>, quick: bool) -> Vec<Case> {
+    use reduction::Variant as R;
+    use transpose::Variant as T;
+    let (n, small, large) = if quick {
+        (1 << 20, 512, 1024)
+    } else {
+        (1 << 24, 2048, 4096)
+    };
+    let mut v = Vec::new();
+    for r in [R::Interleaved, R::Sequential, R::Multi, R::Shuffle] {
+        v.push(reduction_case(dev, r, n));
+    }
+    v.push(transpose_case(dev, T::Copy, large));
+    for t in [T::CopyShared, T::Naive, T::NoConflicts] {
+        v.push(transpose_case(dev, t, small));
+        v.push(transpose_case(dev, t, large));
+    }
+    v.push(transpose_case(dev, T::Coalesced, large));
+    v
+}
+
 fn run_cases(a: &BenchArgs) -> Result<(), String> {
     let dev = Device::default();
     let threads = dev.threads();
     let dev = std::sync::Arc::new(dev);
-    let (small, large, tsmall, tlarge) = if a.quick {
-        (1 << 16, 1 << 20, 256, 1024)
-    } else {
-        (1 << 20, 1 << 24, 1024, 4096)
+    let cases = cases(&dev, a.quick);
+    let pocl = match &a.pocl {
+        Some(script) => Some(pocl_times(script, a.runs)?),
+        None => None,
     };
-    let mut cases = Vec::new();
-    for v in [
-        reduction::Variant::Sequential,
-        reduction::Variant::Multi,
-        reduction::Variant::Shuffle,
-    ] {
-        for n in [small, large] {
-            cases.push(reduction_case(&dev, v, n));
-        }
-    }
-    for v in [
-        transpose::Variant::Copy,
-        transpose::Variant::Coalesced,
-        transpose::Variant::NoConflicts,
-    ] {
-        for n in [tsmall, tlarge] {
-            cases.push(transpose_case(&dev, v, n));
-        }
-    }
     let runs = a.runs.max(1);
     let mut results = Vec::new();
     if !a.json {
         out!("warpsim bench: {threads} CPU threads, median of {runs} runs, modes interleaved\n");
-        out!(
-            "  {:<24} {:>10} {:>11} {:>11} {:>13} {:>10} {:>12} {:>13}",
-            "kernel",
-            "size",
-            "native ms",
-            "fast ms",
-            "counting ms",
-            "Melem/s",
-            "fast/native",
-            "count/fast"
+        let mut head = format!(
+            "  {:<24} {:>10} {:>10} {:>10} {:>12} {:>12} {:>11}",
+            "kernel", "size", "native ms", "fast ms", "counting ms", "fast/native", "count/fast"
         );
+        if pocl.is_some() {
+            head += &format!(" {:>9} {:>10}", "PoCL ms", "fast/PoCL");
+        }
+        if a.instructions {
+            head += &format!(" {:>12}", "x86/warp-in");
+        }
+        out!("{head}");
     }
     for c in &cases {
         // One untimed round warms caches and checks every mode's output.
+        let mut counted = 0;
         for mode in [Mode::Fast, Mode::Count] {
             (c.reset)();
-            (c.warpsim)(mode).map_err(|e| e.to_string())?;
+            counted = (c.warpsim)(mode).map_err(|e| e.to_string())?;
             if !(c.verify)() {
                 return Err(format!(
                     "{} {}: wrong result in {mode:?} mode",
@@ -177,28 +223,58 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
             counting.push(time(&|| (c.warpsim)(Mode::Count))?);
             nat.push(time(&|| {
                 (c.native_run)();
-                Ok(())
+                Ok(0)
             })?);
         }
         let (f, k, n) = (median(fast), median(counting), median(nat));
+        let p = pocl
+            .as_ref()
+            .and_then(|t| c.pocl.as_ref().and_then(|key| t.get(key)))
+            .copied();
+        let per_instr = if a.instructions {
+            x86_instructions(c).map(|x| x as f64 / counted as f64)
+        } else {
+            None
+        };
         if !a.json {
-            out!(
-                "  {:<24} {:>10} {:>11.2} {:>11.2} {:>13.2} {:>10.0} {:>12.2} {:>13.2}",
+            let mut line = format!(
+                "  {:<24} {:>10} {:>10.2} {:>10.2} {:>12.2} {:>12.2} {:>11.2}",
                 c.kernel,
                 c.size,
                 n,
                 f,
                 k,
-                c.elements as f64 / f / 1e3,
                 f / n,
                 k / f
             );
+            if pocl.is_some() {
+                line += &match p {
+                    Some(p) => format!(" {:>9.2} {:>10.2}", p, f / p),
+                    None => format!(" {:>9} {:>10}", "-", "-"),
+                };
+            }
+            if a.instructions {
+                line += &match per_instr {
+                    Some(x) => format!(" {x:>12.1}"),
+                    None => format!(" {:>12}", "-"),
+                };
+            }
+            out!("{line}");
         }
-        results.push(json!({
-            "kernel": c.kernel, "size": c.size, "native": c.native,
+        let mut r = json!({
+            "kernel": c.kernel, "size": c.size, "native": c.native, "elements": c.elements,
             "native_ms": n, "fast_ms": f, "counting_ms": k,
             "fast_over_native": f / n, "counting_over_fast": k / f,
-        }));
+            "warp_instructions": counted,
+        });
+        if let Some(p) = p {
+            r["pocl_ms"] = json!(p);
+            r["fast_over_pocl"] = json!(f / p);
+        }
+        if let Some(x) = per_instr {
+            r["x86_per_warp_instruction"] = json!(x);
+        }
+        results.push(r);
     }
     if a.json {
         out!(
@@ -208,8 +284,67 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         );
     } else {
         out!(
-            "\n(each case's output is verified in both modes before timing; times are the launches alone)"
+            "\n(each case's output is verified in both modes before timing; times are the launches alone{}{})",
+            if pocl.is_some() {
+                "; PoCL: kernel time from OpenCL profiling events, same machine, this run"
+            } else {
+                ""
+            },
+            if a.instructions {
+                "; x86/warp-in: instructions executed inside blocks in fast mode on one thread (valgrind), per warp instruction counted"
+            } else {
+                ""
+            }
         );
     }
     Ok(())
+}
+
+/// Run the PoCL peer script and read its `RESULT` lines: (kernel, size) → median ms.
+fn pocl_times(script: &Path, runs: usize) -> Result<HashMap<(&'static str, String), f64>, String> {
+    let out = Command::new("python3")
+        .arg(script)
+        .args(["--reps", &runs.max(1).to_string()])
+        .output()
+        .map_err(|e| format!("cannot run the PoCL peer {}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the PoCL peer {} failed (is PoCL installed? see its README):\n{}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let mut times = HashMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() >= 5 && f[0] == "RESULT" {
+            let name = ["R0", "R2", "R6", "T0", "T2", "C"]
+                .into_iter()
+                .find(|k| *k == f[2]);
+            if let (Some(name), Ok(ms)) = (name, f[4].parse::<f64>()) {
+                times.insert((name, f[3].to_string()), ms);
+            }
+        }
+    }
+    Ok(times)
+}
+
+/// The x86 instructions the case's kernel executes inside its blocks in fast mode on one CPU
+/// thread, counted by valgrind in a child `warpsim run` (`None` without valgrind).
+fn x86_instructions(c: &Case) -> Option<u64> {
+    let exe = std::env::current_exe().ok()?;
+    let out = Command::new("valgrind")
+        .args([
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            "--toggle-collect=*launch::run_block*",
+        ])
+        .arg(exe)
+        .args(["run", c.kernel, "--no-counters", "--threads", "1"])
+        .args(&c.run_args)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let line = text.lines().find(|l| l.contains("Collected :"))?;
+    line.rsplit(':').next()?.trim().replace(',', "").parse().ok()
 }
