@@ -111,7 +111,7 @@ impl<'a> Block<'a> {
                 return T::vals(Parts::words([R32::uniform(0); 4]));
             }
             // The common case first, before anything is built: 4-byte elements at an affine
-            // index, nothing observing.
+            // index, no check mode. Counting sees the warps it moved afterwards.
             let mut slow = u32::MAX;
             let mut out = None;
             if let R32::Aff { a, b, c } = idx
@@ -125,12 +125,17 @@ impl<'a> Block<'a> {
                     PlaceKind::Global(alloc, ..) => rows_fast(fr, &Atomics(&alloc.words), origin, len, (a, b, c), slot),
                     PlaceKind::Shared(_) => rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot),
                 };
+                if self.launch.counting {
+                    self.observe_affine::<T>(fr, site, place, AccessKind::Load, (a, b, c), slow);
+                }
                 if slow == 0 {
                     return T::vals(Parts::words([R32::Slot(slot); 4]));
                 }
             }
             let buf = Buf::new::<T>(place);
-            self.begin(fr, site);
+            if slow == u32::MAX {
+                self.begin(fr, site);
+            }
             let src = fr.src32(idx);
             let out = match out {
                 Some(slot) => Out::word(slot),
@@ -193,10 +198,32 @@ impl<'a> Block<'a> {
             }
     }
 
-    /// Whether an instruction needs nothing but the data moved: no observer, no interleaving.
+    /// Whether an instruction may take the fast paths: no check mode (which validates every
+    /// lane first), no interleaving (which may change what a load sees).
     #[inline(always)]
     fn plain(&self) -> bool {
-        !self.launch.counting && self.st.arena.interleave.is_none()
+        !self.launch.checking && self.st.arena.interleave.is_none()
+    }
+
+    /// Count an instruction a fast path executed: one instruction per active warp, and the
+    /// request of each warp it moved (not those in `slow`, which the general path counts).
+    #[inline(never)]
+    fn observe_affine<T: Element>(&mut self, fr: &mut Frame, site: Site, place: &PlaceKind<'_>, kind: AccessKind, (a, b, c): (u32, u32, u32), slow: u32) {
+        let buf = Buf::new::<T>(place);
+        self.begin(fr, site);
+        for w in 0..fr.warps {
+            if fr.active[w] != 0 && slow >> w & 1 == 0 {
+                let a = WarpAccess {
+                    warp: w as u32,
+                    mask: fr.active[w],
+                    idx: WarpIdx::Affine {
+                        start: a.wrapping_add(b.wrapping_mul(w as u32)),
+                        step: c,
+                    },
+                };
+                self.observe(fr, site, &buf, kind, &a);
+            }
+        }
     }
 
     #[inline]
@@ -220,12 +247,17 @@ impl<'a> Block<'a> {
                     PlaceKind::Global(..) => u32::MAX,
                     PlaceKind::Shared(_) => store_rows_fast(fr, &mut self.st.arena.words[..], origin, len, (a, b, c), &v),
                 };
+                if self.launch.counting && slow != u32::MAX {
+                    self.observe_affine::<T>(fr, site, place, AccessKind::Store, (a, b, c), slow);
+                }
                 if slow == 0 {
                     return;
                 }
             }
             let buf = Buf::new::<T>(place);
-            self.begin(fr, site);
+            if slow == u32::MAX {
+                self.begin(fr, site);
+            }
             let src = fr.src32(idx);
             let vals = ValueSrc::new(fr, T::LAYOUT, v);
             let saved = fr.active;

@@ -14,7 +14,7 @@
 //! conflicts* are wavefronts minus ideal, and the access is an *n-way* conflict with
 //! `n = ceil(wavefronts / ideal)`. On sm_13 each half-warp is a separate request.
 
-use super::{Element, Memory, Place, PlaceKind, Target, WarpAccess, sealed};
+use super::{Element, Memory, Place, PlaceKind, Target, WarpAccess, WarpIdx, sealed};
 use crate::error::Space;
 use crate::lanes::Mask;
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
@@ -326,6 +326,25 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
         let k = mask.count_ones() as usize * words_per;
         let wf = k.div_ceil(banks) as u64;
         return (wf, wf);
+    }
+    if let WarpIdx::Affine { start, step } = a.idx
+        && step != 0
+        && a.idx.increasing(mask)
+        && t.base % 4 == 0
+    {
+        // Distinct elements at a constant stride: every word is distinct, so the busiest bank
+        // is found by counting, without sorting.
+        let first = (t.base / 4) as usize + start as usize * words_per;
+        let stride = step as usize * words_per;
+        let mut per_bank = [0u8; 32];
+        for l in Mask(mask).lanes() {
+            for k in 0..words_per {
+                per_bank[(first + l as usize * stride + k) % banks] += 1;
+            }
+        }
+        let distinct = (mask.count_ones() as usize * words_per) as u64;
+        let wf = u64::from(*per_bank.iter().max().unwrap_or(&1));
+        return (wf, distinct.div_ceil(banks as u64));
     }
     let mut words = [0u32; 128];
     let mut n = 0;
