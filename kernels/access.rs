@@ -9,7 +9,7 @@
 //! float (50 %), as two arrays every access is dense (100 %).
 
 use crate::kernels::{Outcome, Params, data, exact_outcome};
-use crate::{Device, Error, Global, LaunchConfig, Mode, Block};
+use crate::{Block, Device, Error, Global, LaunchConfig, Mode};
 
 /// Which offset kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,9 +217,7 @@ pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Resul
             let data = dev.alloc_from("data", &points);
             let result = dev.alloc_zeroed::<f32>("result", 2 * n);
             let cfg = LaunchConfig::new(grid, block).name("aos").mode(mode);
-            let r = dev.launch(&cfg, |b: &mut Block<'_>| {
-                aos(b, &data, &result, n32)
-            })?;
+            let r = dev.launch(&cfg, |b: &mut Block<'_>| aos(b, &data, &result, n32))?;
             (r, result.to_vec())
         }
         Layout::Soa => {
@@ -231,9 +229,7 @@ pub fn run_layout(dev: &Device, layout: Layout, p: &Params, mode: Mode) -> Resul
                 dev.alloc_zeroed::<f32>("ry", n),
             );
             let cfg = LaunchConfig::new(grid, block).name("soa").mode(mode);
-            let r = dev.launch(&cfg, |b: &mut Block<'_>| {
-                soa(b, &x, &y, &rx, &ry, n32)
-            })?;
+            let r = dev.launch(&cfg, |b: &mut Block<'_>| soa(b, &x, &y, &rx, &ry, n32))?;
             let got = rx
                 .to_vec()
                 .into_iter()

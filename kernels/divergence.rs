@@ -8,16 +8,10 @@
 //! (`(tid / 32) % 2`, no divergence).
 
 use crate::kernels::{Outcome, data, exact_outcome};
-use crate::{Device, Dim3, Error, F32s, Global, LaunchConfig, Mode, Block};
+use crate::{Block, Device, Dim3, Error, F32s, Global, LaunchConfig, Mode};
 
 /// `i = blockIdx.x*blockDim.x + threadIdx.x; if (i < n) C[i] = A[i] + B[i];`
-pub fn vector_add(
-    b: &mut Block<'_>,
-    a: &Global<f32>,
-    b_in: &Global<f32>,
-    c: &Global<f32>,
-    n: u32,
-) {
+pub fn vector_add(b: &mut Block<'_>, a: &Global<f32>, b_in: &Global<f32>, c: &Global<f32>, n: u32) {
     let i = b.global_idx_x();
     b.if_(i.lt(n), |b| {
         let v = b.load(a, i) + b.load(b_in, i);
@@ -182,9 +176,7 @@ pub fn run_branch(
         .name(name)
         .mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, |b: &mut Block<'_>| {
-        branch(b, &c, n as u32, split)
-    })?;
+    let report = dev.launch(&cfg, |b: &mut Block<'_>| branch(b, &c, n as u32, split))?;
     let time = start.elapsed();
     Ok(exact_outcome(
         &c.to_vec(),

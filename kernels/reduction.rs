@@ -8,7 +8,7 @@
 //! versions; their counters show why each is cheaper than the one before.
 
 use crate::kernels::{Outcome, data};
-use crate::{Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mask, Mode, U32s, Block};
+use crate::{Block, Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mask, Mode, U32s};
 
 /// The reduction variants, in the documents' order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,12 +220,7 @@ pub fn unroll_warp(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32
 
 /// Completely unrolled for `BLOCK` threads (a power of two, 64 to 1024): every step's stride
 /// is a compile-time constant and steps larger than the block vanish.
-pub fn unrolled<const BLOCK: u32>(
-    b: &mut Block<'_>,
-    x: &Global<f32>,
-    out: &Global<f32>,
-    n: u32,
-) {
+pub fn unrolled<const BLOCK: u32>(b: &mut Block<'_>, x: &Global<f32>, out: &Global<f32>, n: u32) {
     let s = b.shared::<f32>(BLOCK as usize);
     let t = b.thread_idx().x;
     let v = first_add(b, x, n);
@@ -340,44 +335,28 @@ pub fn reduce(
         })?;
         let (inp, o) = (&input, &out);
         let report = match variant {
-            Variant::Interleaved => dev.launch(&cfg, |b: &mut Block<'_>| {
-                interleaved(b, inp, o, n32)
-            }),
+            Variant::Interleaved => {
+                dev.launch(&cfg, |b: &mut Block<'_>| interleaved(b, inp, o, n32))
+            }
             Variant::InterleavedStrided => dev.launch(&cfg, |b: &mut Block<'_>| {
                 interleaved_strided(b, inp, o, n32)
             }),
-            Variant::Sequential => dev.launch(&cfg, |b: &mut Block<'_>| {
-                sequential(b, inp, o, n32)
-            }),
-            Variant::FirstAdd => dev.launch(&cfg, |b: &mut Block<'_>| {
-                first_add_kernel(b, inp, o, n32)
-            }),
-            Variant::UnrollWarp => dev.launch(&cfg, |b: &mut Block<'_>| {
-                unroll_warp(b, inp, o, n32)
-            }),
+            Variant::Sequential => dev.launch(&cfg, |b: &mut Block<'_>| sequential(b, inp, o, n32)),
+            Variant::FirstAdd => {
+                dev.launch(&cfg, |b: &mut Block<'_>| first_add_kernel(b, inp, o, n32))
+            }
+            Variant::UnrollWarp => {
+                dev.launch(&cfg, |b: &mut Block<'_>| unroll_warp(b, inp, o, n32))
+            }
             Variant::Unrolled => match block {
-                64 => dev.launch(&cfg, |b: &mut Block<'_>| {
-                    unrolled::<64>(b, inp, o, n32)
-                }),
-                128 => dev.launch(&cfg, |b: &mut Block<'_>| {
-                    unrolled::<128>(b, inp, o, n32)
-                }),
-                256 => dev.launch(&cfg, |b: &mut Block<'_>| {
-                    unrolled::<256>(b, inp, o, n32)
-                }),
-                512 => dev.launch(&cfg, |b: &mut Block<'_>| {
-                    unrolled::<512>(b, inp, o, n32)
-                }),
-                _ => dev.launch(&cfg, |b: &mut Block<'_>| {
-                    unrolled::<1024>(b, inp, o, n32)
-                }),
+                64 => dev.launch(&cfg, |b: &mut Block<'_>| unrolled::<64>(b, inp, o, n32)),
+                128 => dev.launch(&cfg, |b: &mut Block<'_>| unrolled::<128>(b, inp, o, n32)),
+                256 => dev.launch(&cfg, |b: &mut Block<'_>| unrolled::<256>(b, inp, o, n32)),
+                512 => dev.launch(&cfg, |b: &mut Block<'_>| unrolled::<512>(b, inp, o, n32)),
+                _ => dev.launch(&cfg, |b: &mut Block<'_>| unrolled::<1024>(b, inp, o, n32)),
             },
-            Variant::Multi => {
-                dev.launch(&cfg, |b: &mut Block<'_>| multi(b, inp, o, n32))
-            }
-            Variant::Shuffle => {
-                dev.launch(&cfg, |b: &mut Block<'_>| shuffle(b, inp, o, n32))
-            }
+            Variant::Multi => dev.launch(&cfg, |b: &mut Block<'_>| multi(b, inp, o, n32)),
+            Variant::Shuffle => dev.launch(&cfg, |b: &mut Block<'_>| shuffle(b, inp, o, n32)),
         }?;
         launches.push(report);
         if grid == 1 {

@@ -9,7 +9,7 @@
 //! wavefronts and consecutive 16-byte vectors 4 without any conflict.
 
 use crate::kernels::{Outcome, Params, Pattern, SmemOp, exact_outcome};
-use crate::{Device, Element, Error, F32s, Global, LaunchConfig, Mode, U32s, Block};
+use crate::{Block, Device, Element, Error, F32s, Global, LaunchConfig, Mode, U32s};
 
 /// Element types of the pattern kernel: `float`, `float2`, `float4` (1, 2 or 4 words).
 pub trait PatternElem: Element {
@@ -154,9 +154,7 @@ fn run_typed<T: PatternElem>(dev: &Device, p: &Params, mode: Mode) -> Result<Out
     let out = dev.alloc_zeroed::<f32>("out", block as usize);
     let cfg = LaunchConfig::new(1, block).name("smem-pattern").mode(mode);
     let start = std::time::Instant::now();
-    let report = dev.launch(&cfg, |b: &mut Block<'_>| {
-        pattern_kernel::<T>(b, &out, p)
-    })?;
+    let report = dev.launch(&cfg, |b: &mut Block<'_>| pattern_kernel::<T>(b, &out, p))?;
     let time = start.elapsed();
     let accesses = u64::from(block) * u64::from(p.iters);
     Ok(exact_outcome(

@@ -8,9 +8,7 @@
 //! a 32-way bank conflict), the padded tile (`no-conflicts`) and diagonal block order.
 
 use crate::kernels::{Outcome, data, exact_outcome};
-use crate::{
-    Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mode, Shared, U32s, Block,
-};
+use crate::{Block, Device, Error, F32s, Global, LaunchConfig, LaunchReport, Mode, Shared, U32s};
 
 /// Tile edge.
 pub const TILE: u32 = 32;
@@ -99,13 +97,7 @@ fn tile_origin(b: &Block<'_>) -> (u32, u32) {
 }
 
 /// `odata[y*width + x] = idata[y*width + x]`, four rows per thread.
-pub fn copy(
-    b: &mut Block<'_>,
-    input: &Global<f32>,
-    output: &Global<f32>,
-    width: u32,
-    height: u32,
-) {
+pub fn copy(b: &mut Block<'_>, input: &Global<f32>, output: &Global<f32>, width: u32, height: u32) {
     let (bx, by) = tile_origin(b);
     let t = b.thread_idx();
     let (x, y) = (t.x + bx, t.y + by);
@@ -273,27 +265,21 @@ pub fn launch(
         .mode(mode);
     let (i, o) = (input, output);
     match variant {
-        Variant::Copy => dev.launch(&cfg, |b: &mut Block<'_>| {
-            copy(b, i, o, width, height)
-        }),
+        Variant::Copy => dev.launch(&cfg, |b: &mut Block<'_>| copy(b, i, o, width, height)),
         Variant::CopyStrided => dev.launch(&cfg, |b: &mut Block<'_>| {
             copy_strided(b, i, o, width, height)
         }),
-        Variant::Naive => dev.launch(&cfg, |b: &mut Block<'_>| {
-            naive(b, i, o, width, height)
-        }),
+        Variant::Naive => dev.launch(&cfg, |b: &mut Block<'_>| naive(b, i, o, width, height)),
         Variant::CopyShared => dev.launch(&cfg, |b: &mut Block<'_>| {
             copy_shared(b, i, o, width, height)
         }),
-        Variant::Coalesced => dev.launch(&cfg, |b: &mut Block<'_>| {
-            coalesced(b, i, o, width, height)
-        }),
+        Variant::Coalesced => {
+            dev.launch(&cfg, |b: &mut Block<'_>| coalesced(b, i, o, width, height))
+        }
         Variant::NoConflicts => dev.launch(&cfg, |b: &mut Block<'_>| {
             no_conflicts(b, i, o, width, height)
         }),
-        Variant::Diagonal => dev.launch(&cfg, |b: &mut Block<'_>| {
-            diagonal(b, i, o, width, height)
-        }),
+        Variant::Diagonal => dev.launch(&cfg, |b: &mut Block<'_>| diagonal(b, i, o, width, height)),
     }
 }
 

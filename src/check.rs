@@ -35,17 +35,17 @@
 //! inside blocks, block orders) and reports a schedule whose outputs differ, with the seed that
 //! reproduces it.
 
+use crate::block::{BlockOrder, WarpOrder};
 use crate::error::{AccessKind, Space};
 use crate::geometry::{BlockShape, Dim3};
 use crate::lanes::Mask;
 use crate::memory::global::Allocation;
 use crate::memory::{Target, WarpAccess, WarpIdx};
-use crate::block::{BlockOrder, WarpOrder};
+use crate::site::{Site as Src, SiteTable};
 use crate::values::frame::{MAX_WARPS, Masks};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use crate::site::{Site as Src, SiteTable};
 use std::sync::Mutex;
 
 /// Findings kept per launch; later ones are counted in the first finding of their group only.

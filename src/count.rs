@@ -16,22 +16,107 @@ use crate::memory::global::coalesce;
 use crate::memory::shared::{BankGeometry, wavefronts};
 use crate::memory::{Target, WarpAccess};
 use crate::metrics::Counters;
-use crate::values::frame::{Frame, Masks};
 use crate::site::Site;
+use crate::values::frame::{Frame, Masks};
 
 /// Counters of the blocks one worker ran, by site index of the worker's frame.
 pub(crate) struct Count {
     pub sites: Vec<Counters>,
     /// Divergent branches by warp index within the block, summed over blocks.
     pub divergent_by_warp: Vec<u64>,
+    /// What the pictures are drawn from (see [`crate::metrics::Samples`]).
+    pub samples: RawSamples,
+    /// The running block (linear index), its branch step and its divergent branches per warp.
+    block: u64,
+    step: usize,
+    block_div: Vec<u32>,
+}
+
+/// [`crate::metrics::Samples`] as the workers collect them, merged deterministically.
+#[derive(Default)]
+pub(crate) struct RawSamples {
+    pub worst_global: Option<RawAccess>,
+    pub worst_shared: Option<RawAccess>,
+    /// Per block with a divergent branch: its divergent branches per warp (`None`: the grid is
+    /// too large to map).
+    pub by_block: Option<Vec<(u64, Vec<u32>)>>,
+    pub steps: Vec<Vec<u64>>,
+    /// Per step, the first block (linear) that reached it and its branch's site.
+    pub step_sites: Vec<(u64, Site)>,
+}
+
+/// One warp's access, kept while it is the costliest seen.
+pub(crate) struct RawAccess {
+    /// Cost, then the lowest block and warp first.
+    pub key: (std::cmp::Reverse<u64>, u64, u32),
+    pub site: Site,
+    pub space: Space,
+    pub kind: AccessKind,
+    pub buffer: String,
+    pub elem: u32,
+    pub addresses: [Option<u64>; 32],
+    pub sectors: u64,
+    pub lines: u64,
+    pub wavefronts: (u64, u64),
+}
+
+impl RawSamples {
+    /// Keep the better of two candidates.
+    fn keep(mine: &mut Option<RawAccess>, other: Option<RawAccess>) {
+        if let Some(o) = other
+            && mine.as_ref().is_none_or(|m| o.key < m.key)
+        {
+            *mine = Some(o);
+        }
+    }
+
+    pub fn merge(&mut self, other: RawSamples) {
+        Self::keep(&mut self.worst_global, other.worst_global);
+        Self::keep(&mut self.worst_shared, other.worst_shared);
+        match (&mut self.by_block, other.by_block) {
+            (Some(mine), Some(theirs)) => mine.extend(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            _ => {}
+        }
+        if self.steps.len() < other.steps.len() {
+            self.steps.resize(other.steps.len(), Vec::new());
+        }
+        for (a, b) in self.steps.iter_mut().zip(other.steps) {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
+        for (k, s) in other.step_sites.into_iter().enumerate() {
+            match self.step_sites.get_mut(k) {
+                Some(mine) if s.0 < mine.0 => *mine = s,
+                Some(_) => {}
+                None => self.step_sites.push(s),
+            }
+        }
+    }
 }
 
 impl Count {
-    pub fn new(warps: usize) -> Count {
+    /// A counter for blocks of `warps` warps; `map` whether to keep the per-block divergence map.
+    pub fn new(warps: usize, map: bool) -> Count {
         Count {
             sites: vec![Counters::default()],
             divergent_by_warp: vec![0; warps],
+            samples: RawSamples {
+                by_block: map.then(Vec::new),
+                ..RawSamples::default()
+            },
+            block: 0,
+            step: 0,
+            block_div: vec![0; warps],
         }
+    }
+
+    /// Block `linear` starts.
+    pub fn begin_block(&mut self, linear: u64) {
+        self.block = linear;
+        self.step = 0;
     }
 
     #[inline]
@@ -57,8 +142,22 @@ impl Count {
     /// A branch: per warp with an active lane, one instruction and one branch, divergent when
     /// both sides have lanes.
     #[inline]
-    pub fn branch(&mut self, site: usize, active: &Masks, taken: &Masks, warps: usize) {
+    pub fn branch(&mut self, site: usize, at: Site, active: &Masks, taken: &Masks, warps: usize) {
         self.instr(site, active, warps);
+        let step = self.step;
+        self.step += 1;
+        let record = step < crate::metrics::Samples::MAX_STEPS;
+        if record {
+            let s = &mut self.samples;
+            if s.steps.len() <= step {
+                s.steps.resize(step + 1, vec![0; warps]);
+            }
+            match s.step_sites.get_mut(step) {
+                Some(first) if self.block < first.0 => *first = (self.block, at),
+                Some(_) => {}
+                None => s.step_sites.push((self.block, at)),
+            }
+        }
         for w in 0..warps {
             if active[w] == 0 {
                 continue;
@@ -69,6 +168,10 @@ impl Count {
             if divergent {
                 c.divergent_branches += 1;
                 self.divergent_by_warp[w] += 1;
+                self.block_div[w] += 1;
+                if record {
+                    self.samples.steps[step][w] += 1;
+                }
             }
         }
     }
@@ -85,17 +188,47 @@ impl Count {
     pub fn access(
         &mut self,
         site: usize,
+        at: Site,
         kind: AccessKind,
         t: &Target<'_>,
         a: &WarpAccess<'_>,
         banks: BankGeometry,
     ) {
-        let c = self.at(site);
+        let block = self.block;
+        if site >= self.sites.len() {
+            self.sites.resize(site + 1, Counters::default());
+        }
+        let c = &mut self.sites[site];
+        let (global, shared) = (
+            &mut self.samples.worst_global,
+            &mut self.samples.worst_shared,
+        );
+        let sample =
+            |best: &mut Option<RawAccess>, cost: u64, sectors: u64, lines: u64, wf: (u64, u64)| {
+                let key = (std::cmp::Reverse(cost), block, a.warp);
+                if best.as_ref().is_none_or(|b| key < b.key) {
+                    *best = Some(RawAccess {
+                        key,
+                        site: at,
+                        space: t.space,
+                        kind,
+                        buffer: t.name.to_string(),
+                        elem: t.elem,
+                        addresses: std::array::from_fn(|l| {
+                            (a.mask >> l & 1 != 0).then(|| t.address(a.idx.lane(l as u32)))
+                        }),
+                        sectors,
+                        lines,
+                        wavefronts: wf,
+                    });
+                }
+            };
         if a.mask != 0 {
             let bytes = u64::from(a.mask.count_ones() * t.elem);
             match (t.space, kind) {
                 (Space::Global, AccessKind::Load) => {
                     let (sectors, lines) = coalesce(t, a);
+                    sample(global, sectors, sectors, lines, (0, 0));
                     c.gld_requests += 1;
                     c.gld_sectors += sectors;
                     c.gld_lines += lines;
@@ -103,6 +236,7 @@ impl Count {
                 }
                 (Space::Global, AccessKind::Store) => {
                     let (sectors, lines) = coalesce(t, a);
+                    sample(global, sectors, sectors, lines, (0, 0));
                     c.gst_requests += 1;
                     c.gst_sectors += sectors;
                     c.gst_lines += lines;
@@ -115,7 +249,9 @@ impl Count {
                 (Space::Shared, AccessKind::Atomic) => c.atomic_requests += 1,
                 (Space::Shared, load_or_store) => {
                     let load = load_or_store == AccessKind::Load;
+                    let mut total = (0, 0);
                     wavefronts(banks, t, a, |wf, ideal| {
+                        total = (total.0 + wf, total.1 + ideal);
                         if load {
                             c.shared_ld_wavefronts += wf;
                             c.shared_ld_ideal += ideal;
@@ -125,6 +261,7 @@ impl Count {
                         }
                         c.shared_conflict_ways[wf.div_ceil(ideal).clamp(1, 32) as usize - 1] += 1;
                     });
+                    sample(shared, total.0, 0, 0, total);
                     if load {
                         c.shared_ld_requests += 1;
                     } else {
@@ -138,6 +275,12 @@ impl Count {
     /// The block ended: add its warps and the arithmetic its values tallied.
     pub fn end_block(&mut self, fr: &mut Frame, warps: usize) {
         self.sites[0].warps_launched += warps as u64;
+        if self.block_div.iter().any(|&d| d != 0) {
+            if let Some(map) = &mut self.samples.by_block {
+                map.push((self.block, self.block_div.clone()));
+            }
+            self.block_div.fill(0);
+        }
         for (i, t) in fr.tallies.iter_mut().enumerate() {
             if t.ops != 0 {
                 let t = std::mem::take(t);

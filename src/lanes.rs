@@ -535,7 +535,7 @@ macro_rules! lane_bits {
                 if rhs < <$scalar>::BITS {
                     self.map(|a| a >> rhs)
                 } else {
-                        $name::from_array(self.to_array().map(|a| a.unbounded_shr(rhs)))
+                    $name::from_array(self.to_array().map(|a| a.unbounded_shr(rhs)))
                 }
             }
         }
@@ -788,7 +788,9 @@ impl U32x32 {
 /// `0, 1, …, 31`: each lane's own index.
 pub(crate) const IOTA: U32x32 = U32x32([
     u32x16::new([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
-    u32x16::new([16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]),
+    u32x16::new([
+        16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    ]),
 ]);
 
 /// Raw conversions between a 64-bit lane vector and the two 32-bit rows that store it

@@ -10,15 +10,16 @@
 
 use crate::block::{Block, BlockOrder, BlockState, Fault, LaunchCtx, WarpOrder};
 use crate::check::{LaunchCheck, Schedule};
+use crate::count::{RawAccess, RawSamples};
 use crate::error::Error;
 use crate::geometry::{BlockShape, Component, Dim3};
 use crate::memory::{Element, Global};
-use crate::metrics::{Counters, LineCounters, Metrics};
+use crate::metrics::{AccessSample, Counters, LineCounters, Metrics, Samples};
 use crate::profile::Profile;
+use crate::site::{Site, SiteTable};
 use crate::values::frame;
 use rayon::prelude::*;
 use std::cell::{Cell, RefCell};
-use crate::site::{Site, SiteTable};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -131,6 +132,8 @@ pub struct LaunchReport {
     /// The counters per source line, in file and line order, when the launch asked for them
     /// ([`LaunchConfig::lines`]); they add up to [`LaunchReport::counters`].
     pub lines: Vec<LineCounters>,
+    /// What the report's pictures are drawn from (empty in [`Mode::Fast`]).
+    pub samples: Samples,
     /// What [`Mode::Check`] found, errors first (empty in the other modes).
     pub findings: Vec<crate::check::Finding>,
     /// Wall-clock time of the launch on the CPU.
@@ -380,7 +383,7 @@ impl Device {
                 }
                 most_shared = most_shared.max(st.arena.bytes_used() as u64);
             }
-            Totals::of(&st, most_shared)
+            Totals::of(&mut st, most_shared)
         };
         // Check mode's findings about global memory depend on the order blocks finish in, so
         // it runs blocks one after another unless a schedule is given.
@@ -439,10 +442,54 @@ impl Device {
             } else {
                 Vec::new()
             },
+            samples: ctx
+                .counting
+                .then(|| samples(totals.samples, cfg, &ctx))
+                .unwrap_or_default(),
             findings,
             elapsed,
             profile: self.profile.clone(),
         })
+    }
+}
+
+/// The samples of a launch, resolved: sites to source positions, the sparse per-block
+/// divergence map to a dense one.
+fn samples(raw: RawSamples, cfg: &LaunchConfig, ctx: &LaunchCtx) -> Samples {
+    let access = |r: RawAccess| AccessSample {
+        space: r.space,
+        access: r.kind,
+        buffer: r.buffer,
+        elem_bytes: r.elem,
+        addresses: r.addresses.to_vec(),
+        sectors: r.sectors,
+        lines: r.lines,
+        wavefronts: r.wavefronts,
+        block: Dim3::from_linear(r.key.1, cfg.grid),
+        warp: r.key.2,
+        site: ctx.sites.position(r.site),
+    };
+    let warps = ctx.shape.warps;
+    let divergent_by_block = match raw.by_block {
+        Some(list) if !list.is_empty() => {
+            let mut map = vec![0; cfg.grid.count() as usize * warps];
+            for (b, per_warp) in list {
+                map[b as usize * warps..][..warps].copy_from_slice(&per_warp);
+            }
+            map
+        }
+        _ => Vec::new(),
+    };
+    Samples {
+        worst_global: raw.worst_global.map(access),
+        worst_shared: raw.worst_shared.map(access),
+        divergent_by_block,
+        divergent_by_step: raw.steps,
+        step_sites: raw
+            .step_sites
+            .into_iter()
+            .map(|(_, s)| ctx.sites.position(s))
+            .collect(),
     }
 }
 
@@ -500,6 +547,9 @@ where
 {
     install_panic_hook();
     st.reset(ctx, idx);
+    if let Some(c) = &mut st.count {
+        c.begin_block(idx.linear_in(ctx.grid));
+    }
     let shape = &ctx.shape;
     let started = frame::with_any(|fr| {
         if fr.running {
@@ -565,21 +615,24 @@ struct Totals {
     /// Counters by source location (`None`: not attributed to a line).
     lines: Vec<(Option<Site>, Counters)>,
     divergent_by_warp: Vec<u64>,
+    samples: RawSamples,
     shared_bytes: u64,
 }
 
 impl Totals {
-    fn of(st: &BlockState, shared_bytes: u64) -> Totals {
-        let (lines, divergent_by_warp) = match &st.count {
+    fn of(st: &mut BlockState, shared_bytes: u64) -> Totals {
+        let (lines, divergent_by_warp, samples) = match &mut st.count {
             Some(c) => (
                 frame::with_any(|fr| c.by_location(fr)),
                 c.divergent_by_warp.clone(),
+                std::mem::take(&mut c.samples),
             ),
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), RawSamples::default()),
         };
         Totals {
             lines,
             divergent_by_warp,
+            samples,
             shared_bytes,
         }
     }
@@ -602,6 +655,7 @@ impl Totals {
         {
             *a += b;
         }
+        self.samples.merge(other.samples);
         self.shared_bytes = self.shared_bytes.max(other.shared_bytes);
         self
     }

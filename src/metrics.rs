@@ -144,6 +144,62 @@ impl LineCounters {
     }
 }
 
+/// One warp's memory instruction, as the report's pictures draw it: where each lane went and
+/// what the warp cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessSample {
+    /// Global or shared memory.
+    pub space: crate::error::Space,
+    /// Load, store or atomic.
+    pub access: crate::error::AccessKind,
+    /// The buffer's name.
+    pub buffer: String,
+    /// Bytes per lane.
+    pub elem_bytes: u32,
+    /// Per lane, the byte address it accessed (device address for global memory, offset in the
+    /// block's shared memory for shared); `None` for lanes that did not access.
+    pub addresses: Vec<Option<u64>>,
+    /// 32-byte sectors the warp touched (global).
+    pub sectors: u64,
+    /// 128-byte lines the warp touched (global).
+    pub lines: u64,
+    /// Shared-memory wavefronts the warp took, and the conflict-free number (shared).
+    pub wavefronts: (u64, u64),
+    /// The block and warp (within the block) that made the access.
+    pub block: crate::Dim3,
+    /// The warp within the block.
+    pub warp: u32,
+    /// The source line of the instruction, when known.
+    pub site: Option<crate::site::SourcePos>,
+}
+
+/// What the report's pictures are drawn from, collected by counting launches: the costliest
+/// warp access of each memory space and where branches diverged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Samples {
+    /// The global access of one warp with the most sectors (the lowest block and warp among
+    /// equals, so the choice does not depend on the number of CPU threads).
+    pub worst_global: Option<AccessSample>,
+    /// The shared access of one warp with the most wavefronts (likewise).
+    pub worst_shared: Option<AccessSample>,
+    /// Divergent branches of each warp of each block, `[block × warps_per_block + warp]` with
+    /// blocks in linear order; empty for grids of more than [`Samples::MAX_MAP_WARPS`] warps.
+    pub divergent_by_block: Vec<u32>,
+    /// Divergent branches by step and warp index, summed over blocks: step `k` is the `k`-th
+    /// lane-varying branch a block evaluates (the `k`-th iteration of a loop holding one
+    /// branch), for the first [`Samples::MAX_STEPS`] steps.
+    pub divergent_by_step: Vec<Vec<u64>>,
+    /// The source line of each step's branch, in the first block that reached it.
+    pub step_sites: Vec<Option<crate::site::SourcePos>>,
+}
+
+impl Samples {
+    /// The largest grid (in warps) whose per-block divergence map is kept.
+    pub const MAX_MAP_WARPS: u64 = 1 << 20;
+    /// Branch steps kept per block.
+    pub const MAX_STEPS: usize = 256;
+}
+
 fn pct(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0

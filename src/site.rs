@@ -13,7 +13,7 @@ use std::panic::Location;
 pub enum Site {
     /// A Rust kernel's call site.
     Rust(&'static Location<'static>),
-    /// Entry `n` of the launch's [`SiteTable`] (a CUDA kernel).
+    /// A position in a file of the launch's [`SiteTable`], packed (see [`Site::packed`]).
     Table(u32),
 }
 
@@ -23,6 +23,13 @@ impl Site {
     #[inline(always)]
     pub fn here() -> Site {
         Site::Rust(Location::caller())
+    }
+
+    /// A table site: file `file` of the launch's [`SiteTable`], `line`, `col`, packed into 32
+    /// bits (4 for the file, 18 for the line, 10 for the column; larger values saturate) so
+    /// that naming a site costs no lookup.
+    pub fn packed(file: u32, line: u32, col: u32) -> Site {
+        Site::Table(file.min(15) << 28 | line.min(0x3ffff) << 10 | col.min(0x3ff))
     }
 
     /// A key that identifies the site, for hashing by address.
@@ -53,9 +60,9 @@ impl fmt::Display for SourcePos {
     }
 }
 
-/// The source positions of [`Site::Table`] sites, for a launch of a CUDA kernel.
+/// The files of [`Site::Table`] sites, for a launch of a CUDA kernel.
 #[derive(Clone, Debug, Default)]
-pub struct SiteTable(pub Vec<SourcePos>);
+pub struct SiteTable(pub Vec<String>);
 
 impl SiteTable {
     /// The position of `site`, if the table or the Rust location knows it.
@@ -66,7 +73,11 @@ impl SiteTable {
                 line: l.line(),
                 col: l.column(),
             }),
-            Site::Table(n) => self.0.get(n as usize).cloned(),
+            Site::Table(p) => Some(SourcePos {
+                file: self.0.get((p >> 28) as usize)?.clone(),
+                line: (p >> 10) & 0x3ffff,
+                col: p & 0x3ff,
+            }),
         }
     }
 }

@@ -1,13 +1,18 @@
-//! Barriers and the block scheduler (SPEC §3): data exchanged between warps through shared
-//! memory, `sync_threads_count/_and/_or`, exited warps, deadlocks and barriers reached from
-//! divergent code.
+//! Barriers (SPEC §3): data exchanged between warps through shared memory,
+//! `sync_threads_count/_and/_or`, exited warps, and barriers reached while only part of the block
+//! executes.
+//!
+//! The block-lockstep engine runs every warp of a block at the same program point, so a barrier
+//! is a program point, not a suspension: the old tests of deadlocks (a warp awaiting a foreign
+//! future) and of dropped barrier futures have no premise left and are replaced by the closest
+//! tests of the new model (see each test).
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Waker};
-use warpsim::{Device, Dim3, Error, Global, LaunchConfig, Mask, U32x32, Warp, WarpOrder};
+use warpsim::check::{Kind, explore};
+use warpsim::{
+    Block, Device, Dim3, Error, Global, LaunchConfig, Mask, Mode, Pred, Space, U32s, WarpOrder,
+};
 
-/// `cfg` with its warps polled in `order`.
+/// `cfg` with its warps executing each operation in `order`.
 fn ordered(mut cfg: LaunchConfig, order: WarpOrder) -> LaunchConfig {
     cfg.warp_order = order;
     cfg
@@ -21,17 +26,17 @@ const ORDERS: [WarpOrder; 4] = [
 ];
 
 /// `out[b*256 + t] = in[b*256 + 255 - t]` through a 256-element shared array.
-async fn reverse_block(w: &mut Warp<'_>, input: &Global<f32>, out: &Global<f32>, barrier: bool) {
-    let s = w.shared::<f32>(256);
-    let t = w.thread_idx().x;
-    let g = w.global_idx_x();
-    let v = w.load(input, g);
-    w.store(&s, t, v);
+fn reverse_block(b: &mut Block<'_>, input: &Global<f32>, out: &Global<f32>, barrier: bool) {
+    let s = b.shared::<f32>(256);
+    let t = b.thread_idx().x;
+    let g = b.global_idx_x();
+    let v = b.load(input, g);
+    b.store(&s, t, v);
     if barrier {
-        w.sync_threads().await;
+        b.sync_threads();
     }
-    let r = w.load(&s, 255 - t);
-    w.store(out, g, r);
+    let r = b.load(&s, 255 - t);
+    b.store(out, g, r);
 }
 
 #[test]
@@ -47,8 +52,8 @@ fn block_of_256_reverses_an_array_through_shared_memory() {
         let out = dev.alloc_zeroed::<f32>("out", n);
         let cfg = ordered(LaunchConfig::new(4, 256).name("reverse"), order);
         let report = dev
-            .launch(&cfg, async |w: &mut Warp<'_>| {
-                reverse_block(w, &input, &out, true).await
+            .launch(&cfg, |b: &mut Block<'_>| {
+                reverse_block(b, &input, &out, true)
             })
             .unwrap();
         assert_eq!(out.to_vec(), want, "{order:?}");
@@ -61,21 +66,56 @@ fn block_of_256_reverses_an_array_through_shared_memory() {
 
 #[test]
 fn without_the_barrier_the_exchange_reads_unwritten_data() {
-    // Warps run one at a time until they wait: without the barrier, the first warp to run
-    // reads the part of the array no other warp has written yet, whatever the order.
+    // Changed with the lockstep engine: warps no longer run barrier to barrier, so in the fixed
+    // orders every warp stores before any warp loads and the missing barrier goes unseen in the
+    // output. What still holds: check mode reports the race, and an instruction-granularity
+    // schedule (a load scheduled before another warp's store) reads data not yet written.
     let dev = Device::default();
     let input = dev.alloc_from("in", &vec![1.0f32; 256]);
-    for (order, first_warp) in [(WarpOrder::RoundRobin, 0usize), (WarpOrder::Reverse, 7)] {
+    for order in [WarpOrder::RoundRobin, WarpOrder::Reverse] {
         let out = dev.alloc_from("out", &vec![-1.0f32; 256]);
         let cfg = ordered(LaunchConfig::new(1, 256), order);
-        dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            reverse_block(w, &input, &out, false).await
+        dev.launch(&cfg, |b: &mut Block<'_>| {
+            reverse_block(b, &input, &out, false)
         })
         .unwrap();
-        let got = out.to_vec();
-        let first = &got[first_warp * 32..first_warp * 32 + 32];
-        assert!(first.iter().all(|&v| v == 0.0), "{order:?}: {first:?}");
+        assert_eq!(out.to_vec(), vec![1.0; 256], "{order:?}");
     }
+    // Check mode: warp 0 reads s[255 - t], written by warp 7 in the same barrier interval.
+    let out = dev.alloc_zeroed::<f32>("out", 256);
+    let cfg = LaunchConfig::new(1, 256).mode(Mode::Check);
+    let report = dev
+        .launch(&cfg, |b: &mut Block<'_>| {
+            reverse_block(b, &input, &out, false)
+        })
+        .unwrap();
+    let race = report
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::RaceReadAfterWrite)
+        .unwrap_or_else(|| panic!("no race among {:#?}", report.findings));
+    assert_eq!(race.space, Some(Space::Shared));
+    // With the barrier the same kernel is clean.
+    let report = dev
+        .launch(&cfg, |b: &mut Block<'_>| {
+            reverse_block(b, &input, &out, true)
+        })
+        .unwrap();
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    // Exploration finds a schedule whose loads see the unwritten (zeroed) shared memory.
+    let found = explore(8, |s| {
+        let out = dev.alloc_from("out", &vec![-1.0f32; 256]);
+        let cfg = LaunchConfig::new(1, 256).schedule(*s);
+        dev.launch(&cfg, |b: &mut Block<'_>| {
+            reverse_block(b, &input, &out, false)
+        })?;
+        Ok(out.to_vec())
+    })
+    .unwrap()
+    .expect("a schedule that reads unwritten data");
+    assert!(matches!(found.schedule.warps, WarpOrder::Interleaved(_)));
+    assert!(found.got.contains(&0.0), "{:?}", found.got);
+    assert!(found.got.iter().all(|&v| v == 0.0 || v == 1.0));
 }
 
 #[test]
@@ -85,19 +125,19 @@ fn barriers_in_a_loop_keep_phases_apart() {
     for order in ORDERS {
         let cfg = ordered(LaunchConfig::new(2, 128), order);
         let report = dev
-            .launch(&cfg, async |w: &mut Warp<'_>| {
-                let s = w.shared::<u32>(128);
-                let t = w.thread_idx().x;
-                w.store(&s, t, t * 3);
-                w.sync_threads().await;
+            .launch(&cfg, |b: &mut Block<'_>| {
+                let s = b.shared::<u32>(128);
+                let t = b.thread_idx().x;
+                b.store(&s, t, t * 3);
+                b.sync_threads();
                 for _ in 0..10 {
-                    let v = w.load(&s, (t + 32) % 128);
-                    w.sync_threads().await;
-                    w.store(&s, t, v + 1);
-                    w.sync_threads().await;
+                    let v = b.load(&s, (t + 32) % 128);
+                    b.sync_threads();
+                    b.store(&s, t, v + 1);
+                    b.sync_threads();
                 }
-                let v = w.load(&s, t);
-                w.store(&out, w.global_idx_x(), v);
+                let v = b.load(&s, t);
+                b.store(&out, b.global_idx_x(), v);
             })
             .unwrap();
         let want: Vec<u32> = (0..256).map(|g| ((g % 128 + 320) % 128) * 3 + 10).collect();
@@ -113,28 +153,28 @@ fn sync_threads_count_and_or() {
     let res = dev.alloc_from("res", &vec![u32::MAX; 3 * 4 * 16]);
     let cfg = LaunchConfig::new(3, 100).name("votes");
     let report = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            let b = w.block_idx().x;
-            let base = (b * 4 + w.warp_id()) * 16;
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            let bx = b.block_idx().x;
+            let base = (b.warp_id() + bx * 4) * 16;
             let mut vals = [0u32; 12];
-            vals[0] = w.sync_threads_count((t % 3).eq(0)).await;
-            vals[1] = w.sync_threads_and(t.lt(100)).await as u32;
-            vals[2] = w.sync_threads_and(t.lt(99)).await as u32;
-            vals[3] = w.sync_threads_or(t.eq(99)).await as u32;
-            vals[4] = w.sync_threads_or(t.gt(100)).await as u32;
+            vals[0] = b.sync_threads_count((t % 3).eq(0));
+            vals[1] = b.sync_threads_and(t.lt(100)) as u32;
+            vals[2] = b.sync_threads_and(t.lt(99)) as u32;
+            vals[3] = b.sync_threads_or(t.eq(99)) as u32;
+            vals[4] = b.sync_threads_or(t.gt(100)) as u32;
             // Lanes past the block's 100 threads do not exist and do not count.
-            vals[5] = w.sync_threads_count(Mask::FULL).await;
-            vals[6] = w.sync_threads_count(t.lt(b * 10)).await;
+            vals[5] = b.sync_threads_count(Pred::TRUE);
+            vals[6] = b.sync_threads_count(t.lt(bx * 10));
             // Exited threads take no part: 50 remain (warps 2 and 3 leave entirely).
-            w.exit_if(t.ge(50));
-            vals[7] = w.sync_threads_count(Mask::FULL).await;
-            vals[8] = w.sync_threads_and(t.lt(50)).await as u32;
-            vals[9] = w.sync_threads_or(t.ge(50)).await as u32;
-            vals[10] = w.sync_threads_count((t % 2).eq(0)).await;
-            vals[11] = w.sync_threads_and((t % 2).eq(0)).await as u32;
+            b.exit_if(t.ge(50));
+            vals[7] = b.sync_threads_count(Pred::TRUE);
+            vals[8] = b.sync_threads_and(t.lt(50)) as u32;
+            vals[9] = b.sync_threads_or(t.ge(50)) as u32;
+            vals[10] = b.sync_threads_count((t % 2).eq(0));
+            vals[11] = b.sync_threads_and((t % 2).eq(0)) as u32;
             for (k, v) in vals.into_iter().enumerate() {
-                w.store(&res, U32x32::splat(base + k as u32), U32x32::splat(v));
+                b.store(&res, base + k as u32, U32s::splat(v));
             }
         })
         .unwrap();
@@ -170,38 +210,32 @@ fn exited_warps_do_not_block_the_barrier() {
             let counts = dev.alloc_zeroed::<u32>("counts", 4);
             let cfg = ordered(LaunchConfig::new(1, 128), order);
             let report = dev
-                .launch(&cfg, async |w: &mut Warp<'_>| {
-                    let s = w.shared::<u32>(128);
-                    let t = w.thread_idx().x;
+                .launch(&cfg, |b: &mut Block<'_>| {
+                    let s = b.shared::<u32>(128);
+                    let t = b.thread_idx().x;
                     match how {
                         // Every lane of warp 2 exits through exit_if before the barrier.
-                        0 => w.exit_if((t / 32).eq(2)),
-                        // Warp 2 returns (warp-uniform control flow).
-                        1 => {
-                            if w.warp_id() == 2 {
-                                return;
-                            }
-                        }
-                        // Warp 2 works for a while, then its lanes exit one by one in a loop,
-                        // while the others already wait at the barrier.
-                        _ => {
-                            if w.warp_id() == 2 {
-                                w.while_(
-                                    U32x32::ZERO,
-                                    |_, n| n.lt(64),
-                                    |w, n| {
-                                        w.exit_if((*n).eq(t % 32));
-                                        *n + 1
-                                    },
-                                );
-                            }
-                        }
+                        0 => b.exit_if((t / 32).eq(2)),
+                        // Warp 2 returns (warp-uniform control flow: a branch on the warp id).
+                        1 => b.if_(b.warp_id().eq(2), |b| b.exit()),
+                        // Warp 2 works for a while, then its lanes exit one by one in a loop;
+                        // the other warps take no part in the branch.
+                        _ => b.if_(b.warp_id().eq(2), |b| {
+                            let _ = b.while_(
+                                U32s::ZERO,
+                                |_, n| n.lt(64),
+                                |b, n| {
+                                    b.exit_if(n.eq(t % 32));
+                                    *n + 1
+                                },
+                            );
+                        }),
                     }
-                    w.store(&s, t, t + 1);
-                    let live = w.sync_threads_count(Mask::FULL).await;
-                    let v = w.load(&s, 127 - t);
-                    w.store(&out, t, v);
-                    w.store(&counts, U32x32::splat(w.warp_id()), U32x32::splat(live));
+                    b.store(&s, t, t + 1);
+                    let live = b.sync_threads_count(Pred::TRUE);
+                    let v = b.load(&s, 127 - t);
+                    b.store(&out, t, v);
+                    b.store(&counts, b.warp_id(), U32s::splat(live));
                 })
                 .unwrap();
             let got = out.to_vec();
@@ -225,14 +259,14 @@ fn exited_warps_do_not_block_the_barrier() {
 fn partially_exited_warps_still_take_part() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
-    dev.launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-        let s = w.shared::<u32>(64);
-        let t = w.thread_idx().x;
-        w.exit_if(t.ge(40) & (t % 2).eq(1));
-        w.store(&s, t, t * t);
-        let n = w.sync_threads_count(Mask::FULL).await;
-        let v = w.load(&s, 63 - t) + n * 10_000;
-        w.store(&out, t, v);
+    dev.launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+        let s = b.shared::<u32>(64);
+        let t = b.thread_idx().x;
+        b.exit_if(t.ge(40) & (t % 2).eq(1));
+        b.store(&s, t, t * t);
+        let n = b.sync_threads_count(Pred::TRUE);
+        let v = b.load(&s, 63 - t) + n * 10_000;
+        b.store(&out, t, v);
     })
     .unwrap();
     let got = out.to_vec();
@@ -248,144 +282,125 @@ fn partially_exited_warps_still_take_part() {
     }
 }
 
-fn check_deadlock(e: Error, block: Dim3, waiting: &[u32], blocked: &[u32], exited: &[u32]) {
+#[track_caller]
+fn check_misuse(e: Error, kernel: &str, block: Dim3, warp: u32) -> String {
     match e {
-        Error::Deadlock {
-            kernel,
+        Error::BarrierMisuse {
+            kernel: k,
             block: b,
-            waiting: wa,
-            blocked: bl,
-            exited: ex,
+            warp: w,
+            reason,
         } => {
-            assert_eq!(kernel, "stuck");
-            assert_eq!(b, block);
-            assert_eq!(
-                (wa.as_slice(), bl.as_slice(), ex.as_slice()),
-                (waiting, blocked, exited)
-            );
+            assert_eq!((k.as_str(), b, w), (kernel, block, warp), "{reason}");
+            assert!(!reason.is_empty());
+            reason
         }
-        other => panic!("expected a deadlock, got {other:?}"),
+        other => panic!("expected BarrierMisuse, got {other:?}"),
     }
 }
 
 #[test]
-fn a_warp_blocked_on_a_foreign_future_is_a_deadlock_not_a_hang() {
+fn a_barrier_some_warps_never_reach_is_an_error_not_a_hang() {
+    // Replaces the old deadlock test (a warp blocked on a foreign future while the others wait
+    // at a barrier): kernels are plain functions now, so no warp can wait on anything, and the
+    // closest failure is a barrier that some warps skip. It stops the launch with an error that
+    // names the block and the first warp missing from the barrier.
     let dev = Device::default().with_threads(2).unwrap();
     let cfg = LaunchConfig::new(3, 128).name("stuck");
-    // Block 1's warp 1 awaits a future that never completes; the others wait at the barrier.
+    // Block 1's warp 1 skips the barrier the others reach.
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            if w.block_idx().x == 1 && w.warp_id() == 1 {
-                std::future::pending::<()>().await;
+        .launch(&cfg, |b: &mut Block<'_>| {
+            if b.block_idx().x == 1 {
+                b.if_(b.warp_id().ne(1), |b| b.sync_threads());
             }
-            w.sync_threads().await;
+            b.sync_threads();
         })
         .unwrap_err();
-    check_deadlock(e.clone(), Dim3::new(1, 0, 0), &[0, 2, 3], &[1], &[]);
     assert_eq!(e.block(), Some(Dim3::new(1, 0, 0)));
     assert_eq!(e.kernel(), "stuck");
     let msg = e.to_string();
-    assert!(msg.contains("deadlock") && msg.contains("stuck"), "{msg}");
+    assert!(msg.contains("stuck"), "{msg}");
+    check_misuse(e, "stuck", Dim3::new(1, 0, 0), 1);
 
-    // With a warp that already finished.
+    // With a warp that already finished: exited threads are not expected at the barrier.
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| match w.warp_id() {
-            0 => {}
-            1 => std::future::pending::<()>().await,
-            _ => w.sync_threads().await,
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let w = b.warp_id();
+            b.if_(w.eq(0), |b| b.exit());
+            b.if_(w.ge(2), |b| b.sync_threads());
         })
         .unwrap_err();
-    check_deadlock(e, Dim3::new(0, 0, 0), &[2, 3], &[1], &[0]);
+    check_misuse(e, "stuck", Dim3::new(0, 0, 0), 1);
 
-    // Every warp blocked, no barrier involved.
-    let e = dev
-        .launch(
-            &LaunchConfig::new(1, 64).name("stuck"),
-            async |_: &mut Warp<'_>| {
-                std::future::pending::<()>().await;
-            },
-        )
-        .unwrap_err();
-    check_deadlock(e, Dim3::new(0, 0, 0), &[], &[0, 1], &[]);
+    // A barrier in a branch no thread takes is never reached; one in a branch every live thread
+    // took is an ordinary barrier.
+    let r = dev
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            b.if_(t.gt(1000), |b| b.sync_threads());
+            b.exit_if(t.ge(100));
+            b.if_(t.lt(100), |b| b.sync_threads());
+        })
+        .unwrap();
+    assert_eq!(r.counters.unwrap().barriers, 3 * 4);
 
     // The device is still usable.
     let out = dev.alloc_zeroed::<u32>("out", 128);
-    dev.launch(&LaunchConfig::new(1, 128), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.sync_threads().await;
-        w.store(&out, t, t + 1);
+    dev.launch(&LaunchConfig::new(1, 128), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.sync_threads();
+        b.store(&out, t, t + 1);
     })
     .unwrap();
     assert_eq!(out.to_vec(), (1..=128).collect::<Vec<u32>>());
 }
 
-/// Poll `w.sync_threads()` once by hand, the only way to reach it from a (non-async) body.
-fn poll_barrier_by_hand(w: &mut Warp<'_>) {
-    let mut fut = pin!(w.sync_threads());
-    let mut cx = Context::from_waker(Waker::noop());
-    let _ = fut.as_mut().poll(&mut cx);
-}
-
 #[test]
-fn a_barrier_polled_inside_a_branch_body_is_barrier_misuse() {
+fn a_barrier_inside_a_divergent_branch_body_is_barrier_misuse() {
     let dev = Device::default();
     let cfg = LaunchConfig::new(3, 64).name("divergent-barrier");
-    let check = |e: Error, block: u32, warp: u32| match e {
-        Error::BarrierMisuse {
-            kernel,
-            block: b,
-            warp: wp,
-            reason,
-        } => {
-            assert_eq!(kernel, "divergent-barrier");
-            assert_eq!(b, Dim3::new(block, 0, 0));
-            assert_eq!(wp, warp);
-            assert!(!reason.is_empty());
-        }
-        other => panic!("expected BarrierMisuse, got {other:?}"),
-    };
-    // In an if_ body.
+    // In an if_ body: in block 2, warp 0 takes the branch entirely, warp 1 only in part.
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            if w.block_idx().x == 2 && w.warp_id() == 1 {
-                w.if_(t.lt(48), poll_barrier_by_hand);
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            if b.block_idx().x == 2 {
+                b.if_(t.lt(48), |b| b.sync_threads());
             }
-            w.sync_threads().await;
+            b.sync_threads();
         })
         .unwrap_err();
-    check(e, 2, 1);
+    check_misuse(e, "divergent-barrier", Dim3::new(2, 0, 0), 1);
     // In the else side of an if_else.
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            w.if_else((t % 2).eq(0), |_| {}, poll_barrier_by_hand);
-            w.sync_threads().await;
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            b.if_else((t % 2).eq(0), |_| {}, |b| b.sync_threads());
+            b.sync_threads();
         })
         .unwrap_err();
-    check(e, 0, 0);
+    check_misuse(e, "divergent-barrier", Dim3::new(0, 0, 0), 0);
     // In a loop body.
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            if w.block_idx().x == 1 {
-                w.while_(
-                    U32x32::ZERO,
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            if b.block_idx().x == 1 {
+                let _ = b.while_(
+                    U32s::ZERO,
                     |_, n| n.lt(t % 3),
-                    |w, n| {
-                        poll_barrier_by_hand(w);
+                    |b, n| {
+                        b.sync_threads();
                         *n + 1
                     },
                 );
             }
         })
         .unwrap_err();
-    check(e, 1, 0);
+    check_misuse(e, "divergent-barrier", Dim3::new(1, 0, 0), 0);
     // The device is still usable.
     let input = dev.alloc_from("in", &vec![2.0f32; 256]);
     let out = dev.alloc_zeroed::<f32>("out", 256);
-    dev.launch(&LaunchConfig::new(1, 256), async |w: &mut Warp<'_>| {
-        reverse_block(w, &input, &out, true).await
+    dev.launch(&LaunchConfig::new(1, 256), |b: &mut Block<'_>| {
+        reverse_block(b, &input, &out, true)
     })
     .unwrap();
     assert!(out.to_vec().iter().all(|&v| v == 2.0));
@@ -396,11 +411,11 @@ fn sync_warp_orders_nothing_and_is_counted() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
     let report = dev
-        .launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            w.sync_warp(Mask::FULL);
-            w.if_(t.lt(16), |w| w.sync_warp(Mask::first_n(16)));
-            w.store(&out, t, t);
+        .launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            b.sync_warp(Mask::FULL);
+            b.if_(t.lt(16), |b| b.sync_warp(Mask::first_n(16)));
+            b.store(&out, t, t);
         })
         .unwrap();
     assert_eq!(out.to_vec(), (0..64).collect::<Vec<u32>>());
@@ -417,16 +432,16 @@ fn blocks_of_32_warps_synchronise() {
     for (threads, exit_last_warp) in [(1024u32, false), (1024, true), (1000, false)] {
         let out = dev.alloc_from("out", &vec![u32::MAX; 2 * threads as usize]);
         let report = dev
-            .launch(&LaunchConfig::new(2, threads), async |w: &mut Warp<'_>| {
-                let s = w.shared::<u32>(1024);
-                let t = w.thread_idx().x;
+            .launch(&LaunchConfig::new(2, threads), |b: &mut Block<'_>| {
+                let s = b.shared::<u32>(1024);
+                let t = b.thread_idx().x;
                 if exit_last_warp {
-                    w.exit_if(t.ge(992));
+                    b.exit_if(t.ge(992));
                 }
-                w.store(&s, t, t + 1);
-                let evens = w.sync_threads_count((t % 2).eq(0)).await;
-                let v = w.load(&s, threads - 1 - t);
-                w.store(&out, w.global_idx_x(), v + evens * 10_000);
+                b.store(&s, t, t + 1);
+                let evens = b.sync_threads_count((t % 2).eq(0));
+                let v = b.load(&s, threads - 1 - t);
+                b.store(&out, b.global_idx_x(), v + evens * 10_000);
             })
             .unwrap();
         let got = out.to_vec();
@@ -449,25 +464,24 @@ fn blocks_of_32_warps_synchronise() {
 }
 
 #[test]
-fn a_barrier_future_dropped_before_completing_withdraws_its_arrival() {
-    use std::future::Future;
-    use std::task::{Context, Waker};
+fn a_barrier_in_a_branch_every_thread_took_counts_each_thread_once() {
+    // Replaces the test of a barrier future polled by hand and dropped (its arrival had to be
+    // withdrawn): barriers are plain calls now and cannot be abandoned. The closest property of
+    // the new model: a barrier inside a branch body that every live thread took is legal, and
+    // the next barrier's vote counts each thread exactly once.
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
     let cfg = LaunchConfig::new(1, 64);
-    dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        if w.warp_id() == 0 {
-            // Poll a barrier once by hand (warp 1 has not arrived yet) and drop it.
-            let mut cx = Context::from_waker(Waker::noop());
-            let fut = std::pin::pin!(w.sync_threads());
-            assert!(fut.poll(&mut cx).is_pending());
-        }
-        // Only the real arrivals count: every one of the 64 threads holds the predicate (the
-        // dropped arrival would add 32 threads without it).
-        let all = w.sync_threads_and(Mask::FULL).await;
-        w.store(&out, t, U32x32::splat(u32::from(all)));
-    })
-    .unwrap();
-    assert_eq!(out.to_vec(), vec![1; 64]);
+    let report = dev
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            b.if_(t.lt(64), |b| b.sync_threads());
+            // Every one of the 64 threads holds the predicate, and only 64 threads arrive.
+            let all = b.sync_threads_and(Pred::TRUE);
+            let count = b.sync_threads_count(Pred::TRUE);
+            b.store(&out, t, U32s::splat(u32::from(all) + count * 10));
+        })
+        .unwrap();
+    assert_eq!(out.to_vec(), vec![641; 64]);
+    assert_eq!(report.counters.unwrap().barriers, 2 * 3);
 }

@@ -7,11 +7,31 @@ use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use warpsim::{
-    Counters, Device, Element, Global, LaunchConfig, Mask, Metrics, Mode, Profile, U32x32, Warp,
+    Block, Counters, Device, Element, Global, LaunchConfig, Mask, Metrics, Mode, Pred, Profile,
+    U32s,
 };
 
 fn lanes_of(mask: Mask) -> impl Iterator<Item = usize> {
     mask.lanes().map(|l| l as usize)
+}
+
+/// A per-thread value whose lane `l` (in every warp) is `lanes[l]`. The old API took per-lane
+/// constants (`U32x32::from_array`); block-wide values are computed, here from the lane index
+/// with one compare and select per distinct lane (instructions these tests do not count).
+fn per_lane(b: &mut Block<'_>, lanes: [u32; 32]) -> U32s {
+    let lane = b.lane_id();
+    let mut v = U32s::splat(lanes[0]);
+    for (l, &x) in lanes.iter().enumerate().skip(1) {
+        if x != lanes[0] {
+            v = U32s::select(lane.eq(l as u32), x, v);
+        }
+    }
+    v
+}
+
+/// The lanes of `mask` (in every warp) as a predicate: the old API branched on a `Mask`.
+fn lanes_in(b: &mut Block<'_>, mask: Mask) -> Pred {
+    ((U32s::splat(mask.bits()) >> b.lane_id()) & 1u32).ne(0u32)
 }
 
 /// One warp performs one load (or store) of `view[idx[l]]` for the lanes of `mask`.
@@ -23,19 +43,20 @@ fn global_access<T: Element>(
     store: bool,
 ) -> Counters {
     let report = dev
-        .launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-            let i = U32x32::from_array(idx);
-            let go = |w: &mut Warp<'_>| {
+        .launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+            let i = per_lane(b, idx);
+            let go = |b: &mut Block<'_>| {
                 if store {
-                    w.store(view, i, Default::default());
+                    b.store(view, i, Default::default());
                 } else {
-                    let _ = w.load(view, i);
+                    let _ = b.load(view, i);
                 }
             };
             if mask.is_full() {
-                go(w)
+                go(b)
             } else {
-                w.if_(mask, go)
+                let p = lanes_in(b, mask);
+                b.if_(p, go)
             }
         })
         .unwrap();
@@ -251,21 +272,22 @@ fn shared_access<T: Element>(
     let offset = AtomicU32::new(u32::MAX);
     let cfg = LaunchConfig::new(1, 32).dynamic_shared(dynamic);
     let report = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let s = w.shared::<T>(shared_len::<T>(dev) as usize);
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let s = b.shared::<T>(shared_len::<T>(dev) as usize);
             offset.store(s.offset() as u32, Ordering::Relaxed);
-            let i = U32x32::from_array(idx);
-            let go = |w: &mut Warp<'_>| {
+            let i = per_lane(b, idx);
+            let go = |b: &mut Block<'_>| {
                 if store {
-                    w.store(&s, i, Default::default());
+                    b.store(&s, i, Default::default());
                 } else {
-                    let _ = w.load(&s, i);
+                    let _ = b.load(&s, i);
                 }
             };
             if mask.is_full() {
-                go(w)
+                go(b)
             } else {
-                w.if_(mask, go)
+                let p = lanes_in(b, mask);
+                b.if_(p, go)
             }
         })
         .unwrap();
@@ -437,7 +459,7 @@ fn bank_conflict_spec_examples() {
 
 // ----- instructions, branches, efficiency ---------------------------------------------------
 
-fn counters_of(dev: &Device, block: u32, kernel: impl AsyncFn(&mut Warp<'_>) + Sync) -> Counters {
+fn counters_of(dev: &Device, block: u32, kernel: impl Fn(&mut Block<'_>) + Sync) -> Counters {
     dev.launch(&LaunchConfig::new(1, block), kernel)
         .unwrap()
         .counters
@@ -447,7 +469,7 @@ fn counters_of(dev: &Device, block: u32, kernel: impl AsyncFn(&mut Warp<'_>) + S
 #[test]
 fn empty_kernel_costs_nothing() {
     let dev = Device::default();
-    let c = counters_of(&dev, 100, async |_: &mut Warp<'_>| {});
+    let c = counters_of(&dev, 100, |_: &mut Block<'_>| {});
     assert_eq!(
         c,
         Counters {
@@ -461,12 +483,12 @@ fn empty_kernel_costs_nothing() {
 fn half_active_branch_instructions_and_efficiency() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 32);
-    let c = counters_of(&dev, 32, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    let c = counters_of(&dev, 32, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         // compare (32 lanes), branch (32), multiply (16), store (16)
-        w.if_(t.lt(16), |w| {
+        b.if_(t.lt(16), |b| {
             let v = t * 2;
-            w.store(&out, t, v);
+            b.store(&out, t, v);
         });
     });
     assert_eq!((c.warp_instructions, c.thread_instructions), (4, 96));
@@ -480,12 +502,12 @@ fn half_active_branch_instructions_and_efficiency() {
 #[test]
 fn loop_instructions_follow_the_shrinking_mask() {
     let dev = Device::default();
-    let c = counters_of(&dev, 32, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    let c = counters_of(&dev, 32, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         let trips = t % 4; // 1 instruction, 32 lanes
         // Iteration k: compare and branch under the lanes still looping (32, 24, 16, 8), the body
         // under the lanes that go on (24, 16, 8).
-        let _ = w.while_(U32x32::ZERO, |_, n| n.lt(trips), |_, n| *n + 1);
+        let _ = b.while_(U32s::ZERO, |_, n| n.lt(trips), |_, n| *n + 1);
     });
     assert_eq!((c.warp_instructions, c.thread_instructions), (12, 240));
     assert_eq!((c.branches, c.divergent_branches), (4, 3));
@@ -494,69 +516,69 @@ fn loop_instructions_follow_the_shrinking_mask() {
 #[test]
 fn branch_counts_of_each_construct() {
     let dev = Device::default();
-    type K = fn(&mut Warp<'_>, U32x32);
+    type K = fn(&mut Block<'_>, U32s);
     let cases: [(&str, K, (u64, u64)); 12] = [
-        ("if_ divergent", |w, t| w.if_(t.lt(16), |_| {}), (1, 1)),
-        ("if_ all taken", |w, t| w.if_(t.lt(32), |_| {}), (1, 0)),
-        ("if_ none taken", |w, t| w.if_(t.gt(32), |_| {}), (1, 0)),
+        ("if_ divergent", |b, t| b.if_(t.lt(16), |_| {}), (1, 1)),
+        ("if_ all taken", |b, t| b.if_(t.lt(32), |_| {}), (1, 0)),
+        ("if_ none taken", |b, t| b.if_(t.gt(32), |_| {}), (1, 0)),
         (
             "if_else divergent",
-            |w, t| w.if_else((t % 2).eq(0), |_| (), |_| ()),
+            |b, t| b.if_else((t % 2).eq(0), |_| (), |_| ()),
             (1, 1),
         ),
         (
             "if_else uniform",
-            |w, t| w.if_else(t.ge(0), |_| (), |_| ()),
+            |b, t| b.if_else(t.ge(0), |_| (), |_| ()),
             (1, 0),
         ),
         (
             "nested: outer divergent, inner uniform on each side",
-            |w, t| {
-                w.if_else(
+            |b, t| {
+                b.if_else(
                     t.lt(8),
-                    |w| w.if_(t.lt(8), |_| {}),
-                    |w| w.if_(t.lt(8), |_| {}),
+                    |b| b.if_(t.lt(8), |_| {}),
+                    |b| b.if_(t.lt(8), |_| {}),
                 )
             },
             (3, 1),
         ),
         (
             "while_ per-lane trips",
-            |w, t| {
-                let _ = w.while_(U32x32::ZERO, |_, n| n.lt(t % 4), |_, n| *n + 1);
+            |b, t| {
+                let _ = b.while_(U32s::ZERO, |_, n| n.lt(t % 4), |_, n| *n + 1);
             },
             (4, 3),
         ),
         (
             "while_ uniform trips",
-            |w, _| {
-                let _ = w.while_(U32x32::ZERO, |_, n| n.lt(3), |_, n| *n + 1);
+            |b, _| {
+                let _ = b.while_(U32s::ZERO, |_, n| n.lt(3), |_, n| *n + 1);
             },
             (4, 0),
         ),
         (
             "while_ no trip",
-            |w, _| {
-                let _ = w.while_(U32x32::ZERO, |_, n| n.lt(0), |_, n| *n + 1);
+            |b, _| {
+                let _ = b.while_(U32s::ZERO, |_, n| n.lt(0), |_, n| *n + 1);
             },
             (1, 0),
         ),
-        ("exit_if some", |w, t| w.exit_if((t % 2).eq(0)), (1, 1)),
-        ("exit_if none", |w, t| w.exit_if(t.gt(99)), (1, 0)),
-        ("exit_if all", |w, t| w.exit_if(t.lt(99)), (1, 0)),
+        ("exit_if some", |b, t| b.exit_if((t % 2).eq(0)), (1, 1)),
+        ("exit_if none", |b, t| b.exit_if(t.gt(99)), (1, 0)),
+        ("exit_if all", |b, t| b.exit_if(t.lt(99)), (1, 0)),
     ];
     for (name, k, want) in cases {
-        let c = counters_of(&dev, 32, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            k(w, t);
+        let c = counters_of(&dev, 32, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            k(b, t);
         });
         assert_eq!((c.branches, c.divergent_branches), want, "{name}");
     }
     // Two warps: only the one straddling t = 40 diverges.
     let r = dev
-        .launch(&LaunchConfig::new(3, 64), async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            w.if_(t.lt(40), |_| {});
+        .launch(&LaunchConfig::new(3, 64), |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            b.if_(t.lt(40), |_| {});
         })
         .unwrap();
     let c = r.counters.unwrap();
@@ -569,25 +591,25 @@ fn branch_counts_of_each_construct() {
 fn instructions_without_active_lanes_cost_nothing() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 32);
-    let c = counters_of(&dev, 32, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.exit_if(t.lt(32)); // compare + branch, 32 lanes each: every lane leaves
+    let c = counters_of(&dev, 32, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.exit_if(t.lt(32)); // compare + branch, 32 lanes each: every lane leaves
         // Nothing below has an active lane: no instruction, access, fault or branch.
         let x = t * 3 + 1_000_000;
-        w.store(&out, x, x);
-        let y = w.load(&out, x);
-        w.atomic_add(&out, x, y);
-        let s = w.shared::<u32>(4);
-        w.store(&s, x, x);
-        w.if_(x.lt(5), |w| w.store(&out, t, t));
-        let _ = w.if_else(x.lt(5), |_| t, |_| t);
-        let _ = w.while_(x, |_, v| v.lt(2_000_000), |_, v| *v + 1);
-        let _ = w.shfl_sync(Mask::FULL, x, t, 32);
-        let _ = w.ballot_sync(Mask::FULL, x.gt(0));
-        let _ = w.activemask();
-        w.sync_warp(Mask::FULL);
-        w.sync_threads().await;
-        w.exit_if(Mask::FULL);
+        b.store(&out, x, x);
+        let y = b.load(&out, x);
+        b.atomic_add(&out, x, y);
+        let s = b.shared::<u32>(4);
+        b.store(&s, x, x);
+        b.if_(x.lt(5), |b| b.store(&out, t, t));
+        let _ = b.if_else(x.lt(5), |_| t, |_| t);
+        let _ = b.while_(x, |_, v| v.lt(2_000_000), |_, v| *v + 1);
+        let _ = b.shfl_sync(Mask::FULL, x, t, 32);
+        let _ = b.ballot_sync(Mask::FULL, x.gt(0));
+        let _ = b.activemask();
+        b.sync_warp(Mask::FULL);
+        b.sync_threads();
+        b.exit_if(Pred::TRUE);
     });
     assert_eq!(
         c,
@@ -605,32 +627,39 @@ fn instructions_without_active_lanes_cost_nothing() {
 #[test]
 fn barriers_and_intrinsics_are_one_instruction_each() {
     let dev = Device::default();
-    let c = counters_of(&dev, 64, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.sync_threads().await;
-        let _ = w.sync_threads_count(Mask::FULL).await;
-        let _ = w.shfl_xor_sync(Mask::FULL, t, 1, 32);
-        let _ = w.ballot_sync(Mask::FULL, Mask(0xff));
-        let _ = w.any_sync(Mask::FULL, Mask(0xff));
-        let _ = w.all_sync(Mask::FULL, Mask(0xff));
-        let _ = w.match_any_sync(Mask::FULL, t);
-        let _ = w.activemask();
+    let c = counters_of(&dev, 64, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        // The old API took the constant `Mask(0xff)` as a predicate; a per-thread predicate is
+        // computed now: one compare per warp, outside the instructions under test.
+        let p = b.lane_id().lt(8);
+        b.sync_threads();
+        let _ = b.sync_threads_count(Pred::TRUE);
+        let _ = b.shfl_xor_sync(Mask::FULL, t, 1, 32);
+        let _ = b.ballot_sync(Mask::FULL, p);
+        let _ = b.any_sync(Mask::FULL, p);
+        let _ = b.all_sync(Mask::FULL, p);
+        let _ = b.match_any_sync(Mask::FULL, t);
+        let _ = b.activemask();
     });
     assert_eq!(c.barriers, 4);
-    assert_eq!((c.warp_instructions, c.thread_instructions), (16, 16 * 32));
+    // 8 instructions per warp, plus the predicate's compare.
+    assert_eq!(
+        (c.warp_instructions, c.thread_instructions),
+        (16 + 2, (16 + 2) * 32)
+    );
 }
 
 #[test]
 fn atomics_are_counted_apart_from_loads_and_stores() {
     let dev = Device::default();
     let buf = dev.alloc_zeroed::<u32>("buf", 64);
-    let c = counters_of(&dev, 32, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.atomic_add(&buf, t, t); // 4 sectors
-        w.atomic_add(&buf, U32x32::ZERO, t); // 1 sector
-        w.atomic_max(&buf, t * 2, t); // 8 sectors
-        let s = w.shared::<u32>(32);
-        w.atomic_add(&s, t, t); // shared: a request, no sectors
+    let c = counters_of(&dev, 32, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.atomic_add(&buf, t, t); // 4 sectors
+        b.atomic_add(&buf, U32s::ZERO, t); // 1 sector
+        b.atomic_max(&buf, t * 2, t); // 8 sectors
+        let s = b.shared::<u32>(32);
+        b.atomic_add(&s, t, t); // shared: a request, no sectors
     });
     assert_eq!((c.atomic_requests, c.atomic_sectors), (4, 13));
     assert_eq!(
@@ -657,18 +686,18 @@ fn fast_mode_counts_nothing_and_computes_the_same() {
         let (out, h) = (&outs[k], &hist[k]);
         let cfg = LaunchConfig::new((n as u32).div_ceil(128), 128).mode(mode);
         let r = dev
-            .launch(&cfg, async |w: &mut Warp<'_>| {
-                let s = w.shared::<u32>(128);
-                let t = w.thread_idx().x;
-                let i = w.global_idx_x();
-                let v = w.if_else(i.lt(n as u32), |w| w.load(&input, i), |_| U32x32::ZERO);
-                w.store(&s, t, v * v + 1);
-                w.sync_threads().await;
-                let r = w.load(&s, 127 - t);
-                let r = w.while_(r, |_, r| r.gt(1000), |_, r| *r / 3);
-                w.if_(i.lt(n as u32), |w| {
-                    w.store(out, i, r);
-                    w.atomic_add(h, r % 8, U32x32::splat(1));
+            .launch(&cfg, |b: &mut Block<'_>| {
+                let s = b.shared::<u32>(128);
+                let t = b.thread_idx().x;
+                let i = b.global_idx_x();
+                let v = b.if_else(i.lt(n as u32), |b| b.load(&input, i), |_| U32s::ZERO);
+                b.store(&s, t, v * v + 1);
+                b.sync_threads();
+                let r = b.load(&s, 127 - t);
+                let r = b.while_(r, |_, r| r.gt(1000), |_, r| *r / 3);
+                b.if_(i.lt(n as u32), |b| {
+                    b.store(out, i, r);
+                    b.atomic_add(h, r % 8, U32s::splat(1));
                 });
             })
             .unwrap();
@@ -701,10 +730,10 @@ fn counters_sum_over_blocks_and_warps() {
     let dev = Device::default().with_threads(2).unwrap();
     let out = dev.alloc_zeroed::<f32>("out", 10 * 96);
     let r = dev
-        .launch(&LaunchConfig::new(10, 96), async |w: &mut Warp<'_>| {
-            let i = w.thread_idx().x + w.block_idx().x * 96; // 1 instruction
+        .launch(&LaunchConfig::new(10, 96), |b: &mut Block<'_>| {
+            let i = b.thread_idx().x + b.block_idx().x * 96; // 1 instruction
             let v = i.to_f32() + 1.0; // 2 instructions
-            w.store(&out, i, v); // 1 request, 4 sectors
+            b.store(&out, i, v); // 1 request, 4 sectors
         })
         .unwrap();
     let c = r.counters.unwrap();

@@ -2,9 +2,11 @@
 //! (`Device::with_threads`), and a seeded warp order is reproducible.
 
 use warpsim::kernels::{self, Params};
-use warpsim::{Counters, Device, Global, LaunchConfig, Mode, Profile, U32x32, Warp, WarpOrder};
+use warpsim::{
+    Block, BlockOrder, Counters, Device, Global, LaunchConfig, Mode, Profile, U32s, WarpOrder,
+};
 
-/// `cfg` with its warps polled in `order`.
+/// `cfg` with its warps executing each operation in `order`.
 fn ordered(mut cfg: LaunchConfig, order: WarpOrder) -> LaunchConfig {
     cfg.warp_order = order;
     cfg
@@ -115,47 +117,46 @@ impl MinThreads for warpsim::Dim3 {
 
 /// A histogram through shared atomics, merged with global integer atomics, plus a per-block
 /// tree sum: every output is exact whatever the interleaving of blocks.
-async fn histogram(
-    w: &mut Warp<'_>,
+fn histogram(
+    b: &mut Block<'_>,
     input: &Global<u32>,
     hist: &Global<u32>,
     sums: &Global<u32>,
     n: u32,
 ) {
-    let bins = w.shared::<u32>(32);
-    let tree = w.shared::<u32>(256);
-    let t = w.thread_idx().x;
-    let i = w.global_idx_x();
-    w.if_(t.lt(32), |w| w.store(&bins, t, U32x32::ZERO));
-    w.sync_threads().await;
-    let v = w.if_else(i.lt(n), |w| w.load(input, i), |_| U32x32::ZERO);
-    w.if_(i.lt(n), |w| {
-        w.atomic_add(&bins, v % 32, U32x32::splat(1));
+    let bins = b.shared::<u32>(32);
+    let tree = b.shared::<u32>(256);
+    let t = b.thread_idx().x;
+    let i = b.global_idx_x();
+    b.if_(t.lt(32), |b| b.store(&bins, t, U32s::ZERO));
+    b.sync_threads();
+    let v = b.if_else(i.lt(n), |b| b.load(input, i), |_| U32s::ZERO);
+    b.if_(i.lt(n), |b| {
+        b.atomic_add(&bins, v % 32, U32s::splat(1));
     });
-    w.store(&tree, t, v);
-    w.sync_threads().await;
+    b.store(&tree, t, v);
+    b.sync_threads();
     let mut stride = 128;
     while stride > 0 {
-        w.if_(t.lt(stride), |w| {
-            let s = w.load(&tree, t) + w.load(&tree, t + stride);
-            w.store(&tree, t, s);
+        b.if_(t.lt(stride), |b| {
+            let s = b.load(&tree, t) + b.load(&tree, t + stride);
+            b.store(&tree, t, s);
         });
-        w.sync_threads().await;
+        b.sync_threads();
         stride /= 2;
     }
-    w.if_(t.lt(32), |w| {
-        let c = w.load(&bins, t);
-        w.atomic_add(hist, t, c);
+    b.if_(t.lt(32), |b| {
+        let c = b.load(&bins, t);
+        b.atomic_add(hist, t, c);
     });
-    w.if_(t.eq(0), |w| {
-        let s = w.load(&tree, t);
-        w.store(sums, U32x32::splat(w.block_idx().x), s);
+    b.if_(t.eq(0), |b| {
+        let s = b.load(&tree, t);
+        b.store(sums, b.block_idx().x, s);
     });
 }
 
 #[test]
 fn block_orders_change_neither_outputs_nor_counters() {
-    use warpsim::scheduler::BlockOrder;
     let n = 30_000u32;
     let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(40_503) % 977).collect();
     let blocks = n.div_ceil(256);
@@ -173,8 +174,8 @@ fn block_orders_change_neither_outputs_nor_counters() {
         let mut cfg = LaunchConfig::new(blocks, 256).name("histogram");
         cfg.block_order = order;
         let r = dev
-            .launch(&cfg, async |w: &mut Warp<'_>| {
-                histogram(w, &input, &hist, &sums, n).await
+            .launch(&cfg, |b: &mut Block<'_>| {
+                histogram(b, &input, &hist, &sums, n)
             })
             .unwrap();
         runs.push((hist.to_vec(), sums.to_vec(), r.counters.unwrap()));
@@ -212,8 +213,8 @@ fn shared_atomics_kernel_is_identical_on_1_2_and_4_threads_and_any_seeded_order(
             let sums = dev.alloc_zeroed::<u32>("sums", blocks as usize);
             let cfg = ordered(LaunchConfig::new(blocks, 256).name("histogram"), order);
             let r = dev
-                .launch(&cfg, async |w: &mut Warp<'_>| {
-                    histogram(w, &input, &hist, &sums, n).await
+                .launch(&cfg, |b: &mut Block<'_>| {
+                    histogram(b, &input, &hist, &sums, n)
                 })
                 .unwrap();
             assert_eq!(hist.to_vec(), want_hist, "{order:?}");
@@ -244,15 +245,15 @@ fn a_seeded_random_order_reproduces_an_order_dependent_result() {
         for seed in [1u64, 2, 3, 4] {
             let out = dev.alloc_zeroed::<u32>("out", 64);
             let cfg = ordered(LaunchConfig::new(64, 256), WarpOrder::Random(seed));
-            dev.launch(&cfg, async |w: &mut Warp<'_>| {
-                let s = w.shared::<u32>(1);
-                let b = w.block_idx().x;
-                // Each warp writes its id, then waits; after the barrier every warp reads the
-                // winner. Warps of a block run in the seeded order up to the barrier.
-                w.store(&s, U32x32::ZERO, U32x32::splat(w.warp_id()));
-                w.sync_threads().await;
-                let v = w.load(&s, U32x32::ZERO);
-                w.store(&out, U32x32::splat(b), v);
+            dev.launch(&cfg, |b: &mut Block<'_>| {
+                let s = b.shared::<u32>(1);
+                let bx = b.block_idx().x;
+                // Each warp writes its id to one word; after the barrier every warp reads the
+                // winner. The warps of a block execute the store in the seeded order.
+                b.store(&s, 0u32, b.warp_id());
+                b.sync_threads();
+                let v = b.load(&s, 0u32);
+                b.store(&out, bx, v);
             })
             .unwrap();
             finals.push(out.to_vec());
@@ -276,12 +277,12 @@ fn errors_are_identical_on_1_2_and_4_threads() {
             let small = dev.alloc_zeroed::<f32>("small", 1000);
             dev.launch(
                 &LaunchConfig::new(200, 64).name("late-fault"),
-                async |w: &mut Warp<'_>| {
-                    let b = w.block_idx().x;
-                    let i = w.global_idx_x();
+                |b: &mut Block<'_>| {
+                    let bx = b.block_idx().x;
+                    let i = b.global_idx_x();
                     // Blocks from 15 on (threads 960..) run past the end, every one of them.
-                    w.if_(i.ge(1000 - 40) & U32x32::splat(b).ge(15), |w| {
-                        let _ = w.load(&small, i + 40);
+                    b.if_(i.ge(1000 - 40) & U32s::splat(bx).ge(15), |b| {
+                        let _ = b.load(&small, i + 40);
                     });
                 },
             )

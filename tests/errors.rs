@@ -2,21 +2,21 @@
 //! is reported whatever the number of CPU threads, and the device stays usable afterwards.
 
 use warpsim::{
-    AccessFault, AccessKind, Device, Dim3, Error, Global, LaunchConfig, Mode, Profile, Space,
-    U32x32, U64x32, Warp,
+    AccessFault, AccessKind, Block, Device, Dim3, Error, Global, LaunchConfig, Mode, Profile,
+    Space, U32s, U64s,
 };
 
 /// Launch a small kernel that must succeed and compute the right thing.
 #[track_caller]
 fn still_usable(dev: &Device) {
     let out = dev.alloc_zeroed::<u32>("check", 300);
-    dev.launch(&LaunchConfig::new(3, 100), async |w: &mut Warp<'_>| {
-        let s = w.shared::<u32>(100);
-        let t = w.thread_idx().x;
-        w.store(&s, t, t);
-        w.sync_threads().await;
-        let v = w.load(&s, 99 - t);
-        w.store(&out, t + w.block_idx().x * 100, v);
+    dev.launch(&LaunchConfig::new(3, 100), |b: &mut Block<'_>| {
+        let s = b.shared::<u32>(100);
+        let t = b.thread_idx().x;
+        b.store(&s, t, t);
+        b.sync_threads();
+        let v = b.load(&s, 99 - t);
+        b.store(&out, t + b.block_idx().x * 100, v);
     })
     .unwrap();
     let want: Vec<u32> = (0..300).map(|i| 99 - i % 100).collect();
@@ -27,8 +27,8 @@ fn still_usable(dev: &Device) {
 fn invalid_launch(dev: &Device, cfg: &LaunchConfig, needle: &str) {
     let touched = dev.alloc_zeroed::<u32>("touched", 1);
     let e = dev
-        .launch(cfg, async |w: &mut Warp<'_>| {
-            w.atomic_add(&touched, U32x32::ZERO, U32x32::splat(1));
+        .launch(cfg, |b: &mut Block<'_>| {
+            b.atomic_add(&touched, U32s::ZERO, U32s::splat(1));
         })
         .unwrap_err();
     match &e {
@@ -79,9 +79,9 @@ fn invalid_launch_configurations() {
     ] {
         let blocks = cfg.grid.count() as u32;
         ok.fill(0);
-        dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            w.if_(w.linear_tid().eq(0), |w| {
-                w.atomic_add(&ok, U32x32::ZERO, U32x32::splat(1));
+        dev.launch(&cfg, |b: &mut Block<'_>| {
+            b.if_(b.linear_tid().eq(0), |b| {
+                b.atomic_add(&ok, U32s::ZERO, U32s::splat(1));
             });
         })
         .unwrap();
@@ -118,8 +118,8 @@ fn profile_limits_decide_what_is_invalid() {
     for (dev, grid) in [(&fermi, 65535u32), (&Device::default(), 65536)] {
         let count = dev.alloc_zeroed::<u32>("count", 1);
         let cfg = LaunchConfig::new(grid, 1).mode(Mode::Fast);
-        dev.launch(&cfg, async |w: &mut Warp<'_>| {
-            w.atomic_add(&count, U32x32::ZERO, U32x32::splat(1));
+        dev.launch(&cfg, |b: &mut Block<'_>| {
+            b.atomic_add(&count, U32s::ZERO, U32s::splat(1));
         })
         .unwrap();
         assert_eq!(count.to_vec()[0], grid);
@@ -143,9 +143,9 @@ fn out_of_bounds_global_accesses_name_everything() {
     let e = dev
         .launch(
             &LaunchConfig::new(4, 64).name("oob"),
-            async |w: &mut Warp<'_>| {
-                let i = w.global_idx_x();
-                let _ = w.load(&x, i);
+            |b: &mut Block<'_>| {
+                let i = b.global_idx_x();
+                let _ = b.load(&x, i);
             },
         )
         .unwrap_err();
@@ -180,16 +180,16 @@ fn out_of_bounds_global_accesses_name_everything() {
     let e = dev
         .launch(
             &LaunchConfig::new((2, 3), (8, 4)).name("oob-2d"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx();
-                let b = w.block_idx();
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx();
+                let bi = b.block_idx();
                 let bad = t.x.eq(3) & t.y.eq(2);
-                let i = if (b.x, b.y) == (1, 2) {
-                    U32x32::select(bad, U32x32::splat(13), t.x)
+                let i = if (bi.x, bi.y) == (1, 2) {
+                    U32s::select(bad, U32s::splat(13), t.x)
                 } else {
                     t.x
                 };
-                w.store(&view, i, t.y.to_f32());
+                b.store(&view, i, t.y.to_f32());
             },
         )
         .unwrap_err();
@@ -214,10 +214,10 @@ fn out_of_bounds_global_accesses_name_everything() {
     let e = dev
         .launch(
             &LaunchConfig::new(1, 32).name("oob-atomic"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx().x;
-                let i = U32x32::select(t.eq(5) | t.eq(9) | t.eq(20), t, t % 4);
-                w.atomic_add(&counters, i, U32x32::splat(1));
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                let i = U32s::select(t.eq(5) | t.eq(9) | t.eq(20), t, t % 4);
+                b.atomic_add(&counters, i, U32s::splat(1));
             },
         )
         .unwrap_err();
@@ -236,12 +236,12 @@ fn out_of_bounds_shared_accesses() {
     let e = dev
         .launch(
             &LaunchConfig::new(2, 64).name("oob-shared"),
-            async |w: &mut Warp<'_>| {
-                let s = w.shared::<u32>(64);
-                let t = w.thread_idx().x;
-                w.store(&s, t, t);
-                w.sync_threads().await;
-                let _ = w.load(&s, t + 1);
+            |b: &mut Block<'_>| {
+                let s = b.shared::<u32>(64);
+                let t = b.thread_idx().x;
+                b.store(&s, t, t);
+                b.sync_threads();
+                let _ = b.load(&s, t + 1);
             },
         )
         .unwrap_err();
@@ -267,10 +267,10 @@ fn out_of_bounds_shared_accesses() {
     let e = dev
         .launch(
             &LaunchConfig::new(1, 32).name("oob-dyn").dynamic_shared(40),
-            async |w: &mut Warp<'_>| {
-                let s = w.dynamic_shared::<f32>();
-                let t = w.thread_idx().x;
-                w.store(&s, t, t.to_f32());
+            |b: &mut Block<'_>| {
+                let s = b.dynamic_shared::<f32>();
+                let t = b.thread_idx().x;
+                b.store(&s, t, t.to_f32());
             },
         )
         .unwrap_err();
@@ -299,25 +299,25 @@ fn the_lowest_failing_block_is_reported_for_any_thread_count() {
             let e = dev
                 .launch(
                     &LaunchConfig::new(64, 128).name("many-failures"),
-                    async |w: &mut Warp<'_>| {
-                        let b = w.block_idx().x;
-                        let i = w.global_idx_x();
-                        let work = if b < 9 { 200 } else { 1 };
+                    |b: &mut Block<'_>| {
+                        let bx = b.block_idx().x;
+                        let i = b.global_idx_x();
+                        let work = if bx < 9 { 200 } else { 1 };
                         let mut acc = i;
                         for _ in 0..work {
                             acc = acc * 3 + 1;
                         }
-                        w.store(&x, i, acc);
-                        match b {
+                        b.store(&x, i, acc);
+                        match bx {
                             9 => {
-                                let _ = w.load(&small, w.thread_idx().x + 100);
+                                let _ = b.load(&small, b.thread_idx().x + 100);
                             }
                             17 => panic!("block 17"),
                             40 => {
-                                let _ = w.load(&x.slice(1..).cast::<u64>(), U32x32::ZERO);
+                                let _ = b.load(&x.slice(1..).cast::<u64>(), U32s::ZERO);
                             }
                             63 => {
-                                let _ = w.shfl_sync(warpsim::Mask::FULL, i, i, 3);
+                                let _ = b.shfl_sync(warpsim::Mask::FULL, i, i, 3);
                             }
                             _ => {}
                         }
@@ -344,9 +344,9 @@ fn misaligned_views_fault() {
     let e = dev
         .launch(
             &LaunchConfig::new(1, 32).name("misaligned"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx().x;
-                let _ = w.load(&as_f64, t % 8);
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                let _ = b.load(&as_f64, t % 8);
             },
         )
         .unwrap_err();
@@ -376,9 +376,9 @@ fn misaligned_views_fault() {
     let e = dev
         .launch(
             &LaunchConfig::new(2, 64).name("misaligned-u64"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx().x;
-                w.if_(t.ge(40), |w| w.store(&odd, t - 38, U64x32::splat(1)));
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                b.if_(t.ge(40), |b| b.store(&odd, t - 38, U64s::splat(1)));
             },
         )
         .unwrap_err();
@@ -406,9 +406,9 @@ fn misaligned_views_fault() {
     let e = dev
         .launch(
             &LaunchConfig::new(1, 8).name("misaligned-u16"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx().x;
-                let _ = w.load(&halves, t);
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                let _ = b.load(&halves, t);
             },
         )
         .unwrap_err();
@@ -422,9 +422,9 @@ fn misaligned_views_fault() {
     let e = dev
         .launch(
             &LaunchConfig::new(1, 16).name("misaligned-atomic"),
-            async |w: &mut Warp<'_>| {
-                let t = w.thread_idx().x;
-                w.atomic_add(&ints, t, t);
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                b.atomic_add(&ints, t, t);
             },
         )
         .unwrap_err();
@@ -432,10 +432,10 @@ fn misaligned_views_fault() {
     assert!(!oob);
     assert_eq!((f.access, f.elem_bytes), (AccessKind::Atomic, 4));
     // Without an active lane a misaligned view is never touched.
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.if_(t.gt(100), |w| {
-            let _ = w.load(&as_f64, t);
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.if_(t.gt(100), |b| {
+            let _ = b.load(&as_f64, t);
         });
     })
     .unwrap();
@@ -462,17 +462,17 @@ fn shared_memory_error(e: Error, kernel: &str, block: Dim3) -> String {
 fn shared_memory_declarations_that_do_not_fit_or_disagree() {
     let dev = Device::default();
     // 48 KiB of static shared memory is the limit without dynamic memory.
-    let ok = dev.launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-        let s = w.shared::<u32>(12 * 1024);
-        let t = w.thread_idx().x;
-        w.store(&s, t + 12 * 1024 - 64, t);
+    let ok = dev.launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+        let s = b.shared::<u32>(12 * 1024);
+        let t = b.thread_idx().x;
+        b.store(&s, t + 12 * 1024 - 64, t);
     });
     assert_eq!(ok.unwrap().shared_bytes, 48 * 1024);
     let e = dev
         .launch(
             &LaunchConfig::new(2, 64).name("too-big"),
-            async |w: &mut Warp<'_>| {
-                let _ = w.shared::<u32>(12 * 1024 + 1);
+            |b: &mut Block<'_>| {
+                let _ = b.shared::<u32>(12 * 1024 + 1);
             },
         )
         .unwrap_err();
@@ -481,9 +481,9 @@ fn shared_memory_declarations_that_do_not_fit_or_disagree() {
     let e = dev
         .launch(
             &LaunchConfig::new(2, 64).name("too-big-2"),
-            async |w: &mut Warp<'_>| {
-                let _ = w.shared::<f64>(1024);
-                let _ = w.shared::<[f32; 4]>(2600);
+            |b: &mut Block<'_>| {
+                let _ = b.shared::<f64>(1024);
+                let _ = b.shared::<[f32; 4]>(2600);
             },
         )
         .unwrap_err();
@@ -494,13 +494,13 @@ fn shared_memory_declarations_that_do_not_fit_or_disagree() {
     let cfg = LaunchConfig::new(1, 32)
         .name("dyn-plus-static")
         .dynamic_shared(200 * 1024);
-    let r = dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        let _ = w.shared::<u8>(27 * 1024);
+    let r = dev.launch(&cfg, |b: &mut Block<'_>| {
+        let _ = b.shared::<u8>(27 * 1024);
     });
     assert_eq!(r.unwrap().shared_bytes, 227 * 1024);
     let e = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let _ = w.shared::<u8>(27 * 1024 + 1);
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let _ = b.shared::<u8>(27 * 1024 + 1);
         })
         .unwrap_err();
     shared_memory_error(e, "dyn-plus-static", Dim3::new(0, 0, 0));
@@ -509,27 +509,33 @@ fn shared_memory_declarations_that_do_not_fit_or_disagree() {
     let e = fermi
         .launch(
             &LaunchConfig::new(1, 32).name("fermi-smem"),
-            async |w: &mut Warp<'_>| {
-                let _ = w.shared::<u8>(48 * 1024 + 1);
+            |b: &mut Block<'_>| {
+                let _ = b.shared::<u8>(48 * 1024 + 1);
             },
         )
         .unwrap_err();
     shared_memory_error(e, "fermi-smem", Dim3::new(0, 0, 0));
-    // Warps of one block declaring different arrays (here only in block 1).
+    // Changed with the lockstep engine: warps of one block can no longer declare different
+    // arrays (the block declares each array once, even inside a branch only warp 2 takes), so
+    // the old "declarations disagree between warps" error has no premise. The closest failure
+    // left: one block (1) declaring a different second array (#1), too large by element size
+    // or by length, is reported for that block and that array.
     for (k, differ) in [(0, "element size"), (1, "length")] {
         let e = dev
             .launch(
                 &LaunchConfig::new(3, 96).name("disagree"),
-                async |w: &mut Warp<'_>| {
-                    let _ = w.shared::<u32>(16);
-                    if w.block_idx().x == 1 && w.warp_id() == 2 {
-                        if k == 0 {
-                            let _ = w.shared::<f64>(64);
-                        } else {
-                            let _ = w.shared::<f32>(65);
-                        }
+                |b: &mut Block<'_>| {
+                    let _ = b.shared::<u32>(16);
+                    if b.block_idx().x == 1 {
+                        b.if_(b.warp_id().eq(2), |b| {
+                            if k == 0 {
+                                let _ = b.shared::<f64>(6 * 1024);
+                            } else {
+                                let _ = b.shared::<f32>(12 * 1024);
+                            }
+                        });
                     } else {
-                        let _ = w.shared::<f32>(64);
+                        let _ = b.shared::<f32>(64);
                     }
                 },
             )
@@ -548,19 +554,22 @@ fn invalid_shuffle_widths() {
             let e = dev
                 .launch(
                     &LaunchConfig::new(3, 64).name("bad-width"),
-                    async |w: &mut Warp<'_>| {
-                        let t = w.thread_idx().x;
-                        let wd = if w.block_idx().x == 2 && w.warp_id() == 1 {
-                            width
+                    |b: &mut Block<'_>| {
+                        let t = b.thread_idx().x;
+                        let shuffle = |b: &mut Block<'_>, wd: u32| {
+                            let _ = match op {
+                                0 => b.shfl_sync(warpsim::Mask::FULL, t, t, wd),
+                                1 => b.shfl_up_sync(warpsim::Mask::FULL, t, 1, wd),
+                                2 => b.shfl_down_sync(warpsim::Mask::FULL, t, 1, wd),
+                                _ => b.shfl_xor_sync(warpsim::Mask::FULL, t, 1, wd),
+                            };
+                        };
+                        // Only warp 1 of block 2 passes the bad width (a branch on the warp id).
+                        if b.block_idx().x == 2 {
+                            b.if_else(b.warp_id().eq(1), |b| shuffle(b, width), |b| shuffle(b, 32));
                         } else {
-                            32
-                        };
-                        let _ = match op {
-                            0 => w.shfl_sync(warpsim::Mask::FULL, t, t, wd),
-                            1 => w.shfl_up_sync(warpsim::Mask::FULL, t, 1, wd),
-                            2 => w.shfl_down_sync(warpsim::Mask::FULL, t, 1, wd),
-                            _ => w.shfl_xor_sync(warpsim::Mask::FULL, t, 1, wd),
-                        };
+                            shuffle(b, 32);
+                        }
                     },
                 )
                 .unwrap_err();
@@ -590,9 +599,9 @@ fn panics_inside_kernels_become_kernel_panic() {
     let e = dev
         .launch(
             &LaunchConfig::new(8, 64).name("panicky"),
-            async |w: &mut Warp<'_>| {
-                if w.block_idx().x >= 2 && w.warp_id() == 1 {
-                    panic!("boom at line {}", line!());
+            |b: &mut Block<'_>| {
+                if b.block_idx().x >= 2 {
+                    b.if_(b.warp_id().eq(1), |_| panic!("boom at line {}", line!()));
                 }
             },
         )
@@ -639,9 +648,9 @@ fn panics_inside_kernels_become_kernel_panic() {
         let e = dev
             .launch(
                 &LaunchConfig::new(2, 32).name("unwrap"),
-                async |w: &mut Warp<'_>| {
-                    let v = f(w.block_idx().x);
-                    w.store(&out, w.thread_idx().x, U32x32::splat(v));
+                |b: &mut Block<'_>| {
+                    let v = f(b.block_idx().x);
+                    b.store(&out, b.thread_idx().x, U32s::splat(v));
                 },
             )
             .unwrap_err();

@@ -4,7 +4,7 @@
 //! branches, match_any_sync.
 
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
-use warpsim::{Device, F32x32, F64x32, I32x32, LaunchConfig, Mask, U32x32, Warp};
+use warpsim::{Block, Device, LaunchConfig, Mask, Pred, U32s};
 
 const WIDTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 
@@ -49,7 +49,17 @@ fn ptx_idx_source(lane: u32, src: u32, width: u32) -> u32 {
     (lane & segmask) | (src & 0x1f & !segmask)
 }
 
-fn one_warp(dev: &Device, kernel: impl AsyncFn(&mut Warp<'_>) + Sync) {
+/// The lanes of the (only) warp executing now, as a member mask.
+fn active(b: &Block<'_>) -> Mask {
+    b.active().warp(0)
+}
+
+/// 1 in the threads where `p` holds, else 0.
+fn as_u32(p: Pred) -> U32s {
+    U32s::select(p, 1u32, 0u32)
+}
+
+fn one_warp(dev: &Device, kernel: impl Fn(&mut Block<'_>) + Sync) {
     dev.launch(&LaunchConfig::new(1, 32).name("intrinsics"), kernel)
         .unwrap();
 }
@@ -61,30 +71,31 @@ fn shfl_up_down_xor_every_width_and_delta() {
     let per_mode = WIDTHS.len() * 32 * 32;
     let out = dev.alloc_zeroed::<u32>("out", 3 * per_mode);
     let outf = dev.alloc_zeroed::<f64>("outf", 3 * per_mode);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let v = U32x32::from_array(values);
-        let vf = F64x32::from_fn(|l| -0.5 * l as f64);
-        let lane = w.lane_id();
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
+        // `values` and `-0.5 * lane`, computed per thread (the old API took per-lane constants).
+        let v = lane * 7 + 1000;
+        let vf = lane.to_f64() * -0.5;
         let mut slot = 0;
         for m in 0..3 {
             for width in WIDTHS {
                 for d in 0..32 {
                     let (r, rf) = match m {
                         0 => (
-                            w.shfl_up_sync(Mask::FULL, v, d, width),
-                            w.shfl_up_sync(Mask::FULL, vf, d, width),
+                            b.shfl_up_sync(Mask::FULL, v, d, width),
+                            b.shfl_up_sync(Mask::FULL, vf, d, width),
                         ),
                         1 => (
-                            w.shfl_down_sync(Mask::FULL, v, d, width),
-                            w.shfl_down_sync(Mask::FULL, vf, d, width),
+                            b.shfl_down_sync(Mask::FULL, v, d, width),
+                            b.shfl_down_sync(Mask::FULL, vf, d, width),
                         ),
                         _ => (
-                            w.shfl_xor_sync(Mask::FULL, v, d, width),
-                            w.shfl_xor_sync(Mask::FULL, vf, d, width),
+                            b.shfl_xor_sync(Mask::FULL, v, d, width),
+                            b.shfl_xor_sync(Mask::FULL, vf, d, width),
                         ),
                     };
-                    w.store(&out, lane + slot * 32, r);
-                    w.store(&outf, lane + slot * 32, rf);
+                    b.store(&out, lane + slot * 32, r);
+                    b.store(&outf, lane + slot * 32, rf);
                     slot += 1;
                 }
             }
@@ -129,14 +140,17 @@ fn shfl_idx_reads_within_the_segment() {
         })
         .collect();
     let out = dev.alloc_zeroed::<i32>("out", WIDTHS.len() * srcs.len() * 32);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let v = I32x32::from_fn(|l| -(l as i32) * 3 - 1);
-        let lane = w.lane_id();
+    // Per-lane source lanes come from memory (the old API took per-lane constants).
+    let src_lanes = dev.alloc_from("srcs", &srcs.concat());
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
+        let v = lane.as_i32() * -3 - 1;
         let mut slot = 0;
         for width in WIDTHS {
-            for s in &srcs {
-                let r = w.shfl_sync(Mask::FULL, v, U32x32::from_array(*s), width);
-                w.store(&out, lane + slot * 32, r);
+            for k in 0..srcs.len() as u32 {
+                let src = b.load(&src_lanes, lane + k * 32);
+                let r = b.shfl_sync(Mask::FULL, v, src, width);
+                b.store(&out, lane + slot * 32, r);
                 slot += 1;
             }
         }
@@ -167,31 +181,31 @@ fn shuffles_from_inactive_lanes_read_their_registers() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 3 * 32);
     let ones = dev.alloc_from("ones", &[1u32; 32]);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let lane = w.lane_id();
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
         let v = lane * 10 + 5;
-        let a = w.if_else(
+        let a = b.if_else(
             (lane % 2).eq(0),
-            |w| w.shfl_xor_sync(w.active_mask(), v, 1, 32),
-            |_| U32x32::splat(u32::MAX),
+            |b| b.shfl_xor_sync(active(b), v, 1, 32),
+            |_| U32s::splat(u32::MAX),
         );
-        let b = w.if_else(
+        let bv = b.if_else(
             lane.lt(20),
-            |w| w.shfl_down_sync(w.active_mask(), v, 16, 32),
-            |_| U32x32::splat(u32::MAX),
+            |b| b.shfl_down_sync(active(b), v, 16, 32),
+            |_| U32s::splat(u32::MAX),
         );
         // A value loaded inside the branch is zero on the lanes that did not load it.
-        let c = w.if_else(
+        let c = b.if_else(
             lane.lt(8),
-            |w| {
-                let x = w.load(&ones, lane);
-                w.shfl_sync(w.active_mask(), x, lane + 8, 32)
+            |b| {
+                let x = b.load(&ones, lane);
+                b.shfl_sync(active(b), x, lane + 8, 32)
             },
-            |_| U32x32::splat(u32::MAX),
+            |_| U32s::splat(u32::MAX),
         );
-        w.store(&out, lane, a);
-        w.store(&out, lane + 32, b);
-        w.store(&out, lane + 64, c);
+        b.store(&out, lane, a);
+        b.store(&out, lane + 32, bv);
+        b.store(&out, lane + 64, c);
     });
     let got = out.to_vec();
     for l in 0..32u32 {
@@ -220,19 +234,19 @@ fn shuffles_from_inactive_lanes_read_their_registers() {
 fn warp_sum_by_shfl_down_and_butterfly() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<f32>("out", 64);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let lane = w.lane_id();
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
         let x = (lane + 1).to_f32();
         let mut s = x;
         for d in [16, 8, 4, 2, 1] {
-            s += w.shfl_down_sync(Mask::FULL, s, d, 32);
+            s += b.shfl_down_sync(Mask::FULL, s, d, 32);
         }
-        let mut b = x;
+        let mut bf = x;
         for d in [1, 2, 4, 8] {
-            b += w.shfl_xor_sync(Mask::FULL, b, d, 16);
+            bf += b.shfl_xor_sync(Mask::FULL, bf, d, 16);
         }
-        w.store(&out, lane, s);
-        w.store(&out, lane + 32, b);
+        b.store(&out, lane, s);
+        b.store(&out, lane + 32, bf);
     });
     let got = out.to_vec();
     assert_eq!(got[0], 528.0, "lane 0 holds the warp's sum");
@@ -247,33 +261,34 @@ fn warp_sum_by_shfl_down_and_butterfly() {
 fn ballot_any_all_under_partial_masks() {
     let dev = Device::default();
     let out = dev.alloc_from("out", &[0xdead_beefu32; 16]);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let lane = w.lane_id();
-        let put =
-            |w: &mut Warp<'_>, k: u32, v: u32| w.store(&out, U32x32::splat(k), U32x32::splat(v));
-        let b0 = w.ballot_sync(Mask::FULL, (lane % 3).eq(0));
-        put(w, 0, b0);
-        w.if_(lane.lt(20), |w| {
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
+        // Votes are per-thread values now (uniform within the warp): every active thread
+        // stores its copy to out[k].
+        let put = |b: &mut Block<'_>, k: u32, v: U32s| b.store(&out, k, v);
+        let b0 = b.ballot_sync(Mask::FULL, (lane % 3).eq(0));
+        put(b, 0, b0);
+        b.if_(lane.lt(20), |b| {
             let pred = (lane % 3).eq(0);
             let v = [
-                w.ballot_sync(Mask::FULL, pred),
-                w.ballot_sync(Mask(0x0000_ffff), pred),
-                w.any_sync(Mask::FULL, lane.eq(25)) as u32,
-                w.any_sync(Mask::FULL, lane.eq(19)) as u32,
-                w.any_sync(Mask(0xff), lane.eq(19)) as u32,
-                w.all_sync(Mask::FULL, lane.lt(20)) as u32,
-                w.all_sync(Mask::FULL, lane.lt(19)) as u32,
-                w.all_sync(Mask(0xff00), lane.ge(8)) as u32,
-                w.all_sync(Mask(0x000f_ffff), lane.ne(3)) as u32,
+                b.ballot_sync(Mask::FULL, pred),
+                b.ballot_sync(Mask(0x0000_ffff), pred),
+                as_u32(b.any_sync(Mask::FULL, lane.eq(25))),
+                as_u32(b.any_sync(Mask::FULL, lane.eq(19))),
+                as_u32(b.any_sync(Mask(0xff), lane.eq(19))),
+                as_u32(b.all_sync(Mask::FULL, lane.lt(20))),
+                as_u32(b.all_sync(Mask::FULL, lane.lt(19))),
+                as_u32(b.all_sync(Mask(0xff00), lane.ge(8))),
+                as_u32(b.all_sync(Mask(0x000f_ffff), lane.ne(3))),
             ];
             for (k, x) in v.into_iter().enumerate() {
-                put(w, k as u32 + 1, x);
+                put(b, k as u32 + 1, x);
             }
         });
-        let all = w.all_sync(Mask::FULL, lane.lt(32)) as u32;
-        put(w, 10, all);
-        let any = w.any_sync(Mask::FULL, Mask::NONE) as u32;
-        put(w, 11, any);
+        let all = as_u32(b.all_sync(Mask::FULL, lane.lt(32)));
+        put(b, 10, all);
+        let any = as_u32(b.any_sync(Mask::FULL, Pred::FALSE));
+        put(b, 11, any);
     });
     let every3 = |lim: u32| {
         (0..lim)
@@ -304,23 +319,22 @@ fn activemask_follows_branches_and_exits() {
     let dev = Device::default();
     let out = dev.alloc_from("out", &[0u32; 8]);
     let report = dev
-        .launch(&LaunchConfig::new(1, 40), async |w: &mut Warp<'_>| {
-            let lane = w.lane_id();
-            let base = w.warp_id() * 4;
-            let put = |w: &mut Warp<'_>, k: u32, v: Mask| {
-                w.store(&out, U32x32::splat(base + k), U32x32::splat(v.bits()))
-            };
-            let m = w.activemask();
-            put(w, 0, m);
-            w.if_(lane.lt(24), |w| {
-                w.if_((lane % 2).eq(1), |w| {
-                    let m = w.activemask();
-                    put(w, 1, m);
+        .launch(&LaunchConfig::new(1, 40), |b: &mut Block<'_>| {
+            let lane = b.lane_id();
+            let base = b.warp_id() * 4;
+            // The active mask is a per-thread value now (uniform within each warp).
+            let put = |b: &mut Block<'_>, k: u32, v: U32s| b.store(&out, base + k, v);
+            let m = b.activemask();
+            put(b, 0, m);
+            b.if_(lane.lt(24), |b| {
+                b.if_((lane % 2).eq(1), |b| {
+                    let m = b.activemask();
+                    put(b, 1, m);
                 });
             });
-            w.exit_if(lane.lt(4));
-            let m = w.activemask();
-            put(w, 2, m);
+            b.exit_if(lane.lt(4));
+            let m = b.activemask();
+            put(b, 2, m);
         })
         .unwrap();
     let odd_below_24 = (0..24).filter(|l| l % 2 == 1).fold(0u32, |m, l| m | 1 << l);
@@ -337,16 +351,16 @@ fn activemask_follows_branches_and_exits() {
 fn match_any_groups_equal_values_among_active_lanes() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
-    one_warp(&dev, async |w: &mut Warp<'_>| {
-        let lane = w.lane_id();
-        let full = w.match_any_sync(Mask::FULL, lane % 5);
-        let part = w.if_else(
+    one_warp(&dev, |b: &mut Block<'_>| {
+        let lane = b.lane_id();
+        let full = b.match_any_sync(Mask::FULL, lane % 5);
+        let part = b.if_else(
             lane.lt(20),
-            |w| w.match_any_sync(Mask::FULL, (lane / 3) * 0x1000_0001),
-            |_| U32x32::ZERO,
+            |b| b.match_any_sync(Mask::FULL, (lane / 3) * 0x1000_0001),
+            |_| U32s::ZERO,
         );
-        w.store(&out, lane, full);
-        w.store(&out, lane + 32, part);
+        b.store(&out, lane, full);
+        b.store(&out, lane + 32, part);
     });
     let got = out.to_vec();
     for l in 0..32u32 {
@@ -371,19 +385,34 @@ fn shuffles_of_every_lane_type_move_whole_values() {
     let out32 = dev.alloc_zeroed::<f32>("f", 32);
     let out64 = dev.alloc_zeroed::<f64>("d", 32);
     let outu = dev.alloc_zeroed::<u64>("u", 32);
+    let f: Vec<f32> = (0..32)
+        .map(|l| if l == 3 { f32::NAN } else { l as f32 + 0.25 })
+        .collect();
+    let in32 = dev.alloc_from("f_in", &f);
+    let in64 = dev.alloc_from(
+        "d_in",
+        &(0..32).map(|l| 1e300 * l as f64).collect::<Vec<_>>(),
+    );
+    let inu = dev.alloc_from(
+        "u_in",
+        &(0..32)
+            .map(|l| (l as u64) << 40 | 0xffff)
+            .collect::<Vec<_>>(),
+    );
     let report = dev
-        .launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-            let lane = w.lane_id();
-            let f = F32x32::from_fn(|l| if l == 3 { f32::NAN } else { l as f32 + 0.25 });
-            let d = F64x32::from_fn(|l| 1e300 * l as f64);
-            let u = warpsim::U64x32::from_fn(|l| (l as u64) << 40 | 0xffff);
+        .launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+            let lane = b.lane_id();
+            // The per-lane inputs come from memory (the old API took per-lane constants).
+            let f = b.load(&in32, lane);
+            let d = b.load(&in64, lane);
+            let u = b.load(&inu, lane);
             let rev = 31 - lane;
-            let f = w.shfl_sync(Mask::FULL, f, rev, 32);
-            let d = w.shfl_sync(Mask::FULL, d, rev, 32);
-            let u = w.shfl_sync(Mask::FULL, u, rev, 32);
-            w.store(&out32, lane, f);
-            w.store(&out64, lane, d);
-            w.store(&outu, lane, u);
+            let f = b.shfl_sync(Mask::FULL, f, rev, 32);
+            let d = b.shfl_sync(Mask::FULL, d, rev, 32);
+            let u = b.shfl_sync(Mask::FULL, u, rev, 32);
+            b.store(&out32, lane, f);
+            b.store(&out64, lane, d);
+            b.store(&outu, lane, u);
         })
         .unwrap();
     let (f, d, u) = (out32.to_vec(), out64.to_vec(), outu.to_vec());
@@ -397,6 +426,7 @@ fn shuffles_of_every_lane_type_move_whole_values() {
         assert_eq!(d[l], 1e300 * s as f64);
         assert_eq!(u[l], (s as u64) << 40 | 0xffff);
     }
-    // 3 shuffles + 3 stores + the subtraction: shuffles are one warp instruction each.
-    assert_eq!(report.counters.unwrap().warp_instructions, 7);
+    // 3 shuffles + 3 stores + the subtraction: shuffles are one warp instruction each. (Plus
+    // the 3 loads of the inputs, which the old API built as per-lane constants for free.)
+    assert_eq!(report.counters.unwrap().warp_instructions, 7 + 3);
 }

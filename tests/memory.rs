@@ -1,7 +1,7 @@
 //! Global and shared memory: element types and views, store collisions, shared arrays, and
 //! atomics under contention across blocks, warps and CPU threads.
 
-use warpsim::{Device, F32x32, I32x32, LaunchConfig, U32x32, Warp};
+use warpsim::{Block, Device, F32s, LaunchConfig, U32s, U64s};
 
 fn dev4() -> Device {
     Device::default().with_threads(4).unwrap()
@@ -43,17 +43,17 @@ fn every_element_type_round_trips_through_global_and_shared() {
     );
     // Each thread stores its element to the reversed position through a shared array of the
     // same type: neighbouring bytes written by different lanes must not clobber each other.
-    dev.launch(&LaunchConfig::new(1, n as u32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, n as u32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         let r = (n as u32 - 1) - t;
         macro_rules! via_shared {
             ($g:expr, $o:expr, $ty:ty) => {{
-                let s = w.shared::<$ty>(n);
-                let v = w.load(&$g, t);
-                w.store(&s, r, v);
-                w.sync_threads().await;
-                let v = w.load(&s, t);
-                w.store(&$o, t, v);
+                let s = b.shared::<$ty>(n);
+                let v = b.load(&$g, t);
+                b.store(&s, r, v);
+                b.sync_threads();
+                let v = b.load(&s, t);
+                b.store(&$o, t, v);
             }};
         }
         via_shared!(g8, o8, u8);
@@ -84,14 +84,14 @@ fn sub_word_stores_touch_only_their_bytes() {
     let dev = Device::default();
     let bytes = dev.alloc_from("bytes", &[0xffu8; 64]);
     let halves = dev.alloc_from("halves", &[0xffffu16; 64]);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         // Every other byte / half-word, from different lanes of one instruction.
-        w.store(&bytes, t * 2, t);
-        w.store(&halves, t * 2 + 1, t * 1000);
+        b.store(&bytes, t * 2, t);
+        b.store(&halves, t * 2 + 1, t * 1000);
         // Values wider than the element are truncated, as a C cast does.
-        w.if_(t.eq(0), |w| {
-            w.store(&bytes, U32x32::splat(63), U32x32::splat(0x1234))
+        b.if_(t.eq(0), |b| {
+            b.store(&bytes, U32s::splat(63), U32s::splat(0x1234))
         });
     })
     .unwrap();
@@ -119,13 +119,13 @@ fn sub_word_stores_touch_only_their_bytes() {
 fn colliding_stores_highest_lane_wins() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 4);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.store(&out, t % 4, t);
-        let s = w.shared::<u32>(2);
-        w.if_(t.lt(21), |w| w.store(&s, U32x32::ZERO, t + 100));
-        let v = w.load(&s, U32x32::ZERO);
-        w.if_(t.eq(0), |w| w.store(&out, U32x32::splat(3), v));
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.store(&out, t % 4, t);
+        let s = b.shared::<u32>(2);
+        b.if_(t.lt(21), |b| b.store(&s, U32s::ZERO, t + 100));
+        let v = b.load(&s, U32s::ZERO);
+        b.if_(t.eq(0), |b| b.store(&out, U32s::splat(3), v));
     })
     .unwrap();
     assert_eq!(out.to_vec(), [28, 29, 30, 120]);
@@ -155,12 +155,12 @@ fn views_keep_device_addresses_and_read_the_same_bytes() {
     assert_eq!(as_bytes.len(), 256);
     assert_eq!(&as_bytes.to_vec()[4..8], [1, 0, 0, 0]);
     // A kernel writing through a view writes the underlying buffer.
-    dev.launch(&LaunchConfig::new(1, 10), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        let v = w.load(&tail, t);
-        w.store(&tail, t, v * 2);
-        w.if_(t.eq(0), |w| {
-            w.store(&as_u64, U32x32::splat(20), warpsim::U64x32::splat(u64::MAX))
+    dev.launch(&LaunchConfig::new(1, 10), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        let v = b.load(&tail, t);
+        b.store(&tail, t, v * 2);
+        b.if_(t.eq(0), |b| {
+            b.store(&as_u64, U32s::splat(20), U64s::splat(u64::MAX))
         });
     })
     .unwrap();
@@ -187,25 +187,25 @@ fn shared_arrays_are_zeroed_per_block_and_dynamic_shared_comes_first() {
     let offs = dev.alloc_zeroed::<u32>("offs", 4);
     let cfg = LaunchConfig::new(8, 64).dynamic_shared(100);
     let report = dev
-        .launch(&cfg, async |w: &mut Warp<'_>| {
-            let t = w.thread_idx().x;
-            let b = w.block_idx().x;
-            let dynamic = w.dynamic_shared::<u32>();
-            let a = w.shared::<u32>(64);
-            let c = w.shared::<f64>(3);
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            let bx = b.block_idx().x;
+            let dynamic = b.dynamic_shared::<u32>();
+            let a = b.shared::<u32>(64);
+            let c = b.shared::<f64>(3);
             // Each block sees zeroed memory although the blocks ran one after another on one
             // CPU thread and every block dirties it.
-            let before = w.load(&a, t) + w.load(&dynamic, t % 25);
-            w.sync_threads().await;
-            w.store(&a, t, t + b);
-            w.store(&dynamic, t % 25, t + 1);
-            w.store(&out, t + b * 64, before);
-            w.if_(t.eq(0), |w| {
+            let before = b.load(&a, t) + b.load(&dynamic, t % 25);
+            b.sync_threads();
+            b.store(&a, t, t + bx);
+            b.store(&dynamic, t % 25, t + 1);
+            b.store(&out, t + bx * 64, before);
+            b.if_(t.eq(0), |b| {
                 for (k, v) in [dynamic.len(), dynamic.offset(), a.offset(), c.offset()]
                     .into_iter()
                     .enumerate()
                 {
-                    w.store(&offs, U32x32::splat(k as u32), U32x32::splat(v as u32));
+                    b.store(&offs, U32s::splat(k as u32), U32s::splat(v as u32));
                 }
             });
         })
@@ -257,12 +257,12 @@ fn global_atomic_add_counter_returns_a_permutation() {
     let tickets = dev.alloc_zeroed::<u32>("tickets", n);
     let signed = dev.alloc_zeroed::<i32>("signed", 1);
     let report = dev
-        .launch(&LaunchConfig::new(blocks, 256), async |w: &mut Warp<'_>| {
-            let g = w.global_idx_x();
-            let old = w.atomic_add(&counter, U32x32::ZERO, U32x32::splat(1));
-            w.store(&tickets, g, old);
+        .launch(&LaunchConfig::new(blocks, 256), |b: &mut Block<'_>| {
+            let g = b.global_idx_x();
+            let old = b.atomic_add(&counter, U32s::ZERO, U32s::splat(1));
+            b.store(&tickets, g, old);
             let delta = (g % 7).as_i32() - 3;
-            w.atomic_add(&signed, U32x32::ZERO, delta);
+            b.atomic_add(&signed, U32s::ZERO, delta);
         })
         .unwrap();
     assert_eq!(counter.to_vec()[0], n as u32);
@@ -284,10 +284,10 @@ fn lanes_of_one_atomic_apply_in_lane_order() {
     let dev = Device::default();
     let cell = dev.alloc_from("cell", &[1000u32]);
     let old = dev.alloc_zeroed::<u32>("old", 32);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        let o = w.atomic_exch(&cell, U32x32::ZERO, t);
-        w.store(&old, t, o);
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        let o = b.atomic_exch(&cell, U32s::ZERO, t);
+        b.store(&old, t, o);
     })
     .unwrap();
     assert_eq!(cell.to_vec()[0], 31);
@@ -302,11 +302,11 @@ fn lanes_of_one_atomic_apply_in_lane_order() {
 fn float_atomic_add_of_integer_values_is_exact() {
     let dev = dev4();
     let sums = dev.alloc_zeroed::<f32>("sums", 4);
-    dev.launch(&LaunchConfig::new(128, 128), async |w: &mut Warp<'_>| {
-        let g = w.global_idx_x();
+    dev.launch(&LaunchConfig::new(128, 128), |b: &mut Block<'_>| {
+        let g = b.global_idx_x();
         let v = (g % 5).to_f32();
-        w.atomic_add(&sums, g % 4, v);
-        w.atomic_sub(&sums, U32x32::splat(3), F32x32::splat(1.0));
+        b.atomic_add(&sums, g % 4, v);
+        b.atomic_sub(&sums, U32s::splat(3), F32s::splat(1.0));
     })
     .unwrap();
     let n = 128 * 128;
@@ -335,21 +335,22 @@ fn atomic_min_max_exch_cas_and_bits() {
     let bits_xor = dev.alloc_zeroed::<u32>("xor", 1);
     let slot = dev.alloc_from("slot", &[u32::MAX]);
     let exch_old = dev.alloc_zeroed::<u32>("exch_old", n as usize);
-    dev.launch(&LaunchConfig::new(blocks, 128), async |w: &mut Warp<'_>| {
-        let g = w.global_idx_x();
-        let v = I32x32::from_fn(|l| val(g.lane(l)));
-        let z = U32x32::ZERO;
-        w.atomic_min(&umin, z, v.as_u32());
-        w.atomic_max(&umax, z, v.as_u32());
-        w.atomic_min(&imin, z, v);
-        w.atomic_max(&imax, z, v);
-        w.atomic_min(&fmin, z, v.to_f32());
-        w.atomic_max(&fmax, z, v.to_f32());
-        w.atomic_or(&bits_or, g / 32 % 8, U32x32::splat(1) << (g % 32));
-        w.atomic_and(&bits_and, g / 32 % 8, !(U32x32::splat(1) << (g % 32)));
-        w.atomic_xor(&bits_xor, z, v.as_u32());
-        let old = w.atomic_exch(&slot, z, g);
-        w.store(&exch_old, g, old);
+    dev.launch(&LaunchConfig::new(blocks, 128), |b: &mut Block<'_>| {
+        let g = b.global_idx_x();
+        // `val(g)` per thread (the old API built it lane by lane on the host).
+        let v = ((g * 2_654_435_761u32) >> 7).as_i32() - (1 << 23);
+        let z = U32s::ZERO;
+        b.atomic_min(&umin, z, v.as_u32());
+        b.atomic_max(&umax, z, v.as_u32());
+        b.atomic_min(&imin, z, v);
+        b.atomic_max(&imax, z, v);
+        b.atomic_min(&fmin, z, v.to_f32());
+        b.atomic_max(&fmax, z, v.to_f32());
+        b.atomic_or(&bits_or, g / 32 % 8, U32s::splat(1) << (g % 32));
+        b.atomic_and(&bits_and, g / 32 % 8, !(U32s::splat(1) << (g % 32)));
+        b.atomic_xor(&bits_xor, z, v.as_u32());
+        let old = b.atomic_exch(&slot, z, g);
+        b.store(&exch_old, g, old);
     })
     .unwrap();
     let vals: Vec<i32> = (0..n).map(val).collect();
@@ -386,20 +387,20 @@ fn cas_loop_increments_exactly_once_per_thread() {
     let dev = dev4();
     let counter = dev.alloc_zeroed::<u32>("counter", 1);
     let seen = dev.alloc_zeroed::<u32>("seen", 16 * 64);
-    dev.launch(&LaunchConfig::new(16, 64), async |w: &mut Warp<'_>| {
-        let g = w.global_idx_x();
+    dev.launch(&LaunchConfig::new(16, 64), |b: &mut Block<'_>| {
+        let g = b.global_idx_x();
         // do { old = *c; } while (atomicCAS(c, old, old + 1) != old);
-        let (_, mine) = w.while_(
-            (U32x32::ZERO, U32x32::ZERO),
+        let (_, mine) = b.while_(
+            (U32s::ZERO, U32s::ZERO),
             |_, (done, _)| (*done).eq(0),
-            |w, _| {
-                let old = w.load(&counter, U32x32::ZERO);
-                let prev = w.atomic_cas(&counter, U32x32::ZERO, old, old + 1);
+            |b, _| {
+                let old = b.load(&counter, U32s::ZERO);
+                let prev = b.atomic_cas(&counter, U32s::ZERO, old, old + 1);
                 let won = prev.eq(old);
-                (U32x32::select(won, U32x32::splat(1), U32x32::ZERO), old)
+                (U32s::select(won, U32s::splat(1), U32s::ZERO), old)
             },
         );
-        w.store(&seen, g, mine);
+        b.store(&seen, g, mine);
     })
     .unwrap();
     assert_eq!(counter.to_vec()[0], 16 * 64);
@@ -409,10 +410,10 @@ fn cas_loop_increments_exactly_once_per_thread() {
     // A CAS that does not match leaves the value alone and returns it.
     let cell = dev.alloc_from("cell", &[5u32, 6]);
     let old = dev.alloc_zeroed::<u32>("old", 2);
-    dev.launch(&LaunchConfig::new(1, 2), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        let o = w.atomic_cas(&cell, t, U32x32::splat(5), U32x32::splat(9));
-        w.store(&old, t, o);
+    dev.launch(&LaunchConfig::new(1, 2), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        let o = b.atomic_cas(&cell, t, U32s::splat(5), U32s::splat(9));
+        b.store(&old, t, o);
     })
     .unwrap();
     assert_eq!((cell.to_vec(), old.to_vec()), (vec![9, 6], vec![5, 6]));
@@ -432,36 +433,36 @@ fn shared_atomics_build_a_histogram_per_block() {
     let tickets = dev.alloc_zeroed::<u32>("tickets", n);
     let extremes = dev.alloc_zeroed::<u32>("extremes", blocks as usize * 2);
     let report = dev
-        .launch(&LaunchConfig::new(blocks, 256), async |w: &mut Warp<'_>| {
-            let s = w.shared::<u32>(16);
-            let ticket = w.shared::<u32>(1);
-            let ext = w.shared::<u32>(2);
-            let t = w.thread_idx().x;
-            let g = w.global_idx_x();
-            let b = w.block_idx().x;
-            w.if_(t.lt(2), |w| {
-                w.store(
+        .launch(&LaunchConfig::new(blocks, 256), |b: &mut Block<'_>| {
+            let s = b.shared::<u32>(16);
+            let ticket = b.shared::<u32>(1);
+            let ext = b.shared::<u32>(2);
+            let t = b.thread_idx().x;
+            let g = b.global_idx_x();
+            let bx = b.block_idx().x;
+            b.if_(t.lt(2), |b| {
+                b.store(
                     &ext,
                     t,
-                    U32x32::select(t.eq(0), U32x32::splat(u32::MAX), U32x32::ZERO),
+                    U32s::select(t.eq(0), U32s::splat(u32::MAX), U32s::ZERO),
                 )
             });
-            w.sync_threads().await;
-            let v = w.load(&input, g);
-            w.atomic_add(&s, v % 16, U32x32::splat(1));
-            let old = w.atomic_add(&ticket, U32x32::ZERO, U32x32::splat(1));
-            w.store(&tickets, g, old);
-            w.atomic_min(&ext, U32x32::ZERO, v);
-            w.atomic_max(&ext, U32x32::splat(1), v);
-            w.sync_threads().await;
-            w.if_(t.lt(16), |w| {
-                let c = w.load(&s, t);
-                w.store(&per_block, t + b * 16, c);
-                w.atomic_add(&hist, t, c);
+            b.sync_threads();
+            let v = b.load(&input, g);
+            b.atomic_add(&s, v % 16, U32s::splat(1));
+            let old = b.atomic_add(&ticket, U32s::ZERO, U32s::splat(1));
+            b.store(&tickets, g, old);
+            b.atomic_min(&ext, U32s::ZERO, v);
+            b.atomic_max(&ext, U32s::splat(1), v);
+            b.sync_threads();
+            b.if_(t.lt(16), |b| {
+                let c = b.load(&s, t);
+                b.store(&per_block, t + bx * 16, c);
+                b.atomic_add(&hist, t, c);
             });
-            w.if_(t.lt(2), |w| {
-                let e = w.load(&ext, t);
-                w.store(&extremes, t + b * 2, e);
+            b.if_(t.lt(2), |b| {
+                let e = b.load(&ext, t);
+                b.store(&extremes, t + bx * 2, e);
             });
         })
         .unwrap();
@@ -509,14 +510,14 @@ fn inactive_lanes_get_zero_from_atomics_and_do_not_apply() {
     let dev = Device::default();
     let cell = dev.alloc_from("cell", &[10u32]);
     let old = dev.alloc_from("old", &[7u32; 32]);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        let o = w.if_else(
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        let o = b.if_else(
             (t % 4).eq(0),
-            |w| w.atomic_add(&cell, U32x32::ZERO, U32x32::splat(1)),
-            |_| U32x32::splat(99),
+            |b| b.atomic_add(&cell, U32s::ZERO, U32s::splat(1)),
+            |_| U32s::splat(99),
         );
-        w.store(&old, t, o);
+        b.store(&old, t, o);
     })
     .unwrap();
     assert_eq!(cell.to_vec()[0], 18);

@@ -2,15 +2,15 @@
 //! counts, early exits, reconvergence, per-lane merging of results, and inactive lanes that never
 //! store, count or fault.
 
-use warpsim::{Device, Dim3, F32x32, Global, I32x32, LaunchConfig, Mask, U32x32, Warp};
+use warpsim::{Block, Device, Dim3, F32s, Global, I32s, LaunchConfig, Mask, U32s};
 
 const SENTINEL: u32 = 0xdead_beef;
 
-/// Record the warp's active mask in `log[warp * 16 + slot]`.
-fn log(w: &mut Warp<'_>, log: &Global<u32>, slot: u32) {
-    let idx = U32x32::splat(w.warp_id() * 16 + slot);
-    let m = U32x32::splat(w.active_mask().bits());
-    w.store(log, idx, m);
+/// Record each warp's active mask in `log[warp * 16 + slot]`.
+fn log(b: &mut Block<'_>, log: &Global<u32>, slot: u32) {
+    let idx = b.warp_id() * 16 + slot;
+    let m = b.activemask();
+    b.store(log, idx, m);
 }
 
 fn log_buffer(dev: &Device, warps: usize) -> Global<u32> {
@@ -31,37 +31,33 @@ fn thread_hierarchy_linearises_x_fastest() {
     let out = dev.alloc_from("out", &vec![[0.0f32; 4]; n]);
     let geo = dev.alloc_zeroed::<u32>("geo", 8);
     let cfg = LaunchConfig::new(grid, block);
-    dev.launch(&cfg, async |w: &mut Warp<'_>| {
-        let t = w.thread_idx();
-        let b = w.block_idx();
-        let lin = w.linear_tid();
-        let block_linear = b.x + b.y * 2 + b.z * 6;
+    dev.launch(&cfg, |b: &mut Block<'_>| {
+        let t = b.thread_idx();
+        let bi = b.block_idx();
+        let lin = b.linear_tid();
+        let block_linear = bi.x + bi.y * 2 + bi.z * 6;
         let slot = lin + block_linear * 96;
-        let enc = |v: U32x32| v.to_f32();
+        let enc = |v: U32s| v.to_f32();
         let rec = [
             enc(t.x),
             enc(t.y),
             enc(t.z),
-            enc(w.lane_id() + w.warp_id() * 100),
+            enc(b.lane_id() + b.warp_id() * 100),
         ];
-        w.store(&out, slot, rec);
-        if block_linear == 0 && w.warp_id() == 0 {
-            let (bd, gd) = (w.block_dim(), w.grid_dim());
-            let vals = [
-                bd.x,
-                bd.y,
-                bd.z,
-                gd.x,
-                gd.y,
-                gd.z,
-                w.global_idx_x().lane(9),
-                w.global_idx_y().lane(9),
-            ];
-            for (k, v) in vals.into_iter().enumerate() {
-                w.if_(w.lane_id().eq(0), |w| {
-                    w.store(&geo, U32x32::splat(k as u32), U32x32::splat(v))
-                });
-            }
+        b.store(&out, slot, rec);
+        if block_linear == 0 {
+            // Thread 9's global indices (lane 9 of warp 0).
+            let (gx, gy) = (b.global_idx_x().to_vec()[9], b.global_idx_y().to_vec()[9]);
+            // Warp-uniform control flow is a branch on the warp id now.
+            b.if_(b.warp_id().eq(0), |b| {
+                let (bd, gd) = (b.block_dim(), b.grid_dim());
+                let vals = [bd.x, bd.y, bd.z, gd.x, gd.y, gd.z, gx, gy];
+                for (k, v) in vals.into_iter().enumerate() {
+                    b.if_(b.lane_id().eq(0), |b| {
+                        b.store(&geo, k as u32, U32s::splat(v))
+                    });
+                }
+            });
         }
     })
     .unwrap();
@@ -87,10 +83,10 @@ fn partial_last_warp_has_lanes_that_never_exist() {
     let out = dev.alloc_from("out", &[SENTINEL; 64]);
     let lg = log_buffer(&dev, 2);
     let report = dev
-        .launch(&LaunchConfig::new(1, 48), async |w: &mut Warp<'_>| {
-            log(w, &lg, 0);
-            let t = w.thread_idx().x;
-            w.store(&out, t, t);
+        .launch(&LaunchConfig::new(1, 48), |b: &mut Block<'_>| {
+            log(b, &lg, 0);
+            let t = b.thread_idx().x;
+            b.store(&out, t, t);
         })
         .unwrap();
     let got = out.to_vec();
@@ -110,55 +106,55 @@ fn nested_if_else_runs_each_side_under_its_mask_and_merges() {
     let dev = Device::default();
     let out = dev.alloc_from("out", &[SENTINEL; 64]);
     let lg = log_buffer(&dev, 2);
-    dev.launch(&LaunchConfig::new(1, 48), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 48), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         let lg = &lg;
-        let v = w.if_else(
+        let v = b.if_else(
             t.lt(20),
-            |w| {
-                log(w, lg, 1);
-                w.if_else(
+            |b| {
+                log(b, lg, 1);
+                b.if_else(
                     (t % 2).eq(0),
-                    |w| {
-                        log(w, lg, 2);
+                    |b| {
+                        log(b, lg, 2);
                         t * 10
                     },
-                    |w| {
-                        log(w, lg, 3);
+                    |b| {
+                        log(b, lg, 3);
                         t * 10 + 1
                     },
                 )
             },
-            |w| {
-                log(w, lg, 4);
-                let r = w.if_else(
+            |b| {
+                log(b, lg, 4);
+                let r = b.if_else(
                     (t % 3).eq(0),
-                    |w| {
-                        log(w, lg, 5);
+                    |b| {
+                        log(b, lg, 5);
                         t + 1000
                     },
-                    |w| {
-                        log(w, lg, 6);
+                    |b| {
+                        log(b, lg, 6);
                         // Three levels deep.
-                        w.if_else(
+                        b.if_else(
                             t.gt(40),
-                            |w| {
-                                log(w, lg, 7);
-                                U32x32::splat(7)
+                            |b| {
+                                log(b, lg, 7);
+                                U32s::splat(7)
                             },
-                            |w| {
-                                log(w, lg, 8);
-                                U32x32::splat(8)
+                            |b| {
+                                log(b, lg, 8);
+                                U32s::splat(8)
                             },
                         )
                     },
                 );
-                log(w, lg, 9); // reconverged to the else side's mask
+                log(b, lg, 9); // reconverged to the else side's mask
                 r
             },
         );
-        log(w, lg, 10); // reconverged to the whole warp
-        w.store(&out, t, v);
+        log(b, lg, 10); // reconverged to the whole warp
+        b.store(&out, t, v);
     })
     .unwrap();
     let got = out.to_vec();
@@ -214,23 +210,21 @@ fn results_of_several_types_merge_per_lane() {
     let out_u = dev.alloc_zeroed::<u32>("u", 32);
     let out_f = dev.alloc_zeroed::<[f32; 2]>("f", 32);
     let out_m = dev.alloc_zeroed::<u32>("m", 32);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        let (u, f, m) = w.if_else(
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        // Predicates merge like values (the old API merged a `Mask`): the halves are computed
+        // before the branch, each side returns one.
+        let (high, low) = (t.ge(16), t.lt(16));
+        let (u, f, m) = b.if_else(
             (t & 4).ne(0),
-            |_| (t + 100, [t.to_f32(), F32x32::splat(1.0)], Mask(0xffff_0000)),
-            |_| {
-                (
-                    t * 2,
-                    [F32x32::splat(-1.0), t.to_f32() * 0.5],
-                    Mask(0x0000_ffff),
-                )
-            },
+            |_| (t + 100, [t.to_f32(), F32s::splat(1.0)], high),
+            |_| (t * 2, [F32s::splat(-1.0), t.to_f32() * 0.5], low),
         );
-        w.store(&out_u, t, u);
-        w.store(&out_f, t, f);
-        // The merged mask: bit l from the side lane l took.
-        w.store(&out_m, t, U32x32::splat(m.bits()));
+        b.store(&out_u, t, u);
+        b.store(&out_f, t, f);
+        // The merged predicate: bit l from the side lane l took.
+        let bits = b.ballot_sync(Mask::FULL, m);
+        b.store(&out_m, t, bits);
     })
     .unwrap();
     let (u, f) = (out_u.to_vec(), out_f.to_vec());
@@ -257,24 +251,24 @@ fn while_loop_runs_each_lane_its_own_trip_count() {
     let counts = dev.alloc_from("counts", &[SENTINEL; 64]);
     let sums = dev.alloc_zeroed::<f32>("sums", 64);
     let lg = log_buffer(&dev, 2);
-    dev.launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         let trips = (t * 7) % 13;
         let lg = &lg;
-        let (n, s) = w.while_(
-            (U32x32::ZERO, F32x32::ZERO),
+        let (n, s) = b.while_(
+            (U32s::ZERO, F32s::ZERO),
             |_, (n, _)| n.lt(trips),
-            |w, (n, s)| {
+            |b, (n, s)| {
                 // Every looping lane has the same count in iteration k: log the mask there.
-                let slot = *n + w.warp_id() * 16;
-                let m = U32x32::splat(w.active_mask().bits());
-                w.store(lg, slot, m);
+                let slot = *n + b.warp_id() * 16;
+                let m = b.activemask();
+                b.store(lg, slot, m);
                 (*n + 1, *s + t.to_f32())
             },
         );
-        log(w, lg, 15); // reconverged
-        w.store(&counts, t, n);
-        w.store(&sums, t, s);
+        log(b, lg, 15); // reconverged
+        b.store(&counts, t, n);
+        b.store(&sums, t, s);
     })
     .unwrap();
     let (c, s, lg) = (counts.to_vec(), sums.to_vec(), lg.to_vec());
@@ -301,30 +295,30 @@ fn while_loop_runs_each_lane_its_own_trip_count() {
 fn nested_loops_and_branches_inside_loops() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 32);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         // sum over i < t of (i odd ? sum over j < i of j : 1)
-        let (_, acc) = w.while_(
-            (U32x32::ZERO, U32x32::ZERO),
+        let (_, acc) = b.while_(
+            (U32s::ZERO, U32s::ZERO),
             |_, (i, _)| i.lt(t),
-            |w, (i, acc)| {
+            |b, (i, acc)| {
                 let i = *i;
-                let add = w.if_else(
+                let add = b.if_else(
                     (i % 2).eq(1),
-                    |w| {
-                        w.while_(
-                            (U32x32::ZERO, U32x32::ZERO),
+                    |b| {
+                        b.while_(
+                            (U32s::ZERO, U32s::ZERO),
                             |_, (j, _)| j.lt(i),
                             |_, (j, s)| (*j + 1, *s + *j),
                         )
                         .1
                     },
-                    |_| U32x32::splat(1),
+                    |_| U32s::splat(1),
                 );
                 (i + 1, *acc + add)
             },
         );
-        w.store(&out, t, acc);
+        b.store(&out, t, acc);
     })
     .unwrap();
     let want: Vec<u32> = (0..32u32)
@@ -342,15 +336,15 @@ fn exit_if_removes_lanes_for_good() {
     let dev = Device::default();
     let out = dev.alloc_from("out", &[SENTINEL; 64]);
     let lg = log_buffer(&dev, 2);
-    dev.launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
-        w.exit_if((t % 3).eq(0));
-        log(w, &lg, 0);
+    dev.launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.exit_if((t % 3).eq(0));
+        log(b, &lg, 0);
         // A later branch and loop do not bring exited lanes back.
-        let v = w.if_else(t.lt(40), |_| t + 1, |_| t + 2);
-        let v = w.while_(v, |_, v| v.lt(t + 5), |_, v| *v + 1);
-        log(w, &lg, 1);
-        w.store(&out, t, v);
+        let v = b.if_else(t.lt(40), |_| t + 1, |_| t + 2);
+        let v = b.while_(v, |_, v| v.lt(t + 5), |_, v| *v + 1);
+        log(b, &lg, 1);
+        b.store(&out, t, v);
     })
     .unwrap();
     let got = out.to_vec();
@@ -372,40 +366,40 @@ fn exit_inside_branches_and_loops() {
     let out = dev.alloc_from("out", &[SENTINEL; 32]);
     let after = dev.alloc_from("after", &[SENTINEL; 32]);
     let lg = log_buffer(&dev, 1);
-    dev.launch(&LaunchConfig::new(1, 32), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 32), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         let lg = &lg;
         // `return` for lanes 0..7 inside an if.
-        w.if_(t.lt(8), |w| {
-            w.exit();
+        b.if_(t.lt(8), |b| {
+            b.exit();
             // Nothing after `exit` in the body runs for those lanes.
-            log(w, lg, 0);
-            w.store(&out, t, U32x32::splat(1));
+            log(b, lg, 0);
+            b.store(&out, t, U32s::splat(1));
         });
-        log(w, lg, 1);
+        log(b, lg, 1);
         // `if (t >= 24) return;` inside the else side of an if/else with a result.
-        let v = w.if_else(
+        let v = b.if_else(
             t.lt(16),
             |_| t * 2,
-            |w| {
-                w.exit_if(t.ge(24));
-                log(w, lg, 2);
+            |b| {
+                b.exit_if(t.ge(24));
+                log(b, lg, 2);
                 t * 3
             },
         );
-        log(w, lg, 3);
+        log(b, lg, 3);
         // Lanes leave a loop by exiting at iteration t % 4 when t is even.
-        let n = w.while_(
-            U32x32::ZERO,
+        let n = b.while_(
+            U32s::ZERO,
             |_, n| n.lt(6),
-            |w, n| {
-                w.exit_if((*n).eq(t % 4) & (t % 2).eq(0));
+            |b, n| {
+                b.exit_if((*n).eq(t % 4) & (t % 2).eq(0));
                 *n + 1
             },
         );
-        log(w, lg, 4);
-        w.store(&out, t, v);
-        w.store(&after, t, n);
+        log(b, lg, 4);
+        b.store(&out, t, v);
+        b.store(&after, t, n);
     })
     .unwrap();
     let (got, n, lg) = (out.to_vec(), after.to_vec(), lg.to_vec());
@@ -441,31 +435,31 @@ fn inactive_lanes_never_access_memory() {
     let y = dev.alloc_from("y", &vec![-1.0f32; n as usize]);
     let hits = dev.alloc_zeroed::<u32>("hits", 1);
     let report = dev
-        .launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-            let i = w.global_idx_x();
+        .launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+            let i = b.global_idx_x();
             // The usual guard: lanes 40..63 would be out of bounds.
-            w.if_(i.lt(n), |w| {
-                let v = w.load(&x, i);
-                w.store(&y, i, v * 2.0);
+            b.if_(i.lt(n), |b| {
+                let v = b.load(&x, i);
+                b.store(&y, i, v * 2.0);
             });
             // Inactive lanes carry absurd indices: no fault, no access.
-            let wild = U32x32::select(i.lt(4), i, U32x32::splat(u32::MAX));
-            w.if_(i.lt(4), |w| {
-                let v = w.load(&x, wild);
-                w.store(&y, wild, v + 100.0);
-                w.atomic_add(&hits, U32x32::ZERO, U32x32::splat(1));
-                let s = w.shared::<u32>(4);
-                w.store(&s, wild, wild);
-                let back = w.load(&s, wild);
+            let wild = U32s::select(i.lt(4), i, U32s::splat(u32::MAX));
+            b.if_(i.lt(4), |b| {
+                let v = b.load(&x, wild);
+                b.store(&y, wild, v + 100.0);
+                b.atomic_add(&hits, U32s::ZERO, U32s::splat(1));
+                let s = b.shared::<u32>(4);
+                b.store(&s, wild, wild);
+                let back = b.load(&s, wild);
                 // back == wild on the active lanes: index 0, value 1.
-                w.atomic_add(&hits, back - wild, back + 1 - wild);
+                b.atomic_add(&hits, back - wild, back + 1 - wild);
             });
             // Arithmetic on inactive lanes never traps, whatever their values.
-            let d = I32x32::select(i.lt(8), I32x32::splat(0), I32x32::splat(-1));
-            let a = I32x32::splat(i32::MIN);
-            w.if_(i.ge(8) & i.lt(n), |w| {
+            let d = I32s::select(i.lt(8), I32s::splat(0), I32s::splat(-1));
+            let a = I32s::splat(i32::MIN);
+            b.if_(i.ge(8) & i.lt(n), |b| {
                 let q = a / d + (a % d) + (i.as_i32() / d);
-                w.store(&y, i, q.to_f32());
+                b.store(&y, i, q.to_f32());
             });
         })
         .unwrap();
@@ -494,29 +488,30 @@ fn empty_sides_are_skipped_and_uniform_branches_reconverge() {
     let dev = Device::default();
     let out = dev.alloc_from("out", &[SENTINEL; 64]);
     let ran = dev.alloc_zeroed::<u32>("ran", 4);
-    dev.launch(&LaunchConfig::new(1, 64), async |w: &mut Warp<'_>| {
-        let t = w.thread_idx().x;
+    dev.launch(&LaunchConfig::new(1, 64), |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
         // Lane-uniform within each warp: warp 0 takes `then`, warp 1 `otherwise`.
-        let v = w.if_else(
+        let v = b.if_else(
             t.lt(32),
-            |w| {
-                w.atomic_add(&ran, U32x32::ZERO, U32x32::splat(1));
+            |b| {
+                b.atomic_add(&ran, U32s::ZERO, U32s::splat(1));
                 t
             },
-            |w| {
-                w.atomic_add(&ran, U32x32::splat(1), U32x32::splat(1));
+            |b| {
+                b.atomic_add(&ran, U32s::splat(1), U32s::splat(1));
                 t + 1
             },
         );
         // Never true: the body never runs.
-        w.if_(t.gt(1000), |w| {
-            w.atomic_add(&ran, U32x32::splat(2), U32x32::splat(1));
+        b.if_(t.gt(1000), |b| {
+            b.atomic_add(&ran, U32s::splat(2), U32s::splat(1));
         });
-        // Warp-uniform control flow is plain Rust.
-        if w.warp_id() == 1 {
-            w.atomic_add(&ran, U32x32::splat(3), U32x32::splat(1));
-        }
-        w.store(&out, t, v);
+        // Warp-uniform control flow: a branch on the warp id (plain Rust in the old API), which
+        // runs its body for warp 1 only and never diverges.
+        b.if_(b.warp_id().eq(1), |b| {
+            b.atomic_add(&ran, U32s::splat(3), U32s::splat(1));
+        });
+        b.store(&out, t, v);
     })
     .unwrap();
     let got = out.to_vec();

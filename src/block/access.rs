@@ -15,9 +15,9 @@ use crate::memory::{
     AtomicBits, AtomicElement, Atomics, Element, Layout, Memory, Parts, PlaceKind, Target,
     WarpAccess, WarpIdx, Words, WordsMut, read_words, write_words,
 };
-use crate::values::{Lanes32, U32s, with32};
-use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Slot, Src32, Src64};
 use crate::site::Site;
+use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Slot, Src32, Src64};
+use crate::values::{Lanes32, U32s, with32};
 
 /// Where the words are.
 #[derive(Clone, Copy)]
@@ -50,7 +50,11 @@ impl<'p> Buf<'p> {
                 Store::Global(alloc),
                 offset,
             ),
-            PlaceKind::Shared(view) => (view.target(T::SIZE), Store::Shared, view.offset),
+            PlaceKind::Shared(offset, len, name) => (
+                crate::memory::shared::target(offset, len, name, T::SIZE),
+                Store::Shared,
+                offset,
+            ),
         };
         Buf {
             misaligned: t.base & u64::from(T::SIZE - 1) != 0,
@@ -105,7 +109,12 @@ impl<'a> Block<'a> {
     }
 
     #[inline]
-    pub(crate) fn load_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32) -> T::Vals {
+    pub(crate) fn load_typed<T: Element>(
+        &mut self,
+        site: Site,
+        place: &PlaceKind<'_>,
+        idx: R32,
+    ) -> T::Vals {
         frame::with(|fr| {
             if !fr.any_active() {
                 return T::vals(Parts::words([R32::uniform(0); 4]));
@@ -122,8 +131,12 @@ impl<'a> Block<'a> {
                 let slot = fr.alloc(1);
                 out = Some(slot);
                 slow = match *place {
-                    PlaceKind::Global(alloc, ..) => rows_fast(fr, &Atomics(&alloc.words), origin, len, (a, b, c), slot),
-                    PlaceKind::Shared(_) => rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot),
+                    PlaceKind::Global(alloc, ..) => {
+                        rows_fast(fr, &Atomics(&alloc.words), origin, len, (a, b, c), slot)
+                    }
+                    PlaceKind::Shared(..) => {
+                        rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot)
+                    }
                 };
                 if self.launch.counting {
                     self.observe_affine::<T>(fr, site, place, AccessKind::Load, (a, b, c), slow);
@@ -143,7 +156,8 @@ impl<'a> Block<'a> {
             };
             // Warps the fast path left (lanes past the buffer's end) go the usual way.
             let saved = fr.active;
-            let only: Masks = std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
+            let only: Masks =
+                std::array::from_fn(|w| if slow >> w & 1 != 0 { saved[w] } else { 0 });
             fr.active = only;
             self.load_warps::<T>(fr, site, &buf, &src, &out);
             fr.active = saved;
@@ -152,50 +166,57 @@ impl<'a> Block<'a> {
     }
 
     /// A load for each active warp, the general way.
-    fn load_warps<T: Element>(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, src: &Src32, out: &Out) {
-            let buf = *buf;
-            let src = *src;
-            for w in 0..fr.warps {
-                if fr.active[w] == 0 {
-                    continue;
+    fn load_warps<T: Element>(
+        &mut self,
+        fr: &mut Frame,
+        site: Site,
+        buf: &Buf<'_>,
+        src: &Src32,
+        out: &Out,
+    ) {
+        let buf = *buf;
+        let src = *src;
+        for w in 0..fr.warps {
+            if fr.active[w] == 0 {
+                continue;
+            }
+            let lanes;
+            let idx = match src {
+                Src32::Aff { a, b, c } => WarpIdx::Affine {
+                    start: a.wrapping_add(b.wrapping_mul(w as u32)),
+                    step: c,
+                },
+                Src32::Rows(r) => {
+                    lanes = fr.rows[r + w];
+                    WarpIdx::Lanes(&lanes)
                 }
-                let lanes;
-                let idx = match src {
-                    Src32::Aff { a, b, c } => WarpIdx::Affine {
-                        start: a.wrapping_add(b.wrapping_mul(w as u32)),
-                        step: c,
-                    },
-                    Src32::Rows(r) => {
-                        lanes = fr.rows[r + w];
-                        WarpIdx::Lanes(&lanes)
-                    }
-                };
-                let mut a = WarpAccess {
-                    warp: w as u32,
-                    mask: fr.active[w],
-                    idx,
-                };
-                if !self.warp_access(fr, site, &buf, AccessKind::Load, &mut a) {
-                    continue;
+            };
+            let mut a = WarpAccess {
+                warp: w as u32,
+                mask: fr.active[w],
+                idx,
+            };
+            if !self.warp_access(fr, site, &buf, AccessKind::Load, &mut a) {
+                continue;
+            }
+            match buf.store {
+                Store::Global(alloc) => {
+                    load_warp(fr, &Atomics(&alloc.words), &buf, &a, T::LAYOUT, out)
                 }
-                match buf.store {
-                    Store::Global(alloc) => {
-                        load_warp(fr, &Atomics(&alloc.words), &buf, &a, T::LAYOUT, out)
-                    }
-                    Store::Shared => {
-                        let interval = self.st.interval;
-                        let arena = &mut self.st.arena;
-                        match &mut arena.interleave {
-                            Some(il) if T::SIZE >= 4 => {
-                                let mut got = gather(&arena.words[..], &buf, &a);
-                                il.on_load(interval, &buf.t, &a, &mut got);
-                                out.place(fr, w, T::LAYOUT, &got);
-                            }
-                            _ => load_warp(fr, &arena.words[..], &buf, &a, T::LAYOUT, out),
+                Store::Shared => {
+                    let interval = self.st.interval;
+                    let arena = &mut self.st.arena;
+                    match &mut arena.interleave {
+                        Some(il) if T::SIZE >= 4 => {
+                            let mut got = gather(&arena.words[..], &buf, &a);
+                            il.on_load(interval, &buf.t, &a, &mut got);
+                            out.place(fr, w, T::LAYOUT, &got);
                         }
+                        _ => load_warp(fr, &arena.words[..], &buf, &a, T::LAYOUT, out),
                     }
                 }
             }
+        }
     }
 
     /// Whether an instruction may take the fast paths: no check mode (which validates every
@@ -208,7 +229,15 @@ impl<'a> Block<'a> {
     /// Count an instruction a fast path executed: one instruction per active warp, and the
     /// request of each warp it moved (not those in `slow`, which the general path counts).
     #[inline(never)]
-    fn observe_affine<T: Element>(&mut self, fr: &mut Frame, site: Site, place: &PlaceKind<'_>, kind: AccessKind, (a, b, c): (u32, u32, u32), slow: u32) {
+    fn observe_affine<T: Element>(
+        &mut self,
+        fr: &mut Frame,
+        site: Site,
+        place: &PlaceKind<'_>,
+        kind: AccessKind,
+        (a, b, c): (u32, u32, u32),
+        slow: u32,
+    ) {
         let buf = Buf::new::<T>(place);
         self.begin(fr, site);
         for w in 0..fr.warps {
@@ -227,7 +256,13 @@ impl<'a> Block<'a> {
     }
 
     #[inline]
-    pub(crate) fn store_typed<T: Element>(&mut self, site: Site, place: &PlaceKind<'_>, idx: R32, v: Parts) {
+    pub(crate) fn store_typed<T: Element>(
+        &mut self,
+        site: Site,
+        place: &PlaceKind<'_>,
+        idx: R32,
+        v: Parts,
+    ) {
         frame::with(|fr| {
             if !fr.any_active() {
                 return;
@@ -245,7 +280,14 @@ impl<'a> Block<'a> {
                         store_rows_fast(fr, &mut Atomics(&alloc.words), origin, len, (a, b, c), &v)
                     }
                     PlaceKind::Global(..) => u32::MAX,
-                    PlaceKind::Shared(_) => store_rows_fast(fr, &mut self.st.arena.words[..], origin, len, (a, b, c), &v),
+                    PlaceKind::Shared(..) => store_rows_fast(
+                        fr,
+                        &mut self.st.arena.words[..],
+                        origin,
+                        len,
+                        (a, b, c),
+                        &v,
+                    ),
                 };
                 if self.launch.counting && slow != u32::MAX {
                     self.observe_affine::<T>(fr, site, place, AccessKind::Store, (a, b, c), slow);
@@ -268,52 +310,59 @@ impl<'a> Block<'a> {
     }
 
     /// A store for each active warp, the general way.
-    fn store_warps<T: Element>(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, src: &Src32, vals: &ValueSrc) {
-            let (buf, src) = (*buf, *src);
-            let order = self.order(fr.warps);
-            for &w in &order[..fr.warps] {
-                let w = usize::from(w);
-                if fr.active[w] == 0 {
-                    continue;
+    fn store_warps<T: Element>(
+        &mut self,
+        fr: &mut Frame,
+        site: Site,
+        buf: &Buf<'_>,
+        src: &Src32,
+        vals: &ValueSrc,
+    ) {
+        let (buf, src) = (*buf, *src);
+        let order = self.order(fr.warps);
+        for &w in &order[..fr.warps] {
+            let w = usize::from(w);
+            if fr.active[w] == 0 {
+                continue;
+            }
+            let lanes;
+            let idx = match src {
+                Src32::Aff { a, b, c } => WarpIdx::Affine {
+                    start: a.wrapping_add(b.wrapping_mul(w as u32)),
+                    step: c,
+                },
+                Src32::Rows(r) => {
+                    lanes = fr.rows[r + w];
+                    WarpIdx::Lanes(&lanes)
                 }
-                let lanes;
-                let idx = match src {
-                    Src32::Aff { a, b, c } => WarpIdx::Affine {
-                        start: a.wrapping_add(b.wrapping_mul(w as u32)),
-                        step: c,
-                    },
-                    Src32::Rows(r) => {
-                        lanes = fr.rows[r + w];
-                        WarpIdx::Lanes(&lanes)
-                    }
-                };
-                let mut a = WarpAccess {
-                    warp: w as u32,
-                    mask: fr.active[w],
-                    idx,
-                };
-                if !self.warp_access(fr, site, &buf, AccessKind::Store, &mut a) {
-                    continue;
-                }
-                match buf.store {
-                    Store::Global(alloc) => {
-                        store_warp(fr, &mut Atomics(&alloc.words), &buf, &a, vals);
-                        if alloc.tracks_init() {
-                            for l in a.lanes() {
-                                alloc.mark_written(buf.byte(a.idx.lane(l)), T::SIZE as usize);
-                            }
+            };
+            let mut a = WarpAccess {
+                warp: w as u32,
+                mask: fr.active[w],
+                idx,
+            };
+            if !self.warp_access(fr, site, &buf, AccessKind::Store, &mut a) {
+                continue;
+            }
+            match buf.store {
+                Store::Global(alloc) => {
+                    store_warp(fr, &mut Atomics(&alloc.words), &buf, &a, vals);
+                    if alloc.tracks_init() {
+                        for l in a.lanes() {
+                            alloc.mark_written(buf.byte(a.idx.lane(l)), T::SIZE as usize);
                         }
                     }
-                    Store::Shared => {
-                        let interval = self.st.interval;
-                        let arena = &mut self.st.arena;
-                        if let Some(il) = &mut arena.interleave {
-                            il.before_store(&arena.words, interval, &buf.t, &a);
-                        }
-                        store_warp(fr, &mut arena.words[..], &buf, &a, vals);
+                }
+                Store::Shared => {
+                    let interval = self.st.interval;
+                    let arena = &mut self.st.arena;
+                    if let Some(il) = &mut arena.interleave {
+                        il.before_store(&arena.words, interval, &buf.t, &a);
                     }
+                    store_warp(fr, &mut arena.words[..], &buf, &a, vals);
                 }
             }
+        }
     }
 
     /// A read-modify-write per active thread, lane by lane: `op(old, x, y)` with the lane's
@@ -360,14 +409,22 @@ impl<'a> Block<'a> {
                 if !self.warp_access(fr, site, &buf, AccessKind::Atomic, &mut a) {
                     continue;
                 }
-                let (v0, v1) = (s0.get(&fr.rows, w).to_array(), s1.get(&fr.rows, w).to_array());
+                let (v0, v1) = (
+                    s0.get(&fr.rows, w).to_array(),
+                    s1.get(&fr.rows, w).to_array(),
+                );
                 let mut old = [0u32; 32];
                 let mut each = |update: &mut dyn FnMut(usize, &dyn Fn(u32) -> u32) -> u32| {
                     for l in a.lanes() {
                         let l = l as usize;
-                        let (x, y) = (T::from_words([v0[l], 0, 0, 0]), T::from_words([v1[l], 0, 0, 0]));
+                        let (x, y) = (
+                            T::from_words([v0[l], 0, 0, 0]),
+                            T::from_words([v1[l], 0, 0, 0]),
+                        );
                         let word = buf.byte(a.idx.lane(l as u32)) / 4;
-                        old[l] = update(word, &|bits| op(T::from_words([bits, 0, 0, 0]), x, y).to_words()[0]);
+                        old[l] = update(word, &|bits| {
+                            op(T::from_words([bits, 0, 0, 0]), x, y).to_words()[0]
+                        });
                     }
                 };
                 match buf.store {
@@ -443,14 +500,23 @@ impl<'a> Block<'a> {
 
     /// Show one warp's access to the counting and checking observers.
     #[inline(never)]
-    fn observe(&mut self, fr: &mut Frame, site: Site, buf: &Buf<'_>, kind: AccessKind, a: &WarpAccess) {
+    fn observe(
+        &mut self,
+        fr: &mut Frame,
+        site: Site,
+        buf: &Buf<'_>,
+        kind: AccessKind,
+        a: &WarpAccess,
+    ) {
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
-            c.access(s, kind, &buf.t, a, self.launch.bank_geometry());
+            c.access(s, site, kind, &buf.t, a, self.launch.bank_geometry());
         }
         if self.st.check.is_some() {
             let uninit = match buf.store {
-                Store::Global(alloc) if alloc.tracks_init() && kind == AccessKind::Load => Some(alloc),
+                Store::Global(alloc) if alloc.tracks_init() && kind == AccessKind::Load => {
+                    Some(alloc)
+                }
                 _ => None,
             };
             let words = self.st.arena.words_len();
@@ -462,7 +528,15 @@ impl<'a> Block<'a> {
     /// reports them (and they are left out).
     #[cold]
     #[inline(never)]
-    fn bad_lanes(&mut self, site: Site, buf: &Buf<'_>, kind: AccessKind, w: u32, idx: WarpIdx<'_>, bad: u32) {
+    fn bad_lanes(
+        &mut self,
+        site: Site,
+        buf: &Buf<'_>,
+        kind: AccessKind,
+        w: u32,
+        idx: WarpIdx<'_>,
+        bad: u32,
+    ) {
         if self.st.check.is_some() {
             let misaligned = buf.misaligned;
             self.with_check(|c, cx| c.memcheck(cx, site, &buf.t, kind, w, idx, bad, misaligned));
@@ -478,7 +552,14 @@ impl<'a> Block<'a> {
     }
 
     /// The fault report for `lane` of warp `warp` accessing element `index` of `t`.
-    pub(crate) fn fault_detail(&self, t: &Target<'_>, access: AccessKind, warp: u32, lane: u32, index: u32) -> AccessFault {
+    pub(crate) fn fault_detail(
+        &self,
+        t: &Target<'_>,
+        access: AccessKind,
+        warp: u32,
+        lane: u32,
+        index: u32,
+    ) -> AccessFault {
         AccessFault {
             kernel: self.launch.name.clone(),
             block: self.st.idx,
@@ -578,7 +659,14 @@ impl<'a> Block<'a> {
 /// all lie in the buffer reads them straight into `out` (one row for `c = 1`). Returns the warps
 /// left to the general path (lanes past the buffer's end, or indices that wrap).
 #[inline(always)]
-fn rows_fast<W: Words + ?Sized>(fr: &mut Frame, words: &W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), out: Slot) -> u32 {
+fn rows_fast<W: Words + ?Sized>(
+    fr: &mut Frame,
+    words: &W,
+    origin: usize,
+    len: usize,
+    (a, b, c): (u32, u32, u32),
+    out: Slot,
+) -> u32 {
     let (len, base) = (len as u64, origin / 4);
     let mut slow = 0;
     let dst = out.row as usize;
@@ -616,7 +704,7 @@ fn rows_fast<W: Words + ?Sized>(fr: &mut Frame, words: &W, origin: usize, len: u
 fn word_aligned(place: &PlaceKind<'_>) -> Option<(usize, usize)> {
     let (origin, len) = match *place {
         PlaceKind::Global(_, offset, len) => (offset, len),
-        PlaceKind::Shared(view) => (view.offset, view.len),
+        PlaceKind::Shared(offset, len, _) => (offset, len),
     };
     origin.is_multiple_of(4).then_some((origin, len))
 }
@@ -638,7 +726,10 @@ impl Out {
 
     #[inline(always)]
     fn alloc(fr: &mut Frame, layout: Layout) -> Out {
-        let mut slots = [Slot { row: 0, generation: 0 }; 4];
+        let mut slots = [Slot {
+            row: 0,
+            generation: 0,
+        }; 4];
         let parts = match layout {
             Layout::Wide => {
                 slots[0] = fr.alloc(2);
@@ -701,7 +792,14 @@ fn gather<W: Words + ?Sized>(words: &W, buf: &Buf<'_>, a: &WarpAccess) -> [[u32;
 
 /// One warp's load into the output slots.
 #[inline(always)]
-fn load_warp<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: &WarpAccess<'_>, layout: Layout, out: &Out) {
+fn load_warp<W: Words + ?Sized>(
+    fr: &mut Frame,
+    words: &W,
+    buf: &Buf<'_>,
+    a: &WarpAccess<'_>,
+    layout: Layout,
+    out: &Out,
+) {
     let w = a.warp as usize;
     if layout == Layout::Word {
         // A full warp reading 32 consecutive words, or one word for all.
@@ -711,7 +809,8 @@ fn load_warp<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: &Wa
         }
         if let WarpIdx::Affine { start, step: 0 } = a.idx {
             let v = words.get(buf.byte(start) / 4);
-            fr.rows[out.slots[0].row as usize + w] = U32x32::select(crate::lanes::Mask(a.mask), U32x32::splat(v), U32x32::ZERO);
+            fr.rows[out.slots[0].row as usize + w] =
+                U32x32::select(crate::lanes::Mask(a.mask), U32x32::splat(v), U32x32::ZERO);
             return;
         }
     }
@@ -724,14 +823,35 @@ fn load_warp<W: Words + ?Sized>(fr: &mut Frame, words: &W, buf: &Buf<'_>, a: &Wa
 /// The fast path of a 4-byte store at `a + b·warp + c·lane` (see [`rows_fast`]): a full warp at
 /// consecutive elements writes a row, otherwise each active lane its element, lowest first.
 #[inline(always)]
-fn store_rows_fast<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), v: &Src32) -> u32 {
+fn store_rows_fast<W: WordsMut + ?Sized>(
+    fr: &Frame,
+    words: &mut W,
+    origin: usize,
+    len: usize,
+    (a, b, c): (u32, u32, u32),
+    v: &Src32,
+) -> u32 {
     let n = fr.warps;
-    with32!(fr.rows, n, *v, |vals| store_rows(fr, words, origin, len, (a, b, c), vals))
+    with32!(fr.rows, n, *v, |vals| store_rows(
+        fr,
+        words,
+        origin,
+        len,
+        (a, b, c),
+        vals
+    ))
 }
 
 /// [`store_rows_fast`] with the value's lanes resolved.
 #[inline(always)]
-fn store_rows<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, origin: usize, len: usize, (a, b, c): (u32, u32, u32), vals: impl Lanes32) -> u32 {
+fn store_rows<W: WordsMut + ?Sized>(
+    fr: &Frame,
+    words: &mut W,
+    origin: usize,
+    len: usize,
+    (a, b, c): (u32, u32, u32),
+    vals: impl Lanes32,
+) -> u32 {
     let (len, base) = (len as u64, origin / 4);
     let mut slow = 0;
     for w in 0..fr.warps {
@@ -800,7 +920,13 @@ impl ValueSrc {
 
 /// One warp's stores, lowest lane first (a later lane wins on a collision, deterministically).
 #[inline(always)]
-fn store_warp<W: WordsMut + ?Sized>(fr: &Frame, words: &mut W, buf: &Buf<'_>, a: &WarpAccess<'_>, src: &ValueSrc) {
+fn store_warp<W: WordsMut + ?Sized>(
+    fr: &Frame,
+    words: &mut W,
+    buf: &Buf<'_>,
+    a: &WarpAccess<'_>,
+    src: &ValueSrc,
+) {
     let w = a.warp as usize;
     if let ValueSrc::Words(s, 1) = src
         && buf.t.elem == 4

@@ -3,9 +3,9 @@
 use super::{Block, fault};
 use crate::error::Error;
 use crate::lanes::{Lanes, Mask, U32x32, U64x32, WARP_SIZE};
+use crate::site::Site;
 use crate::values::frame::{self, Frame, R32, R64};
 use crate::values::{F32s, F64s, I32s, Pred, U32s, U64s};
-use crate::site::Site;
 
 mod sealed {
     pub trait Sealed {}
@@ -171,7 +171,13 @@ impl<'a> Block<'a> {
     /// `width`-lane segment. A source lane that is inactive yields the value its register holds
     /// (deterministic in warpsim; CUDA leaves it undefined).
     #[track_caller]
-    pub fn shfl_sync<V: Shuffle>(&mut self, mask: Mask, v: V, src: impl Into<U32s>, width: u32) -> V {
+    pub fn shfl_sync<V: Shuffle>(
+        &mut self,
+        mask: Mask,
+        v: V,
+        src: impl Into<U32s>,
+        width: u32,
+    ) -> V {
         self.shfl_at(Site::here(), ShflOp::Idx, mask, v, src.into(), width)
     }
 
@@ -186,14 +192,28 @@ impl<'a> Block<'a> {
     /// segment; lanes whose source would leave the segment keep their own value.
     #[track_caller]
     pub fn shfl_down_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
-        self.shfl_at(Site::here(), ShflOp::Down, mask, v, U32s::splat(delta), width)
+        self.shfl_at(
+            Site::here(),
+            ShflOp::Down,
+            mask,
+            v,
+            U32s::splat(delta),
+            width,
+        )
     }
 
     /// `__shfl_xor_sync(mask, v, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`; a
     /// source in a later segment gives the lane its own value.
     #[track_caller]
     pub fn shfl_xor_sync<V: Shuffle>(&mut self, mask: Mask, v: V, lane_mask: u32, width: u32) -> V {
-        self.shfl_at(Site::here(), ShflOp::Xor, mask, v, U32s::splat(lane_mask), width)
+        self.shfl_at(
+            Site::here(),
+            ShflOp::Xor,
+            mask,
+            v,
+            U32s::splat(lane_mask),
+            width,
+        )
     }
 
     /// A shuffle of `op` whose lane operand (source lane, delta or lane mask) is `x`.
@@ -253,7 +273,14 @@ impl<'a> Block<'a> {
 
     /// A vote: true in every active lane of a warp where `f(pred & active & mask, active &
     /// mask)` holds.
-    pub(crate) fn vote(&mut self, site: Site, mask: Mask, pred: Pred, name: &'static str, f: fn(u32, u32) -> bool) -> Pred {
+    pub(crate) fn vote(
+        &mut self,
+        site: Site,
+        mask: Mask,
+        pred: Pred,
+        name: &'static str,
+        f: fn(u32, u32) -> bool,
+    ) -> Pred {
         self.intrinsic(site, mask, name);
         frame::with(|fr| {
             Pred::from_masks(std::array::from_fn(|w| {

@@ -40,6 +40,7 @@
 mod access;
 mod intrinsics;
 
+pub(crate) use intrinsics::ShflOp;
 pub use intrinsics::Shuffle;
 
 use crate::check::{BlockCheck, Ctx as CheckCtx, LaunchCheck};
@@ -49,11 +50,11 @@ use crate::geometry::{BlockShape, Component, Dim3};
 use crate::memory::Element;
 use crate::memory::shared::{Arena, BankGeometry, Shared};
 use crate::profile::Profile;
+use crate::site::Site;
 use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32};
 use crate::values::{Merge, Pred, U32s, compact};
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
-use crate::site::Site;
 
 /// The order in which a block's warps execute each operation (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,7 +135,13 @@ impl BlockState {
                 ctx.dynamic_shared as usize,
                 matches!(ctx.warp_order, WarpOrder::Interleaved(_)),
             ),
-            count: ctx.counting.then(|| Count::new(ctx.shape.warps)),
+            count: ctx.counting.then(|| {
+                let warps = ctx.grid.count().saturating_mul(ctx.shape.warps as u64);
+                Count::new(
+                    ctx.shape.warps,
+                    warps <= crate::metrics::Samples::MAX_MAP_WARPS,
+                )
+            }),
             check: ctx.checking.then(BlockCheck::default),
             interval: 1,
             rng: None,
@@ -331,7 +338,7 @@ impl<'a> Block<'a> {
         let taken = fr.taken(&cond.bits).0;
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
-            c.branch(s, &fr.active, &taken, fr.warps);
+            c.branch(s, site, &fr.active, &taken, fr.warps);
         }
         taken
     }
@@ -410,7 +417,7 @@ impl<'a> Block<'a> {
             let (taken, any) = fr.taken(&cond.bits);
             if let Some(c) = &mut self.st.count {
                 let s = fr.site_index(site);
-                c.branch(s, &fr.active, &taken, fr.warps);
+                c.branch(s, site, &fr.active, &taken, fr.warps);
             }
             (any != 0).then(|| {
                 let saved = (fr.active, fr.mark());

@@ -48,7 +48,11 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
         };
         if self.line > 0 {
-            write!(f, "{}:{}:{}: {kind}: {}", self.file, self.line, self.col, self.message)?;
+            write!(
+                f,
+                "{}:{}:{}: {kind}: {}",
+                self.file, self.line, self.col, self.message
+            )?;
         } else {
             write!(f, "{}: {kind}: {}", self.file, self.message)?;
         }

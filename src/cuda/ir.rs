@@ -106,14 +106,18 @@ pub struct VarId(pub u32);
 /// `f32` as `f32::to_bits`, `f64` as `f64::to_bits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Const {
+    /// The constant's type.
     pub ty: Scalar,
+    /// The value's bits.
     pub bits: u64,
 }
 
 /// What an operation reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
+    /// A variable.
     Var(VarId),
+    /// A constant.
     Const(Const),
     /// A built-in index (`threadIdx.x`, `blockIdx.y`, …), of type `U32`.
     Builtin(Builtin),
@@ -122,9 +126,13 @@ pub enum Operand {
 /// CUDA's built-in variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
+    /// `threadIdx`.
     ThreadIdx(Axis),
+    /// `blockIdx`.
     BlockIdx(Axis),
+    /// `blockDim`.
     BlockDim(Axis),
+    /// `gridDim`.
     GridDim(Axis),
     /// `warpSize` (32).
     WarpSize,
@@ -138,16 +146,22 @@ pub enum Builtin {
 /// An axis of a 3-D index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Axis {
+    /// `.x`
     X,
+    /// `.y`
     Y,
+    /// `.z`
     Z,
 }
 
 /// Where a source construct is: file (index into [`Kernel::files`]), line and column (from 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Site {
+    /// Index into [`Kernel::files`].
     pub file: u32,
+    /// Line, from 1.
     pub line: u32,
+    /// Column, from 1.
     pub col: u32,
 }
 
@@ -162,31 +176,55 @@ pub enum Base {
     DynamicShared,
 }
 
-/// A memory location: `base` plus a byte offset (an `I64` operand).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A memory location: `base` plus a byte offset.
+///
+/// The byte offset is `offset + Σ value × scale` over `index`: `offset` is a pointer's byte
+/// offset (its `I64` offset variable, or a constant that also holds struct field offsets), and
+/// each `index` term is an element index that C scales implicitly (`a[i]` is the term
+/// `(i, sizeof *a)`; `tile[y][x]` of a `float[32][33]` is `(y, 132), (x, 4)`). A term's value
+/// is an integer operand of any integer type, sign- or zero-extended to 64 bits by its type.
+///
+/// Forming the address is never a counted instruction: C's scaling and the adding of a
+/// pointer's offset exist only because of how C spells an element, so the executor turns an
+/// `Addr` into (buffer, element index = byte offset / size of the accessed type) for free. The
+/// source's own arithmetic on an index (`i + offset`, `y * width + x`) is separate `Assign`s
+/// and is counted as usual.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Addr {
+    /// The buffer.
     pub base: Base,
+    /// The pointer's byte offset (its `I64` offset variable, or a constant).
     pub offset: Operand,
+    /// Implicitly scaled indexes: `(value, scale in bytes)`; the scale is negative for `p - k`.
+    pub index: Vec<(Operand, i64)>,
 }
 
 /// Pure operations of one or two operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// `*`.
     Mul,
     /// C's `/`: truncating for integers (by zero: `MAX`/`-1` as warpsim defines it).
     Div,
-    /// C's `%`.
+    /// C's `%` (`fmodf`/`fmod` on floating types).
     Rem,
+    /// `&`.
     And,
+    /// `|`.
     Or,
+    /// `^`.
     Xor,
     /// `<<` (amounts of the bit width or more give 0).
     Shl,
     /// `>>` (arithmetic for signed types).
     Shr,
+    /// `min`, `fminf`.
     Min,
+    /// `max`, `fmaxf`.
     Max,
     /// `powf`/`pow`.
     Pow,
@@ -199,43 +237,69 @@ pub enum BinOp {
 /// Comparisons; the result is `Bool`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
+    /// `<`.
     Lt,
+    /// `<=`.
     Le,
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
 }
 
 /// Unary operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
+    /// `-x`.
     Neg,
     /// `~` on integers.
     Not,
     /// `!` (result `Bool`).
     LogicalNot,
+    /// `abs`, `fabsf`.
     Abs,
+    /// `sqrtf`.
     Sqrt,
+    /// `rsqrtf`.
     Rsqrt,
+    /// `expf`, `__expf`.
     Exp,
+    /// `exp2f`.
     Exp2,
+    /// `logf`, `__logf`.
     Log,
+    /// `log2f`.
     Log2,
+    /// `log10f`.
     Log10,
+    /// `sinf`.
     Sin,
+    /// `cosf`.
     Cos,
+    /// `tanf`.
     Tan,
+    /// `tanhf`.
     Tanh,
+    /// `floorf`.
     Floor,
+    /// `ceilf`.
     Ceil,
+    /// `truncf`.
     Trunc,
+    /// `roundf`: halfway cases away from zero.
     Round,
-    /// `__popc`/`__popcll`.
+    /// `rintf`, `__float2int_rn`: to nearest, halfway cases to even.
+    Rint,
+    /// `__popc`/`__popcll`. Its result type `ty` is `I32`; the operand has its own integer
+    /// type (`U32` or `U64`), as for `Clz` and `Ffs`.
     Popc,
-    /// `__clz`/`__clzll`.
+    /// `__clz`/`__clzll` (result `I32`, operand of its own type).
     Clz,
-    /// `__ffs`/`__ffsll`.
+    /// `__ffs`/`__ffsll` (result `I32`, operand of its own type).
     Ffs,
     /// `__brev`/`__brevll`.
     Brev,
@@ -245,52 +309,129 @@ pub enum UnOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     /// `dst = src` (same type).
-    Copy { src: Operand },
+    Copy {
+        /// The value copied.
+        src: Operand,
+    },
     /// `dst = (ty) src`: conversion with C's rules (float→int truncates and saturates, NaN
     /// gives 0; int narrowing wraps; to `Bool` is `!= 0`).
-    Convert { src: Operand, from: Scalar },
+    Convert {
+        /// The value converted.
+        src: Operand,
+        /// The operand's type.
+        from: Scalar,
+    },
     /// Reinterpret the bits (`__float_as_int`, `__int_as_float`, …; same size).
-    Bitcast { src: Operand, from: Scalar },
-    Unary { op: UnOp, a: Operand },
-    Binary { op: BinOp, a: Operand, b: Operand },
+    Bitcast {
+        /// The value reinterpreted.
+        src: Operand,
+        /// The operand's type.
+        from: Scalar,
+    },
+    /// A unary operation.
+    Unary {
+        /// The operation.
+        op: UnOp,
+        /// The first operand.
+        a: Operand,
+    },
+    /// A binary operation.
+    Binary {
+        /// The operation.
+        op: BinOp,
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+    },
     /// `a * b + c` rounded once (`fmaf`, `__fmaf_rn`).
-    Fma { a: Operand, b: Operand, c: Operand },
+    Fma {
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+        /// The addend.
+        c: Operand,
+    },
     /// Compare `a` and `b`, both of type `of`; `dst` is `Bool`.
     Cmp {
+        /// The operation.
         op: CmpOp,
+        /// The operands' type.
         of: Scalar,
+        /// The first operand.
         a: Operand,
+        /// The second operand.
         b: Operand,
     },
     /// `cond ? a : b` with both sides already evaluated (no side effects); `cond` is `Bool`.
-    Select { cond: Operand, a: Operand, b: Operand },
+    Select {
+        /// The condition (`Bool`).
+        cond: Operand,
+        /// The value where `cond` holds.
+        a: Operand,
+        /// The value where it does not.
+        b: Operand,
+    },
     /// `&&` / `||` of two `Bool`s whose right side has no side effects (so both are evaluated).
-    And { a: Operand, b: Operand },
-    Or { a: Operand, b: Operand },
+    And {
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+    },
+    /// `a || b`.
+    Or {
+        /// The first operand.
+        a: Operand,
+        /// The second operand.
+        b: Operand,
+    },
+    /// Pointer arithmetic: `dst` (`I64`) = `offset + Σ value × scale` over `index`, with the
+    /// terms read as in [`Addr`]. Like [`Op::Copy`] and [`Op::Bitcast`] it is never counted
+    /// (`p = a + i`, `&a[i]`, `p++` form addresses; see [`Addr`]). Also the element index of a
+    /// [`Stmt::LocalLoad`]/[`Stmt::LocalStore`] of a multi-dimensional local array.
+    Offset {
+        /// The pointer's byte offset.
+        offset: Operand,
+        /// Implicitly scaled indexes, as in [`Addr::index`].
+        index: Vec<(Operand, i64)>,
+    },
 }
 
 /// A `Stmt::Assign` and what it costs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assign {
+    /// The variable that receives the result.
     pub dst: VarId,
     /// The result type (`Bool` for comparisons, `And`, `Or`, `LogicalNot`).
     pub ty: Scalar,
+    /// The computation.
     pub op: Op,
     /// Whether the operation depends on the thread (counted as a warp instruction).
     pub varying: bool,
+    /// Where it is in the source.
     pub site: Site,
 }
 
 /// Read-modify-write atomics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicOp {
+    /// `atomicAdd`.
     Add,
+    /// `atomicSub`.
     Sub,
+    /// `atomicMin`.
     Min,
+    /// `atomicMax`.
     Max,
+    /// `atomicExch`.
     Exch,
+    /// `atomicAnd`.
     And,
+    /// `atomicOr`.
     Or,
+    /// `atomicXor`.
     Xor,
     /// `atomicCAS(addr, compare, value)`.
     Cas,
@@ -303,6 +444,7 @@ pub enum AtomicOp {
 /// `__syncthreads` and its reducing forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncKind {
+    /// `__syncthreads()`.
     Plain,
     /// `__syncthreads_count(pred)`: `dst` (U32/I32) gets the count.
     Count,
@@ -351,46 +493,71 @@ pub enum Stmt {
     /// 16-byte access, as a GPU makes it). Struct copies are lowered field by field, as nvcc
     /// compiles them. `volatile` and `__ldg` loads are plain loads here.
     Load {
+        /// The variables loaded, one per component.
         dst: Vec<VarId>,
+        /// The component type.
         ty: Scalar,
+        /// The memory location.
         addr: Addr,
+        /// Where it is in the source.
         site: Site,
     },
     /// `*addr = value`: one memory instruction writing `values.len()` components (1, 2, 4).
     Store {
+        /// The component type.
         ty: Scalar,
+        /// The memory location.
         addr: Addr,
+        /// The components stored, in memory order.
         values: Vec<Operand>,
+        /// Where it is in the source.
         site: Site,
     },
     /// `dst = atomicOp(addr, a[, b])` (`b` is the value for CAS, the limit is `a` for
     /// Inc/Dec); `dst` may be `None` when the old value is unused.
     Atomic {
+        /// The variable that receives the old value, if it is used.
         dst: Option<VarId>,
+        /// The type of the value.
         ty: Scalar,
+        /// The operation.
         op: AtomicOp,
+        /// The memory location.
         addr: Addr,
+        /// The operand (the compare value for CAS, the limit for Inc/Dec).
         a: Operand,
+        /// The new value for CAS.
         b: Option<Operand>,
+        /// Where it is in the source.
         site: Site,
     },
     /// `if (cond) then else els`; `cond` is `Bool`. A uniform `if` is plain control flow.
     If {
+        /// The condition (`Bool`).
         cond: Operand,
+        /// The statements run where the condition holds.
         then: Vec<Stmt>,
+        /// The statements run where it does not.
         els: Vec<Stmt>,
+        /// Whether it depends on the thread (see the module documentation).
         varying: bool,
+        /// Where it is in the source.
         site: Site,
     },
     /// A loop: `body` runs until a `Break` (the front-end lowers `while (c)` to
     /// `Loop { body: [.. c ..; If(!c) { Break }; body..], step: [] }` and `for` likewise, the
-    /// increment in `step`, which also runs after a `Continue`). `varying` is whether any
+    /// increment in `step`, which also runs after a `Continue`; `do { } while (c)` puts the
+    /// check in `step`, so a `Break` in `step` leaves the loop too). `varying` is whether any
     /// `Break`/`Continue`/`Return` inside depends on the thread (then the loop's condition
     /// checks are counted branches); `site` is the loop statement's.
     Loop {
+        /// The statements.
         body: Vec<Stmt>,
+        /// The statements run after each iteration (also after `continue`).
         step: Vec<Stmt>,
+        /// Whether it depends on the thread (see the module documentation).
         varying: bool,
+        /// Where it is in the source.
         site: Site,
     },
     /// Leave the innermost `Loop` (lanes that break wait at the loop's end).
@@ -401,34 +568,59 @@ pub enum Stmt {
     /// thread exits) outside any `Inline`.
     Return,
     /// An inlined function call's body: `Return` inside ends it for the lanes that return.
-    Inline { body: Vec<Stmt> },
+    Inline {
+        /// The function's body.
+        body: Vec<Stmt>,
+    },
     /// `__syncthreads()` and its forms; `dst` and `pred` are set for `Count`/`And`/`Or`.
     Sync {
+        /// Which form.
         kind: SyncKind,
+        /// The predicate of the reducing forms.
         pred: Option<Operand>,
+        /// The variable that receives the count, `and` or `or`.
         dst: Option<VarId>,
+        /// Where it is in the source.
         site: Site,
     },
     /// `__syncwarp(mask)` (also cooperative groups' `tile.sync()`).
-    SyncWarp { mask: Operand, site: Site },
+    SyncWarp {
+        /// The member mask.
+        mask: Operand,
+        /// Where it is in the source.
+        site: Site,
+    },
     /// A shuffle of `value` (type `ty`); `lane` is the source lane, delta or lane mask.
     Shfl {
+        /// The variable that receives the result.
         dst: VarId,
+        /// Its type.
         ty: Scalar,
+        /// Which form.
         kind: ShflKind,
+        /// The member mask.
         mask: Operand,
+        /// The value shuffled.
         value: Operand,
+        /// The source lane, delta or lane mask.
         lane: Operand,
+        /// The segment width (`warpSize` unless given).
         width: Operand,
+        /// Where it is in the source.
         site: Site,
     },
     /// A vote; `arg` is the predicate (`Bool`) or the value (`MatchAny`), absent for
     /// `ActiveMask`.
     Vote {
+        /// The variable that receives the result.
         dst: VarId,
+        /// Which form.
         kind: VoteKind,
+        /// The member mask.
         mask: Option<Operand>,
+        /// The predicate or value.
         arg: Option<Operand>,
+        /// Where it is in the source.
         site: Site,
     },
     /// Device `printf(format, args...)`: printed after the launch, in block, warp, lane order.
@@ -436,32 +628,51 @@ pub enum Stmt {
     /// `%` doubled), so `args` are scalars, each with its type after C's default argument
     /// promotions (`float` is passed as `F64`).
     Printf {
+        /// The format string, C's syntax.
         format: String,
+        /// The arguments, each with its type after promotion.
         args: Vec<(Operand, Scalar)>,
+        /// Where it is in the source.
         site: Site,
     },
-    /// A per-thread array element read: `dst = local[index]` (`index` an `I64` element index).
+    /// A per-thread array element read: `dst = local[index]` (`index` an integer element index
+    /// of any integer type, usually the `I64` of an [`Op::Offset`] or a constant).
     LocalLoad {
+        /// The variable that receives the result.
         dst: VarId,
+        /// The per-thread array ([`Kernel::locals`] index).
         array: u32,
+        /// The element index.
         index: Operand,
+        /// Where it is in the source.
         site: Site,
     },
     /// `local[index] = value`.
     LocalStore {
+        /// The per-thread array ([`Kernel::locals`] index).
         array: u32,
+        /// The element index.
         index: Operand,
+        /// The value stored.
         value: Operand,
+        /// Where it is in the source.
         site: Site,
     },
     /// `__trap()`, `assert(false)`: the thread stops the launch with an error.
-    Trap { message: String, site: Site },
+    Trap {
+        /// What to report.
+        message: String,
+        /// Where it is in the source.
+        site: Site,
+    },
 }
 
 /// A kernel parameter as the launch passes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    /// The parameter's name.
     pub name: String,
+    /// Which form.
     pub kind: ParamKind,
 }
 
@@ -470,20 +681,31 @@ pub struct Param {
 pub enum ParamKind {
     /// A scalar passed by value; the launch's value is assigned to `var`, a uniform
     /// variable.
-    Scalar { ty: Scalar, var: VarId },
+    Scalar {
+        /// The type of the value.
+        ty: Scalar,
+        /// The variable that holds it.
+        var: VarId,
+    },
     /// A pointer to global memory ([`Base::Param`] of this parameter's index) whose pointee is
     /// `elem` (for `--arg` parsing and `--list`); `offset` is its byte-offset variable (zero at
     /// the start), `is_const` whether it was declared `const T*`.
     Pointer {
+        /// The pointee type.
         elem: TypeName,
+        /// The pointer's byte-offset variable (zero at the start).
         offset: VarId,
+        /// Whether it was declared `const T*`.
         is_const: bool,
     },
     /// A struct passed by value: one scalar variable per field, in declaration order, with
     /// the byte offset of each field (the launch gets the struct's bytes).
     Struct {
+        /// The struct's name.
         name: String,
+        /// Size in bytes.
         size: u32,
+        /// Each scalar field: byte offset, type and the variable that holds it.
         fields: Vec<(u32, Scalar, VarId)>,
     },
 }
@@ -491,14 +713,18 @@ pub enum ParamKind {
 /// A type as the source names it, for messages, `--list` and argument parsing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeName {
+    /// A scalar type.
     Scalar(Scalar),
     /// `float2`, `int4`, …: `n` components of `Scalar`.
     Vector(Scalar, u32),
     /// A struct from the file, with its size in bytes and its fields (name, byte offset,
     /// element type, number of elements for array fields).
     Struct {
+        /// The struct's name.
         name: String,
+        /// Size in bytes.
         size: u32,
+        /// Fields: name, byte offset, element type, elements (1 for a scalar field).
         fields: Vec<(String, u32, Scalar, u32)>,
     },
     /// `void` (a `void*` parameter).
@@ -546,17 +772,24 @@ impl fmt::Display for TypeName {
 /// A static `__shared__` array: `bytes` bytes, aligned to `align`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedArray {
+    /// The array's name.
     pub name: String,
+    /// Size in bytes.
     pub bytes: u32,
+    /// Alignment in bytes.
     pub align: u32,
+    /// Where it is in the source.
     pub site: Site,
 }
 
 /// A per-thread array of `len` scalars (`float buf[8];`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalArray {
+    /// The array's name.
     pub name: String,
+    /// The element type.
     pub ty: Scalar,
+    /// Elements.
     pub len: u32,
 }
 
@@ -565,6 +798,7 @@ pub struct LocalArray {
 pub struct Var {
     /// The source name (temporaries: `$t3`).
     pub name: String,
+    /// Its type.
     pub ty: Scalar,
     /// Whether the variable is uniform (see the module documentation).
     pub uniform: bool,
@@ -575,10 +809,15 @@ pub struct Var {
 pub struct Kernel {
     /// The name with template arguments (`reduce<256>`).
     pub name: String,
+    /// The parameters, in order.
     pub params: Vec<Param>,
+    /// Every variable, indexed by [`VarId`].
     pub vars: Vec<Var>,
+    /// The static `__shared__` arrays.
     pub shared: Vec<SharedArray>,
+    /// The per-thread arrays.
     pub locals: Vec<LocalArray>,
+    /// The statements.
     pub body: Vec<Stmt>,
     /// Source file names ([`Site::file`] indexes this).
     pub files: Vec<String>,

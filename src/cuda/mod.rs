@@ -12,3 +12,33 @@
 //!    faults exactly as a Rust kernel does.
 
 pub mod ir;
+
+mod ast;
+mod builtins;
+mod consts;
+pub mod diag;
+mod exec;
+mod expr;
+mod launch;
+mod lower;
+pub mod module;
+mod parse;
+pub mod preprocess;
+pub mod print;
+mod printf;
+mod source;
+mod types;
+mod uniformity;
+
+pub use diag::{Diagnostic, Severity};
+pub use launch::{Arg, CudaReport, Printed, launch};
+pub use module::{KernelInfo, Module};
+
+/// The scalar or vector type a C spelling names (`float`, `unsigned int`, `uint32_t`, `float4`),
+/// for tools that describe buffers by type.
+pub fn type_by_name(name: &str) -> Option<ir::TypeName> {
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    types::scalar_type(&name)
+        .map(ir::TypeName::Scalar)
+        .or_else(|| types::vector_type(&name).map(|(s, n)| ir::TypeName::Vector(s, n)))
+}

@@ -36,7 +36,9 @@ impl Sources {
 
     /// The file name of index `file` (empty when out of range).
     pub fn name(&self, file: u32) -> &str {
-        self.files.get(file as usize).map_or("", |f| f.name.as_str())
+        self.files
+            .get(file as usize)
+            .map_or("", |f| f.name.as_str())
     }
 
     /// The text of the line a site is on.
@@ -67,7 +69,12 @@ impl Sources {
     }
 
     /// An error at `site`.
-    pub fn error(&self, site: Site, message: impl Into<String>, help: Option<String>) -> Diagnostic {
+    pub fn error(
+        &self,
+        site: Site,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> Diagnostic {
         self.diag(Severity::Error, site, message, help)
     }
 }

@@ -257,6 +257,15 @@ impl<T: Element> Global<T> {
     }
 }
 
+impl<T: Element> Global<T> {
+    /// The view as a place of elements of `size` bytes (the CUDA executor reads one buffer
+    /// through pointers of any type).
+    pub(crate) fn place_sized(&self, size: u32) -> PlaceKind<'_> {
+        let bytes = self.len * T::SIZE as usize;
+        PlaceKind::Global(&self.alloc, self.offset, bytes / size as usize)
+    }
+}
+
 impl<T: Element> sealed::Sealed for Global<T> {}
 
 impl<T: Element> Memory for Global<T> {

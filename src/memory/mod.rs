@@ -120,7 +120,8 @@ impl WordsMut for [u32] {
     }
     #[inline(always)]
     fn set_row(&mut self, i: usize, v: U32x32) {
-        let dst: &mut [u32; WARP_SIZE] = (&mut self[i..i + WARP_SIZE]).try_into().expect("32 words");
+        let dst: &mut [u32; WARP_SIZE] =
+            (&mut self[i..i + WARP_SIZE]).try_into().expect("32 words");
         *dst = *v.words();
     }
     #[inline]
@@ -356,7 +357,12 @@ pub(crate) fn write_elem<T: Element, W: WordsMut + ?Sized>(words: &mut W, byte: 
 
 /// Write the words of a `size`-byte element at byte `byte`.
 #[inline(always)]
-pub(crate) fn write_words<W: WordsMut + ?Sized>(words: &mut W, byte: usize, size: u32, w: [u32; 4]) {
+pub(crate) fn write_words<W: WordsMut + ?Sized>(
+    words: &mut W,
+    byte: usize,
+    size: u32,
+    w: [u32; 4],
+) {
     let i = byte / 4;
     match size {
         1 | 2 => {
@@ -511,7 +517,9 @@ impl WarpIdx<'_> {
     pub fn contiguous(&self, mask: u32) -> Option<u32> {
         match *self {
             WarpIdx::Affine { start, step: 1 }
-                if mask != 0 && u64::from(start) + u64::from(31 - mask.leading_zeros()) <= u64::from(u32::MAX) =>
+                if mask != 0
+                    && u64::from(start) + u64::from(31 - mask.leading_zeros())
+                        <= u64::from(u32::MAX) =>
             {
                 Some(start)
             }
@@ -574,5 +582,6 @@ pub struct Place<'a>(pub(crate) PlaceKind<'a>);
 
 pub(crate) enum PlaceKind<'a> {
     Global(&'a global::Allocation, usize, usize),
-    Shared(shared::SharedView),
+    /// Byte offset in the arena, elements, name.
+    Shared(usize, usize, &'a str),
 }

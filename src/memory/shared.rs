@@ -186,15 +186,14 @@ impl<T: Element> Shared<T> {
     }
 }
 
-impl SharedView {
-    pub(crate) fn target(&self, elem: u32) -> Target<'static> {
-        Target {
-            space: Space::Shared,
-            name: self.name,
-            len: self.len,
-            base: self.offset as u64,
-            elem,
-        }
+/// The target of a shared array at byte `offset` with `len` elements of `elem` bytes.
+pub(crate) fn target(offset: usize, len: usize, name: &str, elem: u32) -> Target<'_> {
+    Target {
+        space: Space::Shared,
+        name,
+        len,
+        base: offset as u64,
+        elem,
     }
 }
 
@@ -204,7 +203,11 @@ impl<T: Element> Memory for Shared<T> {
     type Elem = T;
     #[inline]
     fn place(&self) -> Place<'_> {
-        Place(PlaceKind::Shared(self.view))
+        Place(PlaceKind::Shared(
+            self.view.offset,
+            self.view.len,
+            self.view.name,
+        ))
     }
 }
 
@@ -256,7 +259,13 @@ impl Interleave {
     }
 
     /// Before warp `a.warp` stores: remember the words' values from before the interval.
-    pub fn before_store(&mut self, cells: &[u32], interval: u64, t: &Target<'_>, a: &WarpAccess<'_>) {
+    pub fn before_store(
+        &mut self,
+        cells: &[u32],
+        interval: u64,
+        t: &Target<'_>,
+        a: &WarpAccess<'_>,
+    ) {
         for l in a.lanes() {
             for i in Self::element_words(t, a, l) {
                 if self.words[i].interval != interval {
@@ -275,7 +284,13 @@ impl Interleave {
 
     /// After warp `a.warp` loaded `got[l]` (each lane's element words): maybe replace words
     /// another warp stored in this interval by their earlier values.
-    pub fn on_load(&mut self, interval: u64, t: &Target<'_>, a: &WarpAccess<'_>, got: &mut [[u32; 4]; 32]) {
+    pub fn on_load(
+        &mut self,
+        interval: u64,
+        t: &Target<'_>,
+        a: &WarpAccess<'_>,
+        got: &mut [[u32; 4]; 32],
+    ) {
         for l in a.lanes() {
             for (k, i) in Self::element_words(t, a, l).enumerate() {
                 let b = self.words[i];

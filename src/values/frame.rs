@@ -19,8 +19,8 @@
 //! observed: see the module documentation of [`crate::values`]).
 
 use crate::lanes::{IOTA, U32x32};
-use std::cell::{Cell, RefCell};
 use crate::site::Site;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most warps a block can have (1024 threads).
@@ -165,7 +165,9 @@ impl std::hash::Hasher for PtrHasher {
         }
     }
     fn write_usize(&mut self, v: usize) {
-        self.0 = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+        self.0 = (v as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
     }
 }
 
@@ -521,9 +523,6 @@ impl Frame {
         }
     }
 
-
-
-
     /// Store warp `w`'s lanes of a 64-bit slot.
     #[inline(always)]
     pub fn put64(&mut self, s: Slot, w: usize, v: crate::lanes::U64x32) {
@@ -550,7 +549,11 @@ impl Frame {
 #[derive(Clone, Copy)]
 pub(crate) enum Src32 {
     /// `a + b·warp + c·lane`.
-    Aff { a: u32, b: u32, c: u32 },
+    Aff {
+        a: u32,
+        b: u32,
+        c: u32,
+    },
     Rows(usize),
 }
 
@@ -590,7 +593,9 @@ impl Src64 {
     pub fn get(&self, rows: &[U32x32], w: usize) -> crate::lanes::U64x32 {
         match *self {
             Src64::Aff { a, b, lanes } => lanes + a.wrapping_add(b.wrapping_mul(w as u64)),
-            Src64::Rows(r) => crate::lanes::U64x32::from_rows([rows[r + 2 * w], rows[r + 2 * w + 1]]),
+            Src64::Rows(r) => {
+                crate::lanes::U64x32::from_rows([rows[r + 2 * w], rows[r + 2 * w + 1]])
+            }
         }
     }
 }

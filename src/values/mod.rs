@@ -23,13 +23,13 @@
 pub(crate) mod frame;
 
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
+use crate::site::Site;
 use frame::{Frame, MAX_WARPS, Masks, R32, R64, Slot};
 use std::fmt;
 use std::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, Shr, Sub, SubAssign,
 };
-use crate::site::Site;
 
 /// A per-thread `bool`: one bit per lane of every warp.
 ///
@@ -366,7 +366,12 @@ pub(crate) use with32;
 /// `out[w] = f(w)` for each warp with an active lane (every warp, without a test per warp,
 /// when all have one).
 #[inline(always)]
-pub(crate) fn each_warp(out: &mut [U32x32], active: &Masks, all: bool, f: impl Fn(usize) -> U32x32) {
+pub(crate) fn each_warp(
+    out: &mut [U32x32],
+    active: &Masks,
+    all: bool,
+    f: impl Fn(usize) -> U32x32,
+) {
     if all {
         for (w, o) in out.iter_mut().enumerate() {
             *o = f(w);
@@ -382,11 +387,7 @@ pub(crate) fn each_warp(out: &mut [U32x32], active: &Masks, all: bool, f: impl F
 
 /// `f` on each active warp of `a` into a new 32-bit value (uniform in, uniform out).
 #[inline(always)]
-pub(crate) fn un32<A: Row32, O: Row32>(
-    site: Site,
-    a: R32,
-    f: impl Fn(A) -> O,
-) -> R32 {
+pub(crate) fn un32<A: Row32, O: Row32>(site: Site, a: R32, f: impl Fn(A) -> O) -> R32 {
     if let Some(u) = a.as_uniform() {
         frame::tally_light(site);
         return R32::uniform(f(A::from_row(U32x32::splat(u))).to_row().lane(0));
@@ -409,7 +410,10 @@ pub(crate) fn un32_in<A: Row32, O: Row32>(fr: &mut Frame, a: R32, f: impl Fn(A) 
     let Frame { rows, active, .. } = fr;
     let (lo, hi) = rows.split_at_mut(dst.row as usize);
     let out = &mut hi[..n];
-    with32!(lo, n, sa, |ga| each_warp(out, active, all, |w| f(A::from_row(ga.at(w))).to_row()));
+    with32!(lo, n, sa, |ga| each_warp(out, active, all, |w| f(
+        A::from_row(ga.at(w))
+    )
+    .to_row()));
     R32::Slot(dst)
 }
 
@@ -450,9 +454,12 @@ pub(crate) fn bin32_in<A: Row32, B: Row32, O: Row32>(
     let Frame { rows, active, .. } = fr;
     let (lo, hi) = rows.split_at_mut(dst.row as usize);
     let out = &mut hi[..n];
-    with32!(lo, n, sa, |ga| with32!(lo, n, sb, |gb| each_warp(out, active, all, |w| {
-        f(A::from_row(ga.at(w)), B::from_row(gb.at(w))).to_row()
-    })));
+    with32!(lo, n, sa, |ga| with32!(lo, n, sb, |gb| each_warp(
+        out,
+        active,
+        all,
+        |w| { f(A::from_row(ga.at(w)), B::from_row(gb.at(w))).to_row() }
+    )));
     R32::Slot(dst)
 }
 
@@ -477,20 +484,26 @@ pub(crate) fn tri32<A: Row32, O: Row32>(
         let Frame { rows, active, .. } = fr;
         let (lo, hi) = rows.split_at_mut(dst.row as usize);
         let g = |s: &frame::Src32, w: usize| A::from_row(s.get(lo, w));
-        each_warp(&mut hi[..n], active, all, |w| f(g(&sa, w), g(&sb, w), g(&sc, w)).to_row());
+        each_warp(&mut hi[..n], active, all, |w| {
+            f(g(&sa, w), g(&sb, w), g(&sc, w)).to_row()
+        });
         R32::Slot(dst)
     })
 }
 
 /// `f` on each active warp of a 64-bit `a` into a new 64-bit value.
 #[inline(always)]
-pub(crate) fn un64<A: Row64, O: Row64>(
-    site: Site,
-    a: R64,
-    f: impl Fn(A) -> O,
-) -> R64 {
+pub(crate) fn un64<A: Row64, O: Row64>(site: Site, a: R64, f: impl Fn(A) -> O) -> R64 {
     frame::with(|fr| {
         fr.tally(site);
+        un64_in(fr, a, f)
+    })
+}
+
+/// [`un64`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn un64_in<A: Row64, O: Row64>(fr: &mut Frame, a: R64, f: impl Fn(A) -> O) -> R64 {
+    {
         if let Some(u) = a.as_uniform() {
             return R64::uniform(f(A::from_u64(U64x32::splat(u))).to_u64().lane(0));
         }
@@ -511,19 +524,27 @@ pub(crate) fn un64<A: Row64, O: Row64>(
             }
         }
         R64::Slot(dst)
-    })
+    }
 }
 
 /// `f` on each active warp of 64-bit `a` and `b` into a new 64-bit value.
 #[inline(always)]
-pub(crate) fn bin64<A: Row64, O: Row64>(
-    site: Site,
+pub(crate) fn bin64<A: Row64, O: Row64>(site: Site, a: R64, b: R64, f: impl Fn(A, A) -> O) -> R64 {
+    frame::with(|fr| {
+        fr.tally(site);
+        bin64_in(fr, a, b, f)
+    })
+}
+
+/// [`bin64`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn bin64_in<A: Row64, O: Row64>(
+    fr: &mut Frame,
     a: R64,
     b: R64,
     f: impl Fn(A, A) -> O,
 ) -> R64 {
-    frame::with(|fr| {
-        fr.tally(site);
+    {
         if let (Some(x), Some(y)) = (a.as_uniform(), b.as_uniform()) {
             let r = f(A::from_u64(U64x32::splat(x)), A::from_u64(U64x32::splat(y)));
             return R64::uniform(r.to_u64().lane(0));
@@ -546,18 +567,22 @@ pub(crate) fn bin64<A: Row64, O: Row64>(
             }
         }
         R64::Slot(dst)
-    })
+    }
 }
 
 /// A 32-bit value widened (or converted) to a 64-bit one by `f`.
 #[inline(always)]
-pub(crate) fn widen<A: Row32, O: Row64>(
-    site: Site,
-    a: R32,
-    f: impl Fn(A) -> O,
-) -> R64 {
+pub(crate) fn widen<A: Row32, O: Row64>(site: Site, a: R32, f: impl Fn(A) -> O) -> R64 {
     frame::with(|fr| {
         fr.tally(site);
+        widen_in(fr, a, f)
+    })
+}
+
+/// [`widen`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn widen_in<A: Row32, O: Row64>(fr: &mut Frame, a: R32, f: impl Fn(A) -> O) -> R64 {
+    {
         if let Some(u) = a.as_uniform() {
             return R64::uniform(f(A::from_row(U32x32::splat(u))).to_u64().lane(0));
         }
@@ -578,18 +603,22 @@ pub(crate) fn widen<A: Row32, O: Row64>(
             }
         }
         R64::Slot(dst)
-    })
+    }
 }
 
 /// A 64-bit value narrowed (or converted) to a 32-bit one by `f`.
 #[inline(always)]
-pub(crate) fn narrow<A: Row64, O: Row32>(
-    site: Site,
-    a: R64,
-    f: impl Fn(A) -> O,
-) -> R32 {
+pub(crate) fn narrow<A: Row64, O: Row32>(site: Site, a: R64, f: impl Fn(A) -> O) -> R32 {
     frame::with(|fr| {
         fr.tally(site);
+        narrow_in(fr, a, f)
+    })
+}
+
+/// [`narrow`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn narrow_in<A: Row64, O: Row32>(fr: &mut Frame, a: R64, f: impl Fn(A) -> O) -> R32 {
+    {
         if let Some(u) = a.as_uniform() {
             return R32::uniform(f(A::from_u64(U64x32::splat(u))).to_row().lane(0));
         }
@@ -608,7 +637,7 @@ pub(crate) fn narrow<A: Row64, O: Row32>(
             }
         }
         R32::Slot(dst)
-    })
+    }
 }
 
 /// A comparison, for the arithmetic fast path of affine operands.
@@ -628,7 +657,11 @@ pub(crate) enum Cmp {
 fn affine_mask(op: Cmp, base: u32, n: u32) -> u32 {
     // Lanes below `n`: `n - base` of them, clamped to 0..=32.
     let below = |n: u32| Mask::first_n(n.saturating_sub(base)).0;
-    let at = if n >= base && n - base < 32 { 1 << (n - base) } else { 0 };
+    let at = if n >= base && n - base < 32 {
+        1 << (n - base)
+    } else {
+        0
+    };
     match op {
         Cmp::Lt => below(n),
         Cmp::Ge => !below(n),
@@ -651,29 +684,40 @@ pub(crate) fn cmp32<A: Row32>(
     signed: Option<bool>,
     f: impl Fn(A, A) -> Mask,
 ) -> Pred {
-    // Lanes `base + l` against a uniform `n`: the mask without looking at lanes (computed for
-    // every warp: bits of inactive warps are never used).
-    if let (Some(signed), R32::Aff { a: x, b: y, c: 1 }, Some(n)) = (signed, a, b.as_uniform()) {
-        let warps = usize::from(frame::hot().warps);
-        let top = x as u64 + y as u64 * (warps.max(1) as u64 - 1) + 31;
-        let fits = if signed {
-            top <= i32::MAX as u64 && n <= i32::MAX as u32
-        } else {
-            top <= u32::MAX as u64
-        };
-        if fits {
-            frame::tally_light(site);
-            let mut bits = [0; MAX_WARPS];
-            for (w, b) in bits.iter_mut().enumerate().take(warps) {
-                *b = affine_mask(op, x + y * w as u32, n);
-            }
-            return Pred { bits };
-        }
+    if let Some(signed) = signed
+        && let Some(p) = cmp32_affine(a, b, op, signed, usize::from(frame::hot().warps))
+    {
+        frame::tally_light(site);
+        return p;
     }
     frame::with(|fr| {
         fr.tally(site);
         cmp32_in(fr, a, b, f)
     })
+}
+
+/// `a op b` for lanes `base + l` against a uniform `n`, computed without looking at lanes
+/// (every warp's bits: those of inactive warps are never used); `None` unless `a` has that form
+/// and no lane's value wraps (for `signed`, stays below `i32::MAX`).
+#[inline(always)]
+pub(crate) fn cmp32_affine(a: R32, b: R32, op: Cmp, signed: bool, warps: usize) -> Option<Pred> {
+    let (R32::Aff { a: x, b: y, c: 1 }, Some(n)) = (a, b.as_uniform()) else {
+        return None;
+    };
+    let top = x as u64 + y as u64 * (warps.max(1) as u64 - 1) + 31;
+    let fits = if signed {
+        top <= i32::MAX as u64 && n <= i32::MAX as u32
+    } else {
+        top <= u32::MAX as u64
+    };
+    if !fits {
+        return None;
+    }
+    let mut bits = [0; MAX_WARPS];
+    for (w, b) in bits.iter_mut().enumerate().take(warps) {
+        *b = affine_mask(op, x + y * w as u32, n);
+    }
+    Some(Pred { bits })
 }
 
 /// [`cmp32`] on a borrowed frame, uncounted.
@@ -715,15 +759,25 @@ pub(crate) fn cmp64<A: Row64>(
 ) -> Pred {
     frame::with(|fr| {
         fr.tally(site);
-        let (sa, sb) = (fr.src64(a), fr.src64(b));
-        let mut bits = [0; MAX_WARPS];
-        for w in 0..fr.warps {
-            if fr.active[w] != 0 {
-                bits[w] = f(A::from_u64(sa.get(&fr.rows, w)), A::from_u64(sb.get(&fr.rows, w))).0;
-            }
-        }
-        Pred { bits }
+        cmp64_in(fr, a, b, f)
     })
+}
+
+/// [`cmp64`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn cmp64_in<A: Row64>(fr: &Frame, a: R64, b: R64, f: impl Fn(A, A) -> Mask) -> Pred {
+    let (sa, sb) = (fr.src64(a), fr.src64(b));
+    let mut bits = [0; MAX_WARPS];
+    for w in 0..fr.warps {
+        if fr.active[w] != 0 {
+            bits[w] = f(
+                A::from_u64(sa.get(&fr.rows, w)),
+                A::from_u64(sb.get(&fr.rows, w)),
+            )
+            .0;
+        }
+    }
+    Pred { bits }
 }
 
 /// Lanes in `p` from `a`, the others from `b`, for the executing warps (a new value unless one
@@ -744,9 +798,12 @@ pub(crate) fn select32(fr: &mut Frame, p: &Pred, a: R32, b: R32) -> R32 {
     let Frame { rows, active, .. } = fr;
     let (lo, hi) = rows.split_at_mut(dst.row as usize);
     let out = &mut hi[..n];
-    with32!(lo, n, sa, |ga| with32!(lo, n, sb, |gb| each_warp(out, active, all, |w| {
-        U32x32::select(Mask(p.bits[w]), ga.at(w), gb.at(w))
-    })));
+    with32!(lo, n, sa, |ga| with32!(lo, n, sb, |gb| each_warp(
+        out,
+        active,
+        all,
+        |w| { U32x32::select(Mask(p.bits[w]), ga.at(w), gb.at(w)) }
+    )));
     R32::Slot(dst)
 }
 
@@ -788,7 +845,11 @@ pub(crate) fn lanes32(v: R32) -> Vec<u32> {
         let mut out = Vec::new();
         for w in 0..fr.warps {
             let lanes = s.get(&fr.rows, w).to_array();
-            out.extend((0..WARP_SIZE).filter(|&l| fr.exists[w] >> l & 1 != 0).map(|l| lanes[l]));
+            out.extend(
+                (0..WARP_SIZE)
+                    .filter(|&l| fr.exists[w] >> l & 1 != 0)
+                    .map(|l| lanes[l]),
+            );
         }
         out
     })
@@ -801,7 +862,11 @@ pub(crate) fn lanes64(v: R64) -> Vec<u64> {
         let mut out = Vec::new();
         for w in 0..fr.warps {
             let lanes = s.get(&fr.rows, w).to_array();
-            out.extend((0..WARP_SIZE).filter(|&l| fr.exists[w] >> l & 1 != 0).map(|l| lanes[l]));
+            out.extend(
+                (0..WARP_SIZE)
+                    .filter(|&l| fr.exists[w] >> l & 1 != 0)
+                    .map(|l| lanes[l]),
+            );
         }
         out
     })
@@ -811,7 +876,7 @@ pub(crate) fn lanes64(v: R64) -> Vec<u64> {
 
 /// `a + b` of two affine forms.
 #[inline(always)]
-fn aff_add32(a: R32, b: R32) -> Option<R32> {
+pub(crate) fn aff_add32(a: R32, b: R32) -> Option<R32> {
     match (a, b) {
         (R32::Aff { a: x, b: y, c: z }, R32::Aff { a: p, b: q, c: r }) => Some(R32::Aff {
             a: x.wrapping_add(p),
@@ -823,7 +888,7 @@ fn aff_add32(a: R32, b: R32) -> Option<R32> {
 }
 
 #[inline(always)]
-fn aff_sub32(a: R32, b: R32) -> Option<R32> {
+pub(crate) fn aff_sub32(a: R32, b: R32) -> Option<R32> {
     match (a, b) {
         (R32::Aff { a: x, b: y, c: z }, R32::Aff { a: p, b: q, c: r }) => Some(R32::Aff {
             a: x.wrapping_sub(p),
@@ -847,7 +912,7 @@ fn aff_scale32(v: R32, k: u32) -> Option<R32> {
 }
 
 #[inline(always)]
-fn aff_mul32(a: R32, b: R32) -> Option<R32> {
+pub(crate) fn aff_mul32(a: R32, b: R32) -> Option<R32> {
     match (a.as_uniform(), b.as_uniform()) {
         (_, Some(k)) => aff_scale32(a, k),
         (Some(k), _) => aff_scale32(b, k),
@@ -855,8 +920,35 @@ fn aff_mul32(a: R32, b: R32) -> Option<R32> {
     }
 }
 
+/// A 32-bit affine value widened to 64 bits (sign-extended when `signed`), still affine when
+/// no lane of the block's `warps` warps wraps: the strides are read as signed, so `n - 1 - i`
+/// stays affine too.
+pub(crate) fn aff_widen32(v: R32, signed: bool, warps: usize) -> Option<R64> {
+    let R32::Aff { a, b, c } = v else { return None };
+    let base = if signed {
+        i64::from(a as i32)
+    } else {
+        i64::from(a)
+    };
+    let (b, c) = (i64::from(b as i32), i64::from(c as i32));
+    let ends = |s: i64, n: i64| if s < 0 { (s * n, 0) } else { (0, s * n) };
+    let (bl, bh) = ends(b, warps.max(1) as i64 - 1);
+    let (cl, ch) = ends(c, 31);
+    let (lo, hi) = (base + bl + cl, base + bh + ch);
+    let range = if signed {
+        i64::from(i32::MIN)..=i64::from(i32::MAX)
+    } else {
+        0..=i64::from(u32::MAX)
+    };
+    (range.contains(&lo) && range.contains(&hi)).then_some(R64::Aff {
+        a: base as u64,
+        b: b as u64,
+        c: c as u64,
+    })
+}
+
 #[inline(always)]
-fn aff_add64(a: R64, b: R64) -> Option<R64> {
+pub(crate) fn aff_add64(a: R64, b: R64) -> Option<R64> {
     match (a, b) {
         (R64::Aff { a: x, b: y, c: z }, R64::Aff { a: p, b: q, c: r }) => Some(R64::Aff {
             a: x.wrapping_add(p),
@@ -868,7 +960,7 @@ fn aff_add64(a: R64, b: R64) -> Option<R64> {
 }
 
 #[inline(always)]
-fn aff_sub64(a: R64, b: R64) -> Option<R64> {
+pub(crate) fn aff_sub64(a: R64, b: R64) -> Option<R64> {
     match (a, b) {
         (R64::Aff { a: x, b: y, c: z }, R64::Aff { a: p, b: q, c: r }) => Some(R64::Aff {
             a: x.wrapping_sub(p),
@@ -880,7 +972,7 @@ fn aff_sub64(a: R64, b: R64) -> Option<R64> {
 }
 
 #[inline(always)]
-fn aff_mul64(a: R64, b: R64) -> Option<R64> {
+pub(crate) fn aff_mul64(a: R64, b: R64) -> Option<R64> {
     let scale = |v: R64, k: u64| match v {
         R64::Aff { a, b, c } => Some(R64::Aff {
             a: a.wrapping_mul(k),
@@ -1127,30 +1219,78 @@ value_common!(
 // + - * : affine for the integer types, uniform-folded for the float types.
 macro_rules! int32_arith {
     ($name:ident, $scalar:ty, $lane:ty) => {
-        value_binop!($name, $scalar, Add, add, AddAssign, add_assign, |s, a, b| {
-            affine_or32::<$lane>(s, a, b, aff_add32, |x, y| x + y)
-        });
-        value_binop!($name, $scalar, Sub, sub, SubAssign, sub_assign, |s, a, b| {
-            affine_or32::<$lane>(s, a, b, aff_sub32, |x, y| x - y)
-        });
-        value_binop!($name, $scalar, Mul, mul, MulAssign, mul_assign, |s, a, b| {
-            affine_or32::<$lane>(s, a, b, aff_mul32, |x, y| x * y)
-        });
-        value_binop!($name, $scalar, Div, div, DivAssign, div_assign, |s, a, b| {
-            div32::<$lane>(s, a, b, false)
-        });
-        value_binop!($name, $scalar, Rem, rem, RemAssign, rem_assign, |s, a, b| {
-            div32::<$lane>(s, a, b, true)
-        });
-        value_binop!($name, $scalar, BitAnd, bitand, BitAndAssign, bitand_assign, |s, a, b| {
-            bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x & y)
-        });
-        value_binop!($name, $scalar, BitOr, bitor, BitOrAssign, bitor_assign, |s, a, b| {
-            bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x | y)
-        });
-        value_binop!($name, $scalar, BitXor, bitxor, BitXorAssign, bitxor_assign, |s, a, b| {
-            bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x ^ y)
-        });
+        value_binop!(
+            $name,
+            $scalar,
+            Add,
+            add,
+            AddAssign,
+            add_assign,
+            |s, a, b| { affine_or32::<$lane>(s, a, b, aff_add32, |x, y| x + y) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            Sub,
+            sub,
+            SubAssign,
+            sub_assign,
+            |s, a, b| { affine_or32::<$lane>(s, a, b, aff_sub32, |x, y| x - y) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            Mul,
+            mul,
+            MulAssign,
+            mul_assign,
+            |s, a, b| { affine_or32::<$lane>(s, a, b, aff_mul32, |x, y| x * y) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            Div,
+            div,
+            DivAssign,
+            div_assign,
+            |s, a, b| { div32::<$lane>(s, a, b, false) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            Rem,
+            rem,
+            RemAssign,
+            rem_assign,
+            |s, a, b| { div32::<$lane>(s, a, b, true) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            BitAnd,
+            bitand,
+            BitAndAssign,
+            bitand_assign,
+            |s, a, b| { bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x & y) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            BitOr,
+            bitor,
+            BitOrAssign,
+            bitor_assign,
+            |s, a, b| { bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x | y) }
+        );
+        value_binop!(
+            $name,
+            $scalar,
+            BitXor,
+            bitxor,
+            BitXorAssign,
+            bitxor_assign,
+            |s, a, b| { bin32::<$lane, $lane, $lane>(s, a, b, |x, y| x ^ y) }
+        );
         impl Not for $name {
             type Output = $name;
             #[track_caller]
@@ -1167,7 +1307,13 @@ macro_rules! int32_arith {
             fn shl(self, k: u32) -> $name {
                 let site = Site::here();
                 if k < 32 {
-                    $name(affine_or32::<$lane>(site, self.0, R32::uniform(1 << k), aff_mul32, |x, _| x << k))
+                    $name(affine_or32::<$lane>(
+                        site,
+                        self.0,
+                        R32::uniform(1 << k),
+                        aff_mul32,
+                        |x, _| x << k,
+                    ))
                 } else {
                     $name(un32::<$lane, $lane>(site, self.0, |x| x << k))
                 }
@@ -1188,7 +1334,12 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shl(self, k: U32s) -> $name {
-                $name(bin32::<$lane, U32x32, $lane>(Site::here(), self.0, k.0, |x, s| x << s))
+                $name(bin32::<$lane, U32x32, $lane>(
+                    Site::here(),
+                    self.0,
+                    k.0,
+                    |x, s| x << s,
+                ))
             }
         }
         impl Shr<U32s> for $name {
@@ -1197,7 +1348,12 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             fn shr(self, k: U32s) -> $name {
-                $name(bin32::<$lane, U32x32, $lane>(Site::here(), self.0, k.0, |x, s| x >> s))
+                $name(bin32::<$lane, U32x32, $lane>(
+                    Site::here(),
+                    self.0,
+                    k.0,
+                    |x, s| x >> s,
+                ))
             }
         }
         impl $name {
@@ -1205,13 +1361,23 @@ macro_rules! int32_arith {
             #[track_caller]
             #[inline]
             pub fn min(self, rhs: impl Into<$name>) -> $name {
-                $name(bin32::<$lane, $lane, $lane>(Site::here(), self.0, rhs.into().0, |x, y| x.min(y)))
+                $name(bin32::<$lane, $lane, $lane>(
+                    Site::here(),
+                    self.0,
+                    rhs.into().0,
+                    |x, y| x.min(y),
+                ))
             }
             /// Per-thread maximum.
             #[track_caller]
             #[inline]
             pub fn max(self, rhs: impl Into<$name>) -> $name {
-                $name(bin32::<$lane, $lane, $lane>(Site::here(), self.0, rhs.into().0, |x, y| x.max(y)))
+                $name(bin32::<$lane, $lane, $lane>(
+                    Site::here(),
+                    self.0,
+                    rhs.into().0,
+                    |x, y| x.max(y),
+                ))
             }
         }
     };
@@ -1220,20 +1386,33 @@ macro_rules! int32_arith {
 /// Division and remainder; by a uniform power of two they become a shift and a mask (the
 /// result is the same; only the cost differs).
 #[inline(always)]
-fn div32<L: Row32 + Div<Output = L> + Rem<Output = L>>(
+fn div32<L: Row32 + Div<Output = L> + Rem<Output = L> + DivPow2>(
     site: Site,
     a: R32,
     b: R32,
     rem: bool,
-) -> R32
-where
-    L: DivPow2,
-{
+) -> R32 {
+    if let (Some(_), Some(_)) = (a.as_uniform(), b.as_uniform()) {
+        frame::tally_light(site);
+    } else {
+        frame::with(|fr| fr.tally(site));
+    }
+    frame::with(|fr| div32_in::<L>(fr, a, b, rem))
+}
+
+/// [`div32`] on a borrowed frame, uncounted.
+#[inline(always)]
+pub(crate) fn div32_in<L: Row32 + Div<Output = L> + Rem<Output = L> + DivPow2>(
+    fr: &mut Frame,
+    a: R32,
+    b: R32,
+    rem: bool,
+) -> R32 {
     let pow2 = b.as_uniform().filter(|d| d.is_power_of_two());
     match pow2 {
-        Some(d) => bin32::<L, L, L>(site, a, b, |x, _| L::by_pow2(x, d, rem)),
-        None if rem => bin32::<L, L, L>(site, a, b, |x, y| x % y),
-        None => bin32::<L, L, L>(site, a, b, |x, y| x / y),
+        Some(d) => bin32_in::<L, L, L>(fr, a, b, |x, _| L::by_pow2(x, d, rem)),
+        None if rem => bin32_in::<L, L, L>(fr, a, b, |x, y| x % y),
+        None => bin32_in::<L, L, L>(fr, a, b, |x, y| x / y),
     }
 }
 
@@ -1244,7 +1423,11 @@ pub(crate) trait DivPow2: Sized {
 impl DivPow2 for U32x32 {
     #[inline(always)]
     fn by_pow2(x: U32x32, d: u32, rem: bool) -> U32x32 {
-        if rem { x & (d - 1) } else { x >> d.trailing_zeros() }
+        if rem {
+            x & (d - 1)
+        } else {
+            x >> d.trailing_zeros()
+        }
     }
 }
 impl DivPow2 for I32x32 {
@@ -1275,7 +1458,13 @@ impl Neg for I32s {
     #[inline]
     fn neg(self) -> I32s {
         let site = Site::here();
-        I32s(affine_or32::<I32x32>(site, R32::uniform(0), self.0, aff_sub32, |x, y| x - y))
+        I32s(affine_or32::<I32x32>(
+            site,
+            R32::uniform(0),
+            self.0,
+            aff_sub32,
+            |x, y| x - y,
+        ))
     }
 }
 
@@ -1379,15 +1568,33 @@ value_binop!(U64s, u64, Div, div, DivAssign, div_assign, |s, a, b| {
 value_binop!(U64s, u64, Rem, rem, RemAssign, rem_assign, |s, a, b| {
     bin64::<U64x32, U64x32>(s, a, b, |x, y| x % y)
 });
-value_binop!(U64s, u64, BitAnd, bitand, BitAndAssign, bitand_assign, |s, a, b| {
-    bin64::<U64x32, U64x32>(s, a, b, |x, y| x & y)
-});
-value_binop!(U64s, u64, BitOr, bitor, BitOrAssign, bitor_assign, |s, a, b| {
-    bin64::<U64x32, U64x32>(s, a, b, |x, y| x | y)
-});
-value_binop!(U64s, u64, BitXor, bitxor, BitXorAssign, bitxor_assign, |s, a, b| {
-    bin64::<U64x32, U64x32>(s, a, b, |x, y| x ^ y)
-});
+value_binop!(
+    U64s,
+    u64,
+    BitAnd,
+    bitand,
+    BitAndAssign,
+    bitand_assign,
+    |s, a, b| { bin64::<U64x32, U64x32>(s, a, b, |x, y| x & y) }
+);
+value_binop!(
+    U64s,
+    u64,
+    BitOr,
+    bitor,
+    BitOrAssign,
+    bitor_assign,
+    |s, a, b| { bin64::<U64x32, U64x32>(s, a, b, |x, y| x | y) }
+);
+value_binop!(
+    U64s,
+    u64,
+    BitXor,
+    bitxor,
+    BitXorAssign,
+    bitxor_assign,
+    |s, a, b| { bin64::<U64x32, U64x32>(s, a, b, |x, y| x ^ y) }
+);
 
 impl Shl<u32> for U64s {
     type Output = U64s;
@@ -1421,19 +1628,31 @@ impl U64s {
     #[track_caller]
     #[inline]
     pub fn to_u32(self) -> U32s {
-        U32s(narrow::<U64x32, U32x32>(Site::here(), self.0, |x| x.to_u32()))
+        U32s(narrow::<U64x32, U32x32>(Site::here(), self.0, |x| {
+            x.to_u32()
+        }))
     }
     /// Per-thread minimum.
     #[track_caller]
     #[inline]
     pub fn min(self, rhs: impl Into<U64s>) -> U64s {
-        U64s(bin64::<U64x32, U64x32>(Site::here(), self.0, rhs.into().0, |x, y| x.min(y)))
+        U64s(bin64::<U64x32, U64x32>(
+            Site::here(),
+            self.0,
+            rhs.into().0,
+            |x, y| x.min(y),
+        ))
     }
     /// Per-thread maximum.
     #[track_caller]
     #[inline]
     pub fn max(self, rhs: impl Into<U64s>) -> U64s {
-        U64s(bin64::<U64x32, U64x32>(Site::here(), self.0, rhs.into().0, |x, y| x.max(y)))
+        U64s(bin64::<U64x32, U64x32>(
+            Site::here(),
+            self.0,
+            rhs.into().0,
+            |x, y| x.max(y),
+        ))
     }
 }
 
@@ -1540,12 +1759,7 @@ float_ops!(F64s, f64, F64x32, bin64, un64, fma64);
 
 /// `bin32` with one lane type for all operands (the float macro's shape).
 #[inline(always)]
-fn bin32f<A: Row32, O: Row32>(
-    site: Site,
-    a: R32,
-    b: R32,
-    f: impl Fn(A, A) -> O,
-) -> R32 {
+fn bin32f<A: Row32, O: Row32>(site: Site, a: R32, b: R32, f: impl Fn(A, A) -> O) -> R32 {
     bin32::<A, A, O>(site, a, b, f)
 }
 
@@ -1564,13 +1778,7 @@ fn fma64(site: Site, a: R64, b: R64, c: R64) -> R64 {
 
 /// `f` on each active warp of 64-bit `a`, `b` and `c` into a new 64-bit value.
 #[inline(always)]
-fn tri64<A: Row64, O: Row64>(
-    site: Site,
-    a: R64,
-    b: R64,
-    c: R64,
-    f: impl Fn(A, A, A) -> O,
-) -> R64 {
+fn tri64<A: Row64, O: Row64>(site: Site, a: R64, b: R64, c: R64, f: impl Fn(A, A, A) -> O) -> R64 {
     frame::with(|fr| {
         fr.tally(site);
         if let (Some(x), Some(y), Some(z)) = (a.as_uniform(), b.as_uniform(), c.as_uniform()) {
@@ -1616,7 +1824,9 @@ impl F32s {
     #[track_caller]
     #[inline]
     pub fn to_f64(self) -> F64s {
-        F64s(widen::<F32x32, F64x32>(Site::here(), self.0, |x| x.to_f64()))
+        F64s(widen::<F32x32, F64x32>(Site::here(), self.0, |x| {
+            x.to_f64()
+        }))
     }
     /// Reinterpret the bits (`__float_as_uint`, no instruction).
     #[inline]
@@ -1635,7 +1845,9 @@ impl F64s {
     #[track_caller]
     #[inline]
     pub fn to_f32(self) -> F32s {
-        F32s(narrow::<F64x32, F32x32>(Site::here(), self.0, |x| x.to_f32()))
+        F32s(narrow::<F64x32, F32x32>(Site::here(), self.0, |x| {
+            x.to_f32()
+        }))
     }
     /// Convert to `int`, rounding toward zero and saturating; NaN gives 0.
     #[track_caller]

@@ -1,0 +1,303 @@
+//! The front-end's syntax tree: the parts of CUDA C++ that device code uses, with every node's
+//! original [`Site`]. [`super::parse`] builds it from the tree-sitter tree; constructs the
+//! lowering does not support are kept as `Unsupported` nodes, so that they are reported only
+//! when a kernel really reaches them (host code is never looked at).
+
+use super::ir::Site;
+
+/// A type as written (before template substitution and name resolution).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExpr {
+    /// A named type: `float`, `unsigned int`, `long long`, `float4`, `innerStruct`, `T`,
+    /// `cg::thread_block` (primitive names normalised: `unsigned` is `unsigned int`).
+    Name(String),
+    /// `name<args>`: `cg::thread_block_tile<32>`.
+    Template(String, Vec<TemplateArg>),
+    /// `T *`.
+    Pointer(Box<TypeExpr>),
+    /// `T name[n]` (`None`: `[]`).
+    Array(Box<TypeExpr>, Option<Box<Expr>>),
+    /// `T &` (parameters only).
+    Ref(Box<TypeExpr>),
+    /// `auto`.
+    Auto,
+    /// An anonymous struct (`typedef struct { .. } Name;`): the struct's name given by parse.
+    Struct(String),
+}
+
+/// A template argument as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplateArg {
+    /// A type.
+    Type(TypeExpr),
+    /// An expression (a constant).
+    Expr(Expr),
+}
+
+/// Declaration qualifiers that matter to the lowering.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Quals {
+    /// `const` (or `constexpr`).
+    pub is_const: bool,
+    /// `__shared__`.
+    pub shared: bool,
+    /// `extern`.
+    pub is_extern: bool,
+    /// `static`.
+    pub is_static: bool,
+    /// `__constant__`.
+    pub constant: bool,
+    /// `__device__` (on a variable).
+    pub device: bool,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it starts.
+    pub site: Site,
+    /// Its byte range in the preprocessed text (for `assert` messages).
+    pub span: (usize, usize),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    /// `-x`.
+    Neg,
+    /// `+x`.
+    Plus,
+    /// `~x`.
+    BitNot,
+    /// `!x`.
+    Not,
+    /// `*p`.
+    Deref,
+    /// `&x`.
+    AddrOf,
+}
+
+/// Binary operators (`&&`, `||` and `,` included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    LogAnd,
+    LogOr,
+}
+
+/// The kinds of expressions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// A name (`x`, `threadIdx`, `cg::this_thread_block`: qualified names joined by `::`).
+    Ident(String),
+    /// An integer literal: value, `u` suffix, number of `l`s.
+    Int(u64, bool, u8),
+    /// A floating literal: value, whether it is a `float` (`f` suffix).
+    Float(f64, bool),
+    /// A character literal.
+    Char(i64),
+    /// A string literal (adjacent literals concatenated, escapes resolved).
+    Str(String),
+    /// `true`/`false`.
+    Bool(bool),
+    /// `nullptr`/`NULL`.
+    Null,
+    /// `op x`.
+    Unary(Unary, Box<Expr>),
+    /// `a op b`.
+    Binary(Binary, Box<Expr>, Box<Expr>),
+    /// `a = b` or `a op= b`.
+    Assign(Option<Binary>, Box<Expr>, Box<Expr>),
+    /// `++x`, `x++`, `--x`, `x--`: (increment, prefix).
+    IncDec(bool, bool, Box<Expr>),
+    /// `c ? a : b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `a, b`.
+    Comma(Box<Expr>, Box<Expr>),
+    /// A call: callee, explicit template arguments, arguments.
+    Call(Box<Expr>, Vec<TemplateArg>, Vec<Expr>),
+    /// `a[i]`.
+    Index(Box<Expr>, Box<Expr>),
+    /// `a.f` (false) or `a->f` (true).
+    Member(Box<Expr>, String, bool),
+    /// `(T) x`, `static_cast<T>(x)`, `reinterpret_cast<T>(x)`, `T(x)`.
+    Cast(TypeExpr, Box<Expr>),
+    /// `sizeof(T)`.
+    SizeofType(TypeExpr),
+    /// `sizeof x`.
+    SizeofExpr(Box<Expr>),
+    /// `{a, b, ..}`.
+    InitList(Vec<Expr>),
+    /// A construct the lowering rejects, with what it is and what to use instead.
+    Unsupported(String, Option<String>),
+}
+
+/// One declared variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    /// Its name.
+    pub name: String,
+    /// Its type (pointer and array declarators applied).
+    pub ty: TypeExpr,
+    /// Qualifiers of the whole declaration.
+    pub quals: Quals,
+    /// `= init`, `(args)` or `{..}`.
+    pub init: Option<Expr>,
+    /// Where the name is.
+    pub site: Site,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    /// What it is.
+    pub kind: StmtKind,
+    /// Where it starts.
+    pub site: Site,
+}
+
+/// The kinds of statements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// Declarations.
+    Decl(Vec<VarDecl>),
+    /// An expression statement.
+    Expr(Expr),
+    /// `{ .. }`.
+    Block(Vec<Stmt>),
+    /// `if (c) a else b`.
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    /// `for (init; cond; step) body`.
+    For(Option<Box<Stmt>>, Option<Expr>, Option<Expr>, Box<Stmt>),
+    /// `while (c) body`.
+    While(Expr, Box<Stmt>),
+    /// `do body while (c);`.
+    DoWhile(Box<Stmt>, Expr),
+    /// `switch (c) { .. }`.
+    Switch(Expr, Vec<Stmt>),
+    /// `case v:` (`None`: `default:`) and the statements up to the next label.
+    Case(Option<Expr>, Vec<Stmt>),
+    /// `break;`.
+    Break,
+    /// `continue;`.
+    Continue,
+    /// `return [e];`.
+    Return(Option<Expr>),
+    /// `;`.
+    Empty,
+    /// A construct the lowering rejects: what it is, and what to use instead.
+    Unsupported(String, Option<String>),
+}
+
+/// A template parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplateParam {
+    /// `typename T` / `class T`.
+    Type(String),
+    /// `int N`, `unsigned int blockSize`.
+    Value(String, TypeExpr),
+}
+
+impl TemplateParam {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        match self {
+            TemplateParam::Type(n) | TemplateParam::Value(n, _) => n,
+        }
+    }
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name (may be empty).
+    pub name: String,
+    /// Its type.
+    pub ty: TypeExpr,
+    /// `const` on the parameter or its pointee.
+    pub is_const: bool,
+    /// The type as written (for `--list`).
+    pub written: String,
+    /// Where it is.
+    pub site: Site,
+}
+
+/// A `__global__` or `__device__` function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// Its name (qualified by its namespaces: `ns::f`).
+    pub name: String,
+    /// `__global__`.
+    pub global: bool,
+    /// `__device__` (or `__host__ __device__`).
+    pub device: bool,
+    /// Template parameters (empty when not a template).
+    pub template: Vec<TemplateParam>,
+    /// The return type.
+    pub ret: TypeExpr,
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// Where the name is.
+    pub site: Site,
+    /// The first syntax error inside the definition, if any.
+    pub syntax_error: Option<Site>,
+}
+
+/// A struct definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    /// Its name (a typedef's for anonymous structs).
+    pub name: String,
+    /// Fields: name and type.
+    pub fields: Vec<(String, TypeExpr)>,
+    /// `__align__(n)`/`alignas(n)` given.
+    pub align: Option<u32>,
+    /// Where it is.
+    pub site: Site,
+}
+
+/// A file-scope variable (`const int N = 4;`, `__constant__ float c[16];`, enumerators).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalVar {
+    /// The declaration.
+    pub decl: VarDecl,
+}
+
+/// One translation unit's device-relevant declarations, in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unit {
+    /// `__global__` and `__device__` functions.
+    pub functions: Vec<Function>,
+    /// Struct definitions.
+    pub structs: Vec<StructDef>,
+    /// `typedef T Name;`.
+    pub typedefs: Vec<(String, TypeExpr)>,
+    /// File-scope variables and enumerators.
+    pub globals: Vec<GlobalVar>,
+    /// Names of host functions (calling one from a kernel is an error).
+    pub host_functions: Vec<String>,
+    /// Namespace aliases: `namespace cg = cooperative_groups;`.
+    pub aliases: Vec<(String, String)>,
+    /// Syntax errors (ERROR/MISSING nodes) anywhere, in file order.
+    pub syntax_errors: Vec<(Site, String)>,
+}

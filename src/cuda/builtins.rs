@@ -1,0 +1,972 @@
+//! Calls: user `__device__` functions (inlined by [`super::lower`]) and CUDA's built-ins —
+//! barriers, warp shuffles and votes, atomics, `__ldg`, the math library with CUDA's device
+//! overloads, integer intrinsics, `make_float4` & co, device `printf`, `assert`, and the
+//! basics of cooperative groups (`this_thread_block`, `tiled_partition<n>`, `sync`,
+//! `thread_rank`, tile shuffles). Each built-in becomes the IR statement or operation that
+//! the executor runs as the corresponding [`crate::Block`] operation.
+
+use super::ast::{self, ExprKind, TemplateArg};
+use super::consts;
+use super::ir::{
+    AtomicOp, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp,
+    VoteKind,
+};
+use super::lower::{Lowerer, R, Val};
+use super::types::{Group, Ty, promote, usual, vector_type};
+
+const FULL: u32 = 0xffff_ffff;
+
+fn u32c(v: u32) -> Operand {
+    Operand::Const(consts::int(Scalar::U32, i128::from(v)))
+}
+
+/// Math functions of one argument: name, operation, type (`None`: overloaded on the
+/// argument, `float` stays `float`, integers become `double`).
+const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
+    ("sqrtf", UnOp::Sqrt, Some(Scalar::F32)),
+    ("__fsqrt_rn", UnOp::Sqrt, Some(Scalar::F32)),
+    ("sqrt", UnOp::Sqrt, None),
+    ("rsqrtf", UnOp::Rsqrt, Some(Scalar::F32)),
+    ("rsqrt", UnOp::Rsqrt, None),
+    ("expf", UnOp::Exp, Some(Scalar::F32)),
+    ("__expf", UnOp::Exp, Some(Scalar::F32)),
+    ("exp", UnOp::Exp, None),
+    ("exp2f", UnOp::Exp2, Some(Scalar::F32)),
+    ("exp2", UnOp::Exp2, None),
+    ("logf", UnOp::Log, Some(Scalar::F32)),
+    ("__logf", UnOp::Log, Some(Scalar::F32)),
+    ("log", UnOp::Log, None),
+    ("log2f", UnOp::Log2, Some(Scalar::F32)),
+    ("__log2f", UnOp::Log2, Some(Scalar::F32)),
+    ("log2", UnOp::Log2, None),
+    ("log10f", UnOp::Log10, Some(Scalar::F32)),
+    ("__log10f", UnOp::Log10, Some(Scalar::F32)),
+    ("log10", UnOp::Log10, None),
+    ("fabsf", UnOp::Abs, Some(Scalar::F32)),
+    ("fabs", UnOp::Abs, None),
+    ("floorf", UnOp::Floor, Some(Scalar::F32)),
+    ("floor", UnOp::Floor, None),
+    ("ceilf", UnOp::Ceil, Some(Scalar::F32)),
+    ("ceil", UnOp::Ceil, None),
+    ("truncf", UnOp::Trunc, Some(Scalar::F32)),
+    ("trunc", UnOp::Trunc, None),
+    ("roundf", UnOp::Round, Some(Scalar::F32)),
+    ("round", UnOp::Round, None),
+    ("rintf", UnOp::Rint, Some(Scalar::F32)),
+    ("nearbyintf", UnOp::Rint, Some(Scalar::F32)),
+    ("rint", UnOp::Rint, None),
+    ("sinf", UnOp::Sin, Some(Scalar::F32)),
+    ("__sinf", UnOp::Sin, Some(Scalar::F32)),
+    ("sin", UnOp::Sin, None),
+    ("cosf", UnOp::Cos, Some(Scalar::F32)),
+    ("__cosf", UnOp::Cos, Some(Scalar::F32)),
+    ("cos", UnOp::Cos, None),
+    ("tanf", UnOp::Tan, Some(Scalar::F32)),
+    ("__tanf", UnOp::Tan, Some(Scalar::F32)),
+    ("tan", UnOp::Tan, None),
+    ("tanhf", UnOp::Tanh, Some(Scalar::F32)),
+    ("tanh", UnOp::Tanh, None),
+];
+
+/// Math functions of two arguments.
+const BINARY_MATH: &[(&str, BinOp, Option<Scalar>)] = &[
+    ("powf", BinOp::Pow, Some(Scalar::F32)),
+    ("__powf", BinOp::Pow, Some(Scalar::F32)),
+    ("pow", BinOp::Pow, None),
+    ("atan2f", BinOp::Atan2, Some(Scalar::F32)),
+    ("atan2", BinOp::Atan2, None),
+    ("fminf", BinOp::Min, Some(Scalar::F32)),
+    ("fmin", BinOp::Min, None),
+    ("fmaxf", BinOp::Max, Some(Scalar::F32)),
+    ("fmax", BinOp::Max, None),
+    ("fmodf", BinOp::Rem, Some(Scalar::F32)),
+    ("fmod", BinOp::Rem, None),
+    ("__fdividef", BinOp::Div, Some(Scalar::F32)),
+    ("fdividef", BinOp::Div, Some(Scalar::F32)),
+    ("__fdiv_rn", BinOp::Div, Some(Scalar::F32)),
+    ("__fadd_rn", BinOp::Add, Some(Scalar::F32)),
+    ("__fsub_rn", BinOp::Sub, Some(Scalar::F32)),
+    ("__fmul_rn", BinOp::Mul, Some(Scalar::F32)),
+    ("__dadd_rn", BinOp::Add, Some(Scalar::F64)),
+    ("__dmul_rn", BinOp::Mul, Some(Scalar::F64)),
+];
+
+impl Lowerer<'_> {
+    /// Lower a call expression; `discard` when its value is unused.
+    pub fn call(
+        &mut self,
+        f: &ast::Expr,
+        targs: &[TemplateArg],
+        args: &[ast::Expr],
+        site: Site,
+        discard: bool,
+    ) -> R<Val> {
+        match &f.kind {
+            ExprKind::Ident(name) => {
+                let n = self.canon(name);
+                if let Some(v) = self.call_user(&n, targs, args, site)? {
+                    return Ok(v);
+                }
+                self.builtin(&n, targs, args, site, discard)
+            }
+            ExprKind::Member(obj, method, false) => {
+                let v = self.rvalue(obj)?;
+                match v {
+                    Val::Group(g) => self.group_method(g, method, args, site),
+                    _ => Err(self.unsupported(
+                        site,
+                        &format!("the member function `.{method}()`"),
+                        Some("classes with member functions are host C++; use free __device__ functions"),
+                    )),
+                }
+            }
+            ExprKind::Unsupported(what, help) => {
+                Err(self.unsupported(f.site, what, help.as_deref()))
+            }
+            _ => Err(self.unsupported(
+                site,
+                "calling through a function pointer",
+                Some("call the function by name"),
+            )),
+        }
+    }
+
+    fn args_scalar(&mut self, args: &[ast::Expr]) -> R<Vec<(Operand, Scalar)>> {
+        args.iter().map(|a| self.scalar(a)).collect()
+    }
+
+    fn arity(
+        &self,
+        name: &str,
+        args: &[ast::Expr],
+        range: std::ops::RangeInclusive<usize>,
+        site: Site,
+    ) -> R<()> {
+        if range.contains(&args.len()) {
+            return Ok(());
+        }
+        let want = if range.start() == range.end() {
+            range.start().to_string()
+        } else {
+            format!("{} to {}", range.start(), range.end())
+        };
+        Err(self.err(
+            site,
+            format!("`{name}` takes {want} argument(s), {} given", args.len()),
+            None,
+        ))
+    }
+
+    /// An argument converted to `to`.
+    fn arg_as(&mut self, e: &ast::Expr, to: Scalar) -> R<Operand> {
+        let (op, s) = self.scalar(e)?;
+        Ok(self.convert(op, s, to, e.site))
+    }
+
+    /// A pointer argument (atomics, `__ldg`).
+    fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::lower::PtrVal> {
+        match self.rvalue(e)? {
+            Val::Ptr(p) => Ok(p),
+            _ => Err(self.err(
+                e.site,
+                format!("{what} needs the address of global or shared memory (`&a[i]`, `p + i`)"),
+                None,
+            )),
+        }
+    }
+
+    fn builtin(
+        &mut self,
+        n: &str,
+        targs: &[TemplateArg],
+        args: &[ast::Expr],
+        site: Site,
+        discard: bool,
+    ) -> R<Val> {
+        let short = n
+            .trim_start_matches("cooperative_groups::")
+            .trim_start_matches("std::");
+        // Math.
+        if let Some((_, op, ty)) = UNARY_MATH.iter().find(|(name, ..)| *name == short) {
+            self.arity(short, args, 1..=1, site)?;
+            let (a, at) = self.scalar(&args[0])?;
+            let t = ty.unwrap_or(if at == Scalar::F32 {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            });
+            let a = self.convert(a, at, t, site);
+            return Ok(Val::Scalar(self.unop(*op, t, a, site), t));
+        }
+        if let Some((_, op, ty)) = BINARY_MATH.iter().find(|(name, ..)| *name == short) {
+            self.arity(short, args, 2..=2, site)?;
+            let v = self.args_scalar(args)?;
+            let t = ty.unwrap_or(if v[0].1 == Scalar::F32 && v[1].1 == Scalar::F32 {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            });
+            let a = self.convert(v[0].0, v[0].1, t, site);
+            let b = self.convert(v[1].0, v[1].1, t, site);
+            return Ok(Val::Scalar(self.binop(*op, t, a, b, site), t));
+        }
+        match short {
+            "min" | "max" | "umin" | "umax" | "llmin" | "llmax" | "ullmin" | "ullmax" => {
+                self.arity(short, args, 2..=2, site)?;
+                let v = self.args_scalar(args)?;
+                let t = usual(v[0].1, v[1].1);
+                let a = self.convert(v[0].0, v[0].1, t, site);
+                let b = self.convert(v[1].0, v[1].1, t, site);
+                let op = if short.ends_with("min") {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                return Ok(Val::Scalar(self.binop(op, t, a, b, site), t));
+            }
+            "abs" | "llabs" | "labs" => {
+                self.arity(short, args, 1..=1, site)?;
+                let (a, at) = self.scalar(&args[0])?;
+                let t = promote(at);
+                let a = self.convert(a, at, t, site);
+                return Ok(Val::Scalar(self.unop(UnOp::Abs, t, a, site), t));
+            }
+            "fmaf" | "__fmaf_rn" | "__fmaf_rz" | "fma" | "__fma_rn" => {
+                self.arity(short, args, 3..=3, site)?;
+                let v = self.args_scalar(args)?;
+                let t = if short == "fma" || short == "__fma_rn" {
+                    if v.iter().all(|x| x.1 == Scalar::F32) {
+                        Scalar::F32
+                    } else {
+                        Scalar::F64
+                    }
+                } else {
+                    Scalar::F32
+                };
+                let a = self.convert(v[0].0, v[0].1, t, site);
+                let b = self.convert(v[1].0, v[1].1, t, site);
+                let c = self.convert(v[2].0, v[2].1, t, site);
+                return Ok(Val::Scalar(self.assign(t, Op::Fma { a, b, c }, site), t));
+            }
+            "__saturatef" => {
+                self.arity(short, args, 1..=1, site)?;
+                let a = self.arg_as(&args[0], Scalar::F32)?;
+                let lo = self.binop(
+                    BinOp::Max,
+                    Scalar::F32,
+                    a,
+                    Operand::Const(consts::float(Scalar::F32, 0.0)),
+                    site,
+                );
+                let r = self.binop(
+                    BinOp::Min,
+                    Scalar::F32,
+                    lo,
+                    Operand::Const(consts::float(Scalar::F32, 1.0)),
+                    site,
+                );
+                return Ok(Val::Scalar(r, Scalar::F32));
+            }
+            "__frcp_rn" | "__fdividef_rcp" => {
+                self.arity(short, args, 1..=1, site)?;
+                let a = self.arg_as(&args[0], Scalar::F32)?;
+                let r = self.binop(
+                    BinOp::Div,
+                    Scalar::F32,
+                    Operand::Const(consts::float(Scalar::F32, 1.0)),
+                    a,
+                    site,
+                );
+                return Ok(Val::Scalar(r, Scalar::F32));
+            }
+            // Integer intrinsics.
+            "__popc" | "__popcll" | "__clz" | "__clzll" | "__ffs" | "__ffsll" => {
+                self.arity(short, args, 1..=1, site)?;
+                let wide = short.ends_with("ll");
+                let at = match short {
+                    "__popc" => Scalar::U32,
+                    "__popcll" => Scalar::U64,
+                    _ if wide => Scalar::I64,
+                    _ => Scalar::I32,
+                };
+                let a = self.arg_as(&args[0], at)?;
+                let op = match &short[..5] {
+                    "__pop" => UnOp::Popc,
+                    "__clz" => UnOp::Clz,
+                    _ => UnOp::Ffs,
+                };
+                return Ok(Val::Scalar(
+                    self.assign(Scalar::I32, Op::Unary { op, a }, site),
+                    Scalar::I32,
+                ));
+            }
+            "__brev" | "__brevll" => {
+                self.arity(short, args, 1..=1, site)?;
+                let t = if short == "__brev" {
+                    Scalar::U32
+                } else {
+                    Scalar::U64
+                };
+                let a = self.arg_as(&args[0], t)?;
+                return Ok(Val::Scalar(self.unop(UnOp::Brev, t, a, site), t));
+            }
+            "__mulhi" | "__umulhi" | "__mul64hi" | "__umul64hi" => {
+                self.arity(short, args, 2..=2, site)?;
+                let t = match short {
+                    "__mulhi" => Scalar::I32,
+                    "__umulhi" => Scalar::U32,
+                    "__mul64hi" => Scalar::I64,
+                    _ => Scalar::U64,
+                };
+                let a = self.arg_as(&args[0], t)?;
+                let b = self.arg_as(&args[1], t)?;
+                return Ok(Val::Scalar(self.binop(BinOp::MulHi, t, a, b, site), t));
+            }
+            "__mul24" | "__umul24" => {
+                self.arity(short, args, 2..=2, site)?;
+                let t = if short == "__mul24" {
+                    Scalar::I32
+                } else {
+                    Scalar::U32
+                };
+                let a = self.arg_as(&args[0], t)?;
+                let b = self.arg_as(&args[1], t)?;
+                return Ok(Val::Scalar(self.binop(BinOp::Mul, t, a, b, site), t));
+            }
+            // Conversions and reinterpretations.
+            "__float_as_int"
+            | "__float_as_uint"
+            | "__int_as_float"
+            | "__uint_as_float"
+            | "__double_as_longlong"
+            | "__longlong_as_double" => {
+                self.arity(short, args, 1..=1, site)?;
+                let (from, to) = match short {
+                    "__float_as_int" => (Scalar::F32, Scalar::I32),
+                    "__float_as_uint" => (Scalar::F32, Scalar::U32),
+                    "__int_as_float" => (Scalar::I32, Scalar::F32),
+                    "__uint_as_float" => (Scalar::U32, Scalar::F32),
+                    "__double_as_longlong" => (Scalar::F64, Scalar::I64),
+                    _ => (Scalar::I64, Scalar::F64),
+                };
+                let a = self.arg_as(&args[0], from)?;
+                if let Operand::Const(c) = a {
+                    return Ok(Val::Scalar(
+                        Operand::Const(super::ir::Const {
+                            ty: to,
+                            bits: bitcast_bits(c, to),
+                        }),
+                        to,
+                    ));
+                }
+                return Ok(Val::Scalar(
+                    self.assign(to, Op::Bitcast { src: a, from }, site),
+                    to,
+                ));
+            }
+            "__float2int_rn" | "__float2int_rz" | "__float2int_rd" | "__float2int_ru"
+            | "__float2uint_rn" | "__float2uint_rz" | "__float2ll_rn" | "__float2ll_rz"
+            | "__double2int_rn" | "__double2int_rz" => {
+                self.arity(short, args, 1..=1, site)?;
+                let from = if short.starts_with("__double") {
+                    Scalar::F64
+                } else {
+                    Scalar::F32
+                };
+                let to = if short.contains("2uint") {
+                    Scalar::U32
+                } else if short.contains("2ll") {
+                    Scalar::I64
+                } else {
+                    Scalar::I32
+                };
+                let a = self.arg_as(&args[0], from)?;
+                let rounded = match &short[short.len() - 2..] {
+                    "rn" => self.unop(UnOp::Rint, from, a, site),
+                    "rd" => self.unop(UnOp::Floor, from, a, site),
+                    "ru" => self.unop(UnOp::Ceil, from, a, site),
+                    _ => a,
+                };
+                return Ok(Val::Scalar(self.convert(rounded, from, to, site), to));
+            }
+            "__int2float_rn" | "__uint2float_rn" | "__int2float_rz" | "__ll2float_rn"
+            | "__int2double_rn" | "__double2float_rn" | "__float2double" => {
+                self.arity(short, args, 1..=1, site)?;
+                let (from, to) = match short {
+                    "__uint2float_rn" => (Scalar::U32, Scalar::F32),
+                    "__ll2float_rn" => (Scalar::I64, Scalar::F32),
+                    "__int2double_rn" => (Scalar::I32, Scalar::F64),
+                    "__double2float_rn" => (Scalar::F64, Scalar::F32),
+                    "__float2double" => (Scalar::F32, Scalar::F64),
+                    _ => (Scalar::I32, Scalar::F32),
+                };
+                let a = self.arg_as(&args[0], from)?;
+                return Ok(Val::Scalar(self.convert(a, from, to, site), to));
+            }
+            // Barriers.
+            "__syncthreads" => {
+                self.arity(short, args, 0..=0, site)?;
+                self.emit(Stmt::Sync {
+                    kind: SyncKind::Plain,
+                    pred: None,
+                    dst: None,
+                    site,
+                });
+                return Ok(Val::Void);
+            }
+            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
+                self.arity(short, args, 1..=1, site)?;
+                let p = self.truth_expr(&args[0])?;
+                let dst = self.temp(Scalar::I32);
+                let kind = match short {
+                    "__syncthreads_count" => SyncKind::Count,
+                    "__syncthreads_and" => SyncKind::And,
+                    _ => SyncKind::Or,
+                };
+                self.emit(Stmt::Sync {
+                    kind,
+                    pred: Some(p),
+                    dst: Some(dst),
+                    site,
+                });
+                return Ok(Val::Scalar(Operand::Var(dst), Scalar::I32));
+            }
+            "__syncwarp" => {
+                self.arity(short, args, 0..=1, site)?;
+                let mask = match args.first() {
+                    Some(a) => self.arg_as(a, Scalar::U32)?,
+                    None => u32c(FULL),
+                };
+                self.emit(Stmt::SyncWarp { mask, site });
+                return Ok(Val::Void);
+            }
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                // Memory ordering is sequential in warpsim: fences are no-ops.
+                return Ok(Val::Void);
+            }
+            // Shuffles and votes.
+            "__shfl_sync" | "__shfl_up_sync" | "__shfl_down_sync" | "__shfl_xor_sync" => {
+                self.arity(short, args, 3..=4, site)?;
+                let kind = match short {
+                    "__shfl_sync" => ShflKind::Idx,
+                    "__shfl_up_sync" => ShflKind::Up,
+                    "__shfl_down_sync" => ShflKind::Down,
+                    _ => ShflKind::Xor,
+                };
+                let mask = self.arg_as(&args[0], Scalar::U32)?;
+                let width = match args.get(3) {
+                    Some(w) => self.arg_as(w, Scalar::I32)?,
+                    None => Operand::Const(consts::int(Scalar::I32, 32)),
+                };
+                let lane = if kind == ShflKind::Idx || kind == ShflKind::Xor {
+                    self.arg_as(&args[2], Scalar::I32)?
+                } else {
+                    self.arg_as(&args[2], Scalar::U32)?
+                };
+                return self.shfl(kind, mask, &args[1], lane, width, site);
+            }
+            "__shfl" | "__shfl_up" | "__shfl_down" | "__shfl_xor" | "__ballot" | "__any"
+            | "__all" => {
+                return Err(self.err(
+                    site,
+                    format!("`{short}` (without _sync) was removed in CUDA 9"),
+                    Some(format!("use `{short}_sync(0xffffffff, ...)`")),
+                ));
+            }
+            "__ballot_sync" | "__any_sync" | "__all_sync" | "__activemask" | "__match_any_sync" => {
+                let (kind, dst_ty) = match short {
+                    "__ballot_sync" => (VoteKind::Ballot, Scalar::U32),
+                    "__any_sync" => (VoteKind::Any, Scalar::I32),
+                    "__all_sync" => (VoteKind::All, Scalar::I32),
+                    "__activemask" => (VoteKind::ActiveMask, Scalar::U32),
+                    _ => (VoteKind::MatchAny, Scalar::U32),
+                };
+                let (mask, arg) = if kind == VoteKind::ActiveMask {
+                    self.arity(short, args, 0..=0, site)?;
+                    (None, None)
+                } else {
+                    self.arity(short, args, 2..=2, site)?;
+                    let mask = self.arg_as(&args[0], Scalar::U32)?;
+                    let arg = if kind == VoteKind::MatchAny {
+                        let (v, vt) = self.scalar(&args[1])?;
+                        let t = promote(vt);
+                        self.convert(v, vt, t, site)
+                    } else {
+                        self.truth_expr(&args[1])?
+                    };
+                    (Some(mask), Some(arg))
+                };
+                let dst = self.temp(dst_ty);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind,
+                    mask,
+                    arg,
+                    site,
+                });
+                return Ok(Val::Scalar(Operand::Var(dst), dst_ty));
+            }
+            "__lane_id" => return Ok(Val::Scalar(Operand::Builtin(Builtin::LaneId), Scalar::U32)),
+            // Memory.
+            "__ldg" | "__ldcg" | "__ldca" | "__ldcs" | "__ldlu" | "__ldcv" => {
+                self.arity(short, args, 1..=1, site)?;
+                let p = self.ptr_arg(&args[0], short)?;
+                let ty = p.pointee.clone();
+                let place = super::lower::Place::Mem { ptr: p, ty };
+                return self.read(&place, site);
+            }
+            _ if short.starts_with("atomic") => return self.atomic(short, args, site, discard),
+            _ if short.starts_with("make_") => {
+                let tn = &short[5..];
+                let Some((s, k)) = vector_type(tn) else {
+                    return Err(self.unknown(site, "function", short));
+                };
+                self.arity(short, args, k as usize..=k as usize, site)?;
+                let mut leaves = Vec::new();
+                for a in args {
+                    leaves.push(self.arg_as(a, s)?);
+                }
+                return Ok(Val::Agg(Ty::Vector(s, k), leaves));
+            }
+            "printf" => return self.printf(args, site),
+            "assert" => {
+                self.arity(short, args, 1..=1, site)?;
+                let c = self.truth_expr(&args[0])?;
+                let text = self
+                    .m
+                    .text
+                    .get(args[0].span.0..args[0].span.1)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                let trap = Stmt::Trap {
+                    message: format!("assertion `{text}` failed"),
+                    site,
+                };
+                match c {
+                    Operand::Const(k) if consts::truthy(k) => {}
+                    Operand::Const(_) => self.emit(trap),
+                    c => self.emit(Stmt::If {
+                        cond: c,
+                        then: Vec::new(),
+                        els: vec![trap],
+                        varying: false,
+                        site,
+                    }),
+                }
+                return Ok(Val::Void);
+            }
+            "__trap" | "abort" => {
+                self.emit(Stmt::Trap {
+                    message: "__trap() called".into(),
+                    site,
+                });
+                return Ok(Val::Void);
+            }
+            "__brkpt" | "__nanosleep" | "__prof_trigger" => return Ok(Val::Void),
+            // Cooperative groups.
+            "this_thread_block" => return Ok(Val::Group(Group::Block)),
+            "tiled_partition" => {
+                let size = match targs.first() {
+                    Some(TemplateArg::Expr(e)) => self.const_int(e)?,
+                    Some(TemplateArg::Type(ast::TypeExpr::Name(nm))) => {
+                        let e = ast::Expr {
+                            kind: ExprKind::Ident(nm.clone()),
+                            site,
+                            span: (0, 0),
+                        };
+                        self.const_int(&e)?
+                    }
+                    _ if args.len() == 2 => self.const_int(&args[1])?,
+                    _ => {
+                        return Err(self.err(
+                            site,
+                            "tiled_partition needs a constant size: tiled_partition<32>(block)",
+                            None,
+                        ));
+                    }
+                };
+                return self.tile(size as u32, site).map(Val::Group);
+            }
+            "coalesced_threads" => {
+                return Err(self.unsupported(
+                    site,
+                    "cg::coalesced_threads()",
+                    Some("use cg::tiled_partition<32>(cg::this_thread_block()) and __activemask()"),
+                ));
+            }
+            "this_grid" | "this_multi_grid" => return Err(self.grid_group(site)),
+            "sync" => {
+                self.arity(short, args, 1..=1, site)?;
+                let Val::Group(g) = self.rvalue(&args[0])? else {
+                    return Err(self.err(site, "cg::sync needs a group", None));
+                };
+                return self.group_method(g, "sync", &[], site);
+            }
+            "reduce" | "inclusive_scan" | "exclusive_scan" => {
+                return Err(self.unsupported(
+                    site,
+                    &format!("cg::{short}"),
+                    Some("write the reduction with tile.shfl_down(v, offset) in a loop"),
+                ));
+            }
+            _ => {}
+        }
+        if short.starts_with("__cvta") || short == "__isShared" || short == "__isGlobal" {
+            return Err(self.unsupported(
+                site,
+                &format!("raw address conversions (`{short}`), as used with inline PTX"),
+                Some(
+                    "index the __shared__ array or the pointer in C; warpsim has no raw addresses",
+                ),
+            ));
+        }
+        if short.starts_with("tex") || short.starts_with("surf") {
+            return Err(self.unsupported(
+                site,
+                "textures and surfaces",
+                Some("read the data through a pointer parameter"),
+            ));
+        }
+        if short.starts_with("cuda") || matches!(short, "malloc" | "free" | "memcpy" | "memset") {
+            return Err(self.unsupported(
+                site,
+                &format!("calling `{short}` in device code"),
+                Some("allocate and copy on the host; pass buffers as kernel parameters"),
+            ));
+        }
+        if matches!(short, "clock" | "clock64" | "__globaltimer") {
+            return Err(self.unsupported(
+                site,
+                "reading clocks in device code",
+                Some("warpsim reports counters instead of time"),
+            ));
+        }
+        if self.m.ast.host_functions.iter().any(|h| h == n) {
+            return Err(self.err(
+                site,
+                format!("`{n}` is a host function and cannot be called from device code"),
+                Some("declare it `__device__` (or `__host__ __device__`)".to_string()),
+            ));
+        }
+        Err(self.unknown(site, "function", n))
+    }
+
+    fn shfl(
+        &mut self,
+        kind: ShflKind,
+        mask: Operand,
+        value: &ast::Expr,
+        lane: Operand,
+        width: Operand,
+        site: Site,
+    ) -> R<Val> {
+        let (v, vt) = self.scalar(value)?;
+        let t = if vt.is_float() { vt } else { promote(vt) };
+        let v = self.convert(v, vt, t, site);
+        let dst = self.temp(t);
+        self.emit(Stmt::Shfl {
+            dst,
+            ty: t,
+            kind,
+            mask,
+            value: v,
+            lane,
+            width,
+            site,
+        });
+        Ok(Val::Scalar(Operand::Var(dst), t))
+    }
+
+    fn atomic(&mut self, name: &str, args: &[ast::Expr], site: Site, discard: bool) -> R<Val> {
+        let base = name.trim_end_matches("_block").trim_end_matches("_system");
+        let op = match base {
+            "atomicAdd" => AtomicOp::Add,
+            "atomicSub" => AtomicOp::Sub,
+            "atomicMin" => AtomicOp::Min,
+            "atomicMax" => AtomicOp::Max,
+            "atomicExch" => AtomicOp::Exch,
+            "atomicAnd" => AtomicOp::And,
+            "atomicOr" => AtomicOp::Or,
+            "atomicXor" => AtomicOp::Xor,
+            "atomicCAS" => AtomicOp::Cas,
+            "atomicInc" => AtomicOp::Inc,
+            "atomicDec" => AtomicOp::Dec,
+            _ => return Err(self.unknown(site, "function", name)),
+        };
+        let n = if op == AtomicOp::Cas { 3 } else { 2 };
+        self.arity(name, args, n..=n, site)?;
+        let p = self.ptr_arg(&args[0], name)?;
+        let Ty::Scalar(ty) = p.pointee else {
+            return Err(self.err(site, format!("{name} needs a pointer to a number"), None));
+        };
+        let limit_ty = if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+            Scalar::U32
+        } else {
+            ty
+        };
+        let a = self.arg_as(&args[1], limit_ty)?;
+        let b = if op == AtomicOp::Cas {
+            Some(self.arg_as(&args[2], ty)?)
+        } else {
+            None
+        };
+        let dst = (!discard).then(|| self.temp(ty));
+        self.emit(Stmt::Atomic {
+            dst,
+            ty,
+            op,
+            addr: p.addr(),
+            a,
+            b,
+            site,
+        });
+        Ok(match dst {
+            Some(d) => Val::Scalar(Operand::Var(d), ty),
+            None => Val::Void,
+        })
+    }
+
+    /// Device `printf`: string-literal arguments folded into the format (their `%` doubled),
+    /// `float` promoted to `double` and small integers to `int`, as C's varargs do.
+    fn printf(&mut self, args: &[ast::Expr], site: Site) -> R<Val> {
+        let Some(first) = args.first() else {
+            return Err(self.err(site, "printf needs a format string", None));
+        };
+        let Val::Str(format) = self.rvalue(first)? else {
+            return Err(self.err(first.site, "printf's format must be a string literal", None));
+        };
+        let mut vals = Vec::new();
+        for a in &args[1..] {
+            vals.push((self.rvalue(a)?, a.site));
+        }
+        // Walk the conversions, pairing each with its argument.
+        let mut out = String::new();
+        let mut out_args = Vec::new();
+        let chars: Vec<char> = format.chars().collect();
+        let mut i = 0;
+        let mut next = vals.into_iter();
+        while i < chars.len() {
+            let c = chars[i];
+            if c != '%' {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            if chars.get(i + 1) == Some(&'%') {
+                out.push_str("%%");
+                i += 2;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            while i < chars.len() && !chars[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            while i < chars.len() && matches!(chars[i], 'l' | 'h' | 'z' | 'j' | 't' | 'L') {
+                i += 1;
+            }
+            let conv = chars.get(i).copied().unwrap_or('d');
+            i += 1;
+            let spec: String = chars[start..i.min(chars.len())].iter().collect();
+            let Some((v, asite)) = next.next() else {
+                return Err(self.err(site, format!("printf: `{spec}` has no argument"), None));
+            };
+            match v {
+                Val::Str(s) if conv == 's' => out.push_str(&s.replace('%', "%%")),
+                Val::Str(_) => {
+                    return Err(self.err(asite, "printf: a string argument needs %s", None));
+                }
+                Val::Scalar(op, s) => {
+                    let t = match s {
+                        Scalar::F32 => Scalar::F64,
+                        Scalar::Bool | Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 => {
+                            Scalar::I32
+                        }
+                        s => s,
+                    };
+                    let op = self.convert(op, s, t, asite);
+                    out.push_str(&spec);
+                    out_args.push((op, t));
+                }
+                _ => {
+                    return Err(self.unsupported(
+                        asite,
+                        "printing this value",
+                        Some("print numbers or string literals"),
+                    ));
+                }
+            }
+        }
+        self.emit(Stmt::Printf {
+            format: out,
+            args: out_args,
+            site,
+        });
+        Ok(Val::Scalar(
+            Operand::Const(consts::int(Scalar::I32, 0)),
+            Scalar::I32,
+        ))
+    }
+
+    /// A cooperative-groups member function.
+    pub fn group_method(
+        &mut self,
+        g: Group,
+        method: &str,
+        args: &[ast::Expr],
+        site: Site,
+    ) -> R<Val> {
+        use super::ir::Axis;
+        let dims = |mk: fn(Axis) -> Builtin| {
+            Val::Agg(
+                Ty::Vector(Scalar::U32, 3),
+                [Axis::X, Axis::Y, Axis::Z]
+                    .map(|a| Operand::Builtin(mk(a)))
+                    .to_vec(),
+            )
+        };
+        match (g, method) {
+            (Group::Grid, _) => Err(self.grid_group(site)),
+            (Group::Block, "sync") | (Group::Block, "barrier_wait") => {
+                self.emit(Stmt::Sync {
+                    kind: SyncKind::Plain,
+                    pred: None,
+                    dst: None,
+                    site,
+                });
+                Ok(Val::Void)
+            }
+            (Group::Block, "thread_rank") => Ok(Val::Scalar(
+                Operand::Builtin(Builtin::LinearTid),
+                Scalar::U32,
+            )),
+            (Group::Block, "size" | "num_threads") => {
+                let xy = self.binop(
+                    BinOp::Mul,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::BlockDim(Axis::X)),
+                    Operand::Builtin(Builtin::BlockDim(Axis::Y)),
+                    site,
+                );
+                let xyz = self.binop(
+                    BinOp::Mul,
+                    Scalar::U32,
+                    xy,
+                    Operand::Builtin(Builtin::BlockDim(Axis::Z)),
+                    site,
+                );
+                Ok(Val::Scalar(xyz, Scalar::U32))
+            }
+            (Group::Block, "thread_index") => Ok(dims(Builtin::ThreadIdx)),
+            (Group::Block, "group_index") => Ok(dims(Builtin::BlockIdx)),
+            (Group::Block, "group_dim" | "dim_threads") => Ok(dims(Builtin::BlockDim)),
+            (Group::Tile(_), "sync") => {
+                self.emit(Stmt::SyncWarp {
+                    mask: u32c(FULL),
+                    site,
+                });
+                Ok(Val::Void)
+            }
+            (Group::Tile(n), "thread_rank") => {
+                let lane = Operand::Builtin(Builtin::LaneId);
+                if n == 32 {
+                    return Ok(Val::Scalar(lane, Scalar::U32));
+                }
+                Ok(Val::Scalar(
+                    self.binop(BinOp::And, Scalar::U32, lane, u32c(n - 1), site),
+                    Scalar::U32,
+                ))
+            }
+            (Group::Tile(n), "size" | "num_threads") => Ok(Val::Scalar(u32c(n), Scalar::U32)),
+            (Group::Tile(n), "meta_group_rank") => {
+                let r = self.binop(
+                    BinOp::Div,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::LinearTid),
+                    u32c(n),
+                    site,
+                );
+                Ok(Val::Scalar(r, Scalar::U32))
+            }
+            (Group::Tile(n), "meta_group_size") => {
+                let Val::Scalar(total, _) = self.group_method(Group::Block, "size", &[], site)?
+                else {
+                    unreachable!("size is a scalar")
+                };
+                let t = self.binop(BinOp::Add, Scalar::U32, total, u32c(n - 1), site);
+                Ok(Val::Scalar(
+                    self.binop(BinOp::Div, Scalar::U32, t, u32c(n), site),
+                    Scalar::U32,
+                ))
+            }
+            (Group::Tile(n), "shfl" | "shfl_down" | "shfl_up" | "shfl_xor") => {
+                self.arity(method, args, 2..=2, site)?;
+                let kind = match method {
+                    "shfl" => ShflKind::Idx,
+                    "shfl_down" => ShflKind::Down,
+                    "shfl_up" => ShflKind::Up,
+                    _ => ShflKind::Xor,
+                };
+                let lane_ty = if matches!(kind, ShflKind::Idx | ShflKind::Xor) {
+                    Scalar::I32
+                } else {
+                    Scalar::U32
+                };
+                let lane = self.arg_as(&args[1], lane_ty)?;
+                let width = Operand::Const(consts::int(Scalar::I32, i128::from(n)));
+                self.shfl(kind, u32c(FULL), &args[0], lane, width, site)
+            }
+            (Group::Tile(_), "any" | "all" | "ballot") => {
+                self.arity(method, args, 1..=1, site)?;
+                let p = self.truth_expr(&args[0])?;
+                let (kind, t) = match method {
+                    "any" => (VoteKind::Any, Scalar::I32),
+                    "all" => (VoteKind::All, Scalar::I32),
+                    _ => (VoteKind::Ballot, Scalar::U32),
+                };
+                let dst = self.temp(t);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind,
+                    mask: Some(u32c(FULL)),
+                    arg: Some(p),
+                    site,
+                });
+                Ok(Val::Scalar(Operand::Var(dst), t))
+            }
+            (Group::Tile(_), "match_any") => {
+                self.arity(method, args, 1..=1, site)?;
+                let (v, vt) = self.scalar(&args[0])?;
+                let t = promote(vt);
+                let v = self.convert(v, vt, t, site);
+                let dst = self.temp(Scalar::U32);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind: VoteKind::MatchAny,
+                    mask: Some(u32c(FULL)),
+                    arg: Some(v),
+                    site,
+                });
+                Ok(Val::Scalar(Operand::Var(dst), Scalar::U32))
+            }
+            (g, m) => {
+                let ty = Ty::Group(g).show(&self.structs);
+                let _ = CmpOp::Eq;
+                Err(self.unsupported(site, &format!("`{ty}::{m}()`"), Some("supported: sync, thread_rank, size, meta_group_rank, shfl, shfl_down, shfl_up, shfl_xor, any, all, ballot")))
+            }
+        }
+    }
+}
+
+/// The bits of a constant reinterpreted as type `to` (same size).
+fn bitcast_bits(c: super::ir::Const, to: Scalar) -> u64 {
+    let raw = match c.ty.size() {
+        4 => c.bits & 0xffff_ffff,
+        _ => c.bits,
+    };
+    match to {
+        Scalar::I32 => raw as u32 as i32 as i64 as u64,
+        _ => raw,
+    }
+}

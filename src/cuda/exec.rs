@@ -1,0 +1,1821 @@
+//! Running a lowered kernel on the block-lockstep engine.
+//!
+//! The executor walks a [`Kernel`]'s statements once per block, and every leaf is one
+//! block-wide operation of [`crate::Block`]: an assignment is one value operation, a load or
+//! store one memory instruction, and so on. Variables hold block-wide values (`bool`s as
+//! predicates); an assignment made while only part of the block executes changes only the
+//! executing lanes, as C's semantics require.
+//!
+//! Control flow follows the SIMT rules with masks: a varying `if` runs each side under its
+//! lanes; `break`, `continue` and `return` take the executing lanes out until their loop,
+//! iteration or inlined call ends; a loop ends when none of the lanes that entered it is left.
+//! A uniform `if` or loop is plain control flow, as in a Rust kernel.
+//!
+//! Counting follows the IR's `varying` flags: a varying assignment is one warp instruction per
+//! warp with an executing lane (a copy or a same-width integer reinterpretation is free), a
+//! varying branch one branch; memory instructions, barriers, shuffles and votes always count.
+
+use super::ir::{
+    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, Kernel, Op, Operand, ParamKind,
+    Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind,
+};
+use super::launch::Printed;
+use crate::block::{Block, ShflOp, fault};
+use crate::error::{AccessFault, AccessKind, Error, Space};
+use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
+use crate::memory::{Element, Parts, PlaceKind};
+use crate::site::Site;
+use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Src32, Src64};
+use crate::values::{
+    self as v, Pred, Row32, Row64, U32s, U64s, bin32_in, bin64_in, cmp32_in,
+    cmp64_in, narrow_in, select32, select64, un32_in, un64_in, widen_in,
+};
+use std::sync::Mutex;
+
+/// Where a printed line goes in the launch's output: block (linear), warp, the warp's `printf`
+/// count so far, lane.
+pub(crate) type PrintKey = (u64, u32, usize, u32);
+
+/// A block-wide value of any scalar type.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Val {
+    /// A 32-bit lane per thread (integers up to 32 bits sign- or zero-extended, `float`).
+    W(R32),
+    /// A 64-bit lane per thread.
+    D(R64),
+    /// A `bool` per thread.
+    P(Pred),
+}
+
+impl Val {
+    fn w(self) -> R32 {
+        match self {
+            Val::W(r) => r,
+            _ => unreachable!("the lowering types every operand"),
+        }
+    }
+    fn d(self) -> R64 {
+        match self {
+            Val::D(r) => r,
+            _ => unreachable!("the lowering types every operand"),
+        }
+    }
+}
+
+/// Where each base of the kernel lives in this launch.
+pub(crate) struct Bases<'a> {
+    /// Per parameter: its buffer (pointer parameters).
+    params: Vec<Option<&'a crate::Global<u8>>>,
+}
+
+/// One block's execution of a kernel.
+pub(crate) struct Exec<'k, 'b, 'a> {
+    k: &'k Kernel,
+    b: &'b mut Block<'a>,
+    bases: &'k Bases<'k>,
+    vars: Vec<Val>,
+    locals: Vec<Vec<Val>>,
+    /// Byte offsets of the static shared arrays in the block's arena.
+    shared: Vec<usize>,
+    /// Per enclosing loop: lanes that broke, lanes that continued this iteration.
+    loops: Vec<(Masks, Masks)>,
+    /// Per enclosing inlined call: lanes that returned.
+    calls: Vec<Masks>,
+    printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
+    printf_seq: usize,
+}
+
+/// Per-warp `a & !b`.
+fn minus(a: &Masks, b: &Masks) -> Masks {
+    std::array::from_fn(|w| a[w] & !b[w])
+}
+
+fn or(a: &Masks, b: &Masks) -> Masks {
+    std::array::from_fn(|w| a[w] | b[w])
+}
+
+fn any(m: &Masks) -> bool {
+    m.iter().any(|&x| x != 0)
+}
+
+/// The site of a statement.
+fn site(s: super::ir::Site) -> Site {
+    Site::packed(s.file, s.line, s.col)
+}
+
+/// The value of a constant.
+fn constant(c: Const) -> Val {
+    match c.ty {
+        Scalar::Bool => Val::P(Pred::splat(c.bits != 0)),
+        t if t.is_wide() => Val::D(R64::uniform(c.bits)),
+        _ => Val::W(R32::uniform(c.bits as u32)),
+    }
+}
+
+/// Rows of a frame compacted at a loop's back edge once it allocated this many per warp.
+const COMPACT_ROWS_PER_WARP: usize = 64;
+
+impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
+    /// Run `k` on block `b`.
+    pub(crate) fn run(
+        k: &'k Kernel,
+        b: &'b mut Block<'a>,
+        bases: &'k Bases<'k>,
+        args: &[Val],
+        printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
+    ) {
+        let mut shared = Vec::with_capacity(k.shared.len());
+        for s in &k.shared {
+            match b.st.arena.declare(s.bytes as usize, 1) {
+                Ok(off) => shared.push(off),
+                Err(reason) => fault(Error::SharedMemory {
+                    kernel: b.launch.name.clone(),
+                    block: b.st.idx,
+                    reason: format!("`{}`: {reason}", s.name),
+                }),
+            }
+        }
+        let mut vars = vec![Val::W(R32::uniform(0)); k.vars.len()];
+        for (v, var) in vars.iter_mut().zip(&k.vars) {
+            *v = match var.ty {
+                Scalar::Bool => Val::P(Pred::FALSE),
+                t if t.is_wide() => Val::D(R64::uniform(0)),
+                _ => Val::W(R32::uniform(0)),
+            };
+        }
+        for (p, a) in k.params.iter().zip(args) {
+            match &p.kind {
+                ParamKind::Scalar { var, .. } => vars[var.0 as usize] = *a,
+                ParamKind::Pointer { offset, .. } => {
+                    vars[offset.0 as usize] = Val::D(R64::uniform(0))
+                }
+                ParamKind::Struct { .. } => {}
+            }
+        }
+        // Struct parameters' fields follow the scalar parameters in `args`.
+        let mut extra = k.params.len();
+        for p in &k.params {
+            if let ParamKind::Struct { fields, .. } = &p.kind {
+                for (_, _, var) in fields {
+                    vars[var.0 as usize] = args[extra];
+                    extra += 1;
+                }
+            }
+        }
+        let locals = k
+            .locals
+            .iter()
+            .map(|l| {
+                let zero = if l.ty.is_wide() {
+                    Val::D(R64::uniform(0))
+                } else if l.ty == Scalar::Bool {
+                    Val::P(Pred::FALSE)
+                } else {
+                    Val::W(R32::uniform(0))
+                };
+                vec![zero; l.len as usize]
+            })
+            .collect();
+        let mut e = Exec {
+            k,
+            b,
+            bases,
+            vars,
+            locals,
+            shared,
+            loops: Vec::new(),
+            calls: Vec::new(),
+            printed,
+            printf_seq: 0,
+        };
+        e.block(&k.body);
+    }
+
+    /// Whether any lane executes.
+    fn running(&self) -> bool {
+        frame::with(|fr| fr.any_active())
+    }
+
+    /// Run statements until none is left or no lane executes.
+    fn block(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            if !self.running() {
+                return;
+            }
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Assign(a) => {
+                let uniform = self.k.vars[a.dst.0 as usize].uniform;
+                let st = site(a.site);
+                let r = self.eval(&a.op, a.ty, a.varying, st);
+                self.assign(a.dst.0, r, uniform);
+            }
+            Stmt::Load {
+                dst,
+                ty,
+                addr,
+                site: s,
+            } => self.load(dst, *ty, addr, site(*s)),
+            Stmt::Store {
+                ty,
+                addr,
+                values,
+                site: s,
+            } => self.store(*ty, addr, values, site(*s)),
+            Stmt::Atomic {
+                dst,
+                ty,
+                op,
+                addr,
+                a,
+                b,
+                site: s,
+            } => self.atomic(*dst, *ty, *op, addr, a, b.as_ref(), site(*s)),
+            Stmt::If {
+                cond,
+                then,
+                els,
+                varying,
+                site: s,
+            } => self.if_(cond, then, els, *varying, site(*s)),
+            Stmt::Loop {
+                body,
+                step,
+                varying: _,
+                site: _,
+            } => self.loop_(body, step),
+            Stmt::Break => {
+                let active = frame::with(|fr| fr.active);
+                if let Some((broke, _)) = self.loops.last_mut() {
+                    *broke = or(broke, &active);
+                }
+                frame::with(|fr| fr.set_active(&[0; MAX_WARPS]));
+            }
+            Stmt::Continue => {
+                let active = frame::with(|fr| fr.active);
+                if let Some((_, cont)) = self.loops.last_mut() {
+                    *cont = or(cont, &active);
+                }
+                frame::with(|fr| fr.set_active(&[0; MAX_WARPS]));
+            }
+            Stmt::Return => match self.calls.last_mut() {
+                Some(ret) => {
+                    let active = frame::with(|fr| fr.active);
+                    *ret = or(ret, &active);
+                    frame::with(|fr| fr.set_active(&[0; MAX_WARPS]));
+                }
+                None => self.b.exit(),
+            },
+            Stmt::Inline { body } => {
+                let entry = frame::with(|fr| fr.active);
+                self.calls.push([0; MAX_WARPS]);
+                self.block(body);
+                self.calls.pop();
+                frame::with(|fr| fr.reconverge(&entry));
+            }
+            Stmt::Sync {
+                kind,
+                pred,
+                dst,
+                site: s,
+            } => {
+                let p = pred.as_ref().map(|p| self.pred(p));
+                let (count, total) = self.b.barrier(site(*s), p.as_ref());
+                if let Some(d) = dst {
+                    let r = match kind {
+                        SyncKind::Count => count,
+                        SyncKind::And => u32::from(count == total),
+                        SyncKind::Or => u32::from(count > 0),
+                        SyncKind::Plain => 0,
+                    };
+                    let val = if self.k.vars[d.0 as usize].ty == Scalar::Bool {
+                        Val::P(Pred::splat(r != 0))
+                    } else {
+                        Val::W(R32::uniform(r))
+                    };
+                    self.assign(d.0, val, true);
+                }
+            }
+            Stmt::SyncWarp { mask, site: s } => {
+                let m = self.uniform_u32(mask, "__syncwarp's mask");
+                self.b.sync_warp_at(site(*s), Mask(m));
+            }
+            Stmt::Shfl {
+                dst,
+                ty,
+                kind,
+                mask,
+                value,
+                lane,
+                width,
+                site: s,
+            } => {
+                let m = Mask(self.uniform_u32(mask, "the shuffle's mask"));
+                let w = self.uniform_u32(width, "the shuffle's width");
+                let x = U32s(self.get(lane).w());
+                let op = match kind {
+                    ShflKind::Idx => ShflOp::Idx,
+                    ShflKind::Up => ShflOp::Up,
+                    ShflKind::Down => ShflOp::Down,
+                    ShflKind::Xor => ShflOp::Xor,
+                };
+                let st = site(*s);
+                let r = match self.get(value) {
+                    Val::D(d) => Val::D(self.b.shfl_at(st, op, m, U64s(d), x, w).0),
+                    Val::W(r) => Val::W(self.b.shfl_at(st, op, m, U32s(r), x, w).0),
+                    Val::P(p) => {
+                        let bits = frame::with(|fr| bool_to_int(fr, &p));
+                        let r = self.b.shfl_at(st, op, m, U32s(bits), x, w).0;
+                        Val::P(frame::with(|fr| nonzero(fr, r)))
+                    }
+                };
+                let _ = ty;
+                self.assign(dst.0, r, false);
+            }
+            Stmt::Vote {
+                dst,
+                kind,
+                mask,
+                arg,
+                site: s,
+            } => {
+                let st = site(*s);
+                let m = match mask {
+                    Some(m) => Mask(self.uniform_u32(m, "the vote's mask")),
+                    None => Mask::FULL,
+                };
+                let r = match kind {
+                    VoteKind::Ballot => {
+                        let p = self.pred(arg.as_ref().expect("a predicate"));
+                        Val::W(self.b.ballot_at(st, m, p).0)
+                    }
+                    VoteKind::Any | VoteKind::All => {
+                        let p = self.pred(arg.as_ref().expect("a predicate"));
+                        let (name, f): (_, fn(u32, u32) -> bool) = if *kind == VoteKind::Any {
+                            ("__any_sync", |p, _| p != 0)
+                        } else {
+                            ("__all_sync", |p, m| p == m)
+                        };
+                        let r = self.b.vote(st, m, p, name, f);
+                        Val::W(frame::with(|fr| bool_to_int(fr, &r)))
+                    }
+                    VoteKind::ActiveMask => Val::W(self.b.activemask_at(st).0),
+                    VoteKind::MatchAny => {
+                        let x = U32s(self.get(arg.as_ref().expect("a value")).w());
+                        Val::W(self.b.match_any_at(st, m, x).0)
+                    }
+                };
+                let r = if self.k.vars[dst.0 as usize].ty == Scalar::Bool {
+                    Val::P(frame::with(|fr| nonzero(fr, r.w())))
+                } else {
+                    r
+                };
+                self.assign(dst.0, r, false);
+            }
+            Stmt::Printf {
+                format,
+                args,
+                site: s,
+            } => self.printf(format, args, site(*s)),
+            Stmt::LocalLoad {
+                dst,
+                array,
+                index,
+                site: s,
+            } => {
+                let idx = self.get(index);
+                let st = site(*s);
+                let r = self.local_load(*array as usize, idx, st);
+                self.assign(dst.0, r, false);
+            }
+            Stmt::LocalStore {
+                array,
+                index,
+                value,
+                site: s,
+            } => {
+                let (idx, val) = (self.get(index), self.get(value));
+                self.local_store(*array as usize, idx, val, site(*s));
+            }
+            Stmt::Trap { message, site: s } => {
+                let (w, l) = frame::with(|fr| {
+                    let w = (0..fr.warps).find(|&w| fr.active[w] != 0).unwrap_or(0);
+                    (w as u32, fr.active[w].trailing_zeros())
+                });
+                let pos = self.b.launch.sites.position(site(*s));
+                fault(Error::KernelPanic {
+                    kernel: self.b.launch.name.clone(),
+                    block: self.b.st.idx,
+                    message: format!("{message} (thread {})", self.b.thread_of(w, l)),
+                    location: pos.map(|p| p.to_string()),
+                });
+            }
+        }
+    }
+
+    // ----- values ------------------------------------------------------------------------------
+
+    /// An operand's value.
+    fn get(&self, o: &Operand) -> Val {
+        match *o {
+            Operand::Var(v) => self.vars[v.0 as usize],
+            Operand::Const(c) => constant(c),
+            Operand::Builtin(b) => self.builtin(b),
+        }
+    }
+
+    fn builtin(&self, b: Builtin) -> Val {
+        let pick = |d: crate::Dim3, a: Axis| match a {
+            Axis::X => d.x,
+            Axis::Y => d.y,
+            Axis::Z => d.z,
+        };
+        Val::W(match b {
+            Builtin::ThreadIdx(a) => {
+                let t = self.b.thread_idx();
+                match a {
+                    Axis::X => t.x.0,
+                    Axis::Y => t.y.0,
+                    Axis::Z => t.z.0,
+                }
+            }
+            Builtin::BlockIdx(a) => R32::uniform(pick(self.b.block_idx(), a)),
+            Builtin::BlockDim(a) => R32::uniform(pick(self.b.block_dim(), a)),
+            Builtin::GridDim(a) => R32::uniform(pick(self.b.grid_dim(), a)),
+            Builtin::WarpSize => R32::uniform(WARP_SIZE as u32),
+            Builtin::LaneId => self.b.lane_id().0,
+            Builtin::LinearTid => self.b.linear_tid().0,
+        })
+    }
+
+    /// A `bool` operand as a predicate.
+    fn pred(&self, o: &Operand) -> Pred {
+        match self.get(o) {
+            Val::P(p) => p,
+            Val::W(r) => frame::with(|fr| nonzero(fr, r)),
+            Val::D(d) => {
+                frame::with(|fr| cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)))
+            }
+        }
+    }
+
+    /// An operand that must be uniform (a mask, a width): its value.
+    fn uniform_u32(&self, o: &Operand, what: &str) -> u32 {
+        match self.get(o) {
+            Val::W(r) => r.as_uniform(),
+            Val::D(d) => d.as_uniform().map(|x| x as u32),
+            Val::P(_) => None,
+        }
+        .unwrap_or_else(|| {
+            fault(Error::InvalidArgument {
+                kernel: self.b.launch.name.clone(),
+                block: self.b.st.idx,
+                warp: 0,
+                reason: format!(
+                    "{what} differs between threads; warpsim needs it the same for the whole block"
+                ),
+            })
+        })
+    }
+
+    /// `dst = r` for the executing lanes (all of them for a uniform variable).
+    fn assign(&mut self, dst: u32, r: Val, uniform: bool) {
+        let old = self.vars[dst as usize];
+        self.vars[dst as usize] = if uniform {
+            r
+        } else {
+            frame::with(|fr| {
+                if fr.active == fr.live {
+                    return r;
+                }
+                let p = Pred::from_masks(fr.active);
+                // Lanes that do not execute keep their value: select under the live lanes.
+                let active = fr.active;
+                fr.active = fr.live;
+                let v = match (r, old) {
+                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
+                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
+                    (Val::P(a), Val::P(b)) => Val::P(<Pred as v::Merge>::merge(&p, a, b)),
+                    (r, _) => r,
+                };
+                fr.active = active;
+                v
+            })
+        };
+    }
+
+    /// An operation's value; counted when `varying`.
+    fn eval(&mut self, op: &Op, ty: Scalar, varying: bool, st: Site) -> Val {
+        let counted = varying
+            && !matches!(op, Op::Copy { .. } | Op::Bitcast { .. } | Op::Offset { .. })
+            && !matches!(op, Op::Convert { from, .. } if same_width_ints(*from, ty));
+        let r = match op {
+            Op::Copy { src } => self.get(src),
+            Op::Convert { src, from } => {
+                let x = self.get(src);
+                frame::with(|fr| convert(fr, x, *from, ty))
+            }
+            Op::Bitcast { src, .. } => match (self.get(src), ty) {
+                (Val::P(p), _) => Val::W(frame::with(|fr| bool_to_int(fr, &p))),
+                (x, _) => x,
+            },
+            Op::Unary { op, a } => {
+                let x = self.get(a);
+                frame::with(|fr| unary(fr, *op, ty, x))
+            }
+            Op::Binary { op, a, b } => {
+                let (x, y) = (self.get(a), self.get(b));
+                frame::with(|fr| binary(fr, *op, ty, x, y))
+            }
+            Op::Fma { a, b, c } => {
+                let (x, y, z) = (self.get(a), self.get(b), self.get(c));
+                frame::with(|fr| fma(fr, ty, x, y, z))
+            }
+            Op::Cmp { op, of, a, b } => {
+                let (x, y) = (self.get(a), self.get(b));
+                Val::P(frame::with(|fr| compare(fr, *op, *of, x, y)))
+            }
+            Op::Select { cond, a, b } => {
+                let c = self.pred(cond);
+                let (x, y) = (self.get(a), self.get(b));
+                frame::with(|fr| match (x, y) {
+                    (Val::W(x), Val::W(y)) => Val::W(select32(fr, &c, x, y)),
+                    (Val::D(x), Val::D(y)) => Val::D(select64(fr, &c, x, y)),
+                    (Val::P(x), Val::P(y)) => Val::P((x & c) | (y & !c)),
+                    _ => unreachable!("select of one type"),
+                })
+            }
+            Op::And { a, b } => Val::P(self.pred(a) & self.pred(b)),
+            Op::Or { a, b } => Val::P(self.pred(a) | self.pred(b)),
+            Op::Offset { offset, index } => Val::D(self.byte_offset(offset, index)),
+        };
+        if counted {
+            frame::with(|fr| fr.tally(st));
+        }
+        r
+    }
+
+    // ----- control flow ----------------------------------------------------------------------------
+
+    fn if_(&mut self, cond: &Operand, then: &[Stmt], els: &[Stmt], varying: bool, st: Site) {
+        let c = self.get(cond);
+        if !varying {
+            let uniform = match c {
+                Val::P(p) => {
+                    let (any, all) = frame::with(|fr| {
+                        let t = fr.taken(&p.bits);
+                        (t.1 != 0, t.0 == fr.active)
+                    });
+                    (any == all).then_some(any)
+                }
+                Val::W(r) => r.as_uniform().map(|x| x != 0),
+                Val::D(d) => d.as_uniform().map(|x| x != 0),
+            };
+            if let Some(taken) = uniform {
+                self.block(if taken { then } else { els });
+                return;
+            }
+        }
+        let p = self.pred(cond);
+        let (entry, taken) = frame::with(|fr| {
+            let entry = fr.active;
+            let taken = if varying {
+                self.b.branch(fr, st, &p)
+            } else {
+                fr.taken(&p.bits).0
+            };
+            (entry, taken)
+        });
+        let other = minus(&entry, &taken);
+        let mut after = [0; MAX_WARPS];
+        for (side, body) in [(taken, then), (other, els)] {
+            if any(&side) && !body.is_empty() {
+                frame::with(|fr| fr.set_active(&side));
+                self.block(body);
+                let done = frame::with(|fr| fr.active);
+                after = or(&after, &done);
+            } else {
+                after = or(&after, &side);
+            }
+        }
+        frame::with(|fr| {
+            let m: Masks = std::array::from_fn(|w| after[w] & fr.live[w]);
+            fr.set_active(&m)
+        });
+    }
+
+    fn loop_(&mut self, body: &[Stmt], step: &[Stmt]) {
+        let (entry, base) = frame::with(|fr| (fr.active, fr.mark()));
+        self.loops.push(([0; MAX_WARPS], [0; MAX_WARPS]));
+        loop {
+            self.block(body);
+            // Lanes that continued rejoin for the step.
+            let cont = self.loops.last().expect("a loop").1;
+            frame::with(|fr| {
+                let m: Masks = std::array::from_fn(|w| (fr.active[w] | cont[w]) & fr.live[w]);
+                fr.set_active(&m)
+            });
+            self.loops.last_mut().expect("a loop").1 = [0; MAX_WARPS];
+            self.block(step);
+            if !self.running() {
+                break;
+            }
+            self.compact(base);
+        }
+        let (broke, _) = self.loops.pop().expect("a loop");
+        let returned = self.calls.last().copied().unwrap_or([0; MAX_WARPS]);
+        let _ = broke;
+        frame::with(|fr| {
+            let m: Masks = std::array::from_fn(|w| entry[w] & fr.live[w] & !returned[w]);
+            fr.set_active(&m)
+        });
+    }
+
+    /// Free what the loop's earlier iterations allocated and no variable holds any more,
+    /// once it is a fair amount.
+    fn compact(&mut self, base: usize) {
+        frame::with(|fr| {
+            if fr.mark() - base <= COMPACT_ROWS_PER_WARP * fr.warps {
+                return;
+            }
+            let mut found = std::mem::take(&mut fr.found);
+            for v in &self.vars {
+                match v {
+                    Val::W(R32::Slot(s)) => found.push((*s, 1)),
+                    Val::D(R64::Slot(s)) => found.push((*s, 2)),
+                    _ => {}
+                }
+            }
+            for arr in &self.locals {
+                for v in arr {
+                    match v {
+                        Val::W(R32::Slot(s)) => found.push((*s, 1)),
+                        Val::D(R64::Slot(s)) => found.push((*s, 2)),
+                        _ => {}
+                    }
+                }
+            }
+            fr.found = found;
+            fr.compact_found(base);
+            if fr.moves.is_empty() {
+                return;
+            }
+            let moved = |s: &mut crate::values::frame::Slot| {
+                if let Some((_, to)) = fr.moves.iter().find(|(from, _)| from == s) {
+                    *s = *to;
+                }
+            };
+            let mut fix = |v: &mut Val| match v {
+                Val::W(R32::Slot(s)) | Val::D(R64::Slot(s)) => moved(s),
+                _ => {}
+            };
+            self.vars.iter_mut().for_each(&mut fix);
+            self.locals.iter_mut().flatten().for_each(&mut fix);
+        });
+    }
+
+    // ----- memory ------------------------------------------------------------------------------------
+
+    /// The place (buffer) `addr` is in, typed for elements of `size` bytes, and every lane's
+    /// element index in it (free: see [`Addr`]).
+    fn place(&self, addr: &Addr, size: u32, access: AccessKind) -> (PlaceKind<'k>, R32) {
+        let place = match addr.base {
+            Base::Param(i) => match self.bases.params.get(i as usize).copied().flatten() {
+                Some(g) => g.place_sized(size),
+                None => unreachable!("the launch binds a buffer to every pointer parameter"),
+            },
+            Base::Shared(i) => {
+                let a = &self.k.shared[i as usize];
+                PlaceKind::Shared(self.shared[i as usize], (a.bytes / size) as usize, &a.name)
+            }
+            Base::DynamicShared => PlaceKind::Shared(
+                0,
+                self.b.st.arena.dynamic_bytes() / size as usize,
+                "extern __shared__",
+            ),
+        };
+        let bytes = self.byte_offset(&addr.offset, &addr.index);
+        let idx = self.index(bytes, size, &place, access);
+        (place, idx)
+    }
+
+    /// The type of an operand.
+    fn ty_of(&self, o: &Operand) -> Scalar {
+        match o {
+            Operand::Var(v) => self.k.vars[v.0 as usize].ty,
+            Operand::Const(c) => c.ty,
+            Operand::Builtin(_) => Scalar::U32,
+        }
+    }
+
+    /// `offset + Σ value × scale`: C's implicit address arithmetic, per thread, uncounted.
+    fn byte_offset(&self, offset: &Operand, index: &[(Operand, i64)]) -> R64 {
+        let terms: Vec<(Val, bool, i64)> =
+            std::iter::once((self.get(offset), self.ty_of(offset).is_signed(), 1))
+                .chain(
+                    index
+                        .iter()
+                        .map(|(o, s)| (self.get(o), self.ty_of(o).is_signed(), *s)),
+                )
+                .collect();
+        frame::with(|fr| {
+            // Affine terms give an affine offset (the common case: indexes built from
+            // `threadIdx` and uniform values).
+            let affine = terms
+                .iter()
+                .try_fold(R64::uniform(0), |acc, &(v, signed, scale)| {
+                    let t = match v {
+                        Val::W(w) => v::aff_widen32(w, signed, fr.warps)?,
+                        Val::D(d @ R64::Aff { .. }) => d,
+                        _ => return None,
+                    };
+                    v::aff_add64(acc, v::aff_mul64(t, R64::uniform(scale as u64))?)
+                });
+            if let Some(r) = affine {
+                return r;
+            }
+            let srcs: Vec<(LaneSrc, i64)> = terms
+                .iter()
+                .map(|&(v, signed, scale)| (LaneSrc::new(fr, v, signed), scale))
+                .collect();
+            let dst = fr.alloc(2);
+            for w in 0..fr.warps {
+                if fr.active[w] == 0 {
+                    continue;
+                }
+                let mut sum = [0u64; WARP_SIZE];
+                for (src, scale) in &srcs {
+                    let x = src.lanes(fr, w);
+                    for l in 0..WARP_SIZE {
+                        sum[l] = sum[l].wrapping_add((x[l] as u64).wrapping_mul(*scale as u64));
+                    }
+                }
+                fr.put64(dst, w, U64x32::from_array(sum));
+            }
+            R64::Slot(dst)
+        })
+    }
+
+    /// Byte offsets to element indices of `size` bytes. An offset out of the 32-bit element
+    /// range (negative, or past 16 GiB of 4-byte elements) becomes an index past every buffer,
+    /// so the access faults as out of bounds; a misaligned one stops the block.
+    fn index(&self, off: R64, size: u32, place: &PlaceKind<'_>, access: AccessKind) -> R32 {
+        let s = i64::from(size);
+        let warps = frame::hot().warps as i64;
+        if let R64::Aff { a, b, c } = off {
+            let (a, b, c) = (a as i64, b as i64, c as i64);
+            if a % s == 0 && b % s == 0 && c % s == 0 {
+                let (ia, ib, ic) = (a / s, b / s, c / s);
+                let ends = |k: i64, n: i64| {
+                    if k < 0 {
+                        (k.saturating_mul(n), 0)
+                    } else {
+                        (0, k.saturating_mul(n))
+                    }
+                };
+                let (bl, bh) = ends(ib, warps.max(1) - 1);
+                let (cl, ch) = ends(ic, 31);
+                let (lo, hi) = (
+                    ia.saturating_add(bl).saturating_add(cl),
+                    ia.saturating_add(bh).saturating_add(ch),
+                );
+                if lo >= 0 && hi <= i64::from(u32::MAX) {
+                    return R32::Aff {
+                        a: ia as u32,
+                        b: ib as u32,
+                        c: ic as u32,
+                    };
+                }
+            }
+        }
+        let bad = frame::with(|fr| {
+            let src = fr.src64(off);
+            (0..fr.warps).find_map(|w| {
+                let lanes = src.get(&fr.rows, w).to_array();
+                Mask(fr.active[w])
+                    .lanes()
+                    .find(|&l| lanes[l as usize] as i64 % s != 0)
+                    .map(|l| (w as u32, l, lanes[l as usize] as i64))
+            })
+        });
+        if let Some((w, l, offset)) = bad {
+            self.misaligned(place, w, l, offset, size, access);
+        }
+        frame::with(|fr| {
+            narrow_in::<U64x32, U32x32>(fr, off, move |x| {
+                U32x32::from_array(x.to_array().map(|v| {
+                    let i = v as i64 / s;
+                    u32::try_from(i).unwrap_or(u32::MAX)
+                }))
+            })
+        })
+    }
+
+    fn misaligned(
+        &self,
+        place: &PlaceKind<'_>,
+        warp: u32,
+        lane: u32,
+        offset: i64,
+        size: u32,
+        access: AccessKind,
+    ) -> ! {
+        let (space, name, base, len) = match *place {
+            PlaceKind::Global(alloc, off, len) => (
+                Space::Global,
+                alloc.name.as_str(),
+                alloc.base + off as u64,
+                len,
+            ),
+            PlaceKind::Shared(off, len, name) => (Space::Shared, name, off as u64, len),
+        };
+        fault(Error::Misaligned(Box::new(AccessFault {
+            kernel: self.b.launch.name.clone(),
+            block: self.b.st.idx,
+            thread: self.b.thread_of(warp, lane),
+            space,
+            access,
+            buffer: name.to_string(),
+            index: offset.div_euclid(i64::from(size)) as u64,
+            len: len as u64,
+            address: base.wrapping_add(offset as u64),
+            elem_bytes: size,
+        })))
+    }
+
+    /// One load instruction of `dst.len()` consecutive components of type `ty` (a vector type
+    /// is one access of its whole size, as on a GPU).
+    fn load(&mut self, dst: &[super::ir::VarId], ty: Scalar, addr: &Addr, st: Site) {
+        let n = dst.len() as u32;
+        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Load);
+        fn get<T: Element>(b: &mut Block<'_>, st: Site, place: &PlaceKind<'_>, idx: R32) -> Parts {
+            T::parts(b.load_typed::<T>(st, place, idx))
+        }
+        let parts = match (ty.size() * n, n) {
+            (1, _) => get::<u8>(self.b, st, &place, idx),
+            (2, _) => get::<u16>(self.b, st, &place, idx),
+            (4, _) => get::<u32>(self.b, st, &place, idx),
+            (8, 1) => get::<u64>(self.b, st, &place, idx),
+            (8, _) => get::<[f32; 2]>(self.b, st, &place, idx),
+            (16, _) => get::<[f32; 4]>(self.b, st, &place, idx),
+            (bytes, _) => self.unsupported(&format!("a {bytes}-byte load")),
+        };
+        let vals: Vec<Val> = frame::with(|fr| split(fr, ty, n, &parts));
+        for (d, v) in dst.iter().zip(vals) {
+            self.assign(d.0, v, false);
+        }
+    }
+
+    /// One store instruction of `values.len()` consecutive components of type `ty`.
+    fn store(&mut self, ty: Scalar, addr: &Addr, values: &[Operand], st: Site) {
+        let n = values.len() as u32;
+        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Store);
+        let vals: Vec<Val> = values.iter().map(|v| self.get(v)).collect();
+        let parts = frame::with(|fr| join(fr, ty, &vals));
+        match (ty.size() * n, n) {
+            (1, _) => self.b.store_typed::<u8>(st, &place, idx, parts),
+            (2, _) => self.b.store_typed::<u16>(st, &place, idx, parts),
+            (4, _) => self.b.store_typed::<u32>(st, &place, idx, parts),
+            (8, 1) => self.b.store_typed::<u64>(st, &place, idx, parts),
+            (8, _) => self.b.store_typed::<[f32; 2]>(st, &place, idx, parts),
+            (16, _) => self.b.store_typed::<[f32; 4]>(st, &place, idx, parts),
+            (bytes, _) => self.unsupported(&format!("a {bytes}-byte store")),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        dst: Option<super::ir::VarId>,
+        ty: Scalar,
+        op: AtomicOp,
+        addr: &Addr,
+        a: &Operand,
+        b: Option<&Operand>,
+        st: Site,
+    ) {
+        let (place, idx) = self.place(addr, ty.size(), AccessKind::Atomic);
+        let x = self.get(a);
+        let y = b.map_or(x, |b| self.get(b));
+        let (x, y) = match (x, y) {
+            (Val::W(x), Val::W(y)) => (x, y),
+            _ => self.unsupported(&format!("an atomic on `{ty}`")),
+        };
+        macro_rules! run {
+            ($t:ty) => {{
+                let f = move |o: $t, x: $t, y: $t| -> $t { atomic_op(op, o, x, y) };
+                self.b.atomic::<$t>(st, &place, idx, [x, y], f)
+            }};
+        }
+        let old = match ty {
+            Scalar::I32 => run!(i32),
+            Scalar::U32 => run!(u32),
+            Scalar::F32 => {
+                if !matches!(
+                    op,
+                    AtomicOp::Add
+                        | AtomicOp::Sub
+                        | AtomicOp::Exch
+                        | AtomicOp::Min
+                        | AtomicOp::Max
+                        | AtomicOp::Cas
+                ) {
+                    self.unsupported(&format!("{op:?} on `float`"));
+                }
+                run!(f32)
+            }
+            _ => self.unsupported(&format!("an atomic on `{ty}`")),
+        };
+        if let Some(d) = dst {
+            self.assign(d.0, Val::W(old), false);
+        }
+    }
+
+    fn unsupported(&self, what: &str) -> ! {
+        fault(Error::InvalidArgument {
+            kernel: self.b.launch.name.clone(),
+            block: self.b.st.idx,
+            warp: 0,
+            reason: format!("{what} is not supported by warpsim"),
+        })
+    }
+
+    // ----- per-thread arrays ---------------------------------------------------------------------
+
+    fn local_load(&mut self, array: usize, idx: Val, st: Site) -> Val {
+        frame::with(|fr| fr.tally(st));
+        let len = self.locals[array].len();
+        if let Some(i) = uniform_index(idx) {
+            return *self.locals[array]
+                .get(i)
+                .unwrap_or_else(|| self.local_oob(array, i));
+        }
+        let idx = index_r32(idx);
+        let arr = self.locals[array].clone();
+        frame::with(|fr| {
+            self.check_local(fr, array, idx, len);
+            let mut acc = arr[0];
+            for (k, v) in arr.iter().enumerate().skip(1) {
+                let p = cmp32_in::<U32x32>(fr, idx, R32::uniform(k as u32), |a, b| a.eq(b));
+                acc = match (*v, acc) {
+                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
+                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
+                    (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
+                    (a, _) => a,
+                };
+            }
+            acc
+        })
+    }
+
+    fn local_store(&mut self, array: usize, idx: Val, val: Val, st: Site) {
+        frame::with(|fr| fr.tally(st));
+        let len = self.locals[array].len();
+        if let Some(i) = uniform_index(idx) {
+            if i >= len {
+                self.local_oob(array, i);
+            }
+            let old = self.locals[array][i];
+            let v = self.masked(old, val);
+            self.locals[array][i] = v;
+            return;
+        }
+        let idx = index_r32(idx);
+        frame::with(|fr| self.check_local(fr, array, idx, len));
+        for k in 0..len {
+            let p = frame::with(|fr| {
+                cmp32_in::<U32x32>(fr, idx, R32::uniform(k as u32), |a, b| a.eq(b))
+            });
+            let old = self.locals[array][k];
+            let v = frame::with(|fr| {
+                let p = p & Pred::from_masks(fr.active);
+                let active = fr.active;
+                fr.active = fr.live;
+                let r = match (val, old) {
+                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
+                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
+                    (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
+                    (a, _) => a,
+                };
+                fr.active = active;
+                r
+            });
+            self.locals[array][k] = v;
+        }
+    }
+
+    /// `new` for the executing lanes, `old` for the others.
+    fn masked(&self, old: Val, new: Val) -> Val {
+        frame::with(|fr| {
+            if fr.active == fr.live {
+                return new;
+            }
+            let p = Pred::from_masks(fr.active);
+            let active = fr.active;
+            fr.active = fr.live;
+            let r = match (new, old) {
+                (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
+                (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
+                (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
+                (a, _) => a,
+            };
+            fr.active = active;
+            r
+        })
+    }
+
+    fn check_local(&self, fr: &Frame, array: usize, idx: R32, len: usize) {
+        let src = fr.src32(idx);
+        for w in 0..fr.warps {
+            if fr.active[w] == 0 {
+                continue;
+            }
+            let lanes = src.get(&fr.rows, w).to_array();
+            if let Some(l) = Mask(fr.active[w])
+                .lanes()
+                .find(|&l| lanes[l as usize] as usize >= len)
+            {
+                let _ = l;
+                self.local_oob(array, lanes[l as usize] as usize);
+            }
+        }
+    }
+
+    fn local_oob(&self, array: usize, i: usize) -> ! {
+        let a = &self.k.locals[array];
+        fault(Error::KernelPanic {
+            kernel: self.b.launch.name.clone(),
+            block: self.b.st.idx,
+            message: format!(
+                "index {i} out of bounds of the per-thread array `{}` of {} elements",
+                a.name, a.len
+            ),
+            location: None,
+        })
+    }
+
+    // ----- printf ------------------------------------------------------------------------------------
+
+    fn printf(&mut self, format: &str, args: &[(Operand, Scalar)], st: Site) {
+        let vals: Vec<(Val, Scalar)> = args.iter().map(|(o, t)| (self.get(o), *t)).collect();
+        frame::with(|fr| fr.tally(st));
+        let lanes: Vec<Vec<u64>> = frame::with(|fr| {
+            vals.iter()
+                .map(|(v, _)| {
+                    let mut all = Vec::with_capacity(fr.warps * 32);
+                    for w in 0..fr.warps {
+                        match v {
+                            Val::W(r) => {
+                                all.extend(fr.src32(*r).get(&fr.rows, w).to_array().map(u64::from))
+                            }
+                            Val::D(d) => all.extend(fr.src64(*d).get(&fr.rows, w).to_array()),
+                            Val::P(p) => all.extend((0..32).map(|l| u64::from(p.bits[w] >> l & 1))),
+                        }
+                    }
+                    all
+                })
+                .collect()
+        });
+        let active = frame::with(|fr| fr.active);
+        let block = self.b.st.idx;
+        let linear = block.linear_in(self.b.launch.grid);
+        let seq = self.printf_seq;
+        self.printf_seq += 1;
+        let mut out = Vec::new();
+        for (w, m) in active.iter().enumerate().take(MAX_WARPS) {
+            for l in Mask(*m).lanes() {
+                let t = w * 32 + l as usize;
+                let args: Vec<(u64, Scalar)> = vals
+                    .iter()
+                    .zip(&lanes)
+                    .map(|((_, ty), v)| (v[t], *ty))
+                    .collect();
+                out.push((
+                    (linear, w as u32, seq, l),
+                    Printed {
+                        block,
+                        thread: self.b.thread_of(w as u32, l),
+                        text: super::printf::format(format, &args),
+                    },
+                ));
+            }
+        }
+        self.printed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(out);
+    }
+}
+
+// ----- scalar semantics ------------------------------------------------------------------------------
+
+fn same_width_ints(a: Scalar, b: Scalar) -> bool {
+    !a.is_float() && !b.is_float() && a != Scalar::Bool && b != Scalar::Bool && a.size() == b.size()
+}
+
+/// The uniform element index of a local-array access, if it is one.
+fn uniform_index(v: Val) -> Option<usize> {
+    match v {
+        Val::W(r) => r.as_uniform().map(|x| x as usize),
+        Val::D(d) => d
+            .as_uniform()
+            .map(|x| usize::try_from(x).unwrap_or(usize::MAX)),
+        Val::P(_) => None,
+    }
+}
+
+fn index_r32(v: Val) -> R32 {
+    match v {
+        Val::W(r) => r,
+        Val::D(d) => frame::with(|fr| {
+            narrow_in::<U64x32, U32x32>(fr, d, |x| {
+                U32x32::from_array(x.to_array().map(|v| u32::try_from(v).unwrap_or(u32::MAX)))
+            })
+        }),
+        Val::P(_) => R32::uniform(0),
+    }
+}
+
+/// A predicate as 0/1 lanes.
+fn bool_to_int(fr: &mut Frame, p: &Pred) -> R32 {
+    if let Some(all) = (0..fr.warps).try_fold(None, |acc: Option<bool>, w| {
+        let bits = p.bits[w] & fr.exists[w];
+        let v = if bits == fr.exists[w] {
+            true
+        } else if bits == 0 {
+            false
+        } else {
+            return None;
+        };
+        match acc {
+            Some(a) if a != v => None,
+            _ => Some(Some(v)),
+        }
+    }) {
+        return R32::uniform(u32::from(all.unwrap_or(false)));
+    }
+    select32(fr, p, R32::uniform(1), R32::uniform(0))
+}
+
+/// Lanes of a 32-bit value that are not zero.
+fn nonzero(fr: &mut Frame, r: R32) -> Pred {
+    cmp32_in::<U32x32>(fr, r, R32::uniform(0), |a, b| a.ne(b))
+}
+
+/// One operand's lanes as 64-bit integers (extended by the operand's type), for per-lane
+/// address arithmetic.
+enum LaneSrc {
+    W(Src32, bool),
+    D(Src64),
+    P(Masks),
+}
+
+impl LaneSrc {
+    fn new(fr: &Frame, v: Val, signed: bool) -> LaneSrc {
+        match v {
+            Val::W(r) => LaneSrc::W(fr.src32(r), signed),
+            Val::D(d) => LaneSrc::D(fr.src64(d)),
+            Val::P(p) => LaneSrc::P(p.bits),
+        }
+    }
+
+    fn lanes(&self, fr: &Frame, w: usize) -> [i64; WARP_SIZE] {
+        match self {
+            LaneSrc::W(s, true) => s.get(&fr.rows, w).to_array().map(|x| i64::from(x as i32)),
+            LaneSrc::W(s, false) => s.get(&fr.rows, w).to_array().map(i64::from),
+            LaneSrc::D(s) => s.get(&fr.rows, w).to_array().map(|x| x as i64),
+            LaneSrc::P(bits) => std::array::from_fn(|l| i64::from(bits[w] >> l & 1)),
+        }
+    }
+}
+
+/// Split a load's parts into the values of its `n` components of type `ty`: component `k`
+/// is at byte `k × size` of the loaded words (little-endian, as on a GPU).
+fn split(fr: &mut Frame, ty: Scalar, n: u32, parts: &Parts) -> Vec<Val> {
+    let size = ty.size();
+    if size == 8 && n == 1 {
+        return vec![Val::D(parts.r64)];
+    }
+    (0..n)
+        .map(|k| {
+            if size == 8 {
+                let (lo, hi) = (parts.r32[2 * k as usize], parts.r32[2 * k as usize + 1]);
+                let l = widen_in::<U32x32, U64x32>(fr, lo, |x| x.to_u64());
+                let h = widen_in::<U32x32, U64x32>(fr, hi, |x| x.to_u64());
+                return Val::D(bin64_in::<U64x32, U64x32>(fr, l, h, |a, b| a | (b << 32)));
+            }
+            let byte = k * size;
+            let word = parts.r32[(byte / 4) as usize];
+            let shift = (byte % 4) * 8;
+            // A lone sub-word component arrives zero-extended already.
+            let r = if size == 4 || n == 1 {
+                word
+            } else {
+                let mask = (1u32 << (8 * size)) - 1;
+                un32_in::<U32x32, U32x32>(fr, word, move |x| (x >> shift) & mask)
+            };
+            match ty {
+                Scalar::Bool => Val::P(nonzero(fr, r)),
+                Scalar::I8 => Val::W(un32_in::<I32x32, I32x32>(fr, r, |x| (x << 24) >> 24)),
+                Scalar::I16 => Val::W(un32_in::<I32x32, I32x32>(fr, r, |x| (x << 16) >> 16)),
+                _ => Val::W(r),
+            }
+        })
+        .collect()
+}
+
+/// A store's components as the words of one access.
+fn join(fr: &mut Frame, ty: Scalar, vals: &[Val]) -> Parts {
+    let size = ty.size();
+    if size == 8 && vals.len() == 1 {
+        return Parts::wide(vals[0].d());
+    }
+    let mut words = [R32::uniform(0); 4];
+    if size == 8 {
+        for (k, v) in vals.iter().enumerate() {
+            let d = v.d();
+            words[2 * k] = narrow_in::<U64x32, U32x32>(fr, d, |x| x.to_u32());
+            words[2 * k + 1] = narrow_in::<U64x32, U32x32>(fr, d, |x| (x >> 32).to_u32());
+        }
+        return Parts::words(words);
+    }
+    let per_word = (4 / size) as usize;
+    for (w, chunk) in vals.chunks(per_word).enumerate() {
+        let mut acc: Option<R32> = None;
+        for (k, v) in chunk.iter().enumerate() {
+            let r = match *v {
+                Val::W(r) => r,
+                Val::P(p) => bool_to_int(fr, &p),
+                Val::D(d) => narrow_in::<U64x32, U32x32>(fr, d, |x| x.to_u32()),
+            };
+            if per_word == 1 || vals.len() == 1 {
+                acc = Some(r);
+                continue;
+            }
+            let (shift, mask) = (8 * size * k as u32, (1u32 << (8 * size)) - 1);
+            let part = un32_in::<U32x32, U32x32>(fr, r, move |x| (x & mask) << shift);
+            acc = Some(match acc {
+                None => part,
+                Some(a) => bin32_in::<U32x32, U32x32, U32x32>(fr, a, part, |a, b| a | b),
+            });
+        }
+        words[w] = acc.unwrap_or(R32::uniform(0));
+    }
+    Parts::words(words)
+}
+
+/// The value of an atomic's new word.
+fn atomic_op<T: crate::memory::AtomicElement + PartialOrd>(op: AtomicOp, o: T, x: T, y: T) -> T
+where
+    T: AtomicInc,
+{
+    use crate::memory::AtomicElement as A;
+    match op {
+        AtomicOp::Add => A::add(o, x),
+        AtomicOp::Sub => A::sub(o, x),
+        AtomicOp::Min => A::min(o, x),
+        AtomicOp::Max => A::max(o, x),
+        AtomicOp::Exch => x,
+        AtomicOp::And => T::and(o, x),
+        AtomicOp::Or => T::or(o, x),
+        AtomicOp::Xor => T::xor(o, x),
+        AtomicOp::Cas => {
+            if o == x {
+                y
+            } else {
+                o
+            }
+        }
+        AtomicOp::Inc => T::inc(o, x),
+        AtomicOp::Dec => T::dec(o, x),
+    }
+}
+
+/// The integer-only atomics, defined for every atomic element (floats never reach them: the
+/// executor rejects them first).
+trait AtomicInc: Sized {
+    fn and(o: Self, x: Self) -> Self;
+    fn or(o: Self, x: Self) -> Self;
+    fn xor(o: Self, x: Self) -> Self;
+    fn inc(o: Self, x: Self) -> Self;
+    fn dec(o: Self, x: Self) -> Self;
+}
+
+macro_rules! atomic_int {
+    ($t:ty) => {
+        impl AtomicInc for $t {
+            fn and(o: $t, x: $t) -> $t {
+                o & x
+            }
+            fn or(o: $t, x: $t) -> $t {
+                o | x
+            }
+            fn xor(o: $t, x: $t) -> $t {
+                o ^ x
+            }
+            fn inc(o: $t, x: $t) -> $t {
+                if o >= x { 0 } else { o + 1 }
+            }
+            fn dec(o: $t, x: $t) -> $t {
+                if o == 0 || o > x { x } else { o - 1 }
+            }
+        }
+    };
+}
+atomic_int!(i32);
+atomic_int!(u32);
+
+impl AtomicInc for f32 {
+    fn and(o: f32, _: f32) -> f32 {
+        o
+    }
+    fn or(o: f32, _: f32) -> f32 {
+        o
+    }
+    fn xor(o: f32, _: f32) -> f32 {
+        o
+    }
+    fn inc(o: f32, _: f32) -> f32 {
+        o
+    }
+    fn dec(o: f32, _: f32) -> f32 {
+        o
+    }
+}
+
+/// `(to) x` with C's conversion rules.
+fn convert(fr: &mut Frame, x: Val, from: Scalar, to: Scalar) -> Val {
+    use Scalar::*;
+    if to == Bool {
+        return Val::P(match x {
+            Val::P(p) => p,
+            Val::W(r) if from == F32 => cmp32_in::<F32x32>(fr, r, R32::uniform(0), |a, b| a.ne(b)),
+            Val::W(r) => nonzero(fr, r),
+            Val::D(d) if from == F64 => cmp64_in::<F64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)),
+            Val::D(d) => cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)),
+        });
+    }
+    let x = match x {
+        Val::P(p) => Val::W(bool_to_int(fr, &p)),
+        other => other,
+    };
+    // Narrowing to 8 or 16 bits keeps the low bits, sign- or zero-extended in the lane.
+    let fit = |fr: &mut Frame, r: R32| -> R32 {
+        match to {
+            I8 => un32_in::<I32x32, I32x32>(fr, r, |x| (x << 24) >> 24),
+            U8 => un32_in::<U32x32, U32x32>(fr, r, |x| x & 0xff),
+            I16 => un32_in::<I32x32, I32x32>(fr, r, |x| (x << 16) >> 16),
+            U16 => un32_in::<U32x32, U32x32>(fr, r, |x| x & 0xffff),
+            _ => r,
+        }
+    };
+    match (x, from.is_float(), from.is_wide(), to) {
+        // 32-bit sources.
+        (Val::W(r), false, false, F32) if from.is_signed() || from == Bool => {
+            Val::W(un32_in::<I32x32, F32x32>(fr, r, |x| x.to_f32()))
+        }
+        (Val::W(r), false, false, F32) => Val::W(un32_in::<U32x32, F32x32>(fr, r, |x| x.to_f32())),
+        (Val::W(r), false, false, F64) if from.is_signed() => {
+            Val::D(widen_in::<I32x32, F64x32>(fr, r, |x| {
+                F64x32::from_array(x.to_array().map(f64::from))
+            }))
+        }
+        (Val::W(r), false, false, F64) => Val::D(widen_in::<U32x32, F64x32>(fr, r, |x| {
+            F64x32::from_array(x.to_array().map(f64::from))
+        })),
+        (Val::W(r), false, false, I64 | U64) => {
+            let signed = from.is_signed();
+            Val::D(v::aff_widen32(r, signed, fr.warps).unwrap_or_else(|| {
+                if signed {
+                    widen_in::<I32x32, U64x32>(fr, r, |x| {
+                        U64x32::from_array(x.to_array().map(|v| v as i64 as u64))
+                    })
+                } else {
+                    widen_in::<U32x32, U64x32>(fr, r, |x| x.to_u64())
+                }
+            }))
+        }
+        (Val::W(r), false, false, _) => Val::W(fit(fr, r)),
+        // float.
+        (Val::W(r), true, false, F64) => Val::D(widen_in::<F32x32, F64x32>(fr, r, |x| x.to_f64())),
+        (Val::W(r), true, false, I64) => Val::D(widen_in::<F32x32, U64x32>(fr, r, |x| {
+            U64x32::from_array(x.to_array().map(|v| v as i64 as u64))
+        })),
+        (Val::W(r), true, false, U64) => Val::D(widen_in::<F32x32, U64x32>(fr, r, |x| {
+            U64x32::from_array(x.to_array().map(|v| v as u64))
+        })),
+        (Val::W(r), true, false, F32) => Val::W(r),
+        (Val::W(r), true, false, t) if t.is_signed() => {
+            let i = un32_in::<F32x32, I32x32>(fr, r, |x| x.to_i32());
+            Val::W(fit(fr, i))
+        }
+        (Val::W(r), true, false, _) => {
+            let u = un32_in::<F32x32, U32x32>(fr, r, |x| x.to_u32());
+            Val::W(fit(fr, u))
+        }
+        // 64-bit sources.
+        (Val::D(d), true, true, F32) => Val::W(narrow_in::<F64x32, F32x32>(fr, d, |x| x.to_f32())),
+        (Val::D(d), true, true, F64) => Val::D(d),
+        (Val::D(d), true, true, I64) => Val::D(un64_in::<F64x32, U64x32>(fr, d, |x| {
+            U64x32::from_array(x.to_array().map(|v| v as i64 as u64))
+        })),
+        (Val::D(d), true, true, U64) => Val::D(un64_in::<F64x32, U64x32>(fr, d, |x| {
+            U64x32::from_array(x.to_array().map(|v| v as u64))
+        })),
+        (Val::D(d), true, true, t) if t.is_signed() => {
+            let r = narrow_in::<F64x32, I32x32>(fr, d, |x| {
+                I32x32::from_array(x.to_array().map(|v| v as i32))
+            });
+            Val::W(fit(fr, r))
+        }
+        (Val::D(d), true, true, _) => {
+            let r = narrow_in::<F64x32, U32x32>(fr, d, |x| {
+                U32x32::from_array(x.to_array().map(|v| v as u32))
+            });
+            Val::W(fit(fr, r))
+        }
+        (Val::D(d), false, true, F32) if from == I64 => {
+            Val::W(narrow_in::<U64x32, F32x32>(fr, d, |x| {
+                F32x32::from_array(x.to_array().map(|v| v as i64 as f32))
+            }))
+        }
+        (Val::D(d), false, true, F32) => Val::W(narrow_in::<U64x32, F32x32>(fr, d, |x| {
+            F32x32::from_array(x.to_array().map(|v| v as f32))
+        })),
+        (Val::D(d), false, true, F64) if from == I64 => {
+            Val::D(un64_in::<U64x32, F64x32>(fr, d, |x| {
+                F64x32::from_array(x.to_array().map(|v| v as i64 as f64))
+            }))
+        }
+        (Val::D(d), false, true, F64) => Val::D(un64_in::<U64x32, F64x32>(fr, d, |x| {
+            F64x32::from_array(x.to_array().map(|v| v as f64))
+        })),
+        (Val::D(d), false, true, I64 | U64) => Val::D(d),
+        (Val::D(d), false, true, _) => {
+            let r = match d {
+                R64::Aff { a, b, c } => R32::Aff {
+                    a: a as u32,
+                    b: b as u32,
+                    c: c as u32,
+                },
+                _ => narrow_in::<U64x32, U32x32>(fr, d, |x| x.to_u32()),
+            };
+            Val::W(fit(fr, r))
+        }
+        (x, ..) => x,
+    }
+}
+
+/// A unary operation on a value of type `ty`.
+fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
+    use Scalar::*;
+    if op == UnOp::LogicalNot {
+        return Val::P(match x {
+            Val::P(p) => !p,
+            Val::W(r) if ty == F32 => cmp32_in::<F32x32>(fr, r, R32::uniform(0), |a, b| a.eq(b)),
+            Val::W(r) => cmp32_in::<U32x32>(fr, r, R32::uniform(0), |a, b| a.eq(b)),
+            Val::D(d) => cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.eq(b)),
+        });
+    }
+    if matches!(op, UnOp::Popc | UnOp::Clz | UnOp::Ffs) {
+        // The result is an `int`; the operand keeps its own width.
+        let bits = move |x: u64, width: u32| match op {
+            UnOp::Popc => x.count_ones(),
+            UnOp::Clz => x.leading_zeros() - (64 - width),
+            _ if x == 0 => 0,
+            _ => x.trailing_zeros() + 1,
+        };
+        return Val::W(match x {
+            Val::D(d) => narrow_in::<U64x32, U32x32>(fr, d, move |v| {
+                U32x32::from_array(v.to_array().map(|x| bits(x, 64)))
+            }),
+            Val::W(r) => {
+                un32_in::<U32x32, U32x32>(fr, r, move |v| v.map_each(|x| bits(u64::from(x), 32)))
+            }
+            Val::P(p) => bool_to_int(fr, &p),
+        });
+    }
+    macro_rules! f32op {
+        ($f:expr) => {
+            Val::W(un32_in::<F32x32, F32x32>(fr, x.w(), $f))
+        };
+    }
+    macro_rules! f64op {
+        ($f:expr) => {
+            Val::D(un64_in::<F64x32, F64x32>(fr, x.d(), $f))
+        };
+    }
+    match (ty, op) {
+        (F32, UnOp::Neg) => f32op!(|x| -x),
+        (F32, UnOp::Abs) => f32op!(|x| x.abs()),
+        (F32, UnOp::Sqrt) => f32op!(|x| x.sqrt()),
+        (F32, UnOp::Rsqrt) => f32op!(|x| x.map_each(|v| 1.0 / v.sqrt())),
+        (F32, UnOp::Exp) => f32op!(|x| x.map_each(f32::exp)),
+        (F32, UnOp::Exp2) => f32op!(|x| x.map_each(f32::exp2)),
+        (F32, UnOp::Log) => f32op!(|x| x.map_each(f32::ln)),
+        (F32, UnOp::Log2) => f32op!(|x| x.map_each(f32::log2)),
+        (F32, UnOp::Log10) => f32op!(|x| x.map_each(f32::log10)),
+        (F32, UnOp::Sin) => f32op!(|x| x.map_each(f32::sin)),
+        (F32, UnOp::Cos) => f32op!(|x| x.map_each(f32::cos)),
+        (F32, UnOp::Tan) => f32op!(|x| x.map_each(f32::tan)),
+        (F32, UnOp::Tanh) => f32op!(|x| x.map_each(f32::tanh)),
+        (F32, UnOp::Floor) => f32op!(|x| x.floor()),
+        (F32, UnOp::Ceil) => f32op!(|x| x.map_each(f32::ceil)),
+        (F32, UnOp::Trunc) => f32op!(|x| x.map_each(f32::trunc)),
+        (F32, UnOp::Round) => f32op!(|x| x.map_each(f32::round)),
+        (F32, UnOp::Rint) => f32op!(|x| x.map_each(f32::round_ties_even)),
+        (F64, UnOp::Neg) => f64op!(|x| -x),
+        (F64, UnOp::Abs) => f64op!(|x| x.abs()),
+        (F64, UnOp::Sqrt) => f64op!(|x| x.sqrt()),
+        (F64, UnOp::Rsqrt) => f64op!(|x| x.map_each(|v| 1.0 / v.sqrt())),
+        (F64, UnOp::Exp) => f64op!(|x| x.map_each(f64::exp)),
+        (F64, UnOp::Exp2) => f64op!(|x| x.map_each(f64::exp2)),
+        (F64, UnOp::Log) => f64op!(|x| x.map_each(f64::ln)),
+        (F64, UnOp::Log2) => f64op!(|x| x.map_each(f64::log2)),
+        (F64, UnOp::Log10) => f64op!(|x| x.map_each(f64::log10)),
+        (F64, UnOp::Sin) => f64op!(|x| x.map_each(f64::sin)),
+        (F64, UnOp::Cos) => f64op!(|x| x.map_each(f64::cos)),
+        (F64, UnOp::Tan) => f64op!(|x| x.map_each(f64::tan)),
+        (F64, UnOp::Tanh) => f64op!(|x| x.map_each(f64::tanh)),
+        (F64, UnOp::Floor) => f64op!(|x| x.floor()),
+        (F64, UnOp::Ceil) => f64op!(|x| x.map_each(f64::ceil)),
+        (F64, UnOp::Trunc) => f64op!(|x| x.map_each(f64::trunc)),
+        (F64, UnOp::Round) => f64op!(|x| x.map_each(f64::round)),
+        (F64, UnOp::Rint) => f64op!(|x| x.map_each(f64::round_ties_even)),
+        (I64 | U64, op) => Val::D(un64_in::<U64x32, U64x32>(fr, x.d(), move |v| match op {
+            UnOp::Neg => U64x32::ZERO - v,
+            UnOp::Not => !v,
+            UnOp::Abs => v.map_each(|x| (x as i64).wrapping_abs() as u64),
+            UnOp::Brev => v.map_each(u64::reverse_bits),
+            _ => v,
+        })),
+        (_, UnOp::Neg) => match x.w() {
+            a @ R32::Aff { .. } => Val::W(v::aff_sub32(R32::uniform(0), a).expect("affine")),
+            r => Val::W(un32_in::<I32x32, I32x32>(fr, r, |x| -x)),
+        },
+        (_, UnOp::Not) => Val::W(un32_in::<U32x32, U32x32>(fr, x.w(), |x| !x)),
+        (_, UnOp::Abs) => Val::W(un32_in::<I32x32, I32x32>(fr, x.w(), |x| x.abs())),
+        (_, UnOp::Brev) => Val::W(un32_in::<U32x32, U32x32>(fr, x.w(), |x| x.brev())),
+        (_, op) => {
+            unreachable!("the front-end converts an integer operand of {op:?} to floating point")
+        }
+    }
+}
+
+/// A binary operation on values of type `ty`.
+fn binary(fr: &mut Frame, op: BinOp, ty: Scalar, x: Val, y: Val) -> Val {
+    use Scalar::*;
+    match ty {
+        F32 => {
+            let (a, b) = (x.w(), y.w());
+            Val::W(match op {
+                BinOp::Add => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x + y),
+                BinOp::Sub => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x - y),
+                BinOp::Mul => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x * y),
+                BinOp::Div => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x / y),
+                BinOp::Rem => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x % y),
+                BinOp::Min => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.min(y)),
+                BinOp::Max => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.max(y)),
+                BinOp::Pow => {
+                    bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.zip_each(y, f32::powf))
+                }
+                BinOp::Atan2 => {
+                    bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.zip_each(y, f32::atan2))
+                }
+                _ => a,
+            })
+        }
+        F64 => {
+            let (a, b) = (x.d(), y.d());
+            Val::D(match op {
+                BinOp::Add => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x + y),
+                BinOp::Sub => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x - y),
+                BinOp::Mul => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x * y),
+                BinOp::Div => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x / y),
+                BinOp::Rem => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x % y),
+                BinOp::Min => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.min(y)),
+                BinOp::Max => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.max(y)),
+                BinOp::Pow => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::powf)),
+                BinOp::Atan2 => {
+                    bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::atan2))
+                }
+                _ => a,
+            })
+        }
+        I64 | U64 => Val::D(binary64(fr, op, ty == I64, x.d(), y.d())),
+        _ => Val::W(binary32(fr, op, ty.is_signed(), x.w(), y.w())),
+    }
+}
+
+fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
+    match op {
+        BinOp::Add => v::aff_add32(a, b)
+            .unwrap_or_else(|| bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x + y)),
+        BinOp::Sub => v::aff_sub32(a, b)
+            .unwrap_or_else(|| bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x - y)),
+        BinOp::Mul => v::aff_mul32(a, b)
+            .unwrap_or_else(|| bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x * y)),
+        BinOp::Div | BinOp::Rem => {
+            let rem = op == BinOp::Rem;
+            if signed {
+                v::div32_in::<I32x32>(fr, a, b, rem)
+            } else {
+                v::div32_in::<U32x32>(fr, a, b, rem)
+            }
+        }
+        BinOp::And => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x & y),
+        BinOp::Or => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x | y),
+        BinOp::Xor => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x ^ y),
+        BinOp::Shl => match b.as_uniform() {
+            Some(k) if k < 32 => v::aff_mul32(a, R32::uniform(1 << k))
+                .unwrap_or_else(|| un32_in::<U32x32, U32x32>(fr, a, move |x| x << k)),
+            _ => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, s| x << s),
+        },
+        BinOp::Shr if signed => match b.as_uniform() {
+            Some(k) => un32_in::<I32x32, I32x32>(fr, a, move |x| x >> k),
+            None => bin32_in::<I32x32, U32x32, I32x32>(fr, a, b, |x, s| x >> s),
+        },
+        BinOp::Shr => match b.as_uniform() {
+            Some(k) => un32_in::<U32x32, U32x32>(fr, a, move |x| x >> k),
+            None => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, s| x >> s),
+        },
+        BinOp::Min if signed => bin32_in::<I32x32, I32x32, I32x32>(fr, a, b, |x, y| x.min(y)),
+        BinOp::Max if signed => bin32_in::<I32x32, I32x32, I32x32>(fr, a, b, |x, y| x.max(y)),
+        BinOp::Min => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.min(y)),
+        BinOp::Max => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.max(y)),
+        BinOp::MulHi if signed => bin32_in::<I32x32, I32x32, I32x32>(fr, a, b, |x, y| {
+            x.zip_each(y, |p, q| ((i64::from(p) * i64::from(q)) >> 32) as i32)
+        }),
+        BinOp::MulHi => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| {
+            x.zip_each(y, |p, q| ((u64::from(p) * u64::from(q)) >> 32) as u32)
+        }),
+        BinOp::Pow | BinOp::Atan2 => a,
+    }
+}
+
+fn binary64(fr: &mut Frame, op: BinOp, signed: bool, a: R64, b: R64) -> R64 {
+    let s = |x: u64| x as i64;
+    match op {
+        BinOp::Add => {
+            v::aff_add64(a, b).unwrap_or_else(|| bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x + y))
+        }
+        BinOp::Sub => {
+            v::aff_sub64(a, b).unwrap_or_else(|| bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x - y))
+        }
+        BinOp::Mul => {
+            v::aff_mul64(a, b).unwrap_or_else(|| bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x * y))
+        }
+        BinOp::Div if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| {
+                if q == 0 {
+                    u64::MAX
+                } else {
+                    s(p).wrapping_div(s(q)) as u64
+                }
+            })
+        }),
+        BinOp::Rem if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| {
+                if q == 0 {
+                    p
+                } else {
+                    s(p).wrapping_rem(s(q)) as u64
+                }
+            })
+        }),
+        BinOp::Div => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x / y),
+        BinOp::Rem => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x % y),
+        BinOp::And => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x & y),
+        BinOp::Or => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x | y),
+        BinOp::Xor => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x ^ y),
+        BinOp::Shl => match b.as_uniform() {
+            Some(k) if k < 64 => v::aff_mul64(a, R64::uniform(1 << k))
+                .unwrap_or_else(|| un64_in::<U64x32, U64x32>(fr, a, move |x| x << k as u32)),
+            _ => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| {
+                x.zip_each(y, |p, q| p.checked_shl(q as u32).unwrap_or(0))
+            }),
+        },
+        BinOp::Shr if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| (s(p) >> q.min(63)) as u64)
+        }),
+        BinOp::Shr => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| {
+            x.zip_each(y, |p, q| p.checked_shr(q as u32).unwrap_or(0))
+        }),
+        BinOp::Min if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| s(p).min(s(q)) as u64)
+        }),
+        BinOp::Max if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| s(p).max(s(q)) as u64)
+        }),
+        BinOp::Min => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x.min(y)),
+        BinOp::Max => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| x.max(y)),
+        BinOp::MulHi if signed => bin64_in::<U64x32, U64x32>(fr, a, b, move |x, y| {
+            x.zip_each(y, |p, q| {
+                ((i128::from(s(p)) * i128::from(s(q))) >> 64) as u64
+            })
+        }),
+        BinOp::MulHi => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| {
+            x.zip_each(y, |p, q| ((u128::from(p) * u128::from(q)) >> 64) as u64)
+        }),
+        BinOp::Pow | BinOp::Atan2 => a,
+    }
+}
+
+fn fma(fr: &mut Frame, ty: Scalar, a: Val, b: Val, c: Val) -> Val {
+    match ty {
+        Scalar::F64 => Val::D(fma64(fr, a.d(), b.d(), c.d())),
+        _ => Val::W(fma32(fr, a.w(), b.w(), c.w())),
+    }
+}
+
+/// `a * b + c` rounded once, per lane.
+fn fma32(fr: &mut Frame, a: R32, b: R32, c: R32) -> R32 {
+    let (sa, sb, sc) = (fr.src32(a), fr.src32(b), fr.src32(c));
+    let dst = fr.alloc(1);
+    for w in 0..fr.warps {
+        if fr.active[w] != 0 {
+            let g = |s: &Src32| F32x32::from_row(s.get(&fr.rows, w));
+            let r = g(&sa).mul_add(g(&sb), g(&sc));
+            fr.rows[dst.row as usize + w] = r.to_row();
+        }
+    }
+    R32::Slot(dst)
+}
+
+fn fma64(fr: &mut Frame, a: R64, b: R64, c: R64) -> R64 {
+    let (sa, sb, sc) = (fr.src64(a), fr.src64(b), fr.src64(c));
+    let dst = fr.alloc(2);
+    for w in 0..fr.warps {
+        if fr.active[w] != 0 {
+            let g = |s: &Src64| F64x32::from_u64(s.get(&fr.rows, w));
+            let r = g(&sa).mul_add(g(&sb), g(&sc));
+            fr.put64(dst, w, r.to_u64());
+        }
+    }
+    R64::Slot(dst)
+}
+
+/// Compare values of type `of`.
+fn compare(fr: &mut Frame, op: CmpOp, of: Scalar, x: Val, y: Val) -> Pred {
+    use Scalar::*;
+    macro_rules! by {
+        ($drv:ident, $lane:ty, $a:expr, $b:expr) => {
+            match op {
+                CmpOp::Lt => $drv::<$lane>(fr, $a, $b, |p, q| p.lt(q)),
+                CmpOp::Le => $drv::<$lane>(fr, $a, $b, |p, q| p.le(q)),
+                CmpOp::Gt => $drv::<$lane>(fr, $a, $b, |p, q| p.gt(q)),
+                CmpOp::Ge => $drv::<$lane>(fr, $a, $b, |p, q| p.ge(q)),
+                CmpOp::Eq => $drv::<$lane>(fr, $a, $b, |p, q| p.eq(q)),
+                CmpOp::Ne => $drv::<$lane>(fr, $a, $b, |p, q| p.ne(q)),
+            }
+        };
+    }
+    match (of, x, y) {
+        (_, Val::P(a), Val::P(b)) => match op {
+            CmpOp::Eq => !(a ^ b),
+            CmpOp::Ne => a ^ b,
+            // Booleans order false < true.
+            CmpOp::Lt => !a & b,
+            CmpOp::Gt => a & !b,
+            CmpOp::Le => !a | b,
+            CmpOp::Ge => a | !b,
+        },
+        (F32, Val::W(a), Val::W(b)) => by!(cmp32_in, F32x32, a, b),
+        (F64, Val::D(a), Val::D(b)) => by!(cmp64_in, F64x32, a, b),
+        (I64, Val::D(a), Val::D(b)) => {
+            // Signed 64-bit order: flip the sign bits and compare unsigned.
+            let flip =
+                |fr: &mut Frame, d: R64| un64_in::<U64x32, U64x32>(fr, d, |x| x ^ (1u64 << 63));
+            let (a, b) = (flip(fr, a), flip(fr, b));
+            by!(cmp64_in, U64x32, a, b)
+        }
+        (_, Val::D(a), Val::D(b)) => by!(cmp64_in, U64x32, a, b),
+        (t, Val::W(a), Val::W(b)) => {
+            let signed = t.is_signed();
+            let fast = match op {
+                CmpOp::Lt => v::Cmp::Lt,
+                CmpOp::Le => v::Cmp::Le,
+                CmpOp::Gt => v::Cmp::Gt,
+                CmpOp::Ge => v::Cmp::Ge,
+                CmpOp::Eq => v::Cmp::Eq,
+                CmpOp::Ne => v::Cmp::Ne,
+            };
+            match v::cmp32_affine(a, b, fast, signed, fr.warps) {
+                Some(p) => p,
+                None if signed => by!(cmp32_in, I32x32, a, b),
+                None => by!(cmp32_in, U32x32, a, b),
+            }
+        }
+        _ => Pred::FALSE,
+    }
+}
+
+impl<'a> Bases<'a> {
+    pub(crate) fn new(params: Vec<Option<&'a crate::Global<u8>>>) -> Bases<'a> {
+        Bases { params }
+    }
+}

@@ -1,0 +1,1576 @@
+//! Lowering of expressions: values and places (lvalues), C's conversions, operators with the
+//! integer promotions and usual arithmetic conversions, pointer arithmetic into [`PtrVal`]s,
+//! memory and local-array accesses, and the choice between a branch-free form and a branch
+//! for `&&`, `||` and `?:` (a right side or an arm that has side effects or may fault — a
+//! load, a call, an assignment — is evaluated under an `If`, as C's short-circuit demands).
+
+use super::ast::{self, Binary, ExprKind, Unary};
+use super::consts;
+use super::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
+use super::lower::{Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
+use super::types::{Ty, is_integer, promote, same_width_other, usual};
+
+/// Builtin values that are not variables.
+const BUILTIN_DIMS: [&str; 4] = ["threadIdx", "blockIdx", "blockDim", "gridDim"];
+
+/// Calls that are pure (no side effects, cannot fault) for the `&&`/`?:` decision.
+const PURE_CALLS: &[&str] = &[
+    "sqrtf",
+    "sqrt",
+    "rsqrtf",
+    "expf",
+    "exp",
+    "exp2f",
+    "exp2",
+    "logf",
+    "log",
+    "log2f",
+    "log2",
+    "log10f",
+    "log10",
+    "fabsf",
+    "fabs",
+    "fminf",
+    "fmin",
+    "fmaxf",
+    "fmax",
+    "floorf",
+    "floor",
+    "ceilf",
+    "ceil",
+    "truncf",
+    "trunc",
+    "roundf",
+    "round",
+    "sinf",
+    "sin",
+    "cosf",
+    "cos",
+    "tanf",
+    "tan",
+    "tanhf",
+    "tanh",
+    "powf",
+    "pow",
+    "atan2f",
+    "atan2",
+    "min",
+    "max",
+    "abs",
+    "__fdividef",
+    "__expf",
+    "__logf",
+    "__sinf",
+    "__cosf",
+    "__powf",
+    "fmaf",
+    "fma",
+    "__fmaf_rn",
+    "__popc",
+    "__popcll",
+    "__clz",
+    "__ffs",
+    "__brev",
+    "__mulhi",
+    "__umulhi",
+    "rintf",
+    "make_float2",
+    "make_float4",
+    "make_int2",
+    "make_int4",
+    "make_uint2",
+    "make_uint4",
+    "make_double2",
+    "__float_as_int",
+    "__int_as_float",
+    "__float_as_uint",
+    "__uint_as_float",
+    "__float2int_rn",
+    "__float2int_rz",
+    "__int2float_rn",
+];
+
+impl Lowerer<'_> {
+    // ------------------------------------------------------------------ conversions
+
+    /// Convert a scalar operand from `from` to `to` with C's rules. Same-width integer
+    /// conversions are free bit reinterpretations; constants fold.
+    pub fn convert(&mut self, op: Operand, from: Scalar, to: Scalar, site: Site) -> Operand {
+        if from == to {
+            return op;
+        }
+        if let Operand::Const(c) = op {
+            return Operand::Const(consts::convert(super::ir::Const { ty: from, ..c }, to));
+        }
+        if to == Scalar::Bool {
+            return self.cmp(
+                CmpOp::Ne,
+                from,
+                op,
+                Operand::Const(consts::int(from, 0)),
+                site,
+            );
+        }
+        if same_width_other(from) == Some(to) {
+            return self.assign(to, Op::Bitcast { src: op, from }, site);
+        }
+        self.assign(to, Op::Convert { src: op, from }, site)
+    }
+
+    /// Convert a value to type `ty` (assignment, argument passing, return).
+    pub fn convert_val(&mut self, v: Val, ty: &Ty, site: Site) -> R<Val> {
+        match (v, ty) {
+            (Val::Scalar(op, from), Ty::Scalar(to)) => Ok(Val::Scalar(self.convert(op, from, *to, site), *to)),
+            (Val::Agg(t, leaves), _) if t == *ty => Ok(Val::Agg(t, leaves)),
+            (Val::Ptr(mut p), Ty::Pointer(to)) => {
+                p.pointee = (**to).clone();
+                Ok(Val::Ptr(p))
+            }
+            (Val::Ptr(mut p), Ty::Array(to, _)) => {
+                p.pointee = (**to).clone();
+                Ok(Val::Ptr(p))
+            }
+            (Val::Group(g), Ty::Group(_)) => Ok(Val::Group(g)),
+            (Val::Scalar(Operand::Const(c), _), Ty::Pointer(_)) if c.bits == 0 => Err(self.unsupported(
+                site,
+                "a null pointer",
+                Some("every pointer must point into a kernel parameter's buffer or shared memory"),
+            )),
+            (v, ty) => {
+                let from = self.val_ty(&v);
+                Err(self.err(
+                    site,
+                    format!(
+                        "cannot convert `{}` to `{}`",
+                        from.show(&self.structs),
+                        ty.show(&self.structs)
+                    ),
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// The type of a value.
+    pub fn val_ty(&self, v: &Val) -> Ty {
+        match v {
+            Val::Scalar(_, s) => Ty::Scalar(*s),
+            Val::Agg(t, _) => t.clone(),
+            Val::Ptr(p) => Ty::Pointer(Box::new(p.pointee.clone())),
+            Val::Group(g) => Ty::Group(*g),
+            Val::Str(_) => Ty::Pointer(Box::new(Ty::Scalar(Scalar::I8))),
+            Val::Void => Ty::Void,
+        }
+    }
+
+    /// The type of a place.
+    pub fn place_ty(&self, p: &Place) -> Ty {
+        match p {
+            Place::Reg { ty, .. } | Place::Mem { ty, .. } | Place::Local { ty, .. } => ty.clone(),
+            Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
+            Place::Group(g) => Ty::Group(*g),
+        }
+    }
+
+    /// The scalar leaves of a value.
+    pub fn leaves_of(&self, v: Val) -> Vec<Operand> {
+        match v {
+            Val::Scalar(op, _) => vec![op],
+            Val::Agg(_, l) => l,
+            _ => Vec::new(),
+        }
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    /// `a op b` in type `ty`, folded when both are constants.
+    pub fn binop(&mut self, op: BinOp, ty: Scalar, a: Operand, b: Operand, site: Site) -> Operand {
+        if let (Operand::Const(x), Operand::Const(y)) = (a, b)
+            && let Some(c) = consts::binary(op, ty, x, y)
+        {
+            return Operand::Const(c);
+        }
+        self.assign(ty, Op::Binary { op, a, b }, site)
+    }
+
+    /// A unary operation, folded on constants.
+    pub fn unop(&mut self, op: UnOp, ty: Scalar, a: Operand, site: Site) -> Operand {
+        if let Operand::Const(x) = a
+            && let Some(c) = consts::unary(op, ty, x)
+        {
+            return Operand::Const(c);
+        }
+        let rty = if op == UnOp::LogicalNot {
+            Scalar::Bool
+        } else {
+            ty
+        };
+        self.assign(rty, Op::Unary { op, a }, site)
+    }
+
+    /// A comparison of two operands of type `of`.
+    pub fn cmp(&mut self, op: CmpOp, of: Scalar, a: Operand, b: Operand, site: Site) -> Operand {
+        if let (Operand::Const(x), Operand::Const(y)) = (a, b) {
+            return Operand::Const(consts::compare(op, of, x, y));
+        }
+        self.assign(Scalar::Bool, Op::Cmp { op, of, a, b }, site)
+    }
+
+    /// `a && b` (`is_and`) or `a || b` of two `Bool`s, both evaluated.
+    pub fn logic(&mut self, is_and: bool, a: Operand, b: Operand, site: Site) -> Operand {
+        match (a, b) {
+            (Operand::Const(c), other) | (other, Operand::Const(c)) => {
+                let t = consts::truthy(c);
+                match (is_and, t) {
+                    (true, true) | (false, false) => other,
+                    (true, false) => bool_const(false),
+                    (false, true) => bool_const(true),
+                }
+            }
+            _ => self.assign(
+                Scalar::Bool,
+                if is_and {
+                    Op::And { a, b }
+                } else {
+                    Op::Or { a, b }
+                },
+                site,
+            ),
+        }
+    }
+
+    /// `!a` of a `Bool`.
+    pub fn not(&mut self, a: Operand, site: Site) -> Operand {
+        self.unop(UnOp::LogicalNot, Scalar::Bool, a, site)
+    }
+
+    // ------------------------------------------------------------------ entry points
+
+    /// Evaluate an expression for its side effects only.
+    pub fn discard(&mut self, e: &ast::Expr) -> R<()> {
+        match &e.kind {
+            ExprKind::Call(f, targs, args) => {
+                self.call(f, targs, args, e.site, true)?;
+            }
+            ExprKind::IncDec(inc, _, x) => {
+                self.incdec(*inc, true, x, e.site)?;
+            }
+            ExprKind::Comma(a, b) => {
+                self.discard(a)?;
+                self.discard(b)?;
+            }
+            ExprKind::Cast(ast::TypeExpr::Name(n), x) if n == "void" => self.discard(x)?,
+            _ => {
+                self.rvalue(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluate an expression that must be a scalar.
+    pub fn scalar(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
+        match self.rvalue(e)? {
+            Val::Scalar(op, s) => Ok((op, s)),
+            v => {
+                let t = self.val_ty(&v);
+                Err(self.err(
+                    e.site,
+                    format!("a number is needed here, not a `{}`", t.show(&self.structs)),
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// Evaluate an integer expression (an index, a shift amount).
+    fn integer(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
+        let (op, s) = self.scalar(e)?;
+        if s.is_float() {
+            return Err(self.err(
+                e.site,
+                "an integer is needed here, not a floating-point value",
+                None,
+            ));
+        }
+        if s == Scalar::Bool {
+            return Ok((self.convert(op, s, Scalar::I32, e.site), Scalar::I32));
+        }
+        Ok((op, s))
+    }
+
+    /// A condition as a `Bool` (a non-`Bool` is compared with zero: one operation).
+    pub fn truth_expr(&mut self, e: &ast::Expr) -> R<Operand> {
+        let v = self.rvalue(e)?;
+        self.truth(v, e.site)
+    }
+
+    /// A value as a `Bool`.
+    pub fn truth(&mut self, v: Val, site: Site) -> R<Operand> {
+        match v {
+            Val::Scalar(op, Scalar::Bool) => Ok(op),
+            Val::Scalar(op, s) => Ok(self.convert(op, s, Scalar::Bool, site)),
+            _ => Err(self.unsupported(
+                site,
+                "a pointer or aggregate as a condition",
+                Some("compare explicitly"),
+            )),
+        }
+    }
+
+    /// Whether evaluating `e` has no side effects and cannot fault (so it may be evaluated
+    /// even when C would not evaluate it).
+    fn is_pure(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(n) => !matches!(
+                self.lookup(n),
+                Some(Sym::Place(Place::Mem { .. } | Place::Local { .. }))
+            ),
+            ExprKind::Int(..)
+            | ExprKind::Float(..)
+            | ExprKind::Char(_)
+            | ExprKind::Bool(_)
+            | ExprKind::SizeofType(_)
+            | ExprKind::SizeofExpr(_) => true,
+            ExprKind::Unary(u, x) => !matches!(u, Unary::Deref | Unary::AddrOf) && self.is_pure(x),
+            ExprKind::Binary(_, a, b) => self.is_pure(a) && self.is_pure(b),
+            ExprKind::Cond(c, a, b) => self.is_pure(c) && self.is_pure(a) && self.is_pure(b),
+            ExprKind::Cast(_, x) => self.is_pure(x),
+            ExprKind::Member(x, _, arrow) => !arrow && self.is_pure(x),
+            ExprKind::Call(f, _, args) => {
+                matches!(&f.kind, ExprKind::Ident(n) if PURE_CALLS.contains(&n.as_str()))
+                    && args.iter().all(|a| self.is_pure(a))
+            }
+            _ => false,
+        }
+    }
+
+    // ------------------------------------------------------------------ rvalues
+
+    /// Evaluate an expression.
+    pub fn rvalue(&mut self, e: &ast::Expr) -> R<Val> {
+        let site = e.site;
+        match &e.kind {
+            ExprKind::Int(v, u, l) => Ok(int_literal(*v, *u, *l)),
+            ExprKind::Float(v, f32) => {
+                let s = if *f32 { Scalar::F32 } else { Scalar::F64 };
+                Ok(Val::Scalar(Operand::Const(consts::float(s, *v)), s))
+            }
+            ExprKind::Char(v) => Ok(Val::Scalar(
+                Operand::Const(consts::int(Scalar::I8, i128::from(*v))),
+                Scalar::I8,
+            )),
+            ExprKind::Bool(b) => Ok(Val::Scalar(bool_const(*b), Scalar::Bool)),
+            ExprKind::Str(s) => Ok(Val::Str(s.clone())),
+            ExprKind::Null => Ok(Val::Scalar(
+                Operand::Const(consts::int(Scalar::I64, 0)),
+                Scalar::I64,
+            )),
+            ExprKind::Unsupported(what, help) => {
+                if what == "a syntax error" {
+                    return Err(self.err(site, "syntax error", help.clone()));
+                }
+                Err(self.unsupported(site, what, help.as_deref()))
+            }
+            ExprKind::Ident(name) => self.ident(name, site),
+            ExprKind::Member(a, f, false) => {
+                if let ExprKind::Ident(n) = &a.kind
+                    && self.lookup(n).is_none()
+                {
+                    let v = self.rvalue(a)?;
+                    return self.member_val(v, f, site);
+                }
+                if is_lvalue_like(a) {
+                    let p = self.place(a)?;
+                    let fp = self.member_place(p, f, site)?;
+                    return self.read(&fp, site);
+                }
+                let v = self.rvalue(a)?;
+                self.member_val(v, f, site)
+            }
+            ExprKind::Member(..) | ExprKind::Index(..) => {
+                let p = self.place(e)?;
+                self.read(&p, site)
+            }
+            ExprKind::Unary(Unary::Deref, _) => {
+                let p = self.place(e)?;
+                self.read(&p, site)
+            }
+            ExprKind::Unary(Unary::AddrOf, x) => {
+                let p = self.place(x)?;
+                match p {
+                    Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
+                    _ => Err(self.unsupported(
+                        site,
+                        "taking the address of a local variable",
+                        Some("only addresses in global or shared memory exist in warpsim (`&a[i]`, `&s[0]`)"),
+                    )),
+                }
+            }
+            ExprKind::Unary(u, x) => {
+                let (op, s) = self.scalar(x)?;
+                match u {
+                    Unary::Plus => {
+                        let t = promote(s);
+                        Ok(Val::Scalar(self.convert(op, s, t, site), t))
+                    }
+                    Unary::Neg => {
+                        let t = promote(s);
+                        let a = self.convert(op, s, t, site);
+                        Ok(Val::Scalar(self.unop(UnOp::Neg, t, a, site), t))
+                    }
+                    Unary::BitNot => {
+                        if s.is_float() {
+                            return Err(self.err(site, "`~` needs an integer", None));
+                        }
+                        let t = promote(s);
+                        let a = self.convert(op, s, t, site);
+                        Ok(Val::Scalar(self.unop(UnOp::Not, t, a, site), t))
+                    }
+                    Unary::Not => {
+                        // `!x` of a non-bool compares with zero directly: one operation.
+                        let r = if s == Scalar::Bool {
+                            self.not(op, site)
+                        } else {
+                            self.cmp(CmpOp::Eq, s, op, Operand::Const(consts::int(s, 0)), site)
+                        };
+                        Ok(Val::Scalar(r, Scalar::Bool))
+                    }
+                    Unary::Deref | Unary::AddrOf => unreachable!("handled above"),
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, site),
+            ExprKind::Assign(op, a, b) => self.assign_expr(*op, a, b, site),
+            ExprKind::IncDec(inc, prefix, x) => self.incdec(*inc, *prefix, x, site),
+            ExprKind::Cond(c, a, b) => self.conditional(c, a, b, site),
+            ExprKind::Comma(a, b) => {
+                self.discard(a)?;
+                self.rvalue(b)
+            }
+            ExprKind::Call(f, targs, args) => self.call(f, targs, args, site, false),
+            ExprKind::Cast(t, x) => {
+                let ty = self.ty(t, site)?;
+                if let ExprKind::InitList(items) = &x.kind {
+                    return self.init_list(items, &ty, site);
+                }
+                if ty == Ty::Void {
+                    self.discard(x)?;
+                    return Ok(Val::Void);
+                }
+                let v = self.rvalue(x)?;
+                match (&v, &ty) {
+                    (Val::Ptr(_), Ty::Scalar(_)) => Err(self.unsupported(
+                        site,
+                        "casting a pointer to an integer",
+                        Some("index the buffer instead of computing raw addresses"),
+                    )),
+                    (Val::Scalar(..), Ty::Pointer(_)) => Err(self.unsupported(
+                        site,
+                        "casting an integer to a pointer",
+                        Some("every pointer must point into a kernel parameter's buffer or shared memory"),
+                    )),
+                    (Val::Scalar(..), Ty::Vector(s, n)) => {
+                        // `make_float4(v)`-style broadcast is not C; a cast to a vector is an error.
+                        let _ = (s, n);
+                        Err(self.err(site, "cannot cast a number to a vector type", Some("use make_float4(..) & co".into())))
+                    }
+                    _ => self.convert_val(v, &ty, site),
+                }
+            }
+            ExprKind::SizeofType(t) => {
+                let ty = self.ty(t, site)?;
+                Ok(size_t(ty.size(&self.structs)))
+            }
+            ExprKind::SizeofExpr(x) => {
+                let mut ty = Ty::Void;
+                self.sub_block(|l| {
+                    ty = if is_lvalue_like(x) {
+                        match l.place(x) {
+                            Ok(p) => l.place_ty(&p),
+                            Err(_) => {
+                                let v = l.rvalue(x)?;
+                                l.val_ty(&v)
+                            }
+                        }
+                    } else {
+                        let v = l.rvalue(x)?;
+                        l.val_ty(&v)
+                    };
+                    Ok(())
+                })?;
+                Ok(size_t(ty.size(&self.structs)))
+            }
+            ExprKind::InitList(_) => {
+                Err(self.err(site, "an initializer list needs a declared type here", None))
+            }
+        }
+    }
+
+    fn ident(&mut self, name: &str, site: Site) -> R<Val> {
+        if let Some(sym) = self.lookup(name).cloned() {
+            return match sym {
+                Sym::Const(c) => Ok(Val::Scalar(Operand::Const(c), c.ty)),
+                Sym::Place(p) => self.read(&p, site),
+            };
+        }
+        match self.targ(name) {
+            Some(TArg::Value(c)) => return Ok(Val::Scalar(Operand::Const(*c), c.ty)),
+            Some(TArg::Type(_)) => {
+                return Err(self.err(site, format!("`{name}` is a type, not a value"), None));
+            }
+            None => {}
+        }
+        let n = self.canon(name);
+        if let Some(k) = BUILTIN_DIMS.iter().position(|b| *b == n) {
+            use super::ir::{Axis, Builtin};
+            let mk: fn(Axis) -> Builtin = match k {
+                0 => Builtin::ThreadIdx,
+                1 => Builtin::BlockIdx,
+                2 => Builtin::BlockDim,
+                _ => Builtin::GridDim,
+            };
+            let leaves = [Axis::X, Axis::Y, Axis::Z]
+                .map(|a| Operand::Builtin(mk(a)))
+                .to_vec();
+            return Ok(Val::Agg(Ty::Vector(Scalar::U32, 3), leaves));
+        }
+        match n.as_str() {
+            "warpSize" => {
+                return Ok(Val::Scalar(
+                    Operand::Const(consts::int(Scalar::I32, 32)),
+                    Scalar::I32,
+                ));
+            }
+            "NULL" | "nullptr" => {
+                return Ok(Val::Scalar(
+                    Operand::Const(consts::int(Scalar::I64, 0)),
+                    Scalar::I64,
+                ));
+            }
+            _ => {}
+        }
+        if let Some(v) = math_constant(&n) {
+            return Ok(v);
+        }
+        if let Some(c) = self.global(&n, site)? {
+            return Ok(Val::Scalar(Operand::Const(c), c.ty));
+        }
+        if self.m.ast.functions.iter().any(|f| f.name == n)
+            || self.m.ast.host_functions.contains(&n)
+        {
+            return Err(self.unsupported(
+                site,
+                &format!("using the function `{n}` as a value (function pointers)"),
+                Some("call the function directly"),
+            ));
+        }
+        Err(self.unknown(site, "identifier", &n))
+    }
+
+    /// `v.f` of an rvalue aggregate.
+    fn member_val(&mut self, v: Val, f: &str, site: Site) -> R<Val> {
+        let ty = self.val_ty(&v);
+        if let Val::Group(_) = v {
+            return Err(self.err(
+                site,
+                format!("`.{f}` of a group handle must be called: `.{f}()`"),
+                None,
+            ));
+        }
+        let Some((fty, _, range)) = ty.member(&self.structs, f) else {
+            return Err(self.err(
+                site,
+                format!("`{}` has no member `{f}`", ty.show(&self.structs)),
+                None,
+            ));
+        };
+        let leaves = self.leaves_of(v);
+        let sel: Vec<Operand> = leaves[range].to_vec();
+        Ok(match fty {
+            Ty::Scalar(s) => Val::Scalar(sel[0], s),
+            t => Val::Agg(t, sel),
+        })
+    }
+
+    // ------------------------------------------------------------------ places
+
+    /// The place an lvalue expression designates.
+    pub fn place(&mut self, e: &ast::Expr) -> R<Place> {
+        let site = e.site;
+        match &e.kind {
+            ExprKind::Ident(name) => match self.lookup(name).cloned() {
+                Some(Sym::Place(p)) => Ok(p),
+                Some(Sym::Const(_)) => Err(self.err(
+                    site,
+                    format!("`{name}` is a constant and cannot be assigned"),
+                    None,
+                )),
+                None => {
+                    let n = self.canon(name);
+                    if BUILTIN_DIMS.contains(&n.as_str()) || n == "warpSize" {
+                        return Err(self.err(site, format!("`{n}` is read-only"), None));
+                    }
+                    // A const global or template parameter: not assignable, but report well.
+                    self.ident(name, site)?;
+                    Err(self.err(site, format!("`{name}` cannot be assigned"), None))
+                }
+            },
+            ExprKind::Index(a, i) => {
+                let (idx, _) = self.integer(i)?;
+                if is_lvalue_like(a) {
+                    let p = self.place(a)?;
+                    return match p {
+                        Place::Mem {
+                            ty: Ty::Array(..), ..
+                        }
+                        | Place::Local {
+                            ty: Ty::Array(..), ..
+                        } => self.index_place(p, idx, site),
+                        Place::Ptr(_) => {
+                            let Val::Ptr(ptr) = self.read(&p, site)? else {
+                                unreachable!("a pointer place reads as a pointer")
+                            };
+                            self.deref_index(ptr, idx, site)
+                        }
+                        other => {
+                            let t = self.place_ty(&other);
+                            Err(self.err(
+                                site,
+                                format!("cannot index a `{}`", t.show(&self.structs)),
+                                None,
+                            ))
+                        }
+                    };
+                }
+                match self.rvalue(a)? {
+                    Val::Ptr(ptr) => self.deref_index(ptr, idx, site),
+                    v => {
+                        let t = self.val_ty(&v);
+                        Err(self.err(
+                            site,
+                            format!("cannot index a `{}`", t.show(&self.structs)),
+                            None,
+                        ))
+                    }
+                }
+            }
+            ExprKind::Member(a, f, arrow) => {
+                let p = if *arrow {
+                    match self.rvalue(a)? {
+                        Val::Ptr(ptr) => {
+                            let ty = ptr.pointee.clone();
+                            Place::Mem { ptr, ty }
+                        }
+                        _ => return Err(self.err(site, "`->` needs a pointer", None)),
+                    }
+                } else {
+                    self.place(a)?
+                };
+                self.member_place(p, f, site)
+            }
+            ExprKind::Unary(Unary::Deref, x) => match self.rvalue(x)? {
+                Val::Ptr(ptr) => {
+                    let ty = ptr.pointee.clone();
+                    Ok(Place::Mem { ptr, ty })
+                }
+                _ => Err(self.err(site, "`*` needs a pointer", None)),
+            },
+            ExprKind::Cast(_, x) if is_lvalue_like(x) => self.place(x),
+            ExprKind::Unsupported(what, help) => Err(self.unsupported(site, what, help.as_deref())),
+            _ => Err(self.err(
+                site,
+                "this expression cannot be assigned or have its address taken",
+                None,
+            )),
+        }
+    }
+
+    /// `ptr[idx]`.
+    fn deref_index(&mut self, ptr: PtrVal, idx: Operand, site: Site) -> R<Place> {
+        let ty = ptr.pointee.clone();
+        let size = ty.size(&self.structs);
+        if size == 0 {
+            return Err(self.err(
+                site,
+                format!("cannot index a `{} *`", ty.show(&self.structs)),
+                Some("cast it to a typed pointer first".into()),
+            ));
+        }
+        Ok(Place::Mem {
+            ptr: ptr.plus(idx, i64::from(size)),
+            ty,
+        })
+    }
+
+    /// Element `idx` of an array place.
+    pub fn index_place(&mut self, p: Place, idx: Operand, site: Site) -> R<Place> {
+        match p {
+            Place::Mem {
+                ptr,
+                ty: Ty::Array(elem, _),
+            } => {
+                let size = elem.size(&self.structs);
+                Ok(Place::Mem {
+                    ptr: ptr.plus(idx, i64::from(size)),
+                    ty: *elem,
+                })
+            }
+            Place::Local {
+                arrays,
+                mut index,
+                ty: Ty::Array(elem, _),
+            } => {
+                let mut stride = 1i64;
+                let mut t = &*elem;
+                while let Ty::Array(inner, Some(n)) = t {
+                    stride *= i64::from(*n);
+                    t = inner;
+                }
+                index.push((idx, stride));
+                Ok(Place::Local {
+                    arrays,
+                    index,
+                    ty: *elem,
+                })
+            }
+            other => {
+                let t = self.place_ty(&other);
+                Err(self.err(
+                    site,
+                    format!("cannot index a `{}`", t.show(&self.structs)),
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// Field `f` of a struct/vector place.
+    fn member_place(&mut self, p: Place, f: &str, site: Site) -> R<Place> {
+        let ty = self.place_ty(&p);
+        if let Place::Group(_) = p {
+            return Err(self.err(
+                site,
+                format!("`.{f}` of a group handle must be called: `.{f}()`"),
+                None,
+            ));
+        }
+        let Some((fty, off, range)) = ty.member(&self.structs, f) else {
+            return Err(self.err(
+                site,
+                format!("`{}` has no member `{f}`", ty.show(&self.structs)),
+                None,
+            ));
+        };
+        match p {
+            Place::Reg { vars, .. } => Ok(Place::Reg {
+                ty: fty,
+                vars: vars[range].to_vec(),
+            }),
+            Place::Mem { mut ptr, .. } => {
+                ptr.disp += i64::from(off);
+                ptr.pointee = fty.clone();
+                Ok(Place::Mem { ptr, ty: fty })
+            }
+            Place::Local { arrays, index, .. } => {
+                if matches!(fty, Ty::Array(..)) {
+                    return Err(self.unsupported(
+                        site,
+                        "an array field of a struct in a local array",
+                        None,
+                    ));
+                }
+                Ok(Place::Local {
+                    arrays: arrays[range].to_vec(),
+                    index,
+                    ty: fty,
+                })
+            }
+            Place::Ptr(_) | Place::Group(_) => {
+                Err(self.err(site, format!("`.{f}` needs a struct"), None))
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ reads and writes
+
+    /// Read a place (a memory place is one load per scalar, or one for an aligned vector).
+    pub fn read(&mut self, p: &Place, site: Site) -> R<Val> {
+        match p {
+            Place::Reg { ty, vars } => Ok(match ty {
+                Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
+                t => Val::Agg(t.clone(), vars.iter().map(|v| Operand::Var(*v)).collect()),
+            }),
+            Place::Ptr(k) => {
+                let pv = &self.ptrs[*k];
+                let Some(base) = pv.base else {
+                    return Err(self.err(
+                        site,
+                        format!("pointer `{}` is used before it is assigned", pv.name),
+                        None,
+                    ));
+                };
+                Ok(Val::Ptr(PtrVal {
+                    base,
+                    offset: Operand::Var(pv.off),
+                    disp: 0,
+                    terms: Vec::new(),
+                    pointee: pv.pointee.clone(),
+                }))
+            }
+            Place::Group(g) => Ok(Val::Group(*g)),
+            Place::Mem { ptr, ty } => {
+                if let Ty::Array(elem, _) = ty {
+                    return Ok(Val::Ptr(PtrVal {
+                        pointee: (**elem).clone(),
+                        ..ptr.clone()
+                    }));
+                }
+                let leaves = self.load(ptr, ty, site)?;
+                Ok(match ty {
+                    Ty::Scalar(s) => Val::Scalar(leaves[0], *s),
+                    t => Val::Agg(t.clone(), leaves),
+                })
+            }
+            Place::Local { arrays, index, ty } => {
+                if let Ty::Array(..) = ty {
+                    return Err(self.unsupported(
+                        site,
+                        "a pointer to a local array",
+                        Some("index the local array directly"),
+                    ));
+                }
+                let idx = self.local_index(index, site);
+                let leaves = ty.leaves(&self.structs);
+                let mut out = Vec::new();
+                for (a, (_, s)) in arrays.iter().zip(leaves) {
+                    let dst = self.temp(s);
+                    self.emit(Stmt::LocalLoad {
+                        dst,
+                        array: *a,
+                        index: idx,
+                        site,
+                    });
+                    out.push(Operand::Var(dst));
+                }
+                Ok(match ty {
+                    Ty::Scalar(s) => Val::Scalar(out[0], *s),
+                    t => Val::Agg(t.clone(), out),
+                })
+            }
+        }
+    }
+
+    /// The element index of a local-array access.
+    fn local_index(&mut self, index: &[(Operand, i64)], site: Site) -> Operand {
+        let mut konst = 0i128;
+        let mut terms = Vec::new();
+        for (op, scale) in index {
+            match op {
+                Operand::Const(c) => konst += consts::as_int(*c) * i128::from(*scale),
+                _ => terms.push((*op, *scale)),
+            }
+        }
+        match terms.as_slice() {
+            [] => Operand::Const(consts::int(Scalar::I64, konst)),
+            [(op, 1)] if konst == 0 => *op,
+            _ => {
+                if konst != 0 {
+                    terms.push((Operand::Const(consts::int(Scalar::I64, konst)), 1));
+                }
+                self.assign(
+                    Scalar::I64,
+                    Op::Offset {
+                        offset: Operand::Const(consts::int(Scalar::I64, 0)),
+                        index: terms,
+                    },
+                    site,
+                )
+            }
+        }
+    }
+
+    /// Memory loads of a value of type `ty` at `ptr`: its leaves.
+    fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
+        match ty {
+            Ty::Scalar(s) => {
+                let dst = self.temp(*s);
+                self.emit(Stmt::Load {
+                    dst: vec![dst],
+                    ty: *s,
+                    addr: ptr.addr(),
+                    site,
+                });
+                Ok(vec![Operand::Var(dst)])
+            }
+            Ty::Vector(s, n) if ty.is_vector_access() => {
+                let dst: Vec<VarId> = (0..*n).map(|_| self.temp(*s)).collect();
+                self.emit(Stmt::Load {
+                    dst: dst.clone(),
+                    ty: *s,
+                    addr: ptr.addr(),
+                    site,
+                });
+                Ok(dst.into_iter().map(Operand::Var).collect())
+            }
+            Ty::Vector(s, n) => {
+                let mut out = Vec::new();
+                for k in 0..*n {
+                    let mut p = ptr.clone();
+                    p.disp += i64::from(k * s.size());
+                    out.extend(self.load(&p, &Ty::Scalar(*s), site)?);
+                }
+                Ok(out)
+            }
+            Ty::Struct(i) => {
+                // Field by field, as nvcc compiles a struct copy.
+                let fields = self.structs.list[*i].fields.clone();
+                let mut out = Vec::new();
+                for (_, fty, off) in fields {
+                    let mut p = ptr.clone();
+                    p.disp += i64::from(off);
+                    out.extend(self.load(&p, &fty, site)?);
+                }
+                Ok(out)
+            }
+            Ty::Array(elem, Some(n)) => {
+                let mut out = Vec::new();
+                let size = elem.size(&self.structs);
+                for k in 0..*n {
+                    let mut p = ptr.clone();
+                    p.disp += i64::from(k * size);
+                    out.extend(self.load(&p, elem, site)?);
+                }
+                Ok(out)
+            }
+            other => Err(self.unsupported(
+                site,
+                &format!("loading a `{}` from memory", other.show(&self.structs)),
+                Some("pointers stored in memory cannot be followed; pass each buffer as a kernel parameter"),
+            )),
+        }
+    }
+
+    /// Memory stores of the leaves of a value of type `ty` at `ptr`.
+    fn store(&mut self, ptr: &PtrVal, ty: &Ty, leaves: &[Operand], site: Site) -> R<()> {
+        match ty {
+            Ty::Scalar(s) => {
+                self.emit(Stmt::Store {
+                    ty: *s,
+                    addr: ptr.addr(),
+                    values: vec![leaves[0]],
+                    site,
+                });
+                Ok(())
+            }
+            Ty::Vector(s, _) if ty.is_vector_access() => {
+                self.emit(Stmt::Store {
+                    ty: *s,
+                    addr: ptr.addr(),
+                    values: leaves.to_vec(),
+                    site,
+                });
+                Ok(())
+            }
+            Ty::Vector(s, n) => {
+                for k in 0..*n {
+                    let mut p = ptr.clone();
+                    p.disp += i64::from(k * s.size());
+                    self.store(
+                        &p,
+                        &Ty::Scalar(*s),
+                        &leaves[k as usize..k as usize + 1],
+                        site,
+                    )?;
+                }
+                Ok(())
+            }
+            Ty::Struct(i) => {
+                let fields = self.structs.list[*i].fields.clone();
+                let mut at = 0;
+                for (_, fty, off) in fields {
+                    let n = fty.leaf_count(&self.structs);
+                    let mut p = ptr.clone();
+                    p.disp += i64::from(off);
+                    self.store(&p, &fty, &leaves[at..at + n], site)?;
+                    at += n;
+                }
+                Ok(())
+            }
+            Ty::Array(elem, Some(n)) => {
+                let size = elem.size(&self.structs);
+                let per = elem.leaf_count(&self.structs);
+                for k in 0..*n as usize {
+                    let mut p = ptr.clone();
+                    p.disp += (k as i64) * i64::from(size);
+                    self.store(&p, elem, &leaves[k * per..(k + 1) * per], site)?;
+                }
+                Ok(())
+            }
+            other => Err(self.unsupported(
+                site,
+                &format!("storing a `{}` to memory", other.show(&self.structs)),
+                None,
+            )),
+        }
+    }
+
+    /// Write a value (converted to the place's type) to a place; returns what was stored.
+    pub fn write(&mut self, p: &Place, v: Val, site: Site) -> R<Val> {
+        let ty = self.place_ty(p);
+        let v = self.convert_val(v, &ty, site)?;
+        match p {
+            Place::Reg { vars, ty } => {
+                let leaves = self.leaves_of(v);
+                if vars.len() == 1 && self.retarget(leaves[0], vars[0]) {
+                    return Ok(match ty {
+                        Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
+                        t => Val::Agg(t.clone(), vec![Operand::Var(vars[0])]),
+                    });
+                }
+                for (var, leaf) in vars.iter().zip(&leaves) {
+                    if *leaf != Operand::Var(*var) {
+                        let s = self.vars[var.0 as usize].ty;
+                        self.assign_to(*var, s, Op::Copy { src: *leaf }, site);
+                    }
+                }
+                Ok(match ty {
+                    Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
+                    t => Val::Agg(t.clone(), vars.iter().map(|v| Operand::Var(*v)).collect()),
+                })
+            }
+            Place::Ptr(k) => {
+                let Val::Ptr(ptr) = v else {
+                    return Err(self.err(site, "a pointer is needed here", None));
+                };
+                let pv = self.ptrs[*k].clone();
+                match pv.base {
+                    None => {
+                        self.ptrs[*k].base = Some(ptr.base);
+                        self.ptrs[*k].base_site = site;
+                    }
+                    Some(b) if b != ptr.base => {
+                        return Err(self.err(
+                            site,
+                            format!(
+                                "pointer `{}` would point into two buffers ({} and {})",
+                                pv.name,
+                                self.base_name(b),
+                                self.base_name(ptr.base)
+                            ),
+                            Some(format!(
+                                "warpsim fixes each pointer's buffer when lowering (first assigned at line {}); use one pointer per buffer",
+                                pv.base_site.line
+                            )),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                let mut index = ptr.terms.clone();
+                if ptr.disp != 0 {
+                    index.push((
+                        Operand::Const(consts::int(Scalar::I64, i128::from(ptr.disp))),
+                        1,
+                    ));
+                }
+                if index.is_empty() {
+                    if !self.retarget(ptr.offset, pv.off) && ptr.offset != Operand::Var(pv.off) {
+                        self.assign_to(pv.off, Scalar::I64, Op::Copy { src: ptr.offset }, site);
+                    }
+                } else {
+                    self.assign_to(
+                        pv.off,
+                        Scalar::I64,
+                        Op::Offset {
+                            offset: ptr.offset,
+                            index,
+                        },
+                        site,
+                    );
+                }
+                self.read(p, site)
+            }
+            Place::Mem { ptr, ty } => {
+                if matches!(ty, Ty::Array(..)) {
+                    return Err(self.err(site, "cannot assign to an array", None));
+                }
+                let leaves = self.leaves_of(v.clone());
+                self.store(ptr, ty, &leaves, site)?;
+                Ok(v)
+            }
+            Place::Local { arrays, index, ty } => {
+                if matches!(ty, Ty::Array(..)) {
+                    return Err(self.err(site, "cannot assign to an array", None));
+                }
+                let idx = self.local_index(index, site);
+                let leaves = self.leaves_of(v.clone());
+                for (a, leaf) in arrays.iter().zip(&leaves) {
+                    self.emit(Stmt::LocalStore {
+                        array: *a,
+                        index: idx,
+                        value: *leaf,
+                        site,
+                    });
+                }
+                Ok(v)
+            }
+            Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
+        }
+    }
+
+    /// A buffer's name for messages.
+    fn base_name(&self, b: super::ir::Base) -> String {
+        match b {
+            super::ir::Base::Param(i) => format!("parameter {i}"),
+            super::ir::Base::Shared(i) => format!("shared `{}`", self.shared[i as usize].name),
+            super::ir::Base::DynamicShared => "extern __shared__ memory".into(),
+        }
+    }
+
+    /// Make the statement that just computed temporary `src` write `dst` instead (so
+    /// `x = a + b` is one operation into `x`, not an operation and a copy).
+    fn retarget(&mut self, src: Operand, dst: VarId) -> bool {
+        let Operand::Var(t) = src else { return false };
+        if !self.vars[t.0 as usize].name.starts_with("$t")
+            || self.vars[t.0 as usize].ty != self.vars[dst.0 as usize].ty
+        {
+            return false;
+        }
+        let Some(last) = self.current_block().last_mut() else {
+            return false;
+        };
+        let slot = match last {
+            Stmt::Assign(a) if a.dst == t => &mut a.dst,
+            Stmt::Load { dst: d, .. } if d.len() == 1 && d[0] == t => &mut d[0],
+            Stmt::LocalLoad { dst: d, .. } if *d == t => d,
+            Stmt::Shfl { dst: d, .. } if *d == t => d,
+            Stmt::Vote { dst: d, .. } if *d == t => d,
+            Stmt::Atomic { dst: Some(d), .. } if *d == t => d,
+            Stmt::Sync { dst: Some(d), .. } if *d == t => d,
+            _ => return false,
+        };
+        *slot = dst;
+        true
+    }
+
+    // ------------------------------------------------------------------ operators
+
+    /// Arithmetic on two scalars with the usual arithmetic conversions.
+    pub fn arith(
+        &mut self,
+        op: Binary,
+        a: (Operand, Scalar),
+        b: (Operand, Scalar),
+        site: Site,
+    ) -> R<Val> {
+        let (ao, at) = a;
+        let (bo, bt) = b;
+        let bin = match op {
+            Binary::Add => BinOp::Add,
+            Binary::Sub => BinOp::Sub,
+            Binary::Mul => BinOp::Mul,
+            Binary::Div => BinOp::Div,
+            Binary::Rem => BinOp::Rem,
+            Binary::BitAnd => BinOp::And,
+            Binary::BitOr => BinOp::Or,
+            Binary::BitXor => BinOp::Xor,
+            Binary::Shl => BinOp::Shl,
+            Binary::Shr => BinOp::Shr,
+            Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge | Binary::Eq | Binary::Ne => {
+                let t = usual(at, bt);
+                let x = self.convert(ao, at, t, site);
+                let y = self.convert(bo, bt, t, site);
+                let c = match op {
+                    Binary::Lt => CmpOp::Lt,
+                    Binary::Le => CmpOp::Le,
+                    Binary::Gt => CmpOp::Gt,
+                    Binary::Ge => CmpOp::Ge,
+                    Binary::Eq => CmpOp::Eq,
+                    _ => CmpOp::Ne,
+                };
+                return Ok(Val::Scalar(self.cmp(c, t, x, y, site), Scalar::Bool));
+            }
+            Binary::LogAnd | Binary::LogOr => unreachable!("handled by the caller"),
+        };
+        let integer_only = matches!(
+            bin,
+            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr
+        );
+        if integer_only && (at.is_float() || bt.is_float()) {
+            return Err(self.err(site, "bitwise operators and shifts need integers", None));
+        }
+        let t = if matches!(bin, BinOp::Shl | BinOp::Shr) {
+            promote(at)
+        } else {
+            usual(at, bt)
+        };
+        let x = self.convert(ao, at, t, site);
+        let y = self.convert(bo, bt, t, site);
+        Ok(Val::Scalar(self.binop(bin, t, x, y, site), t))
+    }
+
+    fn binary(&mut self, op: Binary, a: &ast::Expr, b: &ast::Expr, site: Site) -> R<Val> {
+        if matches!(op, Binary::LogAnd | Binary::LogOr) {
+            return self.short_circuit(op == Binary::LogAnd, a, b, site);
+        }
+        let va = self.rvalue(a)?;
+        let vb = self.rvalue(b)?;
+        match (va, vb) {
+            (Val::Scalar(x, xt), Val::Scalar(y, yt)) => self.arith(op, (x, xt), (y, yt), site),
+            (Val::Ptr(p), Val::Scalar(i, it))
+                if matches!(op, Binary::Add | Binary::Sub) && is_integer(it) =>
+            {
+                self.ptr_add(p, i, op == Binary::Sub, site)
+            }
+            (Val::Scalar(i, it), Val::Ptr(p)) if op == Binary::Add && is_integer(it) => {
+                self.ptr_add(p, i, false, site)
+            }
+            (Val::Ptr(_), Val::Ptr(_))
+            | (Val::Ptr(_), Val::Scalar(..))
+            | (Val::Scalar(..), Val::Ptr(_)) => Err(self.unsupported(
+                site,
+                "comparing or subtracting pointers",
+                Some("compare the indexes instead"),
+            )),
+            (x, y) => {
+                let (tx, ty) = (self.val_ty(&x), self.val_ty(&y));
+                Err(self.err(
+                    site,
+                    format!(
+                        "invalid operands `{}` and `{}` to a binary operator",
+                        tx.show(&self.structs),
+                        ty.show(&self.structs)
+                    ),
+                    Some("vector and struct types have no arithmetic operators in CUDA C; operate on .x, .y, ...".into()),
+                ))
+            }
+        }
+    }
+
+    /// `p + i` / `p - i`: an address, not a counted operation.
+    fn ptr_add(&mut self, p: PtrVal, i: Operand, sub: bool, site: Site) -> R<Val> {
+        let size = i64::from(p.pointee.size(&self.structs));
+        if size == 0 {
+            return Err(self.err(
+                site,
+                "arithmetic on a `void *`",
+                Some("cast it to a typed pointer first".into()),
+            ));
+        }
+        Ok(Val::Ptr(p.plus(i, if sub { -size } else { size })))
+    }
+
+    /// `a && b`, `a || b`: one `And`/`Or` when `b` is pure, else a branch.
+    fn short_circuit(&mut self, is_and: bool, a: &ast::Expr, b: &ast::Expr, site: Site) -> R<Val> {
+        let x = self.truth_expr(a)?;
+        if let Operand::Const(c) = x {
+            let t = consts::truthy(c);
+            if t != is_and {
+                return Ok(Val::Scalar(bool_const(t), Scalar::Bool));
+            }
+            let y = self.truth_expr(b)?;
+            return Ok(Val::Scalar(y, Scalar::Bool));
+        }
+        if self.is_pure(b) {
+            let y = self.truth_expr(b)?;
+            return Ok(Val::Scalar(self.logic(is_and, x, y, site), Scalar::Bool));
+        }
+        let r = self.temp(Scalar::Bool);
+        self.assign_to(r, Scalar::Bool, Op::Copy { src: x }, site);
+        let rhs = self.sub_block(|l| {
+            let y = l.truth_expr(b)?;
+            l.assign_to(r, Scalar::Bool, Op::Copy { src: y }, b.site);
+            Ok(())
+        })?;
+        let (then, els) = if is_and {
+            (rhs, Vec::new())
+        } else {
+            (Vec::new(), rhs)
+        };
+        self.emit(Stmt::If {
+            cond: x,
+            then,
+            els,
+            varying: false,
+            site,
+        });
+        Ok(Val::Scalar(Operand::Var(r), Scalar::Bool))
+    }
+
+    /// `c ? a : b`: a `Select` when both arms are pure, else a branch.
+    fn conditional(&mut self, c: &ast::Expr, a: &ast::Expr, b: &ast::Expr, site: Site) -> R<Val> {
+        let cond = self.truth_expr(c)?;
+        if let Operand::Const(k) = cond {
+            return self.rvalue(if consts::truthy(k) { a } else { b });
+        }
+        if self.is_pure(a) && self.is_pure(b) {
+            let va = self.rvalue(a)?;
+            let vb = self.rvalue(b)?;
+            let ty = self.common_ty(&va, &vb, site)?;
+            let va = self.convert_val(va, &ty, site)?;
+            let vb = self.convert_val(vb, &ty, site)?;
+            return match (va, vb) {
+                (Val::Scalar(x, s), Val::Scalar(y, _)) => {
+                    Ok(Val::Scalar(self.select(s, cond, x, y, site), s))
+                }
+                (Val::Agg(t, xs), Val::Agg(_, ys)) => {
+                    let leaves = t.leaves(&self.structs);
+                    let out = xs
+                        .iter()
+                        .zip(&ys)
+                        .zip(leaves)
+                        .map(|((x, y), (_, s))| self.select(s, cond, *x, *y, site))
+                        .collect();
+                    Ok(Val::Agg(t, out))
+                }
+                _ => Err(self.unsupported(site, "`?:` on these operands", None)),
+            };
+        }
+        // Evaluate each arm under its branch, then convert both to the common type.
+        let mut va = Val::Void;
+        let mut vb = Val::Void;
+        let mut then = self.sub_block(|l| {
+            va = l.rvalue(a)?;
+            Ok(())
+        })?;
+        let mut els = self.sub_block(|l| {
+            vb = l.rvalue(b)?;
+            Ok(())
+        })?;
+        let ty = self.common_ty(&va, &vb, site)?;
+        let result = match &ty {
+            Ty::Pointer(p) => {
+                let off = self.new_var("$cond", Scalar::I64);
+                self.ptrs.push(super::lower::PtrVar {
+                    name: "?:".into(),
+                    base: None,
+                    base_site: site,
+                    off,
+                    pointee: (**p).clone(),
+                });
+                Place::Ptr(self.ptrs.len() - 1)
+            }
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
+                let vars = ty
+                    .leaves(&self.structs)
+                    .iter()
+                    .map(|(_, s)| self.temp(*s))
+                    .collect();
+                Place::Reg {
+                    ty: ty.clone(),
+                    vars,
+                }
+            }
+            Ty::Void => Place::Reg {
+                ty: Ty::Void,
+                vars: Vec::new(),
+            },
+            _ => return Err(self.unsupported(site, "`?:` on these operands", None)),
+        };
+        if ty != Ty::Void {
+            for (block, v) in [(&mut then, va), (&mut els, vb)] {
+                let mut b = std::mem::take(block);
+                let r = self.sub_block(|l| {
+                    l.current_block().append(&mut b);
+                    l.write(&result, v, site)?;
+                    Ok(())
+                })?;
+                *block = r;
+            }
+        }
+        self.emit(Stmt::If {
+            cond,
+            then,
+            els,
+            varying: false,
+            site,
+        });
+        if ty == Ty::Void {
+            return Ok(Val::Void);
+        }
+        self.read(&result, site)
+    }
+
+    fn select(&mut self, s: Scalar, cond: Operand, a: Operand, b: Operand, site: Site) -> Operand {
+        if a == b {
+            return a;
+        }
+        self.assign(s, Op::Select { cond, a, b }, site)
+    }
+
+    /// The type both arms of `?:` convert to.
+    fn common_ty(&self, a: &Val, b: &Val, site: Site) -> R<Ty> {
+        match (a, b) {
+            (Val::Scalar(_, x), Val::Scalar(_, y)) => Ok(Ty::Scalar(usual(*x, *y))),
+            (Val::Ptr(p), Val::Ptr(q)) => {
+                if p.base != q.base {
+                    return Err(self.unsupported(
+                        site,
+                        "a pointer that may point into two different buffers",
+                        Some("warpsim fixes each pointer's buffer when lowering; index one buffer or the other in two branches"),
+                    ));
+                }
+                Ok(Ty::Pointer(Box::new(p.pointee.clone())))
+            }
+            _ => {
+                let (x, y) = (self.val_ty(a), self.val_ty(b));
+                if x == y {
+                    Ok(x)
+                } else {
+                    Err(self.err(
+                        site,
+                        format!(
+                            "`?:` arms of types `{}` and `{}`",
+                            x.show(&self.structs),
+                            y.show(&self.structs)
+                        ),
+                        None,
+                    ))
+                }
+            }
+        }
+    }
+
+    fn assign_expr(
+        &mut self,
+        op: Option<Binary>,
+        a: &ast::Expr,
+        b: &ast::Expr,
+        site: Site,
+    ) -> R<Val> {
+        let p = self.place(a)?;
+        let ty = self.place_ty(&p);
+        let v = match op {
+            None => match &b.kind {
+                ast::ExprKind::InitList(items) => self.init_list(items, &ty, b.site)?,
+                _ => self.rvalue(b)?,
+            },
+            Some(op) => {
+                let old = self.read(&p, site)?;
+                let rhs = self.rvalue(b)?;
+                match (old, rhs) {
+                    (Val::Scalar(x, xt), Val::Scalar(y, yt)) => {
+                        self.arith(op, (x, xt), (y, yt), site)?
+                    }
+                    (Val::Ptr(ptr), Val::Scalar(i, it))
+                        if matches!(op, Binary::Add | Binary::Sub) && is_integer(it) =>
+                    {
+                        self.ptr_add(ptr, i, op == Binary::Sub, site)?
+                    }
+                    _ => {
+                        return Err(self.err(
+                            site,
+                            "invalid operands to a compound assignment",
+                            None,
+                        ));
+                    }
+                }
+            }
+        };
+        self.write(&p, v, site)
+    }
+
+    fn incdec(&mut self, inc: bool, prefix: bool, x: &ast::Expr, site: Site) -> R<Val> {
+        let p = self.place(x)?;
+        let old = self.read(&p, site)?;
+        // A postfix result is the old value: keep it if the variable is about to change.
+        let old = match (&old, prefix, &p) {
+            (Val::Scalar(Operand::Var(v), s), false, Place::Reg { .. }) => {
+                let t = self.temp(*s);
+                self.assign_to(
+                    t,
+                    *s,
+                    Op::Copy {
+                        src: Operand::Var(*v),
+                    },
+                    site,
+                );
+                Val::Scalar(Operand::Var(t), *s)
+            }
+            _ => old,
+        };
+        let new = match old.clone() {
+            Val::Scalar(o, s) => {
+                let one = (Operand::Const(consts::int(Scalar::I32, 1)), Scalar::I32);
+                self.arith(
+                    if inc { Binary::Add } else { Binary::Sub },
+                    (o, s),
+                    one,
+                    site,
+                )?
+            }
+            Val::Ptr(ptr) => {
+                self.ptr_add(ptr, Operand::Const(consts::int(Scalar::I64, 1)), !inc, site)?
+            }
+            _ => return Err(self.err(site, "++/-- needs a number or a pointer", None)),
+        };
+        let written = self.write(&p, new, site)?;
+        Ok(if prefix { written } else { old })
+    }
+}
+
+/// Whether an expression may designate a place.
+pub fn is_lvalue_like(e: &ast::Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Ident(_)
+            | ExprKind::Index(..)
+            | ExprKind::Member(..)
+            | ExprKind::Unary(Unary::Deref, _)
+    )
+}
+
+/// C's type of an integer literal.
+fn int_literal(v: u64, unsigned: bool, longs: u8) -> Val {
+    let s = match (unsigned, longs) {
+        (false, 0) if v <= i32::MAX as u64 => Scalar::I32,
+        (false, 0) if v <= u32::MAX as u64 => Scalar::U32,
+        (true, 0) if v <= u32::MAX as u64 => Scalar::U32,
+        (false, _) if v <= i64::MAX as u64 => Scalar::I64,
+        _ => Scalar::U64,
+    };
+    Val::Scalar(Operand::Const(consts::int(s, i128::from(v))), s)
+}
+
+fn size_t(v: u32) -> Val {
+    Val::Scalar(
+        Operand::Const(consts::int(Scalar::U64, i128::from(v))),
+        Scalar::U64,
+    )
+}
+
+/// Constants from `<math.h>`, `<float.h>`, `<limits.h>` and `math_constants.h`, whose headers
+/// are skipped.
+fn math_constant(n: &str) -> Option<Val> {
+    let f = |v: f64| {
+        Some(Val::Scalar(
+            Operand::Const(consts::float(Scalar::F64, v)),
+            Scalar::F64,
+        ))
+    };
+    let f32c = |v: f64| {
+        Some(Val::Scalar(
+            Operand::Const(consts::float(Scalar::F32, v)),
+            Scalar::F32,
+        ))
+    };
+    let i = |s: Scalar, v: i128| Some(Val::Scalar(Operand::Const(consts::int(s, v)), s));
+    match n {
+        "M_PI" => f(std::f64::consts::PI),
+        "M_PI_2" => f(std::f64::consts::FRAC_PI_2),
+        "M_E" => f(std::f64::consts::E),
+        "M_SQRT2" => f(std::f64::consts::SQRT_2),
+        "M_LN2" => f(std::f64::consts::LN_2),
+        "CUDART_PI_F" => f32c(std::f64::consts::PI),
+        "CUDART_PI" => f(std::f64::consts::PI),
+        "CUDART_INF_F" | "INFINITY" => f32c(f64::INFINITY),
+        "CUDART_NAN_F" | "NAN" => f32c(f64::NAN),
+        "FLT_MAX" => f32c(f64::from(f32::MAX)),
+        "FLT_MIN" => f32c(f64::from(f32::MIN_POSITIVE)),
+        "FLT_EPSILON" => f32c(f64::from(f32::EPSILON)),
+        "DBL_MAX" => f(f64::MAX),
+        "INT_MAX" => i(Scalar::I32, i128::from(i32::MAX)),
+        "INT_MIN" => i(Scalar::I32, i128::from(i32::MIN)),
+        "UINT_MAX" => i(Scalar::U32, i128::from(u32::MAX)),
+        "LLONG_MAX" => i(Scalar::I64, i128::from(i64::MAX)),
+        _ => None,
+    }
+}

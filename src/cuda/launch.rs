@@ -1,0 +1,247 @@
+//! Launching a lowered CUDA kernel: binding arguments to parameters, running the executor on
+//! every block, collecting what the threads printed.
+
+use super::exec::{Bases, Exec, PrintKey, Val};
+use super::ir::{Kernel, ParamKind, Scalar};
+use crate::error::Error;
+use crate::memory::Element;
+use crate::site::SiteTable;
+use crate::values::Pred;
+use crate::values::frame::{R32, R64};
+use crate::{Device, Dim3, Global, LaunchConfig, LaunchReport};
+use std::sync::Mutex;
+
+/// A kernel argument, as `cudaLaunchKernel` would pass it.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// An integer for a scalar parameter; it must fit the parameter's type (an integer also
+    /// passes to a floating-point parameter, as C converts it).
+    Int(i128),
+    /// A number for a `float` or `double` parameter.
+    Float(f64),
+    /// A device buffer for a pointer parameter, of any element type: the kernel's pointee type
+    /// decides how its bytes are read, as with a `cudaMalloc`ed pointer.
+    Buffer(Global<u8>),
+    /// A struct passed by value: its bytes as C lays them out (little-endian).
+    Bytes(Vec<u8>),
+}
+
+impl Arg {
+    /// A buffer argument (`Arg::Buffer` of the buffer's bytes).
+    pub fn buffer<T: Element>(g: &Global<T>) -> Arg {
+        Arg::Buffer(g.cast::<u8>())
+    }
+}
+
+/// One line a thread printed with `printf`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// The printing thread's block.
+    pub block: Dim3,
+    /// The printing thread's index within the block.
+    pub thread: Dim3,
+    /// The text as `printf` formatted it (with its own newlines, if the format has them).
+    pub text: String,
+}
+
+/// What a launch of a CUDA kernel reports.
+#[derive(Clone, Debug)]
+pub struct CudaReport {
+    /// The launch: counters, metrics, check-mode findings, time.
+    pub launch: LaunchReport,
+    /// What the threads printed, block by block (in linear block order), warp by warp; within
+    /// a warp, `printf` statement by statement, lanes in order, as a GPU usually prints.
+    pub printed: Vec<Printed>,
+}
+
+impl CudaReport {
+    /// Everything printed, concatenated (what the program's standard output would show).
+    pub fn stdout(&self) -> String {
+        self.printed.iter().map(|p| p.text.as_str()).collect()
+    }
+}
+
+/// Launch a lowered kernel on `dev` with `args`, one per parameter in order.
+///
+/// The launch counts, checks and faults exactly as a Rust kernel's [`Device::launch`] does
+/// (`cfg` picks the mode, the orders and per-line counters); every counted operation and every
+/// error names its line in the `.cu` source. Arguments that do not match the parameters are an
+/// [`Error::InvalidLaunch`] naming the parameter, before anything runs.
+///
+/// ```
+/// use warpsim::cuda::{self, Arg, Module};
+/// use warpsim::{Device, LaunchConfig};
+///
+/// let module = Module::from_source(
+///     "scale.cu",
+///     "__global__ void scale(float *x, float k, int n) {
+///          int i = blockIdx.x * blockDim.x + threadIdx.x;
+///          if (i < n) x[i] *= k;
+///      }",
+///     &[],
+/// )?;
+/// let kernel = module.lower("scale")?;
+/// let dev = Device::default();
+/// let x = dev.alloc_from("x", &[1.0f32, 2.0, 3.0]);
+/// let cfg = LaunchConfig::new(1, 32);
+/// cuda::launch(&dev, &kernel, &cfg, &[Arg::buffer(&x), Arg::Float(2.0), Arg::Int(3)])?;
+/// assert_eq!(x.to_vec(), [2.0, 4.0, 6.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn launch(
+    dev: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    args: &[Arg],
+) -> Result<CudaReport, Error> {
+    let (vals, buffers) = bind(kernel, args, &cfg.name)?;
+    let bases = Bases::new(buffers.iter().map(|b| b.as_ref()).collect());
+    let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
+    let sites = SiteTable(kernel.files.clone());
+    let launch = dev.launch_with_sites(cfg, sites, |b| {
+        Exec::run(kernel, b, &bases, &vals, &printed);
+    })?;
+    let mut printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
+    printed.sort_by_key(|(key, _)| *key);
+    Ok(CudaReport {
+        launch,
+        printed: printed.into_iter().map(|(_, p)| p).collect(),
+    })
+}
+
+/// The launch's values for the scalar parameters (then struct fields, in order) and its
+/// buffers for the pointer parameters.
+fn bind(
+    kernel: &Kernel,
+    args: &[Arg],
+    launch_name: &str,
+) -> Result<(Vec<Val>, Vec<Option<Global<u8>>>), Error> {
+    let wrong = |reason: String| Error::InvalidLaunch {
+        kernel: launch_name.to_string(),
+        reason,
+    };
+    if args.len() != kernel.params.len() {
+        let names: Vec<String> = kernel.params.iter().map(describe).collect();
+        return Err(wrong(format!(
+            "`{}` takes {} argument{} ({}), the launch passed {}",
+            kernel.name,
+            kernel.params.len(),
+            if kernel.params.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            args.len()
+        )));
+    }
+    let mut vals = Vec::new();
+    let mut fields = Vec::new();
+    let mut buffers = Vec::new();
+    for (p, a) in kernel.params.iter().zip(args) {
+        let mismatch = || {
+            wrong(format!(
+                "argument `{}` is {}, the launch passed {}",
+                p.name,
+                describe(p),
+                match a {
+                    Arg::Int(_) => "an integer",
+                    Arg::Float(_) => "a floating-point number",
+                    Arg::Buffer(_) => "a buffer",
+                    Arg::Bytes(_) => "struct bytes",
+                }
+            ))
+        };
+        match (&p.kind, a) {
+            (ParamKind::Scalar { ty, .. }, Arg::Int(i)) => {
+                vals.push(scalar(*ty, *i).ok_or_else(|| {
+                    wrong(format!("argument `{}` ({ty}) cannot hold {i}", p.name))
+                })?);
+                buffers.push(None);
+            }
+            (ParamKind::Scalar { ty, .. }, Arg::Float(x)) if ty.is_float() => {
+                vals.push(float(*ty, *x));
+                buffers.push(None);
+            }
+            (ParamKind::Pointer { .. }, Arg::Buffer(g)) => {
+                vals.push(Val::D(R64::uniform(0)));
+                buffers.push(Some(g.clone()));
+            }
+            (
+                ParamKind::Struct {
+                    size,
+                    fields: fs,
+                    name,
+                },
+                Arg::Bytes(bytes),
+            ) => {
+                if bytes.len() != *size as usize {
+                    return Err(wrong(format!(
+                        "argument `{}` is a `{name}` of {size} bytes, the launch passed {} bytes",
+                        p.name,
+                        bytes.len()
+                    )));
+                }
+                for &(offset, ty, _) in fs {
+                    let at = offset as usize;
+                    let mut raw = [0u8; 8];
+                    raw[..ty.size() as usize].copy_from_slice(&bytes[at..at + ty.size() as usize]);
+                    fields.push(from_bits(ty, u64::from_le_bytes(raw)));
+                }
+                vals.push(Val::D(R64::uniform(0)));
+                buffers.push(None);
+            }
+            _ => return Err(mismatch()),
+        }
+    }
+    vals.extend(fields);
+    Ok((vals, buffers))
+}
+
+/// How a parameter reads in a message: `float *x`, `int n`.
+fn describe(p: &super::ir::Param) -> String {
+    match &p.kind {
+        ParamKind::Scalar { ty, .. } => format!("`{ty} {}`", p.name),
+        ParamKind::Pointer { elem, is_const, .. } => {
+            let c = if *is_const { "const " } else { "" };
+            format!("`{c}{elem} *{}`", p.name)
+        }
+        ParamKind::Struct { name, .. } => format!("`{name} {}`", p.name),
+    }
+}
+
+/// An integer argument as a value of type `ty`, if it fits.
+fn scalar(ty: Scalar, i: i128) -> Option<Val> {
+    let fits = |lo: i128, hi: i128| (lo..=hi).contains(&i);
+    let ok = match ty {
+        Scalar::Bool => fits(0, 1),
+        Scalar::I8 => fits(i8::MIN.into(), i8::MAX.into()),
+        Scalar::U8 => fits(0, u8::MAX.into()),
+        Scalar::I16 => fits(i16::MIN.into(), i16::MAX.into()),
+        Scalar::U16 => fits(0, u16::MAX.into()),
+        // C programs pass `-1` as an unsigned all-ones often enough: accept the signed range too.
+        Scalar::I32 => fits(i32::MIN.into(), i32::MAX.into()),
+        Scalar::U32 => fits(i32::MIN.into(), u32::MAX.into()),
+        Scalar::I64 => fits(i64::MIN.into(), i64::MAX.into()),
+        Scalar::U64 => fits(i64::MIN.into(), u64::MAX.into()),
+        Scalar::F32 | Scalar::F64 => return Some(float(ty, i as f64)),
+    };
+    ok.then(|| from_bits(ty, i as u64))
+}
+
+fn float(ty: Scalar, x: f64) -> Val {
+    match ty {
+        Scalar::F32 => Val::W(R32::uniform((x as f32).to_bits())),
+        _ => Val::D(R64::uniform(x.to_bits())),
+    }
+}
+
+/// A uniform value from its bits (the low bytes for narrow types, sign-extended as the
+/// executor holds them).
+fn from_bits(ty: Scalar, bits: u64) -> Val {
+    match ty {
+        Scalar::Bool => Val::P(Pred::splat(bits & 1 != 0)),
+        Scalar::I8 => Val::W(R32::uniform(bits as i8 as i32 as u32)),
+        Scalar::U8 => Val::W(R32::uniform(u32::from(bits as u8))),
+        Scalar::I16 => Val::W(R32::uniform(bits as i16 as i32 as u32)),
+        Scalar::U16 => Val::W(R32::uniform(u32::from(bits as u16))),
+        t if t.is_wide() => Val::D(R64::uniform(bits)),
+        _ => Val::W(R32::uniform(bits as u32)),
+    }
+}

@@ -1,0 +1,1844 @@
+//! Lowering: one `__global__` function of the [`ast`] (with its template arguments) into an
+//! [`ir::Kernel`]: names resolved, types checked with C's promotions and conversions,
+//! `__device__` functions inlined (recursion rejected), templates instantiated, constants
+//! folded, structured control flow built, and finally uniformity decided by
+//! [`super::uniformity`].
+//!
+//! This module holds the lowering's state, types, statements and function calls; expressions
+//! are in [`super::expr`] and CUDA's built-in functions in [`super::builtins`].
+//!
+//! Every value is a per-thread scalar [`ir::Var`] (aggregates are split into their scalar
+//! leaves); a pointer is a [`Base`] fixed here plus an `I64` byte-offset variable, and a pointer
+//! variable that would point into two different buffers is rejected.
+
+use std::collections::HashMap;
+
+use super::ast::{self, Function, StmtKind, TemplateArg, TypeExpr};
+use super::consts;
+use super::diag::Diagnostic;
+use super::ir::{self, Base, Const, Op, Operand, Scalar, Site, Stmt, VarId};
+use super::module::Unit;
+use super::types::{Group, Structs, Ty, scalar_type, vector_type};
+
+/// Lowering results.
+pub type R<T> = Result<T, Diagnostic>;
+
+/// A pointer value: `base` + `offset` + `disp` + Σ value × scale, pointing at a `pointee`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PtrVal {
+    /// The buffer.
+    pub base: Base,
+    /// The pointer's byte offset (an `I64` variable or constant).
+    pub offset: Operand,
+    /// A constant byte displacement (struct fields, constant indexes).
+    pub disp: i64,
+    /// Scaled element indexes.
+    pub terms: Vec<(Operand, i64)>,
+    /// What it points at.
+    pub pointee: Ty,
+}
+
+impl PtrVal {
+    /// The pointer `self + index × scale` (a constant index folds into `disp`).
+    pub fn plus(mut self, index: Operand, scale: i64) -> PtrVal {
+        match index {
+            Operand::Const(c) => self.disp += consts::as_int(c) as i64 * scale,
+            _ => self.terms.push((index, scale)),
+        }
+        self
+    }
+
+    /// The IR address of this pointer.
+    pub fn addr(&self) -> ir::Addr {
+        let mut index = self.terms.clone();
+        let offset = match self.offset {
+            Operand::Const(c) => Operand::Const(consts::int(
+                Scalar::I64,
+                consts::as_int(c) + i128::from(self.disp),
+            )),
+            op => {
+                if self.disp != 0 {
+                    index.push((
+                        Operand::Const(consts::int(Scalar::I64, i128::from(self.disp))),
+                        1,
+                    ));
+                }
+                op
+            }
+        };
+        ir::Addr {
+            base: self.base,
+            offset,
+            index,
+        }
+    }
+}
+
+/// A value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// A scalar.
+    Scalar(Operand, Scalar),
+    /// A vector or struct: its leaves in order.
+    Agg(Ty, Vec<Operand>),
+    /// A pointer.
+    Ptr(PtrVal),
+    /// A cooperative-groups handle.
+    Group(Group),
+    /// A string literal (only `printf` takes one).
+    Str(String),
+    /// `void`.
+    Void,
+}
+
+/// Where a value lives (an lvalue).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// Variables: one per scalar leaf of `ty`.
+    Reg {
+        /// The type.
+        ty: Ty,
+        /// The leaves.
+        vars: Vec<VarId>,
+    },
+    /// A pointer variable (index into the pointer table).
+    Ptr(usize),
+    /// Memory of type `ty` at `ptr`.
+    Mem {
+        /// The address.
+        ptr: PtrVal,
+        /// The type there.
+        ty: Ty,
+    },
+    /// Elements of local arrays (one array per scalar leaf of the element type), at an element
+    /// index made of scaled terms.
+    Local {
+        /// The arrays.
+        arrays: Vec<u32>,
+        /// The element index terms.
+        index: Vec<(Operand, i64)>,
+        /// The type of what is designated.
+        ty: Ty,
+    },
+    /// A cooperative-groups handle variable.
+    Group(Group),
+}
+
+/// A name in scope.
+#[derive(Clone, Debug)]
+pub enum Sym {
+    /// A variable, array, reference or handle.
+    Place(Place),
+    /// A compile-time constant (template value parameter, `const` with a constant value).
+    Const(Const),
+}
+
+/// A pointer variable: the buffer it points into is fixed by its first assignment.
+#[derive(Clone, Debug)]
+pub struct PtrVar {
+    /// The source name.
+    pub name: String,
+    /// The buffer (unknown until assigned).
+    pub base: Option<Base>,
+    /// Where the first assignment was.
+    pub base_site: Site,
+    /// Its byte offset.
+    pub off: VarId,
+    /// What it points at.
+    pub pointee: Ty,
+}
+
+/// A template argument, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TArg {
+    /// A type.
+    Type(Ty),
+    /// A value.
+    Value(Const),
+}
+
+/// One function being lowered (the kernel, or an inlined call).
+struct Frame {
+    scope_start: usize,
+    tenv: HashMap<String, TArg>,
+    ret: Option<(Place, Ty)>,
+    ns: String,
+}
+
+/// What `break`/`continue` leave.
+#[derive(Clone, Copy, Debug)]
+pub enum Flow {
+    /// A loop.
+    Loop,
+    /// A switch lowered as a loop; `cont` is the flag a `continue` inside sets.
+    Switch(Option<VarId>),
+}
+
+/// The lowering's state for one kernel.
+pub struct Lowerer<'m> {
+    pub(crate) m: &'m Unit,
+    pub(crate) structs: Structs,
+    pub(crate) vars: Vec<ir::Var>,
+    pub(crate) shared: Vec<ir::SharedArray>,
+    shared_keys: HashMap<(Site, String), u32>,
+    pub(crate) locals: Vec<ir::LocalArray>,
+    pub(crate) ptrs: Vec<PtrVar>,
+    scopes: Vec<HashMap<String, Sym>>,
+    frames: Vec<Frame>,
+    blocks: Vec<Vec<Stmt>>,
+    pub(crate) flow: Vec<Flow>,
+    inline_stack: Vec<String>,
+    globals_in_progress: Vec<String>,
+}
+
+/// Lower kernel `name` (`"reduce<256>"`, `"k<float, 4>"`) of a parsed unit.
+pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
+    let (base, targs_text) = split_template_name(name);
+    let kernels: Vec<&Function> = m
+        .ast
+        .functions
+        .iter()
+        .filter(|f| f.global && f.name == base)
+        .collect();
+    let Some(f) = kernels.last().copied() else {
+        return Err(not_found(m, base));
+    };
+    let mut l = Lowerer {
+        m,
+        structs: Structs::default(),
+        vars: Vec::new(),
+        shared: Vec::new(),
+        shared_keys: HashMap::new(),
+        locals: Vec::new(),
+        ptrs: Vec::new(),
+        scopes: vec![HashMap::new()],
+        frames: Vec::new(),
+        blocks: vec![Vec::new()],
+        flow: Vec::new(),
+        inline_stack: vec![f.name.clone()],
+        globals_in_progress: Vec::new(),
+    };
+    if let Some(site) = f.syntax_error {
+        return Err(l.syntax_error(site));
+    }
+    // Template arguments.
+    let mut tenv = HashMap::new();
+    let mut shown_args = Vec::new();
+    if !f.template.is_empty() || targs_text.is_some() {
+        let args = targs_text.map(split_args).unwrap_or_default();
+        if args.len() != f.template.len() {
+            return Err(l.err(
+                f.site,
+                format!(
+                    "kernel `{}` has {} template parameter(s) ({}), {} given",
+                    f.name,
+                    f.template.len(),
+                    f.template
+                        .iter()
+                        .map(|p| p.name().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    args.len()
+                ),
+                Some(format!(
+                    "name an instantiation: --kernel '{}<{}>'",
+                    f.name,
+                    f.template
+                        .iter()
+                        .map(|p| match p {
+                            ast::TemplateParam::Type(_) => "float".to_string(),
+                            ast::TemplateParam::Value(..) => "256".to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            ));
+        }
+        for (p, a) in f.template.iter().zip(&args) {
+            let v = l.parse_targ(p, a, f.site)?;
+            shown_args.push(match &v {
+                TArg::Type(t) => t.show(&l.structs),
+                TArg::Value(c) => consts::as_int(*c).to_string(),
+            });
+            tenv.insert(p.name().to_string(), v);
+        }
+    }
+    let ns = f
+        .name
+        .rfind("::")
+        .map_or(String::new(), |i| f.name[..i + 2].to_string());
+    l.frames.push(Frame {
+        scope_start: 0,
+        tenv,
+        ret: None,
+        ns,
+    });
+    // Parameters.
+    let mut params = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let ty = l.ty(&p.ty, p.site)?;
+        let kind = match &ty {
+            Ty::Pointer(pointee) | Ty::Array(pointee, _) => {
+                let off = l.new_var(&p.name, Scalar::I64);
+                let idx = l.ptrs.len();
+                l.ptrs.push(PtrVar {
+                    name: p.name.clone(),
+                    base: Some(Base::Param(i as u32)),
+                    base_site: p.site,
+                    off,
+                    pointee: (**pointee).clone(),
+                });
+                l.bind(&p.name, Sym::Place(Place::Ptr(idx)));
+                ir::ParamKind::Pointer {
+                    elem: if **pointee == Ty::Void {
+                        ir::TypeName::Void
+                    } else {
+                        pointee.type_name(&l.structs)
+                    },
+                    offset: off,
+                    is_const: p.is_const,
+                }
+            }
+            Ty::Scalar(s) => {
+                let var = l.new_var(&p.name, *s);
+                l.bind(
+                    &p.name,
+                    Sym::Place(Place::Reg {
+                        ty: ty.clone(),
+                        vars: vec![var],
+                    }),
+                );
+                ir::ParamKind::Scalar { ty: *s, var }
+            }
+            Ty::Struct(_) | Ty::Vector(..) => {
+                let leaves = ty.leaves(&l.structs);
+                let vars: Vec<VarId> = leaves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, s))| l.new_var(&format!("{}.{k}", p.name), *s))
+                    .collect();
+                let fields = leaves
+                    .iter()
+                    .zip(&vars)
+                    .map(|((o, s), v)| (*o, *s, *v))
+                    .collect();
+                l.bind(
+                    &p.name,
+                    Sym::Place(Place::Reg {
+                        ty: ty.clone(),
+                        vars,
+                    }),
+                );
+                ir::ParamKind::Struct {
+                    name: ty.show(&l.structs),
+                    size: ty.size(&l.structs),
+                    fields,
+                }
+            }
+            other => {
+                return Err(l.err(
+                    p.site,
+                    format!("a kernel parameter of type `{}` is not supported", other.show(&l.structs)),
+                    Some("kernel parameters are scalars, pointers to global memory or structs of scalars".into()),
+                ));
+            }
+        };
+        params.push(ir::Param {
+            name: p.name.clone(),
+            kind,
+        });
+    }
+    l.scopes.push(HashMap::new());
+    l.body(&f.body)?;
+    let body = l.blocks.pop().unwrap_or_default();
+    let display = if shown_args.is_empty() {
+        f.name.clone()
+    } else {
+        format!("{}<{}>", f.name, shown_args.join(", "))
+    };
+    let mut k = ir::Kernel {
+        name: display,
+        params,
+        vars: l.vars,
+        shared: l.shared,
+        locals: l.locals,
+        body,
+        files: m.sources.files.iter().map(|f| f.name.clone()).collect(),
+        site: f.site,
+    };
+    super::uniformity::analyze(&mut k);
+    Ok(k)
+}
+
+/// `name<a, b>` into `name` and `a, b`.
+pub fn split_template_name(name: &str) -> (&str, Option<&str>) {
+    match (name.find('<'), name.rfind('>')) {
+        (Some(i), Some(j)) if j > i => (name[..i].trim(), Some(&name[i + 1..j])),
+        _ => (name.trim(), None),
+    }
+}
+
+/// Split template arguments at top-level commas.
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn not_found(m: &Unit, name: &str) -> Diagnostic {
+    let names: Vec<String> = m
+        .ast
+        .functions
+        .iter()
+        .filter(|f| f.global)
+        .map(|f| f.name.clone())
+        .collect();
+    if let Some((site, msg)) = m.ast.syntax_errors.first() {
+        let mut d = m.sources.error(
+            *site,
+            format!("no __global__ function `{name}` was found; the file has a {msg}"),
+            Some(if names.is_empty() {
+                "fix the syntax error (this file has no kernel that parses)".to_string()
+            } else {
+                format!("kernels found: {}", names.join(", "))
+            }),
+        );
+        d.message = d.message.replace("a syntax error", "syntax error");
+        return d;
+    }
+    let device = m.ast.functions.iter().any(|f| !f.global && f.name == name);
+    Diagnostic {
+        severity: super::diag::Severity::Error,
+        file: m.sources.name(0).to_string(),
+        line: 0,
+        col: 0,
+        message: if device {
+            format!("`{name}` is a __device__ function, not a kernel")
+        } else {
+            format!("no __global__ function `{name}` in this file")
+        },
+        source_line: String::new(),
+        help: Some(if names.is_empty() {
+            "the file defines no __global__ function".into()
+        } else {
+            format!("kernels: {}", names.join(", "))
+        }),
+    }
+}
+
+impl<'m> Lowerer<'m> {
+    // ------------------------------------------------------------------ diagnostics
+
+    /// An error at `site`.
+    pub fn err(&self, site: Site, msg: impl Into<String>, help: Option<String>) -> Diagnostic {
+        self.m.sources.error(site, msg, help)
+    }
+
+    /// An unsupported construct.
+    pub fn unsupported(&self, site: Site, what: &str, help: Option<&str>) -> Diagnostic {
+        self.err(
+            site,
+            format!("{what} is not supported by warpsim"),
+            help.map(str::to_string),
+        )
+    }
+
+    fn syntax_error(&self, site: Site) -> Diagnostic {
+        let msg = self
+            .m
+            .ast
+            .syntax_errors
+            .iter()
+            .find(|(s, _)| *s == site)
+            .map_or("syntax error".to_string(), |(_, m)| m.clone());
+        self.err(
+            site,
+            msg,
+            Some("the code must compile with nvcc; check the line and the one before it".into()),
+        )
+    }
+
+    /// An unknown name: mentions the headers that were not found.
+    pub fn unknown(&self, site: Site, what: &str, name: &str) -> Diagnostic {
+        let help = self.m.missing.first().map(|h| {
+            format!(
+                "`{name}` may be declared in \"{}\" ({}:{}), which was not found; put the header beside the .cu file",
+                h.name,
+                self.m.sources.name(h.site.file),
+                h.site.line
+            )
+        });
+        let msg = if self.m.missing.is_empty() {
+            format!("unknown {what} `{name}`")
+        } else {
+            let names: Vec<String> = self
+                .m
+                .missing
+                .iter()
+                .map(|h| format!("\"{}\"", h.name))
+                .collect();
+            format!(
+                "unknown {what} `{name}` (missing header {})",
+                names.join(", ")
+            )
+        };
+        self.err(site, msg, help)
+    }
+
+    // ------------------------------------------------------------------ emitting
+
+    /// Append a statement to the current block.
+    pub fn emit(&mut self, s: Stmt) {
+        self.blocks.last_mut().expect("a block is open").push(s);
+    }
+
+    /// Lower into a fresh block and return it.
+    pub fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<Vec<Stmt>> {
+        self.blocks.push(Vec::new());
+        let r = f(self);
+        let b = self.blocks.pop().unwrap_or_default();
+        r.map(|_| b)
+    }
+
+    /// The statements of the current block so far (for retargeting the last one).
+    pub fn current_block(&mut self) -> &mut Vec<Stmt> {
+        self.blocks.last_mut().expect("a block is open")
+    }
+
+    /// A new variable.
+    pub fn new_var(&mut self, name: &str, ty: Scalar) -> VarId {
+        self.vars.push(ir::Var {
+            name: name.to_string(),
+            ty,
+            uniform: true,
+        });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    /// A new temporary.
+    pub fn temp(&mut self, ty: Scalar) -> VarId {
+        let n = format!("$t{}", self.vars.len());
+        self.new_var(&n, ty)
+    }
+
+    /// Emit `dst = op` into a new temporary of type `ty` and return it.
+    pub fn assign(&mut self, ty: Scalar, op: Op, site: Site) -> Operand {
+        let dst = self.temp(ty);
+        self.assign_to(dst, ty, op, site);
+        Operand::Var(dst)
+    }
+
+    /// Emit `dst = op`.
+    pub fn assign_to(&mut self, dst: VarId, ty: Scalar, op: Op, site: Site) {
+        self.emit(Stmt::Assign(ir::Assign {
+            dst,
+            ty,
+            op,
+            varying: false,
+            site,
+        }));
+    }
+
+    // ------------------------------------------------------------------ scopes
+
+    /// Bind a name in the innermost scope.
+    pub fn bind(&mut self, name: &str, s: Sym) {
+        if !name.is_empty() {
+            self.scopes
+                .last_mut()
+                .expect("a scope is open")
+                .insert(name.to_string(), s);
+        }
+    }
+
+    /// Look a name up in the current function's scopes.
+    pub fn lookup(&self, name: &str) -> Option<&Sym> {
+        let start = self.frames.last().map_or(0, |f| f.scope_start);
+        self.scopes[start..].iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// A template argument of the current function.
+    pub fn targ(&self, name: &str) -> Option<&TArg> {
+        self.frames.last().and_then(|f| f.tenv.get(name))
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// A name with namespace aliases resolved and `::` prefixes normalised.
+    pub fn canon(&self, name: &str) -> String {
+        let mut n = name.trim_start_matches("::").to_string();
+        for (alias, target) in &self.m.ast.aliases {
+            if let Some(rest) = n.strip_prefix(&format!("{alias}::")) {
+                n = format!("{}::{rest}", target.trim_start_matches("::"));
+            }
+        }
+        n
+    }
+
+    // ------------------------------------------------------------------ types
+
+    /// Resolve a written type.
+    pub fn ty(&mut self, t: &TypeExpr, site: Site) -> R<Ty> {
+        match t {
+            TypeExpr::Name(n) => self.named_ty(n, site),
+            TypeExpr::Struct(n) => self.struct_ty(n, site),
+            TypeExpr::Template(n, args) => {
+                let n = self.canon(n);
+                let short = n.trim_start_matches("cooperative_groups::");
+                if short == "thread_block_tile" {
+                    let size = match args.first() {
+                        Some(TemplateArg::Expr(e)) => self.const_int(e)?,
+                        Some(TemplateArg::Type(TypeExpr::Name(nm))) => self.const_name(nm, site)?,
+                        _ => return Err(self.err(site, "thread_block_tile needs a size", None)),
+                    };
+                    return self.tile(size as u32, site).map(Ty::Group);
+                }
+                Err(self.unsupported(site, &format!("the template type `{n}<...>`"), None))
+            }
+            TypeExpr::Pointer(inner) => Ok(Ty::Pointer(Box::new(self.ty(inner, site)?))),
+            TypeExpr::Array(inner, size) => {
+                let elem = self.ty(inner, site)?;
+                let n = match size {
+                    Some(e) => {
+                        let v = self.const_int(e)?;
+                        if v <= 0 || v > 1 << 24 {
+                            return Err(self.err(
+                                e.site,
+                                format!("array size {v} is out of range"),
+                                None,
+                            ));
+                        }
+                        Some(v as u32)
+                    }
+                    None => None,
+                };
+                Ok(Ty::Array(Box::new(elem), n))
+            }
+            TypeExpr::Ref(inner) => self.ty(inner, site),
+            TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
+        }
+    }
+
+    /// A tile size check.
+    pub fn tile(&self, size: u32, site: Site) -> R<Group> {
+        if !size.is_power_of_two() || size > 32 {
+            return Err(self.err(
+                site,
+                format!("thread_block_tile<{size}>: the size must be a power of two up to 32"),
+                None,
+            ));
+        }
+        Ok(Group::Tile(size))
+    }
+
+    fn const_name(&mut self, n: &str, site: Site) -> R<i128> {
+        let e = ast::Expr {
+            kind: ast::ExprKind::Ident(n.to_string()),
+            site,
+            span: (0, 0),
+        };
+        self.const_int(&e)
+    }
+
+    fn named_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        if n.is_empty() {
+            return Err(self.err(site, "a type is missing here", None));
+        }
+        if let Some(TArg::Type(t)) = self.targ(n) {
+            return Ok(t.clone());
+        }
+        let n = self.canon(n);
+        if let Some(s) = scalar_type(&n) {
+            return Ok(Ty::Scalar(s));
+        }
+        if n == "void" {
+            return Ok(Ty::Void);
+        }
+        if let Some((s, k)) = vector_type(&n) {
+            return Ok(Ty::Vector(s, k));
+        }
+        if n == "dim3" || n == "uint3" {
+            return Ok(Ty::Vector(Scalar::U32, 3));
+        }
+        let short = n.trim_start_matches("cooperative_groups::");
+        match short {
+            "thread_block" => return Ok(Ty::Group(Group::Block)),
+            "grid_group" | "multi_grid_group" => return Ok(Ty::Group(Group::Grid)),
+            "coalesced_group" => return Ok(Ty::Group(Group::Tile(32))),
+            "thread_group" => return Ok(Ty::Group(Group::Block)),
+            _ => {}
+        }
+        if let Some((_, t)) = self
+            .m
+            .ast
+            .typedefs
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == n)
+        {
+            let t = t.clone();
+            return self.ty(&t, site);
+        }
+        if matches!(
+            n.as_str(),
+            "cudaTextureObject_t" | "cudaSurfaceObject_t" | "texture" | "surface"
+        ) {
+            return Err(self.unsupported(
+                site,
+                "textures and surfaces",
+                Some("read the data through a pointer parameter"),
+            ));
+        }
+        if n == "half" || n == "__half" || n == "__nv_bfloat16" || n == "half2" || n == "__half2" {
+            return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
+        }
+        self.struct_ty(&n, site)
+    }
+
+    fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        if let Some(i) = self.structs.find(n) {
+            return Ok(Ty::Struct(i));
+        }
+        let Some(def) = self.m.ast.structs.iter().rev().find(|s| s.name == n) else {
+            return Err(self.unknown(site, "type", n));
+        };
+        if self.globals_in_progress.iter().any(|g| g == n) {
+            return Err(self.err(def.site, format!("struct `{n}` contains itself"), None));
+        }
+        self.globals_in_progress.push(n.to_string());
+        let mut fields = Vec::new();
+        for (fname, fty) in &def.fields {
+            let t = match fty {
+                // A pointer field to a struct being laid out: only its size matters.
+                TypeExpr::Pointer(_) => Ty::Pointer(Box::new(Ty::Void)),
+                _ => self.ty(fty, def.site)?,
+            };
+            fields.push((fname.clone(), t));
+        }
+        self.globals_in_progress.pop();
+        Ok(Ty::Struct(self.structs.add(n, fields, def.align)))
+    }
+
+    /// Parse one textual template argument of the kernel name.
+    fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
+        match p {
+            ast::TemplateParam::Type(_) => {
+                let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let t = TypeExpr::Name(match norm.as_str() {
+                    "unsigned" => "unsigned int".into(),
+                    other => other.to_string(),
+                });
+                self.ty(&t, site).map(TArg::Type)
+            }
+            ast::TemplateParam::Value(name, ty) => {
+                let ty = self.ty(ty, site)?;
+                let t = text.trim();
+                let v = match t {
+                    "true" => Some(1),
+                    "false" => Some(0),
+                    _ => {
+                        let (neg, body) = t.strip_prefix('-').map_or((false, t), |b| (true, b));
+                        super::preprocess::parse_int(body)
+                            .map(|(v, _, _)| if neg { -(v as i128) } else { v as i128 })
+                    }
+                };
+                let v = match v {
+                    Some(v) => v,
+                    None => self.const_name(t, site).map_err(|_| {
+                        self.err(
+                            site,
+                            format!("template argument `{t}` for `{name}` is not an integer"),
+                            None,
+                        )
+                    })?,
+                };
+                let s = ty.scalar().unwrap_or(Scalar::I32);
+                Ok(TArg::Value(consts::int(s, v)))
+            }
+        }
+    }
+
+    /// Evaluate a constant integer expression (array sizes, template arguments, case labels).
+    pub fn const_int(&mut self, e: &ast::Expr) -> R<i128> {
+        let c = self.const_eval(e)?;
+        if c.ty.is_float() {
+            return Err(self.err(e.site, "an integer constant is needed here", None));
+        }
+        Ok(consts::as_int(c))
+    }
+
+    /// Evaluate a constant expression; the code it would emit is dropped.
+    pub fn const_eval(&mut self, e: &ast::Expr) -> R<Const> {
+        let mut out = None;
+        self.sub_block(|l| {
+            out = Some(l.scalar(e)?);
+            Ok(())
+        })?;
+        match out {
+            Some((Operand::Const(c), _)) => Ok(c),
+            _ => Err(self.err(
+                e.site,
+                "a compile-time constant is needed here",
+                Some(
+                    "use literals, #define'd values, template parameters or const variables".into(),
+                ),
+            )),
+        }
+    }
+
+    /// The value of a file-scope name: an enumerator or a `const` with a constant initializer.
+    pub fn global(&mut self, name: &str, site: Site) -> R<Option<Const>> {
+        let Some(g) = self
+            .m
+            .ast
+            .globals
+            .iter()
+            .rev()
+            .find(|g| g.decl.name == name)
+        else {
+            return Ok(None);
+        };
+        let d = g.decl.clone();
+        if d.quals.constant || d.quals.device || d.quals.shared {
+            let kind = if d.quals.constant {
+                "__constant__"
+            } else if d.quals.shared {
+                "file-scope __shared__"
+            } else {
+                "__device__"
+            };
+            return Err(self.err(
+                site,
+                format!("`{name}` is a {kind} variable, which warpsim does not support"),
+                Some("pass the data as a kernel parameter (a pointer to global memory)".into()),
+            ));
+        }
+        if !d.quals.is_const || d.init.is_none() {
+            return Err(self.err(
+                site,
+                format!("`{name}` is a file-scope (host) variable; device code cannot use it"),
+                Some(
+                    "make it `const` with a constant value, or pass it as a kernel parameter"
+                        .into(),
+                ),
+            ));
+        }
+        if self.globals_in_progress.iter().any(|g| g == name) {
+            return Err(self.err(
+                site,
+                format!("`{name}` is defined in terms of itself"),
+                None,
+            ));
+        }
+        self.globals_in_progress.push(name.to_string());
+        // File-scope constants see no locals: evaluate in an empty frame.
+        let saved_frames = std::mem::take(&mut self.frames);
+        self.frames.push(Frame {
+            scope_start: self.scopes.len(),
+            tenv: HashMap::new(),
+            ret: None,
+            ns: String::new(),
+        });
+        let ty = self.ty(&d.ty, d.site);
+        let v = ty.and_then(|ty| {
+            let init = d.init.as_ref().expect("checked above");
+            let c = self.const_eval(init)?;
+            Ok(match ty {
+                Ty::Scalar(s) => consts::convert(c, s),
+                _ => c,
+            })
+        });
+        self.frames = saved_frames;
+        self.globals_in_progress.pop();
+        v.map(Some)
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    /// Lower a function body; a `return` as its last statement needs no `Return`.
+    fn body(&mut self, stmts: &[ast::Stmt]) -> R<()> {
+        for (i, s) in stmts.iter().enumerate() {
+            let tail = i + 1 == stmts.len();
+            match &s.kind {
+                StmtKind::Return(v) if tail => self.ret(v.as_ref(), s.site, true)?,
+                _ => self.stmt(s)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn stmts(&mut self, stmts: &[ast::Stmt]) -> R<()> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    /// Lower a statement in its own scope into a block.
+    fn scoped_block(&mut self, s: &ast::Stmt) -> R<Vec<Stmt>> {
+        self.sub_block(|l| {
+            l.push_scope();
+            let r = l.stmt(s);
+            l.pop_scope();
+            r
+        })
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) -> R<()> {
+        let site = s.site;
+        match &s.kind {
+            StmtKind::Empty => Ok(()),
+            StmtKind::Unsupported(what, help) => {
+                if what == "a syntax error" {
+                    return Err(self.syntax_error(site));
+                }
+                Err(self.unsupported(site, what, help.as_deref()))
+            }
+            StmtKind::Decl(decls) => {
+                for d in decls {
+                    self.declare(d)?;
+                }
+                Ok(())
+            }
+            StmtKind::Expr(e) => self.discard(e),
+            StmtKind::Block(b) => {
+                self.push_scope();
+                let r = self.stmts(b);
+                self.pop_scope();
+                r
+            }
+            StmtKind::If(c, then, els) => {
+                let cond = self.truth_expr(c)?;
+                if let Operand::Const(k) = cond {
+                    // A constant condition (template parameters, `if constexpr`): only the
+                    // branch taken exists, as after nvcc's folding.
+                    let taken = if consts::truthy(k) {
+                        Some(&**then)
+                    } else {
+                        els.as_deref()
+                    };
+                    if let Some(t) = taken {
+                        let b = self.scoped_block(t)?;
+                        for st in b {
+                            self.emit(st);
+                        }
+                    }
+                    return Ok(());
+                }
+                let then = self.scoped_block(then)?;
+                let els = match els {
+                    Some(e) => self.scoped_block(e)?,
+                    None => Vec::new(),
+                };
+                self.emit(Stmt::If {
+                    cond,
+                    then,
+                    els,
+                    varying: false,
+                    site,
+                });
+                Ok(())
+            }
+            StmtKind::For(init, cond, step, body) => {
+                self.push_scope();
+                let r = self.for_loop(init.as_deref(), cond.as_ref(), step.as_ref(), body, site);
+                self.pop_scope();
+                r
+            }
+            StmtKind::While(cond, body) => self.for_loop(None, Some(cond), None, body, site),
+            StmtKind::DoWhile(body, cond) => {
+                self.flow.push(Flow::Loop);
+                let b = self.scoped_block(body);
+                self.flow.pop();
+                let b = b?;
+                let step = self.sub_block(|l| {
+                    let c = l.truth_expr(cond)?;
+                    match c {
+                        Operand::Const(k) if consts::truthy(k) => {}
+                        Operand::Const(_) => l.emit(Stmt::Break),
+                        c => l.emit(Stmt::If {
+                            cond: c,
+                            then: Vec::new(),
+                            els: vec![Stmt::Break],
+                            varying: false,
+                            site: cond.site,
+                        }),
+                    }
+                    Ok(())
+                })?;
+                self.emit(Stmt::Loop {
+                    body: b,
+                    step,
+                    varying: false,
+                    site,
+                });
+                Ok(())
+            }
+            StmtKind::Switch(cond, body) => self.switch(cond, body, site),
+            StmtKind::Case(..) => Err(self.err(site, "`case` outside a switch", None)),
+            StmtKind::Break => {
+                if self.flow.is_empty() {
+                    return Err(self.err(site, "`break` outside a loop or switch", None));
+                }
+                self.emit(Stmt::Break);
+                Ok(())
+            }
+            StmtKind::Continue => self.lower_continue(site),
+            StmtKind::Return(v) => self.ret(v.as_ref(), site, false),
+        }
+    }
+
+    fn ret(&mut self, v: Option<&ast::Expr>, site: Site, tail: bool) -> R<()> {
+        let ret = self.frames.last().and_then(|f| f.ret.clone());
+        match (v, ret) {
+            (Some(e), Some((place, ty))) => {
+                let val = self.rvalue(e)?;
+                let val = self.convert_val(val, &ty, e.site)?;
+                self.write(&place, val, site)?;
+            }
+            (Some(e), None) => {
+                // `return f();` of a void function still evaluates f().
+                self.discard(e)?;
+            }
+            (None, Some(_)) => {
+                return Err(self.err(site, "this function must return a value", None));
+            }
+            (None, None) => {}
+        }
+        if !tail {
+            self.emit(Stmt::Return);
+        }
+        Ok(())
+    }
+
+    fn for_loop(
+        &mut self,
+        init: Option<&ast::Stmt>,
+        cond: Option<&ast::Expr>,
+        step: Option<&ast::Expr>,
+        body: &ast::Stmt,
+        site: Site,
+    ) -> R<()> {
+        if let Some(i) = init {
+            self.stmt(i)?;
+        }
+        let mut check = Vec::new();
+        if let Some(c) = cond {
+            let mut never = false;
+            check = self.sub_block(|l| {
+                let op = l.truth_expr(c)?;
+                match op {
+                    Operand::Const(k) if consts::truthy(k) => {}
+                    Operand::Const(_) => never = true,
+                    op => l.emit(Stmt::If {
+                        cond: op,
+                        then: Vec::new(),
+                        els: vec![Stmt::Break],
+                        varying: false,
+                        site: c.site,
+                    }),
+                }
+                Ok(())
+            })?;
+            if never {
+                return Ok(());
+            }
+        }
+        self.flow.push(Flow::Loop);
+        let b = self.scoped_block(body);
+        self.flow.pop();
+        check.extend(b?);
+        let step = match step {
+            Some(e) => self.sub_block(|l| l.discard(e))?,
+            None => Vec::new(),
+        };
+        self.emit(Stmt::Loop {
+            body: check,
+            step,
+            varying: false,
+            site,
+        });
+        Ok(())
+    }
+
+    fn lower_continue(&mut self, site: Site) -> R<()> {
+        match self.flow.last().copied() {
+            None => Err(self.err(site, "`continue` outside a loop", None)),
+            Some(Flow::Loop) => {
+                self.emit(Stmt::Continue);
+                Ok(())
+            }
+            Some(Flow::Switch(flag)) => {
+                let Some(flag) = flag else {
+                    return Err(self.err(
+                        site,
+                        "`continue` in this switch has no enclosing loop",
+                        None,
+                    ));
+                };
+                self.assign_to(
+                    flag,
+                    Scalar::Bool,
+                    Op::Copy {
+                        src: bool_const(true),
+                    },
+                    site,
+                );
+                self.emit(Stmt::Break);
+                Ok(())
+            }
+        }
+    }
+
+    /// `switch`: a one-pass loop over the sections; a section runs when a `matched` flag is
+    /// set (by its label, or by an earlier section falling through); `break` leaves the loop.
+    fn switch(&mut self, cond: &ast::Expr, body: &[ast::Stmt], site: Site) -> R<()> {
+        let (v, vt) = self.scalar(cond)?;
+        if vt.is_float() {
+            return Err(self.err(cond.site, "switch on a floating-point value", None));
+        }
+        let pt = super::types::promote(vt);
+        let v = self.convert(v, vt, pt, cond.site);
+        let mut sections: Vec<(Option<Const>, &[ast::Stmt], Site)> = Vec::new();
+        for s in body {
+            match &s.kind {
+                StmtKind::Case(label, stmts) => {
+                    let c = match label {
+                        Some(e) => Some(consts::convert(self.const_eval(e)?, pt)),
+                        None => None,
+                    };
+                    sections.push((c, stmts, s.site));
+                }
+                _ if sections.is_empty() => {} // unreachable code before the first label
+                _ => {
+                    return Err(self.err(
+                        s.site,
+                        "a statement between case labels that the grammar did not attach",
+                        None,
+                    ));
+                }
+            }
+        }
+        let has_continue = body.iter().any(contains_continue);
+        let cont = has_continue.then(|| {
+            let f = self.temp(Scalar::Bool);
+            self.assign_to(
+                f,
+                Scalar::Bool,
+                Op::Copy {
+                    src: bool_const(false),
+                },
+                site,
+            );
+            f
+        });
+        // `default` matches when no label does.
+        let any = if sections.iter().any(|s| s.0.is_none()) {
+            let mut any = bool_const(false);
+            for (c, _, s) in &sections {
+                if let Some(c) = c {
+                    let eq = self.cmp(ir::CmpOp::Eq, pt, v, Operand::Const(*c), *s);
+                    any = self.logic(false, any, eq, *s);
+                }
+            }
+            Some(any)
+        } else {
+            None
+        };
+        let matched = self.temp(Scalar::Bool);
+        self.assign_to(
+            matched,
+            Scalar::Bool,
+            Op::Copy {
+                src: bool_const(false),
+            },
+            site,
+        );
+        self.flow.push(Flow::Switch(cont));
+        let b = self.sub_block(|l| {
+            for (c, stmts, s) in &sections {
+                let hit = match c {
+                    Some(c) => l.cmp(ir::CmpOp::Eq, pt, v, Operand::Const(*c), *s),
+                    None => l.not(any.expect("computed with a default"), *s),
+                };
+                let m = l.logic(false, Operand::Var(matched), hit, *s);
+                l.assign_to(matched, Scalar::Bool, Op::Copy { src: m }, *s);
+                if stmts.is_empty() {
+                    continue;
+                }
+                let then = l.sub_block(|l| {
+                    l.push_scope();
+                    let r = l.stmts(stmts);
+                    l.pop_scope();
+                    r
+                })?;
+                l.emit(Stmt::If {
+                    cond: Operand::Var(matched),
+                    then,
+                    els: Vec::new(),
+                    varying: false,
+                    site: *s,
+                });
+            }
+            l.emit(Stmt::Break);
+            Ok(())
+        });
+        self.flow.pop();
+        self.emit(Stmt::Loop {
+            body: b?,
+            step: Vec::new(),
+            varying: false,
+            site,
+        });
+        if let Some(f) = cont {
+            let then = self.sub_block(|l| l.lower_continue(site))?;
+            self.emit(Stmt::If {
+                cond: Operand::Var(f),
+                then,
+                els: Vec::new(),
+                varying: false,
+                site,
+            });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ declarations
+
+    fn declare(&mut self, d: &ast::VarDecl) -> R<()> {
+        let site = d.site;
+        if d.quals.is_static && !d.quals.shared || d.quals.constant {
+            return Err(self.unsupported(
+                site,
+                "a `static` or `__constant__` variable inside a function",
+                Some("use a local variable, or pass the data as a kernel parameter"),
+            ));
+        }
+        if d.ty == TypeExpr::Auto {
+            let Some(init) = &d.init else {
+                return Err(self.err(site, "`auto` needs an initializer", None));
+            };
+            let v = self.rvalue(init)?;
+            let ty = self.val_ty(&v);
+            return self.declare_with(d, ty, Some(v));
+        }
+        let ty = self.ty(&d.ty, site)?;
+        if d.quals.shared {
+            return self.declare_shared(d, ty);
+        }
+        if let TypeExpr::Ref(_) = d.ty {
+            let Some(init) = &d.init else {
+                return Err(self.err(site, "a reference needs an initializer", None));
+            };
+            let p = self.place(init)?;
+            self.bind(&d.name, Sym::Place(p));
+            return Ok(());
+        }
+        // `const int n = 4;` with a constant value is a compile-time constant, as in C++.
+        if d.quals.is_const
+            && let Ty::Scalar(s) = ty
+            && let Some(init) = &d.init
+            && !matches!(init.kind, ast::ExprKind::InitList(_))
+        {
+            let v = self.rvalue(init)?;
+            if let Val::Scalar(Operand::Const(c), _) = v {
+                self.bind(&d.name, Sym::Const(consts::convert(c, s)));
+                return Ok(());
+            }
+            return self.declare_with(d, ty, Some(v));
+        }
+        let v = match &d.init {
+            Some(e) => match (&e.kind, &ty) {
+                (ast::ExprKind::InitList(items), Ty::Array(..)) => {
+                    let items = items.clone();
+                    self.declare_with(d, ty.clone(), None)?;
+                    return self.init_array(&d.name, &items, site);
+                }
+                (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
+                _ => Some(self.rvalue(e)?),
+            },
+            None => None,
+        };
+        self.declare_with(d, ty, v)
+    }
+
+    fn declare_with(&mut self, d: &ast::VarDecl, ty: Ty, init: Option<Val>) -> R<()> {
+        let site = d.site;
+        match &ty {
+            Ty::Group(g) => {
+                let g = match init {
+                    Some(Val::Group(g)) => g,
+                    None => *g,
+                    Some(_) => return Err(self.err(site, "a group handle must come from cg::this_thread_block() or cg::tiled_partition", None)),
+                };
+                if g == Group::Grid {
+                    return Err(self.grid_group(site));
+                }
+                self.bind(&d.name, Sym::Place(Place::Group(g)));
+            }
+            Ty::Pointer(pointee) => {
+                let off = self.new_var(&d.name, Scalar::I64);
+                let idx = self.ptrs.len();
+                self.ptrs.push(PtrVar {
+                    name: d.name.clone(),
+                    base: None,
+                    base_site: site,
+                    off,
+                    pointee: (**pointee).clone(),
+                });
+                if let Some(v) = init {
+                    let v = self.convert_val(v, &ty, site)?;
+                    self.write(&Place::Ptr(idx), v, site)?;
+                }
+                self.bind(&d.name, Sym::Place(Place::Ptr(idx)));
+            }
+            Ty::Array(elem, n) => {
+                let Some(n) = n else {
+                    return Err(self.err(site, "a local array needs a size", None));
+                };
+                let mut base = (**elem).clone();
+                let mut count = *n;
+                while let Ty::Array(inner, Some(k)) = base {
+                    count *= k;
+                    base = *inner;
+                }
+                let leaves = base.leaves(&self.structs);
+                if leaves.is_empty() {
+                    return Err(self.unsupported(site, "an array of this element type", None));
+                }
+                let arrays = leaves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, s))| {
+                        self.locals.push(ir::LocalArray {
+                            name: if leaves.len() == 1 {
+                                d.name.clone()
+                            } else {
+                                format!("{}.{k}", d.name)
+                            },
+                            ty: *s,
+                            len: count,
+                        });
+                        self.locals.len() as u32 - 1
+                    })
+                    .collect();
+                self.bind(
+                    &d.name,
+                    Sym::Place(Place::Local {
+                        arrays,
+                        index: Vec::new(),
+                        ty: ty.clone(),
+                    }),
+                );
+                if init.is_some() {
+                    return Err(self.err(site, "initialize a local array with `= {..}`", None));
+                }
+            }
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
+                let leaves = ty.leaves(&self.structs);
+                let vars: Vec<VarId> = leaves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, s))| {
+                        let n = if leaves.len() == 1 {
+                            d.name.clone()
+                        } else {
+                            format!("{}.{k}", d.name)
+                        };
+                        self.new_var(&n, *s)
+                    })
+                    .collect();
+                let place = Place::Reg {
+                    ty: ty.clone(),
+                    vars,
+                };
+                if let Some(v) = init {
+                    let v = self.convert_val(v, &ty, site)?;
+                    self.write(&place, v, site)?;
+                }
+                self.bind(&d.name, Sym::Place(place));
+            }
+            Ty::Void => return Err(self.err(site, "a variable cannot be void", None)),
+        }
+        Ok(())
+    }
+
+    /// `T a[n] = {..}`: element stores at constant indexes.
+    fn init_array(&mut self, name: &str, items: &[ast::Expr], site: Site) -> R<()> {
+        let Some(Sym::Place(p @ Place::Local { .. })) = self.lookup(name).cloned() else {
+            return Err(self.err(site, "array initializer", None));
+        };
+        self.init_place(p, items, site)
+    }
+
+    fn init_place(&mut self, p: Place, items: &[ast::Expr], site: Site) -> R<()> {
+        for (k, item) in items.iter().enumerate() {
+            let ep = self.index_place(
+                p.clone(),
+                Operand::Const(consts::int(Scalar::I32, k as i128)),
+                site,
+            )?;
+            let ty = self.place_ty(&ep);
+            let v = match (&item.kind, &ty) {
+                (ast::ExprKind::InitList(sub), Ty::Array(..)) => {
+                    self.init_place(ep, sub, item.site)?;
+                    continue;
+                }
+                (ast::ExprKind::InitList(sub), _) => self.init_list(sub, &ty, item.site)?,
+                _ => self.rvalue(item)?,
+            };
+            let v = self.convert_val(v, &ty, item.site)?;
+            self.write(&ep, v, item.site)?;
+        }
+        Ok(())
+    }
+
+    /// `{a, b, ..}` for a vector or struct.
+    pub fn init_list(&mut self, items: &[ast::Expr], ty: &Ty, site: Site) -> R<Val> {
+        match ty {
+            Ty::Scalar(s) => match items.first() {
+                Some(e) => {
+                    let (op, t) = self.scalar(e)?;
+                    Ok(Val::Scalar(self.convert(op, t, *s, site), *s))
+                }
+                None => Ok(Val::Scalar(Operand::Const(consts::int(*s, 0)), *s)),
+            },
+            Ty::Vector(..) | Ty::Struct(_) => {
+                let mut leaves = Vec::new();
+                let parts: Vec<Ty> = match ty {
+                    Ty::Vector(s, n) => (0..*n).map(|_| Ty::Scalar(*s)).collect(),
+                    Ty::Struct(i) => self.structs.list[*i]
+                        .fields
+                        .iter()
+                        .map(|f| f.1.clone())
+                        .collect(),
+                    _ => unreachable!("matched above"),
+                };
+                for (k, pt) in parts.iter().enumerate() {
+                    let v = match items.get(k) {
+                        Some(e) => match &e.kind {
+                            ast::ExprKind::InitList(sub) => self.init_list(sub, pt, e.site)?,
+                            _ => {
+                                let v = self.rvalue(e)?;
+                                self.convert_val(v, pt, e.site)?
+                            }
+                        },
+                        None => self.zero(pt, site)?,
+                    };
+                    leaves.extend(self.leaves_of(v));
+                }
+                Ok(Val::Agg(ty.clone(), leaves))
+            }
+            _ => Err(self.unsupported(site, "this initializer list", None)),
+        }
+    }
+
+    /// The zero value of a type.
+    pub fn zero(&mut self, ty: &Ty, site: Site) -> R<Val> {
+        match ty {
+            Ty::Scalar(s) => Ok(Val::Scalar(Operand::Const(consts::int(*s, 0)), *s)),
+            Ty::Vector(..) | Ty::Struct(_) => {
+                let leaves = ty
+                    .leaves(&self.structs)
+                    .iter()
+                    .map(|(_, s)| Operand::Const(consts::int(*s, 0)))
+                    .collect();
+                Ok(Val::Agg(ty.clone(), leaves))
+            }
+            _ => Err(self.unsupported(site, "a zero value of this type", None)),
+        }
+    }
+
+    fn declare_shared(&mut self, d: &ast::VarDecl, ty: Ty) -> R<()> {
+        let site = d.site;
+        if d.init.is_some() {
+            return Err(self.err(
+                site,
+                "__shared__ variables cannot have an initializer",
+                Some("assign it in the kernel, then __syncthreads()".into()),
+            ));
+        }
+        let unsized_array = matches!(ty, Ty::Array(_, None));
+        let base = if d.quals.is_extern || unsized_array {
+            if !unsized_array {
+                return Err(self.err(
+                    site,
+                    "extern __shared__ must be an unsized array: `extern __shared__ float s[];`",
+                    None,
+                ));
+            }
+            Base::DynamicShared
+        } else {
+            let bytes = ty.size(&self.structs);
+            let key = (site, format!("{:?}", ty));
+            let idx = match self.shared_keys.get(&key) {
+                Some(i) => *i,
+                None => {
+                    self.shared.push(ir::SharedArray {
+                        name: d.name.clone(),
+                        bytes,
+                        align: ty.align(&self.structs),
+                        site,
+                    });
+                    let i = self.shared.len() as u32 - 1;
+                    self.shared_keys.insert(key, i);
+                    i
+                }
+            };
+            Base::Shared(idx)
+        };
+        let ptr = PtrVal {
+            base,
+            offset: Operand::Const(consts::int(Scalar::I64, 0)),
+            disp: 0,
+            terms: Vec::new(),
+            pointee: ty.clone(),
+        };
+        self.bind(&d.name, Sym::Place(Place::Mem { ptr, ty }));
+        Ok(())
+    }
+
+    /// The error for grid-wide cooperative groups.
+    pub fn grid_group(&self, site: Site) -> Diagnostic {
+        self.unsupported(
+            site,
+            "grid-wide cooperative groups (this_grid, grid.sync)",
+            Some("split the kernel in two launches; warpsim runs blocks independently"),
+        )
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    /// Call a user `__device__` function by inlining it; `None` when no user function has
+    /// this name.
+    pub fn call_user(
+        &mut self,
+        name: &str,
+        targs: &[TemplateArg],
+        args: &[ast::Expr],
+        site: Site,
+    ) -> R<Option<Val>> {
+        let ns = self.frames.last().map_or(String::new(), |f| f.ns.clone());
+        let m = self.m;
+        let mut cands: Vec<&Function> = m
+            .ast
+            .functions
+            .iter()
+            .filter(|f| f.name == name || f.name == format!("{ns}{name}"))
+            .collect();
+        if cands.is_empty() {
+            return Ok(None);
+        }
+        if cands.iter().all(|f| f.global) {
+            return Err(self.unsupported(
+                site,
+                &format!("calling the kernel `{name}` from device code (dynamic parallelism)"),
+                Some("launch kernels from the host"),
+            ));
+        }
+        cands.retain(|f| !f.global && f.params.len() == args.len());
+        if cands.is_empty() {
+            return Err(self.err(
+                site,
+                format!("no overload of `{name}` takes {} argument(s)", args.len()),
+                None,
+            ));
+        }
+        let f = if cands.len() == 1 {
+            cands[0]
+        } else {
+            // Overloads: the one whose parameter types match the arguments best.
+            let mut arg_tys = Vec::new();
+            for a in args {
+                let mut t = Ty::Void;
+                self.sub_block(|l| {
+                    let v = l.rvalue(a)?;
+                    t = l.val_ty(&v);
+                    Ok(())
+                })?;
+                arg_tys.push(t);
+            }
+            let mut best = (i32::MIN, cands[0]);
+            for f in &cands {
+                let mut score = 0;
+                for (p, at) in f.params.iter().zip(&arg_tys) {
+                    let pt = match &p.ty {
+                        TypeExpr::Ref(inner) => (**inner).clone(),
+                        t => t.clone(),
+                    };
+                    match self.ty(&pt, p.site) {
+                        Ok(t) if t == *at => score += 2,
+                        Ok(Ty::Scalar(a)) if matches!(at, Ty::Scalar(b) if a.is_float() == b.is_float()) => {
+                            score += 1
+                        }
+                        _ => {}
+                    }
+                }
+                if score > best.0 {
+                    best = (score, f);
+                }
+            }
+            best.1
+        };
+        self.inline(f, targs, args, site).map(Some)
+    }
+
+    fn inline(
+        &mut self,
+        f: &Function,
+        targs: &[TemplateArg],
+        args: &[ast::Expr],
+        site: Site,
+    ) -> R<Val> {
+        if let Some(s) = f.syntax_error {
+            return Err(self.syntax_error(s));
+        }
+        // Template arguments: explicit ones, then deduced from the arguments.
+        let mut tenv = HashMap::new();
+        for (p, a) in f.template.iter().zip(targs) {
+            let v = match (p, a) {
+                (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => {
+                    TArg::Type(self.ty(t, site)?)
+                }
+                (ast::TemplateParam::Value(_, ty), arg) => {
+                    let e = match arg {
+                        TemplateArg::Expr(e) => e.clone(),
+                        TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
+                            kind: ast::ExprKind::Ident(n.clone()),
+                            site,
+                            span: (0, 0),
+                        },
+                        TemplateArg::Type(_) => {
+                            return Err(self.err(
+                                site,
+                                "a value template argument is needed",
+                                None,
+                            ));
+                        }
+                    };
+                    let c = self.const_eval(&e)?;
+                    let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
+                    TArg::Value(consts::convert(c, s))
+                }
+                (ast::TemplateParam::Type(_), TemplateArg::Expr(_)) => {
+                    return Err(self.err(site, "a type template argument is needed", None));
+                }
+            };
+            tenv.insert(p.name().to_string(), v);
+        }
+        // Evaluate the arguments in the caller.
+        enum Arg {
+            Val(Val),
+            Place(Place),
+        }
+        let mut vals = Vec::new();
+        for (p, a) in f.params.iter().zip(args) {
+            if matches!(p.ty, TypeExpr::Ref(_)) {
+                vals.push(Arg::Place(self.place(a)?));
+            } else {
+                vals.push(Arg::Val(self.rvalue(a)?));
+            }
+        }
+        for p in &f.template {
+            if tenv.contains_key(p.name()) {
+                continue;
+            }
+            let ast::TemplateParam::Type(tn) = p else {
+                return Err(self.err(
+                    site,
+                    format!(
+                        "cannot deduce template parameter `{}` of `{}`",
+                        p.name(),
+                        f.name
+                    ),
+                    None,
+                ));
+            };
+            let mut found = None;
+            for (fp, a) in f.params.iter().zip(&vals) {
+                let at = match a {
+                    Arg::Val(v) => self.val_ty(v),
+                    Arg::Place(p) => self.place_ty(p),
+                };
+                if let Some(t) = deduce(&fp.ty, &at, tn) {
+                    found = Some(t);
+                    break;
+                }
+            }
+            let Some(t) = found else {
+                return Err(self.err(
+                    site,
+                    format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
+                    Some(format!("call it as {}<float>(...)", f.name)),
+                ));
+            };
+            tenv.insert(tn.clone(), TArg::Type(t));
+        }
+        let key = format!("{}{:?}", f.name, {
+            let mut v: Vec<_> = tenv.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            v.sort();
+            v
+        });
+        if self
+            .inline_stack
+            .iter()
+            .any(|k| *k == key || *k == f.name && tenv.is_empty())
+        {
+            return Err(self.err(
+                site,
+                format!("recursive call of `{}`", f.name),
+                Some("warpsim inlines every __device__ function, so recursion is not supported; rewrite it as a loop".into()),
+            ));
+        }
+        if self.inline_stack.len() > 64 {
+            return Err(self.err(site, "device functions nested too deeply", None));
+        }
+        let ns = f
+            .name
+            .rfind("::")
+            .map_or(String::new(), |i| f.name[..i + 2].to_string());
+        // The new frame: parameter names resolve in the callee's template environment.
+        self.frames.push(Frame {
+            scope_start: self.scopes.len(),
+            tenv,
+            ret: None,
+            ns,
+        });
+        self.scopes.push(HashMap::new());
+        self.inline_stack.push(key);
+        let r = self.inline_body(
+            f,
+            vals.into_iter()
+                .map(|a| match a {
+                    Arg::Val(v) => Ok(v),
+                    Arg::Place(p) => Err(p),
+                })
+                .collect(),
+            site,
+        );
+        self.inline_stack.pop();
+        self.scopes
+            .truncate(self.frames.last().map_or(1, |fr| fr.scope_start));
+        self.frames.pop();
+        r
+    }
+
+    fn inline_body(&mut self, f: &Function, args: Vec<Result<Val, Place>>, site: Site) -> R<Val> {
+        for (p, a) in f.params.iter().zip(args) {
+            match a {
+                Err(place) => self.bind(&p.name, Sym::Place(place)),
+                Ok(v) => {
+                    let ty = self.ty(&p.ty, p.site)?;
+                    let ty = match ty {
+                        Ty::Array(e, _) => Ty::Pointer(e),
+                        t => t,
+                    };
+                    let d = ast::VarDecl {
+                        name: p.name.clone(),
+                        ty: TypeExpr::Auto,
+                        quals: ast::Quals::default(),
+                        init: None,
+                        site: p.site,
+                    };
+                    let v = self.convert_val(v, &ty, site)?;
+                    self.declare_with(&d, ty, Some(v))?;
+                }
+            }
+        }
+        let rty = self.ty(&f.ret, f.site)?;
+        let ret = match &rty {
+            Ty::Void => None,
+            Ty::Pointer(pointee) => {
+                let off = self.new_var(&format!("{}.ret", f.name), Scalar::I64);
+                self.ptrs.push(PtrVar {
+                    name: format!("{}.ret", f.name),
+                    base: None,
+                    base_site: f.site,
+                    off,
+                    pointee: (**pointee).clone(),
+                });
+                Some((Place::Ptr(self.ptrs.len() - 1), rty.clone()))
+            }
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
+                let vars = rty
+                    .leaves(&self.structs)
+                    .iter()
+                    .map(|(_, s)| self.new_var(&format!("{}.ret", f.name), *s))
+                    .collect();
+                Some((
+                    Place::Reg {
+                        ty: rty.clone(),
+                        vars,
+                    },
+                    rty.clone(),
+                ))
+            }
+            Ty::Group(g) => {
+                // A function returning a handle (rare): only a constant one works.
+                Some((Place::Group(*g), rty.clone()))
+            }
+            Ty::Array(..) => {
+                return Err(self.err(f.site, "a function cannot return an array", None));
+            }
+        };
+        self.frames.last_mut().expect("pushed by inline").ret = ret.clone();
+        let body = self.sub_block(|l| l.body(&f.body))?;
+        self.emit(Stmt::Inline { body });
+        match ret {
+            None => Ok(Val::Void),
+            Some((p, _)) => self.read(&p, site),
+        }
+    }
+}
+
+/// Deduce template type parameter `tn` from a parameter type and an argument type.
+fn deduce(param: &TypeExpr, arg: &Ty, tn: &str) -> Option<Ty> {
+    match (param, arg) {
+        (TypeExpr::Name(n), t) if n == tn => Some(t.clone()),
+        (TypeExpr::Ref(inner), t) => deduce(inner, t, tn),
+        (TypeExpr::Pointer(inner), Ty::Pointer(t)) => deduce(inner, t, tn),
+        (TypeExpr::Array(inner, _), Ty::Pointer(t)) => deduce(inner, t, tn),
+        _ => None,
+    }
+}
+
+/// Whether a statement has a `continue` that is not inside a nested loop.
+fn contains_continue(s: &ast::Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Continue => true,
+        StmtKind::Block(b) | StmtKind::Case(_, b) => b.iter().any(contains_continue),
+        StmtKind::If(_, a, b) => {
+            contains_continue(a) || b.as_deref().is_some_and(contains_continue)
+        }
+        StmtKind::Switch(_, b) => b.iter().any(contains_continue),
+        _ => false,
+    }
+}
+
+/// A `bool` constant.
+pub fn bool_const(v: bool) -> Operand {
+    Operand::Const(consts::int(Scalar::Bool, i128::from(v)))
+}

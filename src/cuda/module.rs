@@ -1,0 +1,164 @@
+//! The front-end's public API: a [`Module`] is one preprocessed and parsed translation unit;
+//! it lists its kernels and lowers any of them (with template arguments) to an
+//! [`ir::Kernel`].
+//!
+//! ```
+//! use warpsim::cuda::Module;
+//! let src = "__global__ void add(const float *a, float *b, int n) {\n\
+//!                int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+//!                if (i < n) b[i] += a[i];\n\
+//!            }\n\
+//!            int main() { return 0; }\n";
+//! let m = Module::from_source("add.cu", src, &[]).unwrap();
+//! assert_eq!(m.kernels()[0].name, "add");
+//! let k = m.lower("add").unwrap();
+//! assert_eq!(k.params.len(), 3);
+//! ```
+
+use std::path::Path;
+
+use super::ast;
+use super::diag::{Diagnostic, Severity};
+use super::ir::{self, Site};
+use super::preprocess::{self, MissingHeader};
+use super::source::Sources;
+
+/// A parsed translation unit, as the lowering sees it.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// Device declarations.
+    pub ast: ast::Unit,
+    /// The files read.
+    pub sources: Sources,
+    /// Local headers that were not found.
+    pub missing: Vec<MissingHeader>,
+    /// The preprocessed text (byte spans of the AST index it).
+    pub text: String,
+}
+
+/// One preprocessed, parsed translation unit.
+#[derive(Clone, Debug)]
+pub struct Module {
+    unit: Unit,
+    warnings: Vec<Diagnostic>,
+}
+
+/// A kernel of a module, for listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelInfo {
+    /// The kernel's name (qualified by its namespaces).
+    pub name: String,
+    /// Template parameter names (empty when not a template).
+    pub template_params: Vec<String>,
+    /// Parameters: name and type as written.
+    pub params: Vec<(String, String)>,
+    /// Where the kernel's name is.
+    pub site: ir::Site,
+}
+
+impl Module {
+    /// Read, preprocess and parse `path`; `#include "x.h"` resolves beside it.
+    pub fn from_file(path: &Path, defines: &[(String, String)]) -> Result<Module, Diagnostic> {
+        let text = std::fs::read_to_string(path).map_err(|e| Diagnostic {
+            severity: Severity::Error,
+            file: path.display().to_string(),
+            line: 0,
+            col: 0,
+            message: format!("cannot read the file: {e}"),
+            source_line: String::new(),
+            help: None,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Self::build(&path.display().to_string(), &text, dir, defines)
+    }
+
+    /// Preprocess and parse `source`, called `name`; `#include "x.h"` resolves relative to
+    /// the current directory.
+    pub fn from_source(
+        name: &str,
+        source: &str,
+        defines: &[(String, String)],
+    ) -> Result<Module, Diagnostic> {
+        Self::build(name, source, Path::new("."), defines)
+    }
+
+    fn build(
+        name: &str,
+        text: &str,
+        dir: &Path,
+        defines: &[(String, String)],
+    ) -> Result<Module, Diagnostic> {
+        let mut sources = Sources::default();
+        let pp = preprocess::preprocess(&mut sources, name, text, dir, defines)?;
+        let ast = super::parse::parse(&pp);
+        let mut warnings = pp.warnings.clone();
+        // Syntax errors outside device code are warnings (host C++ the grammar may not know);
+        // inside a kernel, lowering it reports them as errors.
+        for (site, msg) in &ast.syntax_errors {
+            let in_device = ast.functions.iter().any(|f| f.syntax_error == Some(*site));
+            if !in_device {
+                warnings.push(sources.diag(
+                    Severity::Warning,
+                    *site,
+                    msg.clone(),
+                    Some("outside device code: skipped".into()),
+                ));
+            }
+        }
+        Ok(Module {
+            unit: Unit {
+                ast,
+                sources,
+                missing: pp.missing,
+                text: pp.text,
+            },
+            warnings,
+        })
+    }
+
+    /// Every `__global__` function, in file order.
+    pub fn kernels(&self) -> Vec<KernelInfo> {
+        self.unit
+            .ast
+            .functions
+            .iter()
+            .filter(|f| f.global)
+            .map(|f| KernelInfo {
+                name: f.name.clone(),
+                template_params: f.template.iter().map(|p| p.name().to_string()).collect(),
+                params: f
+                    .params
+                    .iter()
+                    .map(|p| (p.name.clone(), p.written.clone()))
+                    .collect(),
+                site: f.site,
+            })
+            .collect()
+    }
+
+    /// Lower kernel `name`, which may carry template arguments: `"reduce<256>"`,
+    /// `"k<float, 4>"`.
+    pub fn lower(&self, name: &str) -> Result<ir::Kernel, Diagnostic> {
+        super::lower::lower_kernel(&self.unit, name)
+    }
+
+    /// Warnings: headers not found, syntax errors in host code, `#warning`s.
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The source line of a site.
+    pub fn line(&self, site: Site) -> Option<&str> {
+        self.unit.sources.line(site)
+    }
+
+    /// The name of file `file` (a [`Site::file`]).
+    pub fn file_name(&self, file: u32) -> &str {
+        self.unit.sources.name(file)
+    }
+
+    /// The preprocessed text the parser read (for debugging the front-end).
+    pub fn preprocessed(&self) -> &str {
+        &self.unit.text
+    }
+}

@@ -1,0 +1,1291 @@
+//! Parsing: the preprocessed text through the `tree-sitter-cuda` grammar (a C++ grammar with
+//! CUDA's qualifiers and `<<<...>>>` launches), then the concrete tree into the [`ast`].
+//!
+//! Only device code is converted: `__global__` and `__device__` functions (also inside
+//! templates, namespaces and `extern "C"`), structs, typedefs, enums and file-scope constants.
+//! Host functions are skipped by name; classes, lambdas and the rest of C++ are never looked
+//! at unless a kernel's body contains them, where they become `Unsupported` nodes that the
+//! lowering reports with their position.
+
+use super::ast::*;
+use super::ir::Site;
+use super::preprocess::{Preprocessed, char_value, parse_int, unescape};
+use tree_sitter::Node;
+
+/// Parse a preprocessed translation unit.
+pub fn parse(pp: &Preprocessed) -> Unit {
+    let mut parser = tree_sitter::Parser::new();
+    let mut unit = Unit::default();
+    if parser
+        .set_language(&tree_sitter_cuda::LANGUAGE.into())
+        .is_err()
+    {
+        unit.syntax_errors
+            .push((Site::default(), "the CUDA grammar failed to load".into()));
+        return unit;
+    }
+    let Some(tree) = parser.parse(&pp.text, None) else {
+        unit.syntax_errors
+            .push((Site::default(), "the parser gave up".into()));
+        return unit;
+    };
+    let p = P {
+        src: pp.text.as_bytes(),
+        pp,
+    };
+    p.collect_errors(tree.root_node(), &mut unit.syntax_errors);
+    p.items(tree.root_node(), "", &mut unit);
+    unit
+}
+
+struct P<'a> {
+    src: &'a [u8],
+    pp: &'a Preprocessed,
+}
+
+fn children(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.children(&mut c).collect()
+}
+
+fn named_children(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
+
+impl<'a> P<'a> {
+    fn text(&self, n: Node<'_>) -> &'a str {
+        std::str::from_utf8(&self.src[n.start_byte()..n.end_byte()]).unwrap_or("")
+    }
+
+    fn site(&self, n: Node<'_>) -> Site {
+        self.pp.site(n.start_byte())
+    }
+
+    /// Every ERROR and MISSING node, in order.
+    fn collect_errors(&self, n: Node<'_>, out: &mut Vec<(Site, String)>) {
+        if !n.has_error() {
+            return;
+        }
+        if n.is_missing() {
+            out.push((
+                self.site(n),
+                format!("syntax error: missing `{}`", n.kind()),
+            ));
+            return;
+        }
+        if n.is_error() {
+            let t: String = self.text(n).chars().take(40).collect();
+            let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push((self.site(n), format!("syntax error near `{t}`")));
+            return;
+        }
+        for c in children(n) {
+            self.collect_errors(c, out);
+        }
+    }
+
+    fn first_error(&self, n: Node<'_>) -> Option<Site> {
+        let mut v = Vec::new();
+        self.collect_errors(n, &mut v);
+        v.first().map(|e| e.0)
+    }
+
+    // ------------------------------------------------------------------ declarations
+
+    fn items(&self, n: Node<'_>, ns: &str, unit: &mut Unit) {
+        for c in named_children(n) {
+            self.item(c, ns, unit, &[]);
+        }
+    }
+
+    fn item(&self, c: Node<'_>, ns: &str, unit: &mut Unit, template: &[TemplateParam]) {
+        match c.kind() {
+            "function_definition" => self.function(c, ns, unit, template),
+            "template_declaration" => {
+                let params = c
+                    .child_by_field_name("parameters")
+                    .map(|p| self.template_params(p))
+                    .unwrap_or_default();
+                for d in named_children(c) {
+                    if d.kind() != "template_parameter_list" {
+                        self.item(d, ns, unit, &params);
+                    }
+                }
+            }
+            "namespace_definition" => {
+                let name = c
+                    .child_by_field_name("name")
+                    .map(|n| self.text(n))
+                    .unwrap_or("");
+                let inner = if name.is_empty() {
+                    ns.to_string()
+                } else {
+                    format!("{ns}{name}::")
+                };
+                if let Some(b) = c.child_by_field_name("body") {
+                    self.items(b, &inner, unit);
+                }
+            }
+            "linkage_specification" => {
+                if let Some(b) = c.child_by_field_name("body") {
+                    if b.kind() == "declaration_list" {
+                        self.items(b, ns, unit);
+                    } else {
+                        self.item(b, ns, unit, template);
+                    }
+                }
+            }
+            "namespace_alias_definition" => {
+                let kids = named_children(c);
+                if let (Some(a), Some(b)) = (kids.first(), kids.last()) {
+                    unit.aliases
+                        .push((self.text(*a).to_string(), self.text(*b).trim().to_string()));
+                }
+            }
+            "struct_specifier" | "class_specifier" | "union_specifier" => {
+                self.struct_def(c, None, unit);
+            }
+            "enum_specifier" => self.enum_def(c, unit),
+            "type_definition" => {
+                let Some(ty) = c.child_by_field_name("type") else {
+                    return;
+                };
+                let anon = self.struct_def(ty, None, unit);
+                let mut c2 = c.walk();
+                for d in c.children_by_field_name("declarator", &mut c2) {
+                    let (name, t) = self.declarator(d, self.type_expr(ty));
+                    if name.is_empty() {
+                        continue;
+                    }
+                    let t = match (&anon, t) {
+                        (Some(a), TypeExpr::Name(n)) if n.is_empty() => TypeExpr::Struct(a.clone()),
+                        (_, t) => t,
+                    };
+                    if anon.as_deref() == Some("") {
+                        continue;
+                    }
+                    unit.typedefs.push((name, t));
+                }
+                if anon.as_deref() == Some("") {
+                    // An anonymous struct: the typedef names it.
+                    if let Some(d) = c.child_by_field_name("declarator") {
+                        let name = self.text(d).trim().to_string();
+                        self.struct_def(ty, Some(&name), unit);
+                    }
+                }
+                if ty.kind() == "enum_specifier" {
+                    self.enum_def(ty, unit);
+                }
+            }
+            "alias_declaration" => {
+                if let (Some(n), Some(t)) =
+                    (c.child_by_field_name("name"), c.child_by_field_name("type"))
+                {
+                    unit.typedefs
+                        .push((self.text(n).to_string(), self.type_descriptor(t)));
+                }
+            }
+            "declaration" => {
+                if let Some(ty) = c.child_by_field_name("type") {
+                    if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
+                        self.struct_def(ty, None, unit);
+                    }
+                    if ty.kind() == "enum_specifier" {
+                        self.enum_def(ty, unit);
+                    }
+                }
+                // Prototypes of host functions and file-scope variables.
+                for d in self.declaration(c) {
+                    unit.globals.push(GlobalVar { decl: d });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The qualifiers and CUDA markers on a declaration or function definition.
+    fn quals(&self, n: Node<'_>) -> (Quals, bool, bool, bool) {
+        let (mut q, mut global, mut device, mut host) = (Quals::default(), false, false, false);
+        for c in children(n) {
+            if matches!(
+                c.kind(),
+                "type" | "declarator" | "body" | "compound_statement" | "function_declarator"
+            ) {
+                continue;
+            }
+            let t = self.text(c);
+            for w in t.split_whitespace() {
+                match w {
+                    "const" | "constexpr" => q.is_const = true,
+                    "__shared__" => q.shared = true,
+                    "extern" => q.is_extern = true,
+                    "static" => q.is_static = true,
+                    "__constant__" => q.constant = true,
+                    "__device__" => {
+                        device = true;
+                        q.device = true;
+                    }
+                    "__global__" => global = true,
+                    "__host__" => host = true,
+                    _ => {}
+                }
+            }
+        }
+        (q, global, device, host)
+    }
+
+    fn function(&self, n: Node<'_>, ns: &str, unit: &mut Unit, template: &[TemplateParam]) {
+        let (_, global, device, _host) = self.quals(n);
+        let Some(decl) = n.child_by_field_name("declarator") else {
+            return;
+        };
+        let ret0 = n
+            .child_by_field_name("type")
+            .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+        // Peel pointer declarators off the return type down to the function declarator.
+        let mut d = decl;
+        let mut ret = ret0;
+        loop {
+            match d.kind() {
+                "pointer_declarator" => ret = TypeExpr::Pointer(Box::new(ret)),
+                "reference_declarator" => ret = TypeExpr::Ref(Box::new(ret)),
+                "function_declarator" => break,
+                "parenthesized_declarator" | "attributed_declarator" => {}
+                _ => return,
+            }
+            let next = d.child_by_field_name("declarator").or_else(|| {
+                named_children(d)
+                    .into_iter()
+                    .find(|c| c.kind().ends_with("declarator"))
+            });
+            match next {
+                Some(x) => d = x,
+                None => return,
+            }
+        }
+        let Some(name_node) = d.child_by_field_name("declarator") else {
+            return;
+        };
+        let name = format!("{ns}{}", self.text(name_node).replace(' ', ""));
+        if !global && !device {
+            unit.host_functions.push(name);
+            return;
+        }
+        let params = d
+            .child_by_field_name("parameters")
+            .map(|p| self.params(p))
+            .unwrap_or_default();
+        let body = n
+            .child_by_field_name("body")
+            .map(|b| self.block(b))
+            .unwrap_or_default();
+        unit.functions.push(Function {
+            name,
+            global,
+            device,
+            template: template.to_vec(),
+            ret,
+            params,
+            body,
+            site: self.site(name_node),
+            syntax_error: self.first_error(n),
+        });
+    }
+
+    fn template_params(&self, n: Node<'_>) -> Vec<TemplateParam> {
+        let mut out = Vec::new();
+        for c in named_children(n) {
+            match c.kind() {
+                "type_parameter_declaration" | "optional_type_parameter_declaration" => {
+                    let name = named_children(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "type_identifier")
+                        .map_or("", |x| self.text(x));
+                    out.push(TemplateParam::Type(name.to_string()));
+                }
+                "parameter_declaration" | "optional_parameter_declaration" => {
+                    let ty = c
+                        .child_by_field_name("type")
+                        .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+                    let (name, ty) = match c.child_by_field_name("declarator") {
+                        Some(d) => self.declarator(d, ty),
+                        None => (String::new(), ty),
+                    };
+                    out.push(TemplateParam::Value(name, ty));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn params(&self, n: Node<'_>) -> Vec<Param> {
+        let mut out = Vec::new();
+        for c in named_children(n) {
+            if !matches!(
+                c.kind(),
+                "parameter_declaration" | "optional_parameter_declaration"
+            ) {
+                continue;
+            }
+            let Some(t) = c.child_by_field_name("type") else {
+                continue;
+            };
+            let base = self.type_expr(t);
+            let (q, ..) = self.quals(c);
+            let (name, ty, written) = match c.child_by_field_name("declarator") {
+                Some(d) => {
+                    let (name, ty) = self.declarator(d, base);
+                    let full = self.text(c);
+                    let written = full
+                        .strip_suffix(name.as_str())
+                        .unwrap_or(full)
+                        .trim()
+                        .to_string();
+                    (name, ty, written)
+                }
+                None => (String::new(), base, self.text(c).to_string()),
+            };
+            if name.is_empty() && ty == TypeExpr::Name("void".into()) {
+                continue; // `f(void)`
+            }
+            let written = written.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push(Param {
+                name,
+                ty,
+                is_const: q.is_const || self.text(c).contains("const "),
+                written,
+                site: self.site(c),
+            });
+        }
+        out
+    }
+
+    /// A struct/class definition with a body; returns its name (`Some("")` for an anonymous
+    /// one that a typedef must name).
+    fn struct_def(
+        &self,
+        n: Node<'_>,
+        name_override: Option<&str>,
+        unit: &mut Unit,
+    ) -> Option<String> {
+        if !matches!(
+            n.kind(),
+            "struct_specifier" | "class_specifier" | "union_specifier"
+        ) {
+            return None;
+        }
+        let body = n.child_by_field_name("body")?;
+        let name = match (name_override, n.child_by_field_name("name")) {
+            (Some(o), _) => o.to_string(),
+            (None, Some(nm)) => self.text(nm).to_string(),
+            (None, None) => return Some(String::new()),
+        };
+        let mut fields = Vec::new();
+        for f in named_children(body) {
+            if f.kind() != "field_declaration" {
+                continue;
+            }
+            let Some(t) = f.child_by_field_name("type") else {
+                continue;
+            };
+            if matches!(t.kind(), "struct_specifier" | "class_specifier") {
+                self.struct_def(t, None, unit);
+            }
+            let base = self.type_expr(t);
+            let mut c = f.walk();
+            for d in f.children_by_field_name("declarator", &mut c) {
+                if d.kind() == "function_declarator" {
+                    continue;
+                }
+                let (fname, ty) = self.declarator(d, base.clone());
+                fields.push((fname, ty));
+            }
+        }
+        unit.structs.push(StructDef {
+            name: name.clone(),
+            fields,
+            align: None,
+            site: self.site(n),
+        });
+        Some(name)
+    }
+
+    fn enum_def(&self, n: Node<'_>, unit: &mut Unit) {
+        let Some(body) = n.child_by_field_name("body") else {
+            return;
+        };
+        let mut next = Expr {
+            kind: ExprKind::Int(0, false, 0),
+            site: self.site(n),
+            span: (0, 0),
+        };
+        for e in named_children(body) {
+            if e.kind() != "enumerator" {
+                continue;
+            }
+            let Some(nm) = e.child_by_field_name("name") else {
+                continue;
+            };
+            let site = self.site(nm);
+            let value = e
+                .child_by_field_name("value")
+                .map_or(next.clone(), |v| self.expr(v));
+            next = Expr {
+                kind: ExprKind::Binary(
+                    Binary::Add,
+                    Box::new(value.clone()),
+                    Box::new(Expr {
+                        kind: ExprKind::Int(1, false, 0),
+                        site,
+                        span: (0, 0),
+                    }),
+                ),
+                site,
+                span: (0, 0),
+            };
+            unit.globals.push(GlobalVar {
+                decl: VarDecl {
+                    name: self.text(nm).to_string(),
+                    ty: TypeExpr::Name("int".into()),
+                    quals: Quals {
+                        is_const: true,
+                        ..Quals::default()
+                    },
+                    init: Some(value),
+                    site,
+                },
+            });
+        }
+    }
+
+    /// A type specifier node as a [`TypeExpr`].
+    fn type_expr(&self, n: Node<'_>) -> TypeExpr {
+        match n.kind() {
+            "primitive_type" | "type_identifier" => TypeExpr::Name(self.text(n).to_string()),
+            "sized_type_specifier" => {
+                let mut words: Vec<&str> = self.text(n).split_whitespace().collect();
+                let unsigned = words.contains(&"unsigned");
+                words.retain(|w| !matches!(*w, "unsigned" | "signed"));
+                let longs = words.iter().filter(|w| **w == "long").count();
+                let base = if words.contains(&"short") {
+                    "short"
+                } else if words.contains(&"char") {
+                    if !unsigned && self.text(n).contains("signed") {
+                        "signed char"
+                    } else {
+                        "char"
+                    }
+                } else if words.contains(&"double") {
+                    "double"
+                } else if longs >= 2 {
+                    "long long"
+                } else if longs == 1 {
+                    "long"
+                } else {
+                    "int"
+                };
+                if base == "double" {
+                    return TypeExpr::Name("double".into());
+                }
+                if unsigned {
+                    TypeExpr::Name(format!("unsigned {base}"))
+                } else {
+                    TypeExpr::Name(base.into())
+                }
+            }
+            "struct_specifier" | "class_specifier" | "union_specifier" | "enum_specifier" => {
+                match n.child_by_field_name("name") {
+                    Some(nm) if n.kind() == "enum_specifier" => {
+                        let _ = nm;
+                        TypeExpr::Name("int".into())
+                    }
+                    Some(nm) => TypeExpr::Name(self.text(nm).to_string()),
+                    None if n.kind() == "enum_specifier" => TypeExpr::Name("int".into()),
+                    None => TypeExpr::Name(String::new()),
+                }
+            }
+            "qualified_identifier" => {
+                // `cg::thread_block_tile<32>`: the last part may be a template type.
+                let mut scope = String::new();
+                let mut cur = n;
+                loop {
+                    if let Some(s) = cur.child_by_field_name("scope") {
+                        scope.push_str(self.text(s));
+                        scope.push_str("::");
+                    }
+                    match cur.child_by_field_name("name") {
+                        Some(nm) if nm.kind() == "qualified_identifier" => cur = nm,
+                        Some(nm) if nm.kind() == "template_type" => {
+                            let TypeExpr::Template(name, args) = self.type_expr(nm) else {
+                                return TypeExpr::Name(self.text(n).to_string());
+                            };
+                            return TypeExpr::Template(format!("{scope}{name}"), args);
+                        }
+                        Some(nm) => return TypeExpr::Name(format!("{scope}{}", self.text(nm))),
+                        None => return TypeExpr::Name(self.text(n).replace(' ', "")),
+                    }
+                }
+            }
+            "template_type" => {
+                let name = n.child_by_field_name("name").map_or("", |x| self.text(x));
+                let args = n
+                    .child_by_field_name("arguments")
+                    .map(|a| self.template_args(a))
+                    .unwrap_or_default();
+                TypeExpr::Template(name.to_string(), args)
+            }
+            "placeholder_type_specifier" => TypeExpr::Auto,
+            "type_descriptor" => self.type_descriptor(n),
+            _ => TypeExpr::Name(self.text(n).to_string()),
+        }
+    }
+
+    fn type_descriptor(&self, n: Node<'_>) -> TypeExpr {
+        if n.kind() != "type_descriptor" {
+            return self.type_expr(n);
+        }
+        let base = n
+            .child_by_field_name("type")
+            .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+        match n.child_by_field_name("declarator") {
+            Some(d) => self.declarator(d, base).1,
+            None => base,
+        }
+    }
+
+    fn template_args(&self, n: Node<'_>) -> Vec<TemplateArg> {
+        named_children(n)
+            .into_iter()
+            .map(|a| {
+                if a.kind() == "type_descriptor" {
+                    // `T` alone parses as a type; a name may still be a constant (lowering decides).
+                    TemplateArg::Type(self.type_descriptor(a))
+                } else {
+                    TemplateArg::Expr(self.expr(a))
+                }
+            })
+            .collect()
+    }
+
+    /// Apply a declarator to a base type: the declared name and full type.
+    fn declarator(&self, d: Node<'_>, base: TypeExpr) -> (String, TypeExpr) {
+        match d.kind() {
+            "identifier" | "field_identifier" | "type_identifier" => {
+                (self.text(d).to_string(), base)
+            }
+            "qualified_identifier" => (self.text(d).replace(' ', ""), base),
+            "pointer_declarator" | "abstract_pointer_declarator" => {
+                let t = TypeExpr::Pointer(Box::new(base));
+                match d.child_by_field_name("declarator") {
+                    Some(x) => self.declarator(x, t),
+                    None => (String::new(), t),
+                }
+            }
+            "reference_declarator" | "abstract_reference_declarator" => {
+                let t = TypeExpr::Ref(Box::new(base));
+                match named_children(d).into_iter().next() {
+                    Some(x) => self.declarator(x, t),
+                    None => (String::new(), t),
+                }
+            }
+            "array_declarator" | "abstract_array_declarator" => {
+                let size = d
+                    .child_by_field_name("size")
+                    .map(|s| Box::new(self.expr(s)));
+                // `a[2][3]`: the outer declarator's size applies last.
+                match d.child_by_field_name("declarator") {
+                    Some(x) => {
+                        let (name, inner) = self.declarator(x, TypeExpr::Name("\u{0}".into()));
+                        (
+                            name,
+                            substitute_hole(inner, TypeExpr::Array(Box::new(base), size)),
+                        )
+                    }
+                    None => (String::new(), TypeExpr::Array(Box::new(base), size)),
+                }
+            }
+            "init_declarator" => match d.child_by_field_name("declarator") {
+                Some(x) => self.declarator(x, base),
+                None => (String::new(), base),
+            },
+            "parenthesized_declarator" | "attributed_declarator" => {
+                match named_children(d)
+                    .into_iter()
+                    .find(|c| c.kind() != "attribute_declaration")
+                {
+                    Some(x) => self.declarator(x, base),
+                    None => (String::new(), base),
+                }
+            }
+            _ => (self.text(d).to_string(), base),
+        }
+    }
+
+    fn declaration(&self, n: Node<'_>) -> Vec<VarDecl> {
+        let (quals, ..) = self.quals(n);
+        let Some(t) = n.child_by_field_name("type") else {
+            return Vec::new();
+        };
+        let base = self.type_expr(t);
+        let mut out = Vec::new();
+        let mut c = n.walk();
+        for d in n.children_by_field_name("declarator", &mut c) {
+            if d.kind() == "function_declarator" {
+                continue;
+            }
+            let (name, ty) = self.declarator(d, base.clone());
+            let init = if d.kind() == "init_declarator" {
+                d.child_by_field_name("value").map(|v| self.expr(v))
+            } else {
+                None
+            };
+            out.push(VarDecl {
+                name,
+                ty,
+                quals,
+                init,
+                site: self.site(d),
+            });
+        }
+        out
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn block(&self, n: Node<'_>) -> Vec<Stmt> {
+        named_children(n)
+            .into_iter()
+            .map(|c| self.stmt(c))
+            .collect()
+    }
+
+    fn stmt(&self, n: Node<'_>) -> Stmt {
+        let site = self.site(n);
+        let unsupported = |what: &str, help: Option<&str>| Stmt {
+            kind: StmtKind::Unsupported(what.to_string(), help.map(str::to_string)),
+            site,
+        };
+        if n.is_error() || n.is_missing() {
+            return unsupported(
+                "a syntax error",
+                Some("fix the code so that it compiles with nvcc"),
+            );
+        }
+        let kind = match n.kind() {
+            "compound_statement" => StmtKind::Block(self.block(n)),
+            "declaration" => {
+                if let Some(t) = n.child_by_field_name("type")
+                    && matches!(t.kind(), "struct_specifier" | "class_specifier")
+                    && t.child_by_field_name("body").is_some()
+                {
+                    return unsupported(
+                        "a struct defined inside a function",
+                        Some("define the struct at file scope"),
+                    );
+                }
+                StmtKind::Decl(self.declaration(n))
+            }
+            "expression_statement" => match named_children(n).into_iter().next() {
+                Some(e) if e.kind() == "gnu_asm_expression" => {
+                    return unsupported(
+                        "inline PTX assembly (`asm`)",
+                        Some("write the operation in CUDA C; warpsim runs C, not PTX"),
+                    );
+                }
+                Some(e) => match self.template_declaration(e) {
+                    Some(d) => StmtKind::Decl(vec![d]),
+                    None => StmtKind::Expr(self.expr(e)),
+                },
+                None => StmtKind::Empty,
+            },
+            "if_statement" => {
+                let cond = n
+                    .child_by_field_name("condition")
+                    .map(|c| self.condition(c))
+                    .unwrap_or_else(|| self.bad(n, "an if without a condition"));
+                let then = n
+                    .child_by_field_name("consequence")
+                    .map_or(StmtKind::Empty, |c| self.stmt(c).kind);
+                let els = n.child_by_field_name("alternative").map(|a| {
+                    let s = if a.kind() == "else_clause" {
+                        named_children(a).into_iter().next().map_or(
+                            Stmt {
+                                kind: StmtKind::Empty,
+                                site,
+                            },
+                            |x| self.stmt(x),
+                        )
+                    } else {
+                        self.stmt(a)
+                    };
+                    Box::new(s)
+                });
+                let then_site = n
+                    .child_by_field_name("consequence")
+                    .map_or(site, |c| self.site(c));
+                StmtKind::If(
+                    cond,
+                    Box::new(Stmt {
+                        kind: then,
+                        site: then_site,
+                    }),
+                    els,
+                )
+            }
+            "for_statement" => {
+                let init = n.child_by_field_name("initializer").map(|i| {
+                    Box::new(if i.kind() == "declaration" {
+                        self.stmt(i)
+                    } else {
+                        Stmt {
+                            kind: StmtKind::Expr(self.expr(i)),
+                            site: self.site(i),
+                        }
+                    })
+                });
+                let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+                let step = n.child_by_field_name("update").map(|c| self.expr(c));
+                let body = n.child_by_field_name("body").map_or(
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        site,
+                    },
+                    |b| self.stmt(b),
+                );
+                StmtKind::For(init, cond, step, Box::new(body))
+            }
+            "while_statement" => {
+                let cond = n
+                    .child_by_field_name("condition")
+                    .map(|c| self.condition(c))
+                    .unwrap_or_else(|| self.bad(n, "a while without a condition"));
+                let body = n.child_by_field_name("body").map_or(
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        site,
+                    },
+                    |b| self.stmt(b),
+                );
+                StmtKind::While(cond, Box::new(body))
+            }
+            "do_statement" => {
+                let cond = n
+                    .child_by_field_name("condition")
+                    .map(|c| self.expr(c))
+                    .unwrap_or_else(|| self.bad(n, "a do-while without a condition"));
+                let body = n.child_by_field_name("body").map_or(
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        site,
+                    },
+                    |b| self.stmt(b),
+                );
+                StmtKind::DoWhile(Box::new(body), cond)
+            }
+            "switch_statement" => {
+                let cond = n
+                    .child_by_field_name("condition")
+                    .map(|c| self.condition(c))
+                    .unwrap_or_else(|| self.bad(n, "a switch without a condition"));
+                let body = n
+                    .child_by_field_name("body")
+                    .map(|b| self.block(b))
+                    .unwrap_or_default();
+                StmtKind::Switch(cond, body)
+            }
+            "case_statement" => {
+                let value = n.child_by_field_name("value").map(|v| self.expr(v));
+                let body = named_children(n)
+                    .into_iter()
+                    .filter(|c| Some(c.id()) != n.child_by_field_name("value").map(|v| v.id()))
+                    .map(|c| self.stmt(c))
+                    .collect();
+                StmtKind::Case(value, body)
+            }
+            "break_statement" => StmtKind::Break,
+            "continue_statement" => StmtKind::Continue,
+            "return_statement" => {
+                StmtKind::Return(named_children(n).into_iter().next().map(|e| self.expr(e)))
+            }
+            "goto_statement" => {
+                return unsupported(
+                    "`goto`",
+                    Some("use structured control flow (loops, break, continue)"),
+                );
+            }
+            "labeled_statement" => {
+                return unsupported(
+                    "a statement label (for `goto`)",
+                    Some("use structured control flow"),
+                );
+            }
+            "attributed_statement" => {
+                return named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() != "attribute_declaration")
+                    .map_or(
+                        Stmt {
+                            kind: StmtKind::Empty,
+                            site,
+                        },
+                        |c| self.stmt(c),
+                    );
+            }
+            "type_definition" | "alias_declaration" => {
+                return unsupported(
+                    "a typedef inside a function",
+                    Some("put the typedef at file scope"),
+                );
+            }
+            "try_statement" | "throw_statement" => {
+                return unsupported(
+                    "C++ exceptions",
+                    Some("device code cannot throw; use assert or __trap()"),
+                );
+            }
+            "for_range_loop" => {
+                return unsupported(
+                    "a range-based for loop",
+                    Some("write `for (int i = 0; i < n; ++i)`"),
+                );
+            }
+            "static_assert_declaration" => StmtKind::Empty,
+            other => {
+                return unsupported(&format!("the statement `{other}`"), None);
+            }
+        };
+        Stmt { kind, site }
+    }
+
+    /// Grammar quirk: without knowing that `thread_block_tile` is a template, the C++ grammar
+    /// reads `cg::thread_block_tile<32> t = init;` as the expression `(A < 32) > t = init`.
+    /// Such an expression is meaningless as C++ (a comparison cannot be assigned), so it is
+    /// turned back into the declaration it is.
+    fn template_declaration(&self, e: Node<'_>) -> Option<VarDecl> {
+        let (cmp, init) = match e.kind() {
+            "assignment_expression"
+                if e.child_by_field_name("operator").map(|o| self.text(o)) == Some("=") =>
+            {
+                (
+                    e.child_by_field_name("left")?,
+                    e.child_by_field_name("right"),
+                )
+            }
+            "binary_expression" => (e, None),
+            _ => return None,
+        };
+        let gt = cmp;
+        if gt.kind() != "binary_expression"
+            || gt.child_by_field_name("operator").map(|o| self.text(o)) != Some(">")
+        {
+            return None;
+        }
+        let lt = gt.child_by_field_name("left")?;
+        let mut name = gt.child_by_field_name("right")?;
+        let mut init = init;
+        // `(A < 32) > (t = init)` is how it parses inside some bodies.
+        if name.kind() == "assignment_expression"
+            && init.is_none()
+            && name.child_by_field_name("operator").map(|o| self.text(o)) == Some("=")
+        {
+            init = name.child_by_field_name("right");
+            name = name.child_by_field_name("left")?;
+        }
+        if lt.kind() != "binary_expression"
+            || lt.child_by_field_name("operator").map(|o| self.text(o)) != Some("<")
+            || name.kind() != "identifier"
+        {
+            return None;
+        }
+        let tname = lt.child_by_field_name("left")?;
+        if !matches!(tname.kind(), "identifier" | "qualified_identifier") {
+            return None;
+        }
+        let arg = lt.child_by_field_name("right")?;
+        let ty = TypeExpr::Template(
+            self.text(tname).split_whitespace().collect(),
+            vec![TemplateArg::Expr(self.expr(arg))],
+        );
+        Some(VarDecl {
+            name: self.text(name).to_string(),
+            ty,
+            quals: Quals::default(),
+            init: init.map(|i| self.expr(i)),
+            site: self.site(name),
+        })
+    }
+
+    /// A `condition_clause` (or a parenthesized expression).
+    fn condition(&self, n: Node<'_>) -> Expr {
+        if n.kind() == "condition_clause" {
+            if let Some(v) = n.child_by_field_name("value") {
+                if v.kind() == "declaration" {
+                    return self.bad(v, "a declaration in a condition");
+                }
+                return self.expr(v);
+            }
+            if n.child_by_field_name("initializer").is_some() {
+                return self.bad(n, "an init-statement in a condition");
+            }
+            return match named_children(n).into_iter().next() {
+                Some(e) => self.expr(e),
+                None => self.bad(n, "an empty condition"),
+            };
+        }
+        self.expr(n)
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    fn bad(&self, n: Node<'_>, what: &str) -> Expr {
+        self.unsupported(n, what, None)
+    }
+
+    fn unsupported(&self, n: Node<'_>, what: &str, help: Option<&str>) -> Expr {
+        Expr {
+            kind: ExprKind::Unsupported(what.to_string(), help.map(str::to_string)),
+            site: self.site(n),
+            span: (n.start_byte(), n.end_byte()),
+        }
+    }
+
+    fn expr(&self, n: Node<'_>) -> Expr {
+        let site = self.site(n);
+        let span = (n.start_byte(), n.end_byte());
+        let mk = |kind| Expr { kind, site, span };
+        let field = |name: &str| n.child_by_field_name(name);
+        let sub = |name: &str| -> Box<Expr> {
+            Box::new(match n.child_by_field_name(name) {
+                Some(c) => self.expr(c),
+                None => self.bad(n, "an incomplete expression"),
+            })
+        };
+        if n.is_error() || n.is_missing() {
+            return self.unsupported(
+                n,
+                "a syntax error",
+                Some("fix the code so that it compiles with nvcc"),
+            );
+        }
+        match n.kind() {
+            "identifier" | "field_identifier" | "namespace_identifier" | "type_identifier" => {
+                mk(ExprKind::Ident(self.text(n).to_string()))
+            }
+            "qualified_identifier" => {
+                // `cg::tiled_partition<32>` as a callee: keep the template args on the call.
+                if let Some(nm) = field("name")
+                    && nm.kind() == "template_function"
+                {
+                    let scope = field("scope").map_or("", |s| self.text(s));
+                    let inner = self.expr(nm);
+                    if let ExprKind::Call(f, targs, _) = inner.kind
+                        && let ExprKind::Ident(name) = f.kind
+                    {
+                        return mk(ExprKind::Call(
+                            Box::new(mk(ExprKind::Ident(format!("{scope}::{name}")))),
+                            targs,
+                            Vec::new(),
+                        ));
+                    }
+                }
+                mk(ExprKind::Ident(
+                    self.text(n).split_whitespace().collect::<String>(),
+                ))
+            }
+            "template_function" => {
+                // A name with template arguments; a Call with no args marks "not yet called".
+                let name = field("name").map_or("", |x| self.text(x)).to_string();
+                let args = field("arguments")
+                    .map(|a| self.template_args(a))
+                    .unwrap_or_default();
+                mk(ExprKind::Call(
+                    Box::new(mk(ExprKind::Ident(name))),
+                    args,
+                    Vec::new(),
+                ))
+            }
+            "number_literal" => {
+                let t = self.text(n);
+                let (neg, body) = match t.strip_prefix('-') {
+                    Some(b) => (true, b),
+                    None => (false, t.strip_prefix('+').unwrap_or(t)),
+                };
+                let lit = number(body)
+                    .unwrap_or_else(|| ExprKind::Unsupported(format!("the number `{t}`"), None));
+                if neg {
+                    mk(ExprKind::Unary(Unary::Neg, Box::new(mk(lit))))
+                } else {
+                    mk(lit)
+                }
+            }
+            "char_literal" => match char_value(self.text(n)) {
+                Some(v) => mk(ExprKind::Char(v)),
+                None => self.bad(n, "this character literal"),
+            },
+            "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                mk(ExprKind::Str(self.string(n)))
+            }
+            "true" => mk(ExprKind::Bool(true)),
+            "false" => mk(ExprKind::Bool(false)),
+            "null" | "nullptr" => mk(ExprKind::Null),
+            "parenthesized_expression" => match named_children(n).into_iter().next() {
+                Some(e) => self.expr(e),
+                None => self.bad(n, "empty parentheses"),
+            },
+            "binary_expression" => {
+                let op = field("operator").map_or("", |o| self.text(o));
+                let b = match op {
+                    "+" => Binary::Add,
+                    "-" => Binary::Sub,
+                    "*" => Binary::Mul,
+                    "/" => Binary::Div,
+                    "%" => Binary::Rem,
+                    "<<" => Binary::Shl,
+                    ">>" => Binary::Shr,
+                    "&" => Binary::BitAnd,
+                    "|" => Binary::BitOr,
+                    "^" => Binary::BitXor,
+                    "<" => Binary::Lt,
+                    "<=" => Binary::Le,
+                    ">" => Binary::Gt,
+                    ">=" => Binary::Ge,
+                    "==" => Binary::Eq,
+                    "!=" => Binary::Ne,
+                    "&&" | "and" => Binary::LogAnd,
+                    "||" | "or" => Binary::LogOr,
+                    other => return self.bad(n, &format!("the operator `{other}`")),
+                };
+                mk(ExprKind::Binary(b, sub("left"), sub("right")))
+            }
+            "unary_expression" | "pointer_expression" => {
+                let op = field("operator").map_or("", |o| self.text(o));
+                let u = match op {
+                    "-" => Unary::Neg,
+                    "+" => Unary::Plus,
+                    "~" => Unary::BitNot,
+                    "!" | "not" => Unary::Not,
+                    "*" => Unary::Deref,
+                    "&" => Unary::AddrOf,
+                    other => return self.bad(n, &format!("the operator `{other}`")),
+                };
+                mk(ExprKind::Unary(u, sub("argument")))
+            }
+            "update_expression" => {
+                let op = field("operator");
+                let arg = field("argument");
+                let (Some(op), Some(arg)) = (op, arg) else {
+                    return self.bad(n, "an incomplete ++/--");
+                };
+                let prefix = op.start_byte() < arg.start_byte();
+                mk(ExprKind::IncDec(
+                    self.text(op) == "++",
+                    prefix,
+                    Box::new(self.expr(arg)),
+                ))
+            }
+            "assignment_expression" => {
+                let op = field("operator").map_or("=", |o| self.text(o));
+                let b = match op {
+                    "=" => None,
+                    "+=" => Some(Binary::Add),
+                    "-=" => Some(Binary::Sub),
+                    "*=" => Some(Binary::Mul),
+                    "/=" => Some(Binary::Div),
+                    "%=" => Some(Binary::Rem),
+                    "<<=" => Some(Binary::Shl),
+                    ">>=" => Some(Binary::Shr),
+                    "&=" => Some(Binary::BitAnd),
+                    "|=" => Some(Binary::BitOr),
+                    "^=" => Some(Binary::BitXor),
+                    other => return self.bad(n, &format!("the operator `{other}`")),
+                };
+                mk(ExprKind::Assign(b, sub("left"), sub("right")))
+            }
+            "conditional_expression" => mk(ExprKind::Cond(
+                sub("condition"),
+                sub("consequence"),
+                sub("alternative"),
+            )),
+            "comma_expression" => mk(ExprKind::Comma(sub("left"), sub("right"))),
+            "subscript_expression" => {
+                let idx = field("indices")
+                    .and_then(|i| {
+                        if i.kind() == "subscript_argument_list" {
+                            named_children(i).into_iter().next()
+                        } else {
+                            Some(i)
+                        }
+                    })
+                    .or_else(|| field("index"));
+                let idx = match idx {
+                    Some(i) => self.expr(i),
+                    None => self.bad(n, "an empty subscript"),
+                };
+                mk(ExprKind::Index(sub("argument"), Box::new(idx)))
+            }
+            "field_expression" => {
+                let arrow = field("operator").is_some_and(|o| self.text(o) == "->");
+                let f = field("field").map_or("", |f| self.text(f)).to_string();
+                mk(ExprKind::Member(sub("argument"), f, arrow))
+            }
+            "cast_expression" => {
+                let ty =
+                    field("type").map_or(TypeExpr::Name("int".into()), |t| self.type_descriptor(t));
+                mk(ExprKind::Cast(ty, sub("value")))
+            }
+            "sizeof_expression" => {
+                if let Some(t) = field("type") {
+                    mk(ExprKind::SizeofType(self.type_descriptor(t)))
+                } else {
+                    mk(ExprKind::SizeofExpr(sub("value")))
+                }
+            }
+            "alignof_expression" => self.bad(n, "alignof"),
+            "initializer_list" => mk(ExprKind::InitList(
+                named_children(n)
+                    .into_iter()
+                    .map(|c| self.expr(c))
+                    .collect(),
+            )),
+            "compound_literal_expression" => {
+                let ty =
+                    field("type").map_or(TypeExpr::Name("int".into()), |t| self.type_descriptor(t));
+                mk(ExprKind::Cast(ty, sub("value")))
+            }
+            "call_expression" => self.call(n),
+            "gnu_asm_expression" => self.unsupported(
+                n,
+                "inline PTX assembly (`asm`)",
+                Some("write the operation in CUDA C; warpsim runs C, not PTX"),
+            ),
+            "lambda_expression" => {
+                self.unsupported(n, "a lambda", Some("write a __device__ function"))
+            }
+            "new_expression" | "delete_expression" => self.unsupported(
+                n,
+                "new/delete in device code",
+                Some("use local arrays or buffers passed as parameters"),
+            ),
+            "this" => self.unsupported(
+                n,
+                "`this` (member functions)",
+                Some("write free __device__ functions"),
+            ),
+            "primitive_type" | "sized_type_specifier" => {
+                mk(ExprKind::Ident(self.text(n).to_string()))
+            }
+            other => self.bad(n, &format!("the expression `{other}`")),
+        }
+    }
+
+    fn call(&self, n: Node<'_>) -> Expr {
+        let site = self.site(n);
+        let span = (n.start_byte(), n.end_byte());
+        let mk = |kind| Expr { kind, site, span };
+        if named_children(n)
+            .iter()
+            .any(|c| c.kind() == "kernel_call_syntax")
+        {
+            return self.unsupported(
+                n,
+                "a kernel launch from device code (dynamic parallelism)",
+                Some("launch kernels from the host; warpsim runs one kernel per launch"),
+            );
+        }
+        let args: Vec<Expr> = n
+            .child_by_field_name("arguments")
+            .map(|a| {
+                named_children(a)
+                    .into_iter()
+                    .map(|c| self.expr(c))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(f) = n.child_by_field_name("function") else {
+            return self.bad(n, "a call without a callee");
+        };
+        // `static_cast<T>(x)` and friends, `float(x)` (functional casts).
+        if f.kind() == "template_function" {
+            let name = f.child_by_field_name("name").map_or("", |x| self.text(x));
+            if matches!(name, "static_cast" | "reinterpret_cast" | "const_cast") {
+                let ty = f
+                    .child_by_field_name("arguments")
+                    .and_then(|a| named_children(a).into_iter().next())
+                    .map_or(TypeExpr::Name("int".into()), |t| self.type_descriptor(t));
+                let Some(v) = args.into_iter().next() else {
+                    return self.bad(n, "a cast without a value");
+                };
+                return mk(ExprKind::Cast(ty, Box::new(v)));
+            }
+            if name == "dynamic_cast" {
+                return self.bad(n, "dynamic_cast");
+            }
+        }
+        if matches!(f.kind(), "primitive_type" | "sized_type_specifier") && args.len() == 1 {
+            let ty = self.type_expr(f);
+            let v = args.into_iter().next().expect("one argument");
+            return mk(ExprKind::Cast(ty, Box::new(v)));
+        }
+        let callee = self.expr(f);
+        match callee.kind {
+            ExprKind::Call(inner, targs, no_args) if no_args.is_empty() => {
+                mk(ExprKind::Call(inner, targs, args))
+            }
+            kind => mk(ExprKind::Call(
+                Box::new(Expr {
+                    kind,
+                    site: callee.site,
+                    span: callee.span,
+                }),
+                Vec::new(),
+                args,
+            )),
+        }
+    }
+
+    /// The value of a (possibly concatenated) string literal.
+    fn string(&self, n: Node<'_>) -> String {
+        if n.kind() == "concatenated_string" {
+            return named_children(n)
+                .into_iter()
+                .map(|c| self.string(c))
+                .collect();
+        }
+        let t = self.text(n);
+        let t = t.trim_start_matches(['L', 'u', 'U', '8']);
+        let inner = t
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(t);
+        unescape(inner)
+    }
+}
+
+/// Replace the innermost placeholder of a nested array type by `t` (C's declarator order).
+fn substitute_hole(ty: TypeExpr, t: TypeExpr) -> TypeExpr {
+    match ty {
+        TypeExpr::Name(n) if n == "\u{0}" => t,
+        TypeExpr::Array(inner, size) => TypeExpr::Array(Box::new(substitute_hole(*inner, t)), size),
+        TypeExpr::Pointer(inner) => TypeExpr::Pointer(Box::new(substitute_hole(*inner, t))),
+        other => other,
+    }
+}
+
+/// A numeric literal's kind (integer with suffixes, or floating with its `f` suffix).
+fn number(t: &str) -> Option<ExprKind> {
+    let lower = t.to_ascii_lowercase().replace('\'', "");
+    let is_hex = lower.starts_with("0x");
+    let is_float =
+        !is_hex && (lower.contains('.') || lower.contains('e')) || (is_hex && lower.contains('p'));
+    if is_float || (!is_hex && lower.ends_with('f') && lower.len() > 1) {
+        let f32_suffix = lower.ends_with('f');
+        let body = lower.trim_end_matches(['f', 'l']);
+        let v: f64 = body.parse().ok()?;
+        return Some(ExprKind::Float(v, f32_suffix));
+    }
+    parse_int(t).map(|(v, u, l)| ExprKind::Int(v, u, l))
+}

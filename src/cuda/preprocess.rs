@@ -1,0 +1,1023 @@
+//! The C preprocessor, as far as CUDA programs use it: `#define` (object-like and
+//! function-like, `#` and `##`, `__VA_ARGS__`), `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/
+//! `#else`/`#endif` with integer constant expressions and `defined`, `#include "local.h"`
+//! (beside the including file, recursively, with include guards and `#pragma once`), `-D`
+//! definitions from the caller and the predefined `__CUDACC__` and `__CUDA_ARCH__`.
+//!
+//! System headers (`#include <...>`, and quoted includes of well-known CUDA/C headers) are
+//! recognised and skipped: the lowering knows the CUDA built-ins itself. A local header that
+//! cannot be found is a warning here; the lowering turns it into an error when the kernel needs
+//! a name it does not otherwise know.
+//!
+//! The output is one text for the parser, with no directives left, and a map from every output
+//! token back to its original file, line and column (a macro's expansion maps to the macro's
+//! use), so that diagnostics and [`Site`]s point into the user's files.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::diag::{Diagnostic, Severity};
+use super::ir::Site;
+use super::source::Sources;
+
+/// A header that could not be found.
+#[derive(Clone, Debug)]
+pub struct MissingHeader {
+    /// The name as written in the `#include`.
+    pub name: String,
+    /// Where the `#include` is.
+    pub site: Site,
+}
+
+/// The preprocessor's result.
+#[derive(Clone, Debug, Default)]
+pub struct Preprocessed {
+    /// The text the parser reads.
+    pub text: String,
+    /// `(byte offset in text, original site)` of every output token, in text order.
+    pub map: Vec<(usize, Site)>,
+    /// Local headers that were not found.
+    pub missing: Vec<MissingHeader>,
+    /// Warnings (missing headers, `#warning`, unknown directives).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Preprocessed {
+    /// The original site of output byte `offset`: the token containing it (or the last one
+    /// before it), plus the distance into the token.
+    pub fn site(&self, offset: usize) -> Site {
+        let i = self.map.partition_point(|&(o, _)| o <= offset);
+        if i == 0 {
+            return self.map.first().map_or(
+                Site {
+                    file: 0,
+                    line: 1,
+                    col: 1,
+                },
+                |m| m.1,
+            );
+        }
+        let (start, site) = self.map[i - 1];
+        let within = self
+            .text
+            .get(start..offset)
+            .map_or(0, |s| s.chars().count()) as u32;
+        // A gap (whitespace, newline) past the token's end stays at the token's position.
+        if self
+            .text
+            .get(start..offset)
+            .is_some_and(|s| s.contains(char::is_whitespace))
+        {
+            return site;
+        }
+        Site {
+            col: site.col + within,
+            ..site
+        }
+    }
+}
+
+/// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
+const SYSTEM_HEADERS: &[&str] = &[
+    "cuda.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "device_launch_parameters.h",
+    "device_functions.h",
+    "cooperative_groups.h",
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "math_constants.h",
+    "helper_cuda.h",
+    "helper_functions.h",
+    "helper_math.h",
+    "sm_20_atomic_functions.h",
+    "sm_30_intrinsics.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "math.h",
+    "assert.h",
+    "stdint.h",
+    "time.h",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Number,
+    Str,
+    Char,
+    Punct,
+    Other,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    kind: Kind,
+    text: String,
+    site: Site,
+    /// First token of its line (directives start with such a `#`).
+    bol: bool,
+    /// Whitespace before it (for stringizing).
+    space: bool,
+    /// Macros that must not expand this token again (the hide set).
+    hide: Rc<Vec<String>>,
+}
+
+impl Tok {
+    fn is(&self, p: &str) -> bool {
+        matches!(self.kind, Kind::Punct | Kind::Ident) && self.text == p
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Macro {
+    params: Option<Vec<String>>,
+    variadic: bool,
+    body: Vec<Tok>,
+}
+
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "...", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "->",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", "::",
+];
+
+/// Split a file into tokens (comments and line continuations removed).
+fn tokenize(text: &str, file: u32) -> Vec<Tok> {
+    // Characters with their original positions, line continuations dropped.
+    let mut chars: Vec<(char, u32, u32)> = Vec::with_capacity(text.len());
+    let (mut line, mut col) = (1u32, 1u32);
+    let raw: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c == '\\' {
+            let mut j = i + 1;
+            if raw.get(j) == Some(&'\r') {
+                j += 1;
+            }
+            if raw.get(j) == Some(&'\n') {
+                i = j + 1;
+                line += 1;
+                col = 1;
+                continue;
+            }
+        }
+        chars.push((c, line, col));
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+        i += 1;
+    }
+    let mut toks = Vec::new();
+    let (mut bol, mut space) = (true, false);
+    let mut i = 0;
+    let at = |i: usize| chars.get(i).map_or('\0', |c| c.0);
+    while i < chars.len() {
+        let (c, l, cl) = chars[i];
+        let site = Site {
+            file,
+            line: l,
+            col: cl,
+        };
+        if c == '\n' {
+            bol = true;
+            space = false;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            space = true;
+            i += 1;
+            continue;
+        }
+        if c == '/' && at(i + 1) == '/' {
+            while i < chars.len() && chars[i].0 != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && at(i + 1) == '*' {
+            i += 2;
+            while i < chars.len() && !(chars[i].0 == '*' && at(i + 1) == '/') {
+                i += 1;
+            }
+            i += 2;
+            space = true;
+            continue;
+        }
+        let start = i;
+        let kind;
+        if c.is_ascii_alphabetic() || c == '_' || c == '$' {
+            while at(i).is_ascii_alphanumeric() || at(i) == '_' || at(i) == '$' {
+                i += 1;
+            }
+            // String prefixes: u8"..", L'..'.
+            let word: String = chars[start..i].iter().map(|c| c.0).collect();
+            if matches!(word.as_str(), "L" | "u" | "U" | "u8") && matches!(at(i), '"' | '\'') {
+                let q = at(i);
+                i = skip_quoted(&chars, i, q);
+                kind = if q == '"' { Kind::Str } else { Kind::Char };
+            } else {
+                kind = Kind::Ident;
+            }
+        } else if c.is_ascii_digit() || (c == '.' && at(i + 1).is_ascii_digit()) {
+            i += 1;
+            loop {
+                let d = at(i);
+                if matches!(d, 'e' | 'E' | 'p' | 'P') && matches!(at(i + 1), '+' | '-') {
+                    i += 2;
+                } else if d.is_ascii_alphanumeric() || d == '.' || d == '_' || d == '\'' {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            kind = Kind::Number;
+        } else if c == '"' || c == '\'' {
+            i = skip_quoted(&chars, i, c);
+            kind = if c == '"' { Kind::Str } else { Kind::Char };
+        } else {
+            let rest: String = chars[i..(i + 3).min(chars.len())]
+                .iter()
+                .map(|c| c.0)
+                .collect();
+            let len = PUNCTS
+                .iter()
+                .find(|p| rest.starts_with(*p))
+                .map_or(1, |p| p.len());
+            i += len;
+            kind = if c.is_ascii_punctuation() {
+                Kind::Punct
+            } else {
+                Kind::Other
+            };
+        }
+        let text: String = chars[start..i.min(chars.len())]
+            .iter()
+            .map(|c| c.0)
+            .collect();
+        toks.push(Tok {
+            kind,
+            text,
+            site,
+            bol,
+            space,
+            hide: Rc::new(Vec::new()),
+        });
+        bol = false;
+        space = false;
+    }
+    toks
+}
+
+/// The index just past a quoted literal starting at `i` (an unterminated one ends at the line).
+fn skip_quoted(chars: &[(char, u32, u32)], mut i: usize, q: char) -> usize {
+    i += 1;
+    while i < chars.len() {
+        match chars[i].0 {
+            '\\' => i += 2,
+            '\n' => return i,
+            c if c == q => return i + 1,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+struct Cond {
+    /// This group's lines are kept.
+    active: bool,
+    /// Some group of this `#if` chain was taken already.
+    taken: bool,
+    /// The enclosing group is active.
+    outer: bool,
+}
+
+struct Pp<'s> {
+    sources: &'s mut Sources,
+    macros: HashMap<String, Macro>,
+    once: HashSet<PathBuf>,
+    out: Preprocessed,
+    last_site: Option<Site>,
+    depth: usize,
+}
+
+/// A fatal preprocessing error.
+type PpResult<T> = Result<T, Diagnostic>;
+
+/// Preprocess `text` (named `name`, in directory `dir` for includes) with the caller's
+/// `defines`. Fatal errors (`#error`, unbalanced conditionals) are returned as `Err`.
+pub fn preprocess(
+    sources: &mut Sources,
+    name: &str,
+    text: &str,
+    dir: &Path,
+    defines: &[(String, String)],
+) -> Result<Preprocessed, Diagnostic> {
+    let mut pp = Pp {
+        sources,
+        macros: HashMap::new(),
+        once: HashSet::new(),
+        out: Preprocessed::default(),
+        last_site: None,
+        depth: 0,
+    };
+    let predefined = [
+        ("__CUDACC__", "1"),
+        ("__NVCC__", "1"),
+        ("__CUDA_ARCH__", "900"),
+        ("__cplusplus", "201703L"),
+        ("__CUDACC_VER_MAJOR__", "12"),
+        ("__CUDACC_VER_MINOR__", "0"),
+        ("CUDART_VERSION", "12000"),
+    ];
+    for (k, v) in predefined {
+        pp.define_text(k, v);
+    }
+    // `__align__(n)` is an attribute nvcc's headers define; the grammar does not know it.
+    pp.macros.insert(
+        "__align__".into(),
+        Macro {
+            params: Some(vec!["n".into()]),
+            variadic: false,
+            body: Vec::new(),
+        },
+    );
+    for (k, v) in defines {
+        pp.define_text(k, if v.is_empty() { "1" } else { v });
+    }
+    pp.file(name, text, dir)?;
+    Ok(pp.out)
+}
+
+impl Pp<'_> {
+    fn define_text(&mut self, name: &str, value: &str) {
+        let body = tokenize(value, 0)
+            .into_iter()
+            .map(|mut t| {
+                t.site = Site::default();
+                t
+            })
+            .collect();
+        self.macros.insert(
+            name.to_string(),
+            Macro {
+                params: None,
+                variadic: false,
+                body,
+            },
+        );
+    }
+
+    fn err(&self, site: Site, msg: impl Into<String>, help: Option<String>) -> Diagnostic {
+        self.sources.error(site, msg, help)
+    }
+
+    fn warn(&mut self, site: Site, msg: impl Into<String>, help: Option<String>) {
+        let d = self.sources.diag(Severity::Warning, site, msg, help);
+        self.out.warnings.push(d);
+    }
+
+    /// Preprocess one file's text into the output.
+    fn file(&mut self, name: &str, text: &str, dir: &Path) -> PpResult<()> {
+        let file = self.sources.add(name, text);
+        let toks = tokenize(text, file);
+        let mut conds: Vec<Cond> = Vec::new();
+        let mut pending: Vec<Tok> = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            if !(t.bol && t.is("#")) {
+                if conds.last().is_none_or(|c| c.active) {
+                    pending.push(t.clone());
+                }
+                i += 1;
+                continue;
+            }
+            // A directive: `#` up to the next line's first token.
+            let hash = t.site;
+            let mut j = i + 1;
+            while j < toks.len() && !toks[j].bol {
+                j += 1;
+            }
+            let line = &toks[i + 1..j];
+            i = j;
+            // Macro invocations do not span directives: expand what came before this one with
+            // the definitions in force there.
+            self.flush(&mut pending);
+            let active = conds.last().is_none_or(|c| c.active);
+            let Some(d) = line.first() else { continue };
+            let args = &line[1..];
+            match d.text.as_str() {
+                "if" | "ifdef" | "ifndef" => {
+                    let v = if !active {
+                        false
+                    } else if d.text == "if" {
+                        self.eval_if(args, d.site)?
+                    } else {
+                        let Some(n) = args.first() else {
+                            return Err(self.err(
+                                d.site,
+                                format!("#{} without a name", d.text),
+                                None,
+                            ));
+                        };
+                        self.macros.contains_key(&n.text) == (d.text == "ifdef")
+                    };
+                    conds.push(Cond {
+                        active: active && v,
+                        taken: v,
+                        outer: active,
+                    });
+                }
+                "elif" | "else" => {
+                    let Some(c) = conds.last() else {
+                        return Err(self.err(d.site, format!("#{} without #if", d.text), None));
+                    };
+                    let (outer, taken) = (c.outer, c.taken);
+                    let v = if !outer || taken {
+                        false
+                    } else if d.text == "elif" {
+                        self.eval_if(args, d.site)?
+                    } else {
+                        true
+                    };
+                    let c = conds.last_mut().expect("checked above");
+                    c.active = outer && !taken && v;
+                    c.taken = taken || v;
+                }
+                "endif" => {
+                    if conds.pop().is_none() {
+                        return Err(self.err(d.site, "#endif without #if", None));
+                    }
+                }
+                _ if !active => {}
+                "define" => self.define(args, d.site)?,
+                "undef" => {
+                    if let Some(n) = args.first() {
+                        self.macros.remove(&n.text);
+                    }
+                }
+                "include" | "include_next" => self.include(args, d.site, dir)?,
+                "pragma" => {
+                    if args.first().is_some_and(|a| a.text == "once") {
+                        let p = canonical(dir, Path::new(name));
+                        self.once.insert(p);
+                    }
+                }
+                "error" => {
+                    let msg: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
+                    return Err(self.err(hash, format!("#error {}", msg.join(" ")), None));
+                }
+                "warning" => {
+                    let msg: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
+                    self.warn(hash, format!("#warning {}", msg.join(" ")), None);
+                }
+                "line" => {}
+                other if d.kind == Kind::Number => {
+                    let _ = other; // `# 12 "file"` line markers
+                }
+                other => {
+                    let msg = format!("unknown preprocessor directive #{other} ignored");
+                    self.warn(d.site, msg, None);
+                }
+            }
+        }
+        if let Some(_c) = conds.last() {
+            let site = toks.last().map_or(
+                Site {
+                    file,
+                    line: 1,
+                    col: 1,
+                },
+                |t| t.site,
+            );
+            return Err(self.err(site, "unterminated #if/#ifdef (missing #endif)", None));
+        }
+        self.flush(&mut pending);
+        Ok(())
+    }
+
+    /// Expand pending text lines and append them to the output.
+    fn flush(&mut self, pending: &mut Vec<Tok>) {
+        let toks = std::mem::take(pending);
+        let expanded = self.expand(toks);
+        for t in expanded {
+            self.emit(&t);
+        }
+    }
+
+    fn emit(&mut self, t: &Tok) {
+        let text = &mut self.out.text;
+        match self.last_site {
+            Some(prev) if prev.file == t.site.file && prev.line == t.site.line => text.push(' '),
+            Some(_) => text.push('\n'),
+            None => {}
+        }
+        self.out.map.push((text.len(), t.site));
+        text.push_str(&t.text);
+        self.last_site = Some(t.site);
+    }
+
+    fn define(&mut self, args: &[Tok], site: Site) -> PpResult<()> {
+        let Some(name) = args.first().filter(|t| t.kind == Kind::Ident) else {
+            return Err(self.err(site, "#define needs a macro name", None));
+        };
+        let mut params = None;
+        let mut variadic = false;
+        let mut k = 1;
+        // Function-like only when `(` follows the name with no space.
+        if args.get(1).is_some_and(|t| t.is("(") && !t.space) {
+            let mut ps = Vec::new();
+            k = 2;
+            loop {
+                let Some(t) = args.get(k) else {
+                    return Err(self.err(site, "unterminated macro parameter list", None));
+                };
+                k += 1;
+                match t.text.as_str() {
+                    ")" => break,
+                    "," => {}
+                    "..." => variadic = true,
+                    _ if t.kind == Kind::Ident => ps.push(t.text.clone()),
+                    _ => {
+                        return Err(self.err(t.site, "bad macro parameter", None));
+                    }
+                }
+            }
+            params = Some(ps);
+        }
+        self.macros.insert(
+            name.text.clone(),
+            Macro {
+                params,
+                variadic,
+                body: args[k.min(args.len())..].to_vec(),
+            },
+        );
+        Ok(())
+    }
+
+    fn include(&mut self, args: &[Tok], site: Site, dir: &Path) -> PpResult<()> {
+        let mut args = args.to_vec();
+        if args.first().is_some_and(|t| t.kind == Kind::Ident) {
+            args = self.expand(args);
+        }
+        let Some(first) = args.first() else {
+            return Err(self.err(site, "#include without a file name", None));
+        };
+        if first.is("<") {
+            return Ok(()); // system header
+        }
+        if first.kind != Kind::Str {
+            return Err(self.err(first.site, "#include expects \"file\" or <file>", None));
+        }
+        let hname = first.text.trim_matches('"').to_string();
+        let path = dir.join(&hname);
+        let canon = canonical(dir, Path::new(&hname));
+        if self.once.contains(&canon) {
+            return Ok(());
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                if self.depth > 64 {
+                    return Err(self.err(site, "#include nested too deeply (a cycle?)", None));
+                }
+                self.depth += 1;
+                let sub = path
+                    .parent()
+                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+                let shown = path.to_string_lossy().trim_start_matches("./").to_string();
+                let r = self.file(&shown, &text, &sub);
+                self.depth -= 1;
+                self.last_site = None;
+                r
+            }
+            Err(_) if SYSTEM_HEADERS.contains(&hname.as_str()) => Ok(()),
+            Err(_) => {
+                self.out.missing.push(MissingHeader {
+                    name: hname.clone(),
+                    site,
+                });
+                self.warn(
+                    site,
+                    format!("header \"{hname}\" not found beside the source; skipped"),
+                    Some(
+                        "names it declares are unknown; put the header next to the .cu file".into(),
+                    ),
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Evaluate an `#if` line.
+    fn eval_if(&mut self, args: &[Tok], site: Site) -> PpResult<bool> {
+        // `defined X` / `defined(X)` first, before expansion.
+        let mut toks = Vec::new();
+        let mut k = 0;
+        while k < args.len() {
+            let t = &args[k];
+            if t.text == "defined" {
+                let (name, next) = if args.get(k + 1).is_some_and(|t| t.is("(")) {
+                    (args.get(k + 2), k + 4)
+                } else {
+                    (args.get(k + 1), k + 2)
+                };
+                let Some(name) = name else {
+                    return Err(self.err(t.site, "`defined` without a name", None));
+                };
+                let v = self.macros.contains_key(&name.text);
+                toks.push(Tok {
+                    kind: Kind::Number,
+                    text: if v { "1" } else { "0" }.into(),
+                    ..t.clone()
+                });
+                k = next;
+            } else {
+                toks.push(t.clone());
+                k += 1;
+            }
+        }
+        let toks = self.expand(toks);
+        let mut p = CondParser {
+            toks: &toks,
+            pos: 0,
+        };
+        let v = p.ternary();
+        match v {
+            Some(v) if p.pos == toks.len() => Ok(v != 0),
+            _ => Err(self.err(
+                site,
+                "cannot evaluate this #if expression",
+                Some("#if takes an integer constant expression of literals, macros and defined(NAME)".into()),
+            )),
+        }
+    }
+
+    /// Fully macro-expand a token list (Prosser's algorithm with hide sets).
+    fn expand(&self, input: Vec<Tok>) -> Vec<Tok> {
+        let mut q: VecDeque<Tok> = input.into();
+        let mut out = Vec::new();
+        while let Some(t) = q.pop_front() {
+            if t.kind != Kind::Ident || t.hide.contains(&t.text) {
+                out.push(t);
+                continue;
+            }
+            if t.text == "__LINE__" || t.text == "__FILE__" {
+                let text = if t.text == "__LINE__" {
+                    t.site.line.to_string()
+                } else {
+                    format!("\"{}\"", self.sources.name(t.site.file).replace('\\', "/"))
+                };
+                let kind = if t.text == "__LINE__" {
+                    Kind::Number
+                } else {
+                    Kind::Str
+                };
+                out.push(Tok { kind, text, ..t });
+                continue;
+            }
+            let Some(m) = self.macros.get(&t.text) else {
+                out.push(t);
+                continue;
+            };
+            let mut hide = (*t.hide).clone();
+            hide.push(t.text.clone());
+            let Some(params) = &m.params else {
+                let body = self.subst(m, &[], &hide, &t);
+                for b in body.into_iter().rev() {
+                    q.push_front(b);
+                }
+                continue;
+            };
+            if !q.front().is_some_and(|n| n.is("(")) {
+                out.push(t);
+                continue;
+            }
+            // Collect the arguments up to the matching `)`.
+            q.pop_front();
+            let mut args: Vec<Vec<Tok>> = vec![Vec::new()];
+            let mut depth = 0;
+            let mut closed = false;
+            while let Some(a) = q.pop_front() {
+                if a.is("(") {
+                    depth += 1;
+                } else if a.is(")") {
+                    if depth == 0 {
+                        closed = true;
+                        break;
+                    }
+                    depth -= 1;
+                } else if a.is(",") && depth == 0 {
+                    // Commas beyond the named parameters belong to `__VA_ARGS__`.
+                    if !(m.variadic && args.len() > params.len()) {
+                        args.push(Vec::new());
+                        continue;
+                    }
+                }
+                args.last_mut().expect("one at least").push(a);
+            }
+            if !closed {
+                out.push(t);
+                continue;
+            }
+            if params.is_empty() && !m.variadic && args.len() == 1 && args[0].is_empty() {
+                args.clear();
+            }
+            let body = self.subst(m, &args, &hide, &t);
+            for b in body.into_iter().rev() {
+                q.push_front(b);
+            }
+        }
+        out
+    }
+
+    /// A macro's body with its arguments substituted, `#` and `##` applied.
+    fn subst(&self, m: &Macro, args: &[Vec<Tok>], hide: &[String], at: &Tok) -> Vec<Tok> {
+        let params = m.params.as_deref().unwrap_or(&[]);
+        let arg_of = |name: &str| -> Option<Vec<Tok>> {
+            if let Some(i) = params.iter().position(|p| p == name) {
+                return Some(args.get(i).cloned().unwrap_or_default());
+            }
+            if m.variadic && name == "__VA_ARGS__" {
+                let rest = args.get(params.len()..).unwrap_or(&[]);
+                let mut v = Vec::new();
+                for (i, a) in rest.iter().enumerate() {
+                    if i > 0 {
+                        v.push(Tok {
+                            kind: Kind::Punct,
+                            text: ",".into(),
+                            ..at.clone()
+                        });
+                    }
+                    v.extend(a.iter().cloned());
+                }
+                return Some(v);
+            }
+            None
+        };
+        let body = &m.body;
+        let mut out: Vec<Tok> = Vec::new();
+        let mut k = 0;
+        // Whether the last output came from `##` pasting (its right operand must not expand).
+        while k < body.len() {
+            let t = &body[k];
+            if m.params.is_some()
+                && t.is("#")
+                && let Some(a) = body.get(k + 1).and_then(|n| arg_of(&n.text))
+            {
+                // C's `#`: backslashes and quotes are escaped only inside literals.
+                let mut s = String::new();
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 && x.space {
+                        s.push(' ');
+                    }
+                    if matches!(x.kind, Kind::Str | Kind::Char) {
+                        s.push_str(&x.text.replace('\\', "\\\\").replace('"', "\\\""));
+                    } else {
+                        s.push_str(&x.text);
+                    }
+                }
+                out.push(Tok {
+                    kind: Kind::Str,
+                    text: format!("\"{s}\""),
+                    ..at.clone()
+                });
+                k += 2;
+                continue;
+            }
+            if t.is("##")
+                && !out.is_empty()
+                && let Some(n) = body.get(k + 1)
+            {
+                let right = arg_of(&n.text).unwrap_or_else(|| vec![n.clone()]);
+                let mut right = right.into_iter();
+                if let Some(r) = right.next() {
+                    let l = out.pop().expect("checked non-empty");
+                    let text = format!("{}{}", l.text, r.text);
+                    let kind = tokenize(&text, 0).first().map_or(Kind::Other, |t| t.kind);
+                    out.push(Tok { kind, text, ..l });
+                }
+                out.extend(right);
+                k += 2;
+                continue;
+            }
+            if let Some(a) = arg_of(&t.text) {
+                let pasted = body.get(k + 1).is_some_and(|n| n.is("##"));
+                if pasted {
+                    out.extend(a);
+                } else {
+                    out.extend(self.expand(a));
+                }
+                k += 1;
+                continue;
+            }
+            out.push(t.clone());
+            k += 1;
+        }
+        for o in &mut out {
+            o.site = at.site;
+            let mut h = (*o.hide).clone();
+            for x in hide {
+                if !h.contains(x) {
+                    h.push(x.clone());
+                }
+            }
+            o.hide = Rc::new(h);
+            o.bol = false;
+        }
+        out
+    }
+}
+
+fn canonical(dir: &Path, name: &Path) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+/// A parser of `#if` expressions over expanded tokens; `None` on a syntax error.
+struct CondParser<'t> {
+    toks: &'t [Tok],
+    pos: usize,
+}
+
+impl CondParser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.pos).map(|t| t.text.as_str())
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if self.peek() == Some(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ternary(&mut self) -> Option<i64> {
+        let c = self.binary(0)?;
+        if self.eat("?") {
+            let a = self.ternary()?;
+            if !self.eat(":") {
+                return None;
+            }
+            let b = self.ternary()?;
+            return Some(if c != 0 { a } else { b });
+        }
+        Some(c)
+    }
+
+    fn binary(&mut self, min: u8) -> Option<i64> {
+        let mut l = self.unary()?;
+        while let Some(op) = self.peek() {
+            let prec = match op {
+                "||" => 1,
+                "&&" => 2,
+                "|" => 3,
+                "^" => 4,
+                "&" => 5,
+                "==" | "!=" => 6,
+                "<" | ">" | "<=" | ">=" => 7,
+                "<<" | ">>" => 8,
+                "+" | "-" => 9,
+                "*" | "/" | "%" => 10,
+                _ => break,
+            };
+            if prec <= min {
+                break;
+            }
+            let op = op.to_string();
+            self.pos += 1;
+            let r = self.binary(prec)?;
+            l = match op.as_str() {
+                "||" => i64::from(l != 0 || r != 0),
+                "&&" => i64::from(l != 0 && r != 0),
+                "|" => l | r,
+                "^" => l ^ r,
+                "&" => l & r,
+                "==" => i64::from(l == r),
+                "!=" => i64::from(l != r),
+                "<" => i64::from(l < r),
+                ">" => i64::from(l > r),
+                "<=" => i64::from(l <= r),
+                ">=" => i64::from(l >= r),
+                "<<" => l.wrapping_shl(r as u32),
+                ">>" => l.wrapping_shr(r as u32),
+                "+" => l.wrapping_add(r),
+                "-" => l.wrapping_sub(r),
+                "*" => l.wrapping_mul(r),
+                "/" => l.checked_div(r)?,
+                _ => l.checked_rem(r)?,
+            };
+        }
+        Some(l)
+    }
+
+    fn unary(&mut self) -> Option<i64> {
+        let t = self.toks.get(self.pos)?;
+        self.pos += 1;
+        match t.text.as_str() {
+            "-" => Some(self.unary()?.wrapping_neg()),
+            "+" => self.unary(),
+            "~" => Some(!self.unary()?),
+            "!" => Some(i64::from(self.unary()? == 0)),
+            "(" => {
+                let v = self.ternary()?;
+                self.eat(")").then_some(v)
+            }
+            "true" => Some(1),
+            _ if t.kind == Kind::Number => parse_int(&t.text).map(|(v, _, _)| v as i64),
+            _ if t.kind == Kind::Char => char_value(&t.text),
+            // Identifiers left after expansion are 0.
+            _ if t.kind == Kind::Ident => Some(0),
+            _ => None,
+        }
+    }
+}
+
+/// An integer literal: value, whether it has a `u` suffix, the number of `l`s.
+pub fn parse_int(text: &str) -> Option<(u64, bool, u8)> {
+    let t = text.replace('\'', "");
+    let lower = t.to_ascii_lowercase();
+    let body_end = lower
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| matches!(c, 'u' | 'l'))
+        .last()
+        .map_or(lower.len(), |(i, _)| i);
+    let (digits, suffix) = lower.split_at(body_end);
+    // A hex literal's digits may end in letters that look like suffixes only for u/l, which
+    // are not hex digits, so the split above is right for hex too.
+    let v = if let Some(h) = digits.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = digits.strip_prefix("0b") {
+        u64::from_str_radix(b, 2).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u64::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    let unsigned = suffix.contains('u');
+    let longs = suffix.matches('l').count() as u8;
+    Some((v, unsigned, longs))
+}
+
+/// The value of a character literal (`'a'`, `'\n'`, `'\0'`, `'\x41'`).
+pub fn char_value(text: &str) -> Option<i64> {
+    let inner = text
+        .trim_start_matches(['L', 'u', 'U', '8'])
+        .strip_prefix('\'')?
+        .strip_suffix('\'')?;
+    let s = unescape(inner);
+    s.chars().next().map(|c| c as i64)
+}
+
+/// C escape sequences of a literal's body.
+pub fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('x') => {
+                let mut v = 0u32;
+                while let Some(d) = it.peek().and_then(|d| d.to_digit(16)) {
+                    v = v * 16 + d;
+                    it.next();
+                }
+                out.push(char::from_u32(v).unwrap_or('?'));
+            }
+            Some(d) if d.is_digit(8) => {
+                let mut v = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    if let Some(e) = it.peek().and_then(|d| d.to_digit(8)) {
+                        v = v * 8 + e;
+                        it.next();
+                    }
+                }
+                out.push(char::from_u32(v).unwrap_or('?'));
+            }
+            Some(o) => out.push(o),
+            None => out.push('\\'),
+        }
+    }
+    out
+}

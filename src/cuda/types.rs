@@ -1,0 +1,366 @@
+//! The lowering's types: C's scalar types, CUDA's vector types (`float4`, `int2`, …), structs
+//! with C's layout rules, pointers, arrays and cooperative-groups handles; sizes, alignments,
+//! the flattening of aggregates into scalar leaves, and C's integer promotions and usual
+//! arithmetic conversions.
+
+use super::ir::{Scalar, TypeName};
+
+/// A cooperative-groups handle (no run-time value: every use is resolved when lowering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// `cg::thread_block`.
+    Block,
+    /// `cg::thread_block_tile<n>` (also `coalesced_group` of a full warp: 32).
+    Tile(u32),
+    /// `cg::grid_group` (rejected on use).
+    Grid,
+}
+
+/// A resolved type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// `void`.
+    Void,
+    /// A scalar.
+    Scalar(Scalar),
+    /// `float4` & co: `n` components.
+    Vector(Scalar, u32),
+    /// A struct of [`Structs`].
+    Struct(usize),
+    /// A pointer to global or shared memory.
+    Pointer(Box<Ty>),
+    /// `T[n]` (`None`: `extern __shared__ T s[]`).
+    Array(Box<Ty>, Option<u32>),
+    /// A cooperative-groups handle.
+    Group(Group),
+}
+
+/// One struct's layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// The struct's name.
+    pub name: String,
+    /// Fields: name, type, byte offset.
+    pub fields: Vec<(String, Ty, u32)>,
+    /// Size in bytes (a multiple of `align`).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// The structs of a translation unit, laid out.
+#[derive(Clone, Debug, Default)]
+pub struct Structs {
+    /// Layouts, by index.
+    pub list: Vec<Layout>,
+}
+
+/// The vector type called `name`: component type and count.
+pub fn vector_type(name: &str) -> Option<(Scalar, u32)> {
+    let n = name.chars().last()?.to_digit(10)?;
+    if !(1..=4).contains(&n) {
+        return None;
+    }
+    let s = match &name[..name.len() - 1] {
+        "float" => Scalar::F32,
+        "double" => Scalar::F64,
+        "int" => Scalar::I32,
+        "uint" => Scalar::U32,
+        "char" => Scalar::I8,
+        "uchar" => Scalar::U8,
+        "short" => Scalar::I16,
+        "ushort" => Scalar::U16,
+        "long" | "longlong" => Scalar::I64,
+        "ulong" | "ulonglong" => Scalar::U64,
+        _ => return None,
+    };
+    Some((s, n))
+}
+
+/// The scalar type called `name` (`unsigned int`, `size_t`, `uint32_t`, …).
+pub fn scalar_type(name: &str) -> Option<Scalar> {
+    Some(match name {
+        "bool" | "_Bool" => Scalar::Bool,
+        "char" | "signed char" | "int8_t" => Scalar::I8,
+        "unsigned char" | "uint8_t" | "uchar" => Scalar::U8,
+        "short" | "int16_t" => Scalar::I16,
+        "unsigned short" | "uint16_t" | "ushort" => Scalar::U16,
+        "int" | "int32_t" | "signed" => Scalar::I32,
+        "unsigned int" | "unsigned" | "uint32_t" | "uint" => Scalar::U32,
+        "long" | "long long" | "int64_t" | "ptrdiff_t" | "intptr_t" | "ssize_t" => Scalar::I64,
+        "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" | "uintptr_t" => Scalar::U64,
+        "float" => Scalar::F32,
+        "double" => Scalar::F64,
+        _ => return None,
+    })
+}
+
+impl Ty {
+    /// Size in bytes (unsized arrays and handles: 0).
+    pub fn size(&self, structs: &Structs) -> u32 {
+        match self {
+            Ty::Void | Ty::Group(_) => 0,
+            Ty::Scalar(s) => s.size(),
+            Ty::Vector(s, n) => {
+                let raw = s.size() * n;
+                raw.next_multiple_of(self.align(structs))
+            }
+            Ty::Struct(i) => structs.list[*i].size,
+            Ty::Pointer(_) => 8,
+            Ty::Array(t, n) => t.size(structs) * n.unwrap_or(0),
+        }
+    }
+
+    /// Alignment in bytes (CUDA's: `float2` 8, `float4` 16, `float3` 4, …).
+    pub fn align(&self, structs: &Structs) -> u32 {
+        match self {
+            Ty::Void | Ty::Group(_) => 1,
+            Ty::Scalar(s) => s.size(),
+            Ty::Vector(s, n) => match n {
+                2 | 4 => (s.size() * n).min(16),
+                _ => s.size(),
+            },
+            Ty::Struct(i) => structs.list[*i].align,
+            Ty::Pointer(_) => 8,
+            Ty::Array(t, _) => t.align(structs),
+        }
+    }
+
+    /// Whether a value of this type is one memory instruction of several components (an
+    /// aligned `float2`/`float4`/`int4`/`uchar4`…, at most 16 bytes).
+    pub fn is_vector_access(&self) -> bool {
+        matches!(self, Ty::Vector(s, n) if matches!(n, 2 | 4) && s.size() * n <= 16)
+    }
+
+    /// The scalar type, when this is one.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The scalar leaves of an aggregate, in memory order: `(byte offset, type)`.
+    pub fn leaves(&self, structs: &Structs) -> Vec<(u32, Scalar)> {
+        let mut out = Vec::new();
+        self.push_leaves(structs, 0, &mut out);
+        out
+    }
+
+    fn push_leaves(&self, structs: &Structs, at: u32, out: &mut Vec<(u32, Scalar)>) {
+        match self {
+            Ty::Scalar(s) => out.push((at, *s)),
+            Ty::Vector(s, n) => {
+                for k in 0..*n {
+                    out.push((at + k * s.size(), *s));
+                }
+            }
+            Ty::Struct(i) => {
+                for (_, t, off) in &structs.list[*i].fields {
+                    t.push_leaves(structs, at + off, out);
+                }
+            }
+            Ty::Array(t, n) => {
+                let step = t.size(structs);
+                for k in 0..n.unwrap_or(0) {
+                    t.push_leaves(structs, at + k * step, out);
+                }
+            }
+            Ty::Void | Ty::Pointer(_) | Ty::Group(_) => {}
+        }
+    }
+
+    /// The number of scalar leaves.
+    pub fn leaf_count(&self, structs: &Structs) -> usize {
+        self.leaves(structs).len()
+    }
+
+    /// A field of a struct or a vector component: its type, byte offset and the range of
+    /// leaves it occupies.
+    pub fn member(
+        &self,
+        structs: &Structs,
+        name: &str,
+    ) -> Option<(Ty, u32, std::ops::Range<usize>)> {
+        match self {
+            Ty::Vector(s, n) => {
+                let k = match name {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    "w" => 3,
+                    _ => return None,
+                };
+                (k < *n).then(|| (Ty::Scalar(*s), k * s.size(), k as usize..k as usize + 1))
+            }
+            Ty::Struct(i) => {
+                let mut first = 0;
+                for (fname, t, off) in &structs.list[*i].fields {
+                    let count = t.leaf_count(structs);
+                    if fname == name {
+                        return Some((t.clone(), *off, first..first + count));
+                    }
+                    first += count;
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The name a message shows.
+    pub fn show(&self, structs: &Structs) -> String {
+        match self {
+            Ty::Void => "void".into(),
+            Ty::Scalar(s) => s.to_string(),
+            Ty::Vector(..) => self.type_name(structs).to_string(),
+            Ty::Struct(i) => structs.list[*i].name.clone(),
+            Ty::Pointer(t) => format!("{} *", t.show(structs)),
+            Ty::Array(t, Some(n)) => format!("{}[{n}]", t.show(structs)),
+            Ty::Array(t, None) => format!("{}[]", t.show(structs)),
+            Ty::Group(Group::Block) => "cg::thread_block".into(),
+            Ty::Group(Group::Tile(n)) => format!("cg::thread_block_tile<{n}>"),
+            Ty::Group(Group::Grid) => "cg::grid_group".into(),
+        }
+    }
+
+    /// The IR's description of a pointee type (for `--list` and argument parsing).
+    pub fn type_name(&self, structs: &Structs) -> TypeName {
+        match self {
+            Ty::Scalar(s) => TypeName::Scalar(*s),
+            Ty::Vector(s, n) => TypeName::Vector(*s, *n),
+            Ty::Struct(i) => {
+                let l = &structs.list[*i];
+                let mut fields = Vec::new();
+                flatten_fields(structs, *i, "", 0, &mut fields);
+                TypeName::Struct {
+                    name: l.name.clone(),
+                    size: l.size,
+                    fields,
+                }
+            }
+            Ty::Array(t, _) => t.type_name(structs),
+            _ => TypeName::Void,
+        }
+    }
+}
+
+/// Fields of a struct for [`TypeName::Struct`]: nested structs flattened with dotted names,
+/// vectors as arrays of their component.
+fn flatten_fields(
+    structs: &Structs,
+    i: usize,
+    prefix: &str,
+    at: u32,
+    out: &mut Vec<(String, u32, Scalar, u32)>,
+) {
+    for (name, t, off) in &structs.list[i].fields {
+        let full = format!("{prefix}{name}");
+        let mut t = t.clone();
+        let mut count = 1;
+        while let Ty::Array(inner, n) = t {
+            count *= n.unwrap_or(0);
+            t = *inner;
+        }
+        match t {
+            Ty::Scalar(s) => out.push((full, at + off, s, count)),
+            Ty::Vector(s, n) => out.push((full, at + off, s, n * count)),
+            Ty::Struct(j) if count == 1 => {
+                flatten_fields(structs, j, &format!("{full}."), at + off, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Structs {
+    /// Lay out a struct with C's rules (each field at the next multiple of its alignment, the
+    /// size rounded up to the largest alignment) and return its index.
+    pub fn add(&mut self, name: &str, fields: Vec<(String, Ty)>, align: Option<u32>) -> usize {
+        let mut off = 0u32;
+        let mut max_align = align.unwrap_or(1);
+        let mut laid = Vec::new();
+        for (n, t) in fields {
+            let a = t.align(self);
+            max_align = max_align.max(a);
+            off = off.next_multiple_of(a);
+            let size = t.size(self);
+            laid.push((n, t, off));
+            off += size;
+        }
+        self.list.push(Layout {
+            name: name.to_string(),
+            fields: laid,
+            size: off.next_multiple_of(max_align).max(1),
+            align: max_align,
+        });
+        self.list.len() - 1
+    }
+
+    /// The index of the struct called `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.list.iter().rposition(|l| l.name == name)
+    }
+}
+
+/// C's conversion rank of an integer type (bool lowest).
+fn rank(s: Scalar) -> u8 {
+    match s {
+        Scalar::Bool => 0,
+        Scalar::I8 | Scalar::U8 => 1,
+        Scalar::I16 | Scalar::U16 => 2,
+        Scalar::I32 | Scalar::U32 => 3,
+        Scalar::I64 | Scalar::U64 => 4,
+        Scalar::F32 => 5,
+        Scalar::F64 => 6,
+    }
+}
+
+/// C's integer promotion: types narrower than `int` become `int`.
+pub fn promote(s: Scalar) -> Scalar {
+    if rank(s) < 3 { Scalar::I32 } else { s }
+}
+
+/// C's usual arithmetic conversions: the common type of a binary operation.
+pub fn usual(a: Scalar, b: Scalar) -> Scalar {
+    if a == Scalar::F64 || b == Scalar::F64 {
+        return Scalar::F64;
+    }
+    if a == Scalar::F32 || b == Scalar::F32 {
+        return Scalar::F32;
+    }
+    let (a, b) = (promote(a), promote(b));
+    if a == b {
+        return a;
+    }
+    if a.is_signed() == b.is_signed() {
+        return if rank(a) >= rank(b) { a } else { b };
+    }
+    let (u, s) = if a.is_signed() { (b, a) } else { (a, b) };
+    if rank(u) >= rank(s) {
+        u
+    } else {
+        // The signed type is wider, so it holds every value of the unsigned one.
+        s
+    }
+}
+
+/// The unsigned or signed type of the same width.
+pub fn same_width_other(s: Scalar) -> Option<Scalar> {
+    Some(match s {
+        Scalar::I8 => Scalar::U8,
+        Scalar::U8 => Scalar::I8,
+        Scalar::I16 => Scalar::U16,
+        Scalar::U16 => Scalar::I16,
+        Scalar::I32 => Scalar::U32,
+        Scalar::U32 => Scalar::I32,
+        Scalar::I64 => Scalar::U64,
+        Scalar::U64 => Scalar::I64,
+        _ => return None,
+    })
+}
+
+/// Whether `s` is an integer type (bool included).
+pub fn is_integer(s: Scalar) -> bool {
+    !s.is_float()
+}

@@ -1,0 +1,232 @@
+//! Running CUDA C: kernels from `.cu` source launched with `warpsim::cuda::launch`, their
+//! outputs checked against CPU references, their counters against the rules of
+//! `docs/counters.md`.
+
+use warpsim::cuda::{self, Arg, CudaReport, Module};
+use warpsim::{Device, Dim3, Error, LaunchConfig, Mode};
+
+fn kernel(src: &str, name: &str) -> warpsim::cuda::ir::Kernel {
+    Module::from_source("test.cu", src, &[])
+        .and_then(|m| m.lower(name))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(
+    dev: &Device,
+    src: &str,
+    name: &str,
+    grid: impl Into<Dim3>,
+    block: impl Into<Dim3>,
+    args: &[Arg],
+) -> Result<CudaReport, Error> {
+    let k = kernel(src, name);
+    let cfg = LaunchConfig::new(grid, block).mode(Mode::Count);
+    cuda::launch(dev, &k, &cfg, args)
+}
+
+#[test]
+fn vector_add_matches_the_cpu_and_counts_like_the_source() {
+    let src = r#"
+__global__ void add(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}"#;
+    let dev = Device::default();
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| (2 * i) as f32 * 0.5).collect();
+    let (ga, gb) = (dev.alloc_from("a", &a), dev.alloc_from("b", &b));
+    let gc = dev.alloc_zeroed::<f32>("c", n);
+    let r = run(
+        &dev,
+        src,
+        "add",
+        4,
+        256,
+        &[Arg::buffer(&ga), Arg::buffer(&gb), Arg::buffer(&gc), Arg::Int(n as i128)],
+    )
+    .unwrap();
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(gc.to_vec(), want);
+    let c = r.launch.counters.unwrap();
+    // 32 warps: i (mul+add = 2), the compare, the branch; 1000 threads: 31.25 warps load twice,
+    // add, store.
+    assert_eq!(c.gld_requests, 2 * 32);
+    assert_eq!(c.gst_requests, 32);
+    assert_eq!(c.branches, 32);
+    assert_eq!(c.divergent_branches, 1);
+}
+
+#[test]
+fn shared_memory_reduction_with_barriers() {
+    let src = r#"
+#define BLOCK 256
+__global__ void reduce(const float *in, float *out, unsigned n) {
+    __shared__ float s[BLOCK];
+    unsigned t = threadIdx.x;
+    unsigned i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}"#;
+    let dev = Device::default();
+    let n = 5000u32;
+    let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let gx = dev.alloc_from("x", &x);
+    let blocks = n.div_ceil(256);
+    let out = dev.alloc_zeroed::<f32>("out", blocks as usize);
+    run(
+        &dev,
+        src,
+        "reduce",
+        blocks,
+        256,
+        &[Arg::buffer(&gx), Arg::buffer(&out), Arg::Int(n.into())],
+    )
+    .unwrap();
+    let want: Vec<f32> = x.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
+fn loops_with_break_continue_and_early_return() {
+    let src = r#"
+__global__ void k(int *out, int n) {
+    int t = threadIdx.x;
+    if (t >= n) return;
+    int acc = 0;
+    for (int j = 0; j < 100; j++) {
+        if (j % 3 == 0) continue;
+        if (j > t) break;
+        acc += j;
+    }
+    int w = 0;
+    while (true) { w++; if (w * w > t) break; }
+    do { acc += 1; } while (acc % 5 != 0);
+    out[t] = acc * 1000 + w;
+}"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<i32>("out", 64);
+    run(&dev, src, "k", 1, 64, &[Arg::buffer(&out), Arg::Int(50)]).unwrap();
+    let want: Vec<i32> = (0..64)
+        .map(|t| {
+            if t >= 50 {
+                return 0;
+            }
+            let mut acc = 0;
+            for j in 0..100 {
+                if j % 3 == 0 {
+                    continue;
+                }
+                if j > t {
+                    break;
+                }
+                acc += j;
+            }
+            let mut w = 0;
+            loop {
+                w += 1;
+                if w * w > t {
+                    break;
+                }
+            }
+            loop {
+                acc += 1;
+                if acc % 5 == 0 {
+                    break;
+                }
+            }
+            acc * 1000 + w
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
+fn shuffles_votes_atomics_and_printf() {
+    let src = r#"
+#include <cstdio>
+__device__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+    return v;
+}
+__global__ void k(const float *x, float *sums, unsigned *ballots, int *count) {
+    int t = threadIdx.x;
+    float s = warp_sum(x[t]);
+    unsigned b = __ballot_sync(0xffffffff, x[t] > 2.0f);
+    if ((t & 31) == 0) {
+        sums[t / 32] = s;
+        ballots[t / 32] = b;
+    }
+    if (x[t] > 2.0f) atomicAdd(count, 1);
+    if (t == 32) printf("t=%d s=%.1f b=%08x\n", t, s, b);
+}"#;
+    let dev = Device::default();
+    let x: Vec<f32> = (0..64).map(|i| (i % 5) as f32).collect();
+    let gx = dev.alloc_from("x", &x);
+    let sums = dev.alloc_zeroed::<f32>("sums", 2);
+    let ballots = dev.alloc_zeroed::<u32>("ballots", 2);
+    let count = dev.alloc_zeroed::<i32>("count", 1);
+    let r = run(
+        &dev,
+        src,
+        "k",
+        1,
+        64,
+        &[
+            Arg::buffer(&gx),
+            Arg::buffer(&sums),
+            Arg::buffer(&ballots),
+            Arg::buffer(&count),
+        ],
+    )
+    .unwrap();
+    let want_sums: Vec<f32> = x.chunks(32).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums.to_vec(), want_sums);
+    let want_ballots: Vec<u32> = x
+        .chunks(32)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0, |m, (l, v)| m | (u32::from(*v > 2.0) << l))
+        })
+        .collect();
+    assert_eq!(ballots.to_vec(), want_ballots);
+    assert_eq!(count.to_vec()[0], x.iter().filter(|v| **v > 2.0).count() as i32);
+    assert_eq!(
+        r.stdout(),
+        format!("t=32 s={:.1} b={:08x}\n", want_sums[1], want_ballots[1])
+    );
+}
+
+#[test]
+fn out_of_bounds_store_names_the_thread_and_the_line() {
+    let src = "__global__ void k(float *x) {\n    x[threadIdx.x + 10] = 1.0f;\n}\n";
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<f32>("x", 32);
+    let e = run(&dev, src, "k", 1, 32, &[Arg::buffer(&x)]).unwrap_err();
+    match &e {
+        Error::OutOfBounds(f) => {
+            assert_eq!(f.thread.x, 22);
+            assert_eq!(f.index, 32);
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn wrong_arguments_are_an_invalid_launch() {
+    let src = "__global__ void k(float *x, int n) { x[0] = n; }";
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<f32>("x", 1);
+    let e = run(&dev, src, "k", 1, 32, &[Arg::buffer(&x)]).unwrap_err();
+    assert!(e.to_string().contains("takes 2 arguments"), "{e}");
+    let e = run(&dev, src, "k", 1, 32, &[Arg::Int(1), Arg::Int(2)]).unwrap_err();
+    assert!(e.to_string().contains("`x`"), "{e}");
+    let e = run(&dev, src, "k", 1, 32, &[Arg::buffer(&x), Arg::Int(1 << 40)]).unwrap_err();
+    assert!(e.to_string().contains("cannot hold"), "{e}");
+}

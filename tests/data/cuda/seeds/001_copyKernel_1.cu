@@ -1,0 +1,7 @@
+// Seed document: shared/seeds/001_b2e8ab6b842629ba.txt, lines 392-395, copied verbatim below this header.
+// Defines needed: none
+// Status: complete; lowers.
+__global__ void copyKernel(int *out, int *in) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    out[idx] = in[idx];
+}
