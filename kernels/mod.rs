@@ -190,6 +190,57 @@ impl Entry {
             Kind::SmemPattern => smem::run(dev, p, mode),
         }
     }
+
+    /// The memory a run with `p` in `mode` needs at its peak, in bytes, estimated before anything
+    /// is allocated: the device buffers the kernel allocates, the host copies it makes and
+    /// verifies against, and in [`Mode::Check`] the global-memory shadow (about 80 bytes per
+    /// 4-byte word of every buffer, some 280 bytes per byte of byte buffers).
+    pub fn memory_estimate(&self, p: &Params, mode: Mode) -> MemoryEstimate {
+        let n = p.n as u64;
+        let pixels = u64::from(p.width) * u64::from(p.height);
+        // (bytes of buffers and host copies, words of 4-byte device buffers, bytes of byte
+        // device buffers)
+        let (data, words, byte_buffers) = match self.kind {
+            Kind::Reduction(v) => {
+                let partials = u64::from(v.grid(p.n, p.block.x.max(1)));
+                // Host input, device input, partial sums (device and host) of each pass.
+                (8 * n + 16 * partials, n + 2 * partials, 0)
+            }
+            // Host input, device input and output, the output read back, the reference.
+            Kind::Transpose(_) => (20 * pixels, 2 * pixels, 0),
+            // Two host inputs, three device buffers, the output read back, the reference.
+            Kind::Offset(_) | Kind::VectorAdd => (28 * n, 3 * n, 0),
+            // Points, reference, device in and out, read back (and split in two for SoA).
+            Kind::Layout(access::Layout::Aos) => (40 * n, 4 * n, 0),
+            Kind::Layout(access::Layout::Soa) => (56 * n, 4 * n, 0),
+            // Host image, device image and gray, gray read back, reference.
+            Kind::RgbToGray => (9 * pixels, 0, 4 * pixels),
+            // Output, read back, reference.
+            Kind::Branch(_) => (12 * n, n, 0),
+            Kind::SmemPattern => (12 * u64::from(p.block.x), u64::from(p.block.x), 0),
+        };
+        let check = if mode == Mode::Check {
+            80 * words + 280 * byte_buffers
+        } else {
+            0
+        };
+        MemoryEstimate {
+            data,
+            check,
+            total: data + check,
+        }
+    }
+}
+
+/// What [`Entry::memory_estimate`] expects a run to need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Device buffers and host copies, bytes.
+    pub data: u64,
+    /// Check mode's shadow of global memory, bytes (0 in the other modes).
+    pub check: u64,
+    /// Their sum.
+    pub total: u64,
 }
 
 fn entry(

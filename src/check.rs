@@ -694,21 +694,19 @@ impl BlockCheck {
             let absent = mask.0 & !exists;
             let diverged = mask.0 & live[w] & !a;
             let outside = a & !mask.0;
+            let m = mask.0;
             let detail = if absent != 0 {
                 format!(
-                    "{name}: mask {mask:?} names lanes {:?} of warp {w} that are not threads of the block (it has {} threads); name only lanes that exist, e.g. __activemask()",
-                    Mask(absent),
+                    "{name}: mask {m:#010x} names lanes {absent:#010x} of warp {w}, which are not threads of the block (it has {} threads); name only lanes that exist, e.g. __activemask()",
                     shape.block.count()
                 )
             } else if diverged != 0 {
                 format!(
-                    "{name}: mask {mask:?} names lanes {:?} of warp {w} that are not executing it (they diverged)",
-                    Mask(diverged)
+                    "{name}: mask {m:#010x} names lanes {diverged:#010x} of warp {w}, which are not executing it (they diverged)"
                 )
             } else if outside != 0 {
                 format!(
-                    "{name}: lanes {:?} of warp {w} execute it but are not in its mask {mask:?}",
-                    Mask(outside)
+                    "{name}: lanes {outside:#010x} of warp {w} execute it but are not in its mask {m:#010x}"
                 )
             } else {
                 continue;

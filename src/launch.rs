@@ -182,6 +182,8 @@ pub struct Device {
     profile: Profile,
     next_address: AtomicU64,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Whether every counting launch keeps its counters per source line.
+    lines: bool,
     /// Every allocation, for check mode's "nearest allocation".
     allocations: Mutex<Vec<std::sync::Weak<crate::memory::global::Allocation>>>,
 }
@@ -203,8 +205,17 @@ impl Device {
             profile,
             next_address: AtomicU64::new(FIRST_ADDRESS),
             pool: None,
+            lines: false,
             allocations: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Keep the counters of every counting launch per source line, as if each asked for it with
+    /// [`LaunchConfig::lines`] (for launches made by code you do not write, such as the
+    /// catalogue's runs).
+    pub fn with_lines(mut self, on: bool) -> Device {
+        self.lines = on;
+        self
     }
 
     /// Run blocks on a pool of `threads` CPU threads of the device's own (0: rayon's default).
@@ -365,7 +376,7 @@ impl Device {
                     .collect(),
             )
         });
-        let ctx = launch_ctx(cfg, &self.profile, check, sites);
+        let ctx = launch_ctx(cfg, &self.profile, check, sites, self.lines);
         let blocks = cfg.grid.count();
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
@@ -442,10 +453,11 @@ impl Device {
             } else {
                 Vec::new()
             },
-            samples: ctx
-                .counting
-                .then(|| samples(totals.samples, cfg, &ctx))
-                .unwrap_or_default(),
+            samples: if ctx.counting {
+                samples(totals.samples, cfg, &ctx)
+            } else {
+                Samples::default()
+            },
             findings,
             elapsed,
             profile: self.profile.clone(),
@@ -493,12 +505,13 @@ fn samples(raw: RawSamples, cfg: &LaunchConfig, ctx: &LaunchCtx) -> Samples {
     }
 }
 
-/// The launch-wide context of `cfg`.
+/// The launch-wide context of `cfg` (`lines`: the device attributes every launch to lines).
 fn launch_ctx(
     cfg: &LaunchConfig,
     profile: &Profile,
     check: Option<LaunchCheck>,
     sites: SiteTable,
+    lines: bool,
 ) -> LaunchCtx {
     LaunchCtx {
         name: cfg.name.clone(),
@@ -506,7 +519,7 @@ fn launch_ctx(
         shape: BlockShape::new(cfg.block),
         profile: profile.clone(),
         counting: cfg.mode != Mode::Fast,
-        lines: cfg.lines && cfg.mode != Mode::Fast,
+        lines: (cfg.lines || lines) && cfg.mode != Mode::Fast,
         checking: cfg.mode == Mode::Check,
         check,
         warp_order: cfg.warp_order,

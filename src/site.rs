@@ -69,7 +69,7 @@ impl SiteTable {
     pub fn position(&self, site: Site) -> Option<SourcePos> {
         match site {
             Site::Rust(l) => Some(SourcePos {
-                file: l.file().to_string(),
+                file: normalize(l.file()),
                 line: l.line(),
                 col: l.column(),
             }),
@@ -79,5 +79,31 @@ impl SiteTable {
                 col: p & 0x3ff,
             }),
         }
+    }
+}
+
+/// `file` with `.` and `..` components resolved lexically: a module included by `#[path]`
+/// reports `src/../kernels/x.rs`, which reads better as `kernels/x.rs`.
+fn normalize(file: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in file.split('/') {
+        match c {
+            "." => {}
+            ".." if parts.last().is_some_and(|p| *p != ".." && !p.is_empty()) => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn paths_are_normalized_lexically() {
+        assert_eq!(super::normalize("src/../kernels/x.rs"), "kernels/x.rs");
+        assert_eq!(super::normalize("./a/./b.rs"), "a/b.rs");
+        assert_eq!(super::normalize("../up.rs"), "../up.rs");
     }
 }

@@ -272,6 +272,56 @@ fn shuffle_naming_an_inactive_lane() {
     );
 }
 
+/// compute-sanitizer's synccheck: a full mask in the second warp of a 48-thread block names
+/// lanes 16..31, which are not threads at all; shuffles, votes and `__syncwarp` alike.
+#[test]
+fn masks_naming_lanes_that_do_not_exist() {
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 48);
+    let full = dev.alloc_zeroed::<u32>("full", 64);
+    type Op = fn(&mut Block<'_>, U32s) -> U32s;
+    let ops: [(&str, Op); 4] = [
+        ("shfl_down_sync", |b, t| {
+            b.shfl_down_sync(Mask::FULL, t, 1, 32)
+        }),
+        ("ballot_sync", |b, t| b.ballot_sync(Mask::FULL, t.lt(40))),
+        ("any_sync", |b, t| {
+            let p = b.any_sync(Mask::FULL, t.lt(40));
+            U32s::select(p, 1u32, 0u32)
+        }),
+        ("__syncwarp", |b, t| {
+            b.sync_warp(Mask::FULL);
+            t
+        }),
+    ];
+    for (name, op) in ops {
+        let found = check(&dev, 1, 48, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            let v = op(b, t);
+            b.store(&out, t, v);
+        });
+        let f = only(&found, Kind::MaskMismatch)[0];
+        assert_eq!(f.kind.tool(), "synccheck", "{name}");
+        assert!(
+            f.detail.contains(name)
+                && f.detail.contains("0xffff0000")
+                && f.detail.contains("warp 1"),
+            "{name}: {}",
+            f.detail
+        );
+        // The same in a full warp is clean.
+        let clean = check(&dev, 1, 64, |b: &mut Block<'_>| {
+            let t = b.thread_idx().x;
+            let v = op(b, t);
+            b.store(&full, t, v);
+        });
+        assert!(
+            clean.iter().all(|f| f.kind != Kind::MaskMismatch),
+            "{name}: {clean:#?}"
+        );
+    }
+}
+
 #[test]
 fn two_blocks_writing_one_element() {
     let dev = Device::default();

@@ -1,7 +1,8 @@
 //! The `warpsim` command line, run as a separate process: the JSON contract of `run` for every
 //! catalogue kernel, CSV and metric filtering, exit status 2 with a helpful message for command
 //! lines that cannot run, the occupancy calculator, `devices`, `list`, check mode and the suite
-//! with its HTML report.
+//! with its HTML report; per-line counters (`--lines`), the checks made before anything runs
+//! (a writable `--report` path, the run's memory against the machine's) and `suite --check`.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -857,4 +858,286 @@ fn a_closed_stdout_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.status.success(), "{:?} {stderr}", out.status);
+}
+
+// ---- Per-line counters, reports and the checks made before running (issue 12). ----
+
+/// `warpsim args` with extra environment variables.
+fn warpsim_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("warpsim starts");
+    Run::from_output(args, out)
+}
+
+fn int(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} is not an integer in {v}"))
+}
+
+#[test]
+fn lines_json_adds_up_to_each_launch() {
+    let line_keys = set(&[
+        "file",
+        "line",
+        "source",
+        "warp_instructions",
+        "thread_instructions",
+        "branches",
+        "divergent_branches",
+        "global_requests",
+        "global_sectors",
+        "sectors_per_request",
+        "gld_requests",
+        "gld_sectors",
+        "gst_requests",
+        "gst_sectors",
+        "shared_requests",
+        "shared_wavefronts",
+        "bank_conflicts",
+        "atomic_requests",
+        "barriers",
+        "warps_launched",
+    ]);
+    for e in kernels::catalogue() {
+        let mut args = vec!["run", e.name, "--lines", "--json"];
+        args.extend(small_args(&e));
+        let v = json_of(&args);
+        for (i, l) in v["launches"].as_array().unwrap().iter().enumerate() {
+            let what = format!("{} launch {i}", e.name);
+            let lines = l["lines"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{what}: no lines array"));
+            assert!(!lines.is_empty(), "{what}");
+            let total = |key: &str| lines.iter().map(|x| int(x, key)).sum::<u64>();
+            let m = |name: &str| metric(l, name) as u64;
+            for line in lines {
+                assert_eq!(keys(line), line_keys, "{what}: line keys");
+                let file = line["file"].as_str().unwrap();
+                if file.is_empty() {
+                    assert_eq!(int(line, "line"), 0, "{what}");
+                    assert!(line["source"].is_null(), "{what}");
+                } else {
+                    assert!(file.starts_with("kernels/"), "{what}: file {file}");
+                    let source = line["source"].as_str().unwrap_or_else(|| {
+                        panic!("{what}: no source text for {file}:{}", line["line"])
+                    });
+                    assert!(!source.is_empty(), "{what}: {file}:{}", line["line"]);
+                }
+            }
+            for (key, metric_names) in [
+                ("warp_instructions", &["warp_instructions"][..]),
+                ("thread_instructions", &["thread_instructions"]),
+                ("branches", &["branches"]),
+                ("divergent_branches", &["divergent_branches"]),
+                ("gld_requests", &["gld_requests"]),
+                ("gld_sectors", &["gld_sectors"]),
+                ("gst_requests", &["gst_requests"]),
+                ("gst_sectors", &["gst_sectors"]),
+                ("global_requests", &["gld_requests", "gst_requests"]),
+                ("global_sectors", &["gld_sectors", "gst_sectors"]),
+                (
+                    "shared_requests",
+                    &["shared_ld_requests", "shared_st_requests"],
+                ),
+                (
+                    "shared_wavefronts",
+                    &["shared_ld_wavefronts", "shared_st_wavefronts"],
+                ),
+                (
+                    "bank_conflicts",
+                    &["shared_ld_bank_conflicts", "shared_st_bank_conflicts"],
+                ),
+                ("atomic_requests", &["atomic_requests"]),
+                ("barriers", &["barriers"]),
+            ] {
+                let want: u64 = metric_names.iter().map(|n| m(n)).sum();
+                assert_eq!(total(key), want, "{what}: the lines' {key}");
+            }
+            let warps: u64 = dim3(&l["grid"]).iter().product::<u64>()
+                * dim3(&l["block"]).iter().product::<u64>().div_ceil(32);
+            assert_eq!(total("warps_launched"), warps, "{what}: warps launched");
+        }
+    }
+    // Without --lines the JSON contract is unchanged.
+    let v = json_of(&["run", "vector-add", "--json"]);
+    assert!(v["launches"][0].get("lines").is_none());
+}
+
+#[test]
+fn lines_table_in_text() {
+    let r = warpsim(&["run", "reduce-sequential", "--n", "4096", "--lines"]).success();
+    assert!(
+        r.stdout
+            .contains("per source line of kernels/reduction.rs:"),
+        "{}",
+        r.stdout
+    );
+    for column in [
+        "warp inst",
+        "div / branches",
+        "global req",
+        "sectors/req",
+        "smem wavefronts",
+        "bank conflicts",
+    ] {
+        assert!(
+            r.stdout.contains(column),
+            "no column {column}:\n{}",
+            r.stdout
+        );
+    }
+    // The tree's branch: 5 of its 8 steps diverge in one warp of each of the 16 blocks.
+    let tree = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("b.if_(t.lt(stride)"))
+        .unwrap_or_else(|| panic!("no line of the tree's branch:\n{}", r.stdout));
+    assert!(tree.contains("80 / 1024"), "{tree}");
+    usage_error(
+        &["run", "vector-add", "--lines", "--csv"],
+        &["--lines", "--csv"],
+    );
+    usage_error(
+        &["run", "vector-add", "--lines", "--no-counters"],
+        &["--lines", "--no-counters"],
+    );
+}
+
+#[test]
+fn an_unwritable_report_fails_before_running() {
+    for args in [
+        &["suite", "--report", "/nonexistent/dir/r.html"][..],
+        &["run", "vector-add", "--report", "/nonexistent/dir/r.html"],
+    ] {
+        let start = Instant::now();
+        let err = usage_error(
+            args,
+            &["/nonexistent/dir", "does not exist", "nothing was run"],
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{args:?} took {:?}: did it run first?",
+            start.elapsed()
+        );
+        assert!(!err.contains("report written"), "{err}");
+    }
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    usage_error(&["run", "vector-add", "--report", dir], &["is a directory"]);
+    usage_error(&["suite", "--check", "--report", "r.html"], &["--check"]);
+    usage_error(
+        &["run", "vector-add", "--no-counters", "--report", "r.html"],
+        &["--report"],
+    );
+    // A writable path is left alone when the run is refused for another reason.
+    let path = std::path::Path::new(dir).join(format!("cli-refused-{}.html", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    usage_error(
+        &[
+            "run",
+            "vector-add",
+            "--block",
+            "100000",
+            "--report",
+            path.to_str().unwrap(),
+        ],
+        &["block"],
+    );
+    assert!(!path.exists(), "a refused run left {}", path.display());
+}
+
+#[test]
+fn a_run_too_large_for_memory_is_refused() {
+    // The issue's command: about 32 GiB of buffers and host copies.
+    let start = Instant::now();
+    let r = warpsim_env(
+        &["run", "reduce-sequential", "--n", "4294967295"],
+        &[("WARPSIM_MEMORY_AVAILABLE", "24000000000")],
+    );
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    for needle in ["32.2 GiB", "22.4 GiB", "n=4294967295", "--force", "smaller"] {
+        assert!(r.stderr.contains(needle), "no {needle:?} in: {}", r.stderr);
+    }
+    // Check mode's shadow of global memory counts too.
+    let env = [("WARPSIM_MEMORY_AVAILABLE", "1073741824")];
+    let args = ["run", "rgb-to-gray", "--width", "2048", "--height", "2048"];
+    let r = warpsim_env(&[&args[..], &["--check"]].concat(), &env);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("check mode"), "{}", r.stderr);
+    assert!(r.stderr.contains("--check"), "{}", r.stderr);
+    warpsim_env(&args, &env).success();
+    // --force runs anyway.
+    let tiny = [("WARPSIM_MEMORY_AVAILABLE", "1000")];
+    let r = warpsim_env(&["run", "vector-add", "--n", "4096"], &tiny);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    warpsim_env(&["run", "vector-add", "--n", "4096", "--force"], &tiny).success();
+}
+
+#[test]
+fn memory_estimates_cover_what_runs_allocate() {
+    // At least the bytes the kernel's buffers hold (what a perfect implementation moves), and
+    // not wildly more; check mode adds its shadow; the estimate scales with the sizes.
+    let dev = warpsim::Device::default();
+    for e in kernels::catalogue()
+        .into_iter()
+        .filter(|e| e.family != Family::SharedMemory)
+    {
+        let mut p = e.defaults.clone();
+        if e.params.contains(&"n") {
+            p.n = 1 << 16;
+        }
+        (p.width, p.height) = (256, 256);
+        let moved = e.run(&dev, &p, warpsim::Mode::Fast).unwrap().bytes;
+        let est = e.memory_estimate(&p, warpsim::Mode::Count);
+        assert_eq!((est.check, est.total), (0, est.data), "{}", e.name);
+        assert!(
+            est.data >= moved && est.data <= 8 * moved,
+            "{}: estimate {} for {moved} bytes moved",
+            e.name,
+            est.data
+        );
+        let checked = e.memory_estimate(&p, warpsim::Mode::Check);
+        assert!(checked.check > est.data, "{}: check mode's shadow", e.name);
+        let mut big = p.clone();
+        big.n *= 4;
+        (big.width, big.height) = (512, 512);
+        let bigger = e.memory_estimate(&big, warpsim::Mode::Count).total;
+        assert!(
+            bigger >= 3 * est.total,
+            "{}: {bigger} vs {}",
+            e.name,
+            est.total
+        );
+    }
+}
+
+#[test]
+fn suite_check_prints_one_line_per_kernel() {
+    let r = warpsim(&["suite", "--check"]).success();
+    let catalogue = kernels::catalogue();
+    for e in &catalogue {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(e.name))
+            .unwrap_or_else(|| panic!("no line for {}:\n{}", e.name, r.stdout));
+        assert!(line.trim_end().ends_with("clean"), "{line}");
+    }
+    let n = catalogue.len();
+    assert!(
+        r.stdout
+            .contains(&format!("{n} kernels checked: {n} clean, 0 with findings")),
+        "{}",
+        r.stdout
+    );
 }

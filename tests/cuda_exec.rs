@@ -43,7 +43,12 @@ __global__ void add(const float *a, const float *b, float *c, int n) {
         "add",
         4,
         256,
-        &[Arg::buffer(&ga), Arg::buffer(&gb), Arg::buffer(&gc), Arg::Int(n as i128)],
+        &[
+            Arg::buffer(&ga),
+            Arg::buffer(&gb),
+            Arg::buffer(&gc),
+            Arg::Int(n as i128),
+        ],
     )
     .unwrap();
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
@@ -196,7 +201,10 @@ __global__ void k(const float *x, float *sums, unsigned *ballots, int *count) {
         })
         .collect();
     assert_eq!(ballots.to_vec(), want_ballots);
-    assert_eq!(count.to_vec()[0], x.iter().filter(|v| **v > 2.0).count() as i32);
+    assert_eq!(
+        count.to_vec()[0],
+        x.iter().filter(|v| **v > 2.0).count() as i32
+    );
     assert_eq!(
         r.stdout(),
         format!("t=32 s={:.1} b={:08x}\n", want_sums[1], want_ballots[1])

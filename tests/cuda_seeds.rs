@@ -41,7 +41,14 @@ fn doc000_and_003_multiply_and_square() {
         let b: Vec<i32> = (0..1024).map(|i| 3 * i + 1).collect();
         let (ga, gb) = (dev.alloc_from("a", &a), dev.alloc_from("b", &b));
         let d = dev.alloc_zeroed::<i32>("d", 1024);
-        launch(&dev, &k, 4, 256, 0, &[Arg::buffer(&d), Arg::buffer(&ga), Arg::buffer(&gb)]);
+        launch(
+            &dev,
+            &k,
+            4,
+            256,
+            0,
+            &[Arg::buffer(&d), Arg::buffer(&ga), Arg::buffer(&gb)],
+        );
         let want: Vec<i32> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
         assert_eq!(d.to_vec(), want, "{file}");
     }
@@ -65,7 +72,10 @@ fn doc001_copies() {
         "001_copyKernel_restrict.cu",
     ] {
         let k = seed(file, &[], "copyKernel");
-        let (inp, out) = (dev.alloc_from("in", &input), dev.alloc_zeroed::<i32>("out", 2048));
+        let (inp, out) = (
+            dev.alloc_from("in", &input),
+            dev.alloc_zeroed::<i32>("out", 2048),
+        );
         let r = launch(&dev, &k, 8, 256, 0, &[Arg::buffer(&out), Arg::buffer(&inp)]);
         assert_eq!(out.to_vec(), input, "{file}");
         let c = r.launch.counters.unwrap();
@@ -122,7 +132,10 @@ fn doc001_read_and_write_offset() {
                 m.gst_efficiency
             };
             let want_eff = if offset == 0 { 100.0 } else { 80.0 };
-            assert!((eff - want_eff).abs() < 0.5, "{name} offset {offset}: {eff}");
+            assert!(
+                (eff - want_eff).abs() < 0.5,
+                "{name} offset {offset}: {eff}"
+            );
         }
     }
 }
@@ -136,20 +149,35 @@ fn doc001_array_of_structs_and_struct_of_arrays() {
 
     let k = seed("001_testInnerStruct.cu", &[], "testInnerStruct");
     let aos: Vec<f32> = x.iter().zip(&y).flat_map(|(a, b)| [*a, *b]).collect();
-    let (data, result) = (dev.alloc_from("data", &aos), dev.alloc_zeroed::<f32>("result", 2 * n));
+    let (data, result) = (
+        dev.alloc_from("data", &aos),
+        dev.alloc_zeroed::<f32>("result", 2 * n),
+    );
     let r = launch(
         &dev,
         &k,
         (n / 128) as u32,
         128,
         0,
-        &[Arg::buffer(&data), Arg::buffer(&result), Arg::Int(n as i128)],
+        &[
+            Arg::buffer(&data),
+            Arg::buffer(&result),
+            Arg::Int(n as i128),
+        ],
     );
-    let want: Vec<f32> = x.iter().zip(&y).flat_map(|(a, b)| [a + 10.0, b + 20.0]).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .flat_map(|(a, b)| [a + 10.0, b + 20.0])
+        .collect();
     assert_eq!(result.to_vec(), want);
     // The document's point: each 4-byte field access of the AoS uses half of what it fetches.
     let m = r.launch.metrics().unwrap();
-    assert!((m.gld_efficiency - 50.0).abs() < 0.5, "{}", m.gld_efficiency);
+    assert!(
+        (m.gld_efficiency - 50.0).abs() < 0.5,
+        "{}",
+        m.gld_efficiency
+    );
 
     // testInnerArray: one struct of two arrays of N floats, through `data->x[i]`.
     let k = seed(
@@ -158,14 +186,21 @@ fn doc001_array_of_structs_and_struct_of_arrays() {
         "testInnerArray",
     );
     let soa: Vec<f32> = x.iter().chain(&y).copied().collect();
-    let (data, result) = (dev.alloc_from("data", &soa), dev.alloc_zeroed::<f32>("result", 2 * n));
+    let (data, result) = (
+        dev.alloc_from("data", &soa),
+        dev.alloc_zeroed::<f32>("result", 2 * n),
+    );
     let r = launch(
         &dev,
         &k,
         (n / 128) as u32,
         128,
         0,
-        &[Arg::buffer(&data), Arg::buffer(&result), Arg::Int(n as i128)],
+        &[
+            Arg::buffer(&data),
+            Arg::buffer(&result),
+            Arg::Int(n as i128),
+        ],
     );
     let want: Vec<f32> = x
         .iter()
@@ -174,7 +209,11 @@ fn doc001_array_of_structs_and_struct_of_arrays() {
         .collect();
     assert_eq!(result.to_vec(), want);
     let m = r.launch.metrics().unwrap();
-    assert!((m.gld_efficiency - 100.0).abs() < 0.5, "{}", m.gld_efficiency);
+    assert!(
+        (m.gld_efficiency - 100.0).abs() < 0.5,
+        "{}",
+        m.gld_efficiency
+    );
 }
 
 #[test]

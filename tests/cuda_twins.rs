@@ -48,7 +48,11 @@ fn comparable(c: &Counters) -> Counters {
 
 fn same_counters(what: &str, rust: &LaunchReport, cu: &LaunchReport) {
     let (r, c) = (rust.counters.unwrap(), cu.counters.unwrap());
-    assert_eq!(comparable(&r), comparable(&c), "{what}: Rust vs CUDA counters");
+    assert_eq!(
+        comparable(&r),
+        comparable(&c),
+        "{what}: Rust vs CUDA counters"
+    );
     eprintln!(
         "{what}: warp instructions Rust {} CUDA {}",
         r.warp_instructions, c.warp_instructions
@@ -76,7 +80,11 @@ fn reductions_match_their_rust_twins() {
     let dev = Device::default();
     let cases: [(&str, RustReduce, u32); 8] = [
         ("reduce_interleaved", reduction::interleaved, 1),
-        ("reduce_interleaved_strided", reduction::interleaved_strided, 1),
+        (
+            "reduce_interleaved_strided",
+            reduction::interleaved_strided,
+            1,
+        ),
         ("reduce_sequential", reduction::sequential, 1),
         ("reduce_first_add", reduction::first_add_kernel, 2),
         ("reduce_unroll_warp", reduction::unroll_warp, 2),
@@ -97,8 +105,14 @@ fn reductions_match_their_rust_twins() {
                 dev.alloc_zeroed::<f32>("out", grid as usize),
             );
             let cfg = LaunchConfig::new(grid, block).mode(Mode::Count);
-            let r = dev.launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out_r, n)).unwrap();
-            let smem = if name == "reduce_shuffle" { 0 } else { block * 4 };
+            let r = dev
+                .launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out_r, n))
+                .unwrap();
+            let smem = if name == "reduce_shuffle" {
+                0
+            } else {
+                block * 4
+            };
             let c = launch_cu(
                 &dev,
                 name,
@@ -107,7 +121,11 @@ fn reductions_match_their_rust_twins() {
                 smem,
                 &[Arg::buffer(&x), Arg::buffer(&out_c), Arg::Int(n.into())],
             );
-            same_output(&format!("{name} n={n}: block sums"), &out_c.to_vec(), &out_r.to_vec());
+            same_output(
+                &format!("{name} n={n}: block sums"),
+                &out_c.to_vec(),
+                &out_r.to_vec(),
+            );
             same_counters(&format!("{name} n={n}"), &r, &c);
         }
     }
@@ -176,7 +194,9 @@ fn offset_access_matches_its_rust_twins() {
             );
             let cfg = LaunchConfig::new(grid, block).mode(Mode::Count);
             let r = dev
-                .launch(&cfg, |bl: &mut Block<'_>| rust(bl, &ga, &gb, &out_r, n, offset))
+                .launch(&cfg, |bl: &mut Block<'_>| {
+                    rust(bl, &ga, &gb, &out_r, n, offset)
+                })
                 .unwrap();
             let c = launch_cu(
                 &dev,
@@ -192,7 +212,11 @@ fn offset_access_matches_its_rust_twins() {
                     Arg::Int(offset.into()),
                 ],
             );
-            same_output(&format!("{name} offset {offset}"), &out_c.to_vec(), &out_r.to_vec());
+            same_output(
+                &format!("{name} offset {offset}"),
+                &out_c.to_vec(),
+                &out_r.to_vec(),
+            );
             same_counters(&format!("{name} offset {offset}"), &r, &c);
         }
     }
@@ -271,7 +295,9 @@ fn divergence_kernels_match_their_rust_twins() {
     let grid = n.div_ceil(256);
     let cfg = LaunchConfig::new(grid, 256).mode(Mode::Count);
     let r = dev
-        .launch(&cfg, |bl: &mut Block<'_>| divergence::vector_add(bl, &ga, &gb, &cr, n))
+        .launch(&cfg, |bl: &mut Block<'_>| {
+            divergence::vector_add(bl, &ga, &gb, &cr, n)
+        })
         .unwrap();
     let c = launch_cu(
         &dev,
@@ -279,7 +305,12 @@ fn divergence_kernels_match_their_rust_twins() {
         grid,
         256,
         0,
-        &[Arg::buffer(&ga), Arg::buffer(&gb), Arg::buffer(&cc), Arg::Int(n.into())],
+        &[
+            Arg::buffer(&ga),
+            Arg::buffer(&gb),
+            Arg::buffer(&cc),
+            Arg::Int(n.into()),
+        ],
     );
     same_output("vector_add", &cc.to_vec(), &cr.to_vec());
     same_counters("vector_add", &r, &c);
@@ -297,7 +328,9 @@ fn divergence_kernels_match_their_rust_twins() {
     let grid = (w.div_ceil(16), h.div_ceil(16));
     let cfg = LaunchConfig::new(grid, (16, 16)).mode(Mode::Count);
     let r = dev
-        .launch(&cfg, |bl: &mut Block<'_>| divergence::rgb_to_gray(bl, &g_rgb, &gr, w, h))
+        .launch(&cfg, |bl: &mut Block<'_>| {
+            divergence::rgb_to_gray(bl, &g_rgb, &gr, w, h)
+        })
         .unwrap();
     let c = launch_cu(
         &dev,
@@ -305,7 +338,12 @@ fn divergence_kernels_match_their_rust_twins() {
         grid,
         (16, 16),
         0,
-        &[Arg::buffer(&g_rgb), Arg::buffer(&gc), Arg::Int(w.into()), Arg::Int(h.into())],
+        &[
+            Arg::buffer(&g_rgb),
+            Arg::buffer(&gc),
+            Arg::Int(w.into()),
+            Arg::Int(h.into()),
+        ],
     );
     same_output("rgb_to_gray", &gc.to_vec(), &gr.to_vec());
     same_counters("rgb_to_gray", &r, &c);
@@ -328,7 +366,9 @@ fn divergence_kernels_match_their_rust_twins() {
         );
         let cfg = LaunchConfig::new(n / 256, 256).mode(Mode::Count);
         let r = dev
-            .launch(&cfg, |bl: &mut Block<'_>| divergence::branch(bl, &or, n, split))
+            .launch(&cfg, |bl: &mut Block<'_>| {
+                divergence::branch(bl, &or, n, split)
+            })
             .unwrap();
         let c = launch_cu(&dev, name, n / 256, 256, 0, &[Arg::buffer(&oc)]);
         let want: Vec<f32> = (0..n)
@@ -345,7 +385,11 @@ fn divergence_kernels_match_their_rust_twins() {
         let (rc, cc) = (r.counters.unwrap(), c.counters.unwrap());
         eprintln!("{name}: Rust {rc:?}\nCUDA {cc:?}");
         assert_eq!(cc.divergent_branches, rc.divergent_branches, "{name}");
-        assert_eq!((cc.gst_requests, cc.gst_sectors), (rc.gst_requests, rc.gst_sectors), "{name}");
+        assert_eq!(
+            (cc.gst_requests, cc.gst_sectors),
+            (rc.gst_requests, rc.gst_sectors),
+            "{name}"
+        );
     }
 }
 
@@ -356,5 +400,8 @@ fn the_inline_ptx_bank_pattern_kernel_is_refused_with_its_line() {
     let e = module().lower("smem_pattern<1>").unwrap_err();
     let text = e.to_string();
     assert!(text.contains("kernels.cu:"), "{text}");
-    assert!(text.to_lowercase().contains("ptx") || text.contains("asm") || text.contains("__cvta"), "{text}");
+    assert!(
+        text.to_lowercase().contains("ptx") || text.contains("asm") || text.contains("__cvta"),
+        "{text}"
+    );
 }

@@ -58,7 +58,10 @@ fn params(p: &Value) -> Params {
 fn counters(c: &Value) -> Counters {
     let f = |k: &str| u(&c[k]);
     let mut ways = [0u64; 32];
-    for (w, v) in ways.iter_mut().zip(c["shared_conflict_ways"].as_array().unwrap()) {
+    for (w, v) in ways
+        .iter_mut()
+        .zip(c["shared_conflict_ways"].as_array().unwrap())
+    {
         *w = u(v);
     }
     Counters {
@@ -155,7 +158,10 @@ fn every_catalogue_kernel_counts_as_the_old_engine_did() {
 #[test]
 fn configurations_that_failed_still_fail() {
     let golden = load();
-    for e in golden["expected_errors"].as_array().expect("expected_errors") {
+    for e in golden["expected_errors"]
+        .as_array()
+        .expect("expected_errors")
+    {
         let kernel = e["kernel"].as_str().unwrap();
         let dev = Device::new(Profile::by_name(e["device"].as_str().unwrap()).unwrap());
         let p = params(&e["params"]);

@@ -414,7 +414,7 @@ impl<'a> Block<'a> {
                     s1.get(&fr.rows, w).to_array(),
                 );
                 let mut old = [0u32; 32];
-                let mut each = |update: &mut dyn FnMut(usize, &dyn Fn(u32) -> u32) -> u32| {
+                let mut each = |update: Update<'_>| {
                     for l in a.lanes() {
                         let l = l as usize;
                         let (x, y) = (
@@ -762,8 +762,8 @@ impl Out {
                 fr.put64(self.slots[0], w, v);
             }
             Layout::Pair | Layout::Quad => {
-                for k in 0..components(layout) {
-                    fr.rows[self.slots[k].row as usize + w] = U32x32::from_fn(|l| got[l][k]);
+                for (k, slot) in self.slots.iter().enumerate().take(components(layout)) {
+                    fr.rows[slot.row as usize + w] = U32x32::from_fn(|l| got[l][k]);
                 }
             }
         }
@@ -877,7 +877,15 @@ fn store_rows<W: WordsMut + ?Sized>(
     slow
 }
 
+/// An atomic's word update: applied to lane `l`'s word with the lane's function of the old
+/// value, returning the old value.
+type Update<'f> = &'f mut dyn FnMut(usize, &dyn Fn(u32) -> u32) -> u32;
+
 /// A stored value's lanes, by layout.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "lives on the stack for one store; boxing would cost an allocation per store"
+)]
 enum ValueSrc {
     Words([Src32; 4], usize),
     Wide(Src64),

@@ -25,10 +25,10 @@ use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
 use crate::memory::{Element, Parts, PlaceKind};
 use crate::site::Site;
-use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Src32, Src64};
+use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64, Slot, Src32, Src64};
 use crate::values::{
-    self as v, Pred, Row32, Row64, U32s, U64s, bin32_in, bin64_in, cmp32_in,
-    cmp64_in, narrow_in, select32, select64, un32_in, un64_in, widen_in,
+    self as v, Pred, Row32, Row64, U32s, U64s, bin32_in, bin64_in, cmp32_in, cmp64_in, narrow_in,
+    select32, select64, un32_in, un64_in, widen_in,
 };
 use std::sync::Mutex;
 
@@ -37,14 +37,49 @@ use std::sync::Mutex;
 pub(crate) type PrintKey = (u64, u32, usize, u32);
 
 /// A block-wide value of any scalar type.
+///
+/// Small and `Copy`: a `bool` per thread is a predicate of 128 bytes, kept in the frame (one
+/// row holds every warp's mask) so that moving values around costs little.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Val {
     /// A 32-bit lane per thread (integers up to 32 bits sign- or zero-extended, `float`).
     W(R32),
     /// A 64-bit lane per thread.
     D(R64),
-    /// A `bool` per thread.
-    P(Pred),
+    /// The same `bool` for every thread.
+    B(bool),
+    /// A `bool` per thread: the masks in row 0 of the slot.
+    P(Slot),
+}
+
+/// `p` as a value.
+fn keep(fr: &mut Frame, p: Pred) -> Val {
+    let s = fr.alloc(1);
+    fr.rows[s.row as usize] = U32x32::from_array(p.bits);
+    Val::P(s)
+}
+
+/// Lanes in `p` from `a`, the others from `b` (two values of one type).
+fn merge(fr: &mut Frame, p: &Pred, a: Val, b: Val) -> Val {
+    match (a, b) {
+        (Val::W(a), Val::W(b)) => Val::W(select32(fr, p, a, b)),
+        (Val::D(a), Val::D(b)) => Val::D(select64(fr, p, a, b)),
+        (Val::B(x), Val::B(y)) if x == y => Val::B(x),
+        (a, b) => {
+            let (x, y) = (pred_of(fr, a), pred_of(fr, b));
+            keep(fr, (x & *p) | (y & !*p))
+        }
+    }
+}
+
+/// A `bool` value as a predicate (a number is true where it is not zero).
+fn pred_of(fr: &Frame, v: Val) -> Pred {
+    match v {
+        Val::B(b) => Pred::splat(b),
+        Val::P(s) => Pred::from_masks(fr.rows[fr.check(s, 1)].to_array()),
+        Val::W(r) => cmp32_in::<U32x32>(fr, r, R32::uniform(0), |a, b| a.ne(b)),
+        Val::D(d) => cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)),
+    }
 }
 
 impl Val {
@@ -62,17 +97,19 @@ impl Val {
     }
 }
 
-/// Where each base of the kernel lives in this launch.
-pub(crate) struct Bases<'a> {
+/// What every block of a launch shares.
+pub(crate) struct Plan<'a> {
     /// Per parameter: its buffer (pointer parameters).
     params: Vec<Option<&'a crate::Global<u8>>>,
+    /// Per variable: the address of its fresh definition ([`fresh_definitions`]), or 0.
+    fresh: Vec<usize>,
 }
 
 /// One block's execution of a kernel.
 pub(crate) struct Exec<'k, 'b, 'a> {
     k: &'k Kernel,
     b: &'b mut Block<'a>,
-    bases: &'k Bases<'k>,
+    plan: &'k Plan<'k>,
     vars: Vec<Val>,
     locals: Vec<Vec<Val>>,
     /// Byte offsets of the static shared arrays in the block's arena.
@@ -83,6 +120,8 @@ pub(crate) struct Exec<'k, 'b, 'a> {
     calls: Vec<Masks>,
     printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
     printf_seq: usize,
+    /// The statement executing (its address), for [`Plan::fresh`].
+    cur: usize,
 }
 
 /// Per-warp `a & !b`.
@@ -106,7 +145,7 @@ fn site(s: super::ir::Site) -> Site {
 /// The value of a constant.
 fn constant(c: Const) -> Val {
     match c.ty {
-        Scalar::Bool => Val::P(Pred::splat(c.bits != 0)),
+        Scalar::Bool => Val::B(c.bits != 0),
         t if t.is_wide() => Val::D(R64::uniform(c.bits)),
         _ => Val::W(R32::uniform(c.bits as u32)),
     }
@@ -120,7 +159,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     pub(crate) fn run(
         k: &'k Kernel,
         b: &'b mut Block<'a>,
-        bases: &'k Bases<'k>,
+        plan: &'k Plan<'k>,
         args: &[Val],
         printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
     ) {
@@ -138,7 +177,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let mut vars = vec![Val::W(R32::uniform(0)); k.vars.len()];
         for (v, var) in vars.iter_mut().zip(&k.vars) {
             *v = match var.ty {
-                Scalar::Bool => Val::P(Pred::FALSE),
+                Scalar::Bool => Val::B(false),
                 t if t.is_wide() => Val::D(R64::uniform(0)),
                 _ => Val::W(R32::uniform(0)),
             };
@@ -169,7 +208,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let zero = if l.ty.is_wide() {
                     Val::D(R64::uniform(0))
                 } else if l.ty == Scalar::Bool {
-                    Val::P(Pred::FALSE)
+                    Val::B(false)
                 } else {
                     Val::W(R32::uniform(0))
                 };
@@ -179,7 +218,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let mut e = Exec {
             k,
             b,
-            bases,
+            plan,
             vars,
             locals,
             shared,
@@ -187,6 +226,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             calls: Vec::new(),
             printed,
             printf_seq: 0,
+            cur: 0,
         };
         e.block(&k.body);
     }
@@ -207,6 +247,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        self.cur = s as *const Stmt as usize;
         match s {
             Stmt::Assign(a) => {
                 let uniform = self.k.vars[a.dst.0 as usize].uniform;
@@ -293,7 +334,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                         SyncKind::Plain => 0,
                     };
                     let val = if self.k.vars[d.0 as usize].ty == Scalar::Bool {
-                        Val::P(Pred::splat(r != 0))
+                        Val::B(r != 0)
                     } else {
                         Val::W(R32::uniform(r))
                     };
@@ -327,10 +368,16 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let r = match self.get(value) {
                     Val::D(d) => Val::D(self.b.shfl_at(st, op, m, U64s(d), x, w).0),
                     Val::W(r) => Val::W(self.b.shfl_at(st, op, m, U32s(r), x, w).0),
-                    Val::P(p) => {
-                        let bits = frame::with(|fr| bool_to_int(fr, &p));
+                    b @ (Val::B(_) | Val::P(_)) => {
+                        let bits = frame::with(|fr| {
+                            let p = pred_of(fr, b);
+                            bool_to_int(fr, &p)
+                        });
                         let r = self.b.shfl_at(st, op, m, U32s(bits), x, w).0;
-                        Val::P(frame::with(|fr| nonzero(fr, r)))
+                        frame::with(|fr| {
+                            let p = nonzero(fr, r);
+                            keep(fr, p)
+                        })
                     }
                 };
                 let _ = ty;
@@ -370,7 +417,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     }
                 };
                 let r = if self.k.vars[dst.0 as usize].ty == Scalar::Bool {
-                    Val::P(frame::with(|fr| nonzero(fr, r.w())))
+                    frame::with(|fr| {
+                        let p = nonzero(fr, r.w());
+                        keep(fr, p)
+                    })
                 } else {
                     r
                 };
@@ -454,13 +504,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// A `bool` operand as a predicate.
     fn pred(&self, o: &Operand) -> Pred {
-        match self.get(o) {
-            Val::P(p) => p,
-            Val::W(r) => frame::with(|fr| nonzero(fr, r)),
-            Val::D(d) => {
-                frame::with(|fr| cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)))
-            }
-        }
+        let v = self.get(o);
+        frame::with(|fr| pred_of(fr, v))
     }
 
     /// An operand that must be uniform (a mask, a width): its value.
@@ -468,6 +513,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         match self.get(o) {
             Val::W(r) => r.as_uniform(),
             Val::D(d) => d.as_uniform().map(|x| x as u32),
+            Val::B(b) => Some(u32::from(b)),
             Val::P(_) => None,
         }
         .unwrap_or_else(|| {
@@ -485,7 +531,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// `dst = r` for the executing lanes (all of them for a uniform variable).
     fn assign(&mut self, dst: u32, r: Val, uniform: bool) {
         let old = self.vars[dst as usize];
-        self.vars[dst as usize] = if uniform {
+        self.vars[dst as usize] = if uniform || self.plan.fresh[dst as usize] == self.cur {
             r
         } else {
             frame::with(|fr| {
@@ -496,12 +542,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 // Lanes that do not execute keep their value: select under the live lanes.
                 let active = fr.active;
                 fr.active = fr.live;
-                let v = match (r, old) {
-                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
-                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
-                    (Val::P(a), Val::P(b)) => Val::P(<Pred as v::Merge>::merge(&p, a, b)),
-                    (r, _) => r,
-                };
+                let v = merge(fr, &p, r, old);
                 fr.active = active;
                 v
             })
@@ -519,9 +560,12 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let x = self.get(src);
                 frame::with(|fr| convert(fr, x, *from, ty))
             }
-            Op::Bitcast { src, .. } => match (self.get(src), ty) {
-                (Val::P(p), _) => Val::W(frame::with(|fr| bool_to_int(fr, &p))),
-                (x, _) => x,
+            Op::Bitcast { src, .. } => match self.get(src) {
+                b @ (Val::B(_) | Val::P(_)) => Val::W(frame::with(|fr| {
+                    let p = pred_of(fr, b);
+                    bool_to_int(fr, &p)
+                })),
+                x => x,
             },
             Op::Unary { op, a } => {
                 let x = self.get(a);
@@ -537,20 +581,24 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             }
             Op::Cmp { op, of, a, b } => {
                 let (x, y) = (self.get(a), self.get(b));
-                Val::P(frame::with(|fr| compare(fr, *op, *of, x, y)))
+                frame::with(|fr| {
+                    let p = compare(fr, *op, *of, x, y);
+                    keep(fr, p)
+                })
             }
             Op::Select { cond, a, b } => {
                 let c = self.pred(cond);
                 let (x, y) = (self.get(a), self.get(b));
-                frame::with(|fr| match (x, y) {
-                    (Val::W(x), Val::W(y)) => Val::W(select32(fr, &c, x, y)),
-                    (Val::D(x), Val::D(y)) => Val::D(select64(fr, &c, x, y)),
-                    (Val::P(x), Val::P(y)) => Val::P((x & c) | (y & !c)),
-                    _ => unreachable!("select of one type"),
-                })
+                frame::with(|fr| merge(fr, &c, x, y))
             }
-            Op::And { a, b } => Val::P(self.pred(a) & self.pred(b)),
-            Op::Or { a, b } => Val::P(self.pred(a) | self.pred(b)),
+            Op::And { a, b } => {
+                let p = self.pred(a) & self.pred(b);
+                frame::with(|fr| keep(fr, p))
+            }
+            Op::Or { a, b } => {
+                let p = self.pred(a) | self.pred(b);
+                frame::with(|fr| keep(fr, p))
+            }
             Op::Offset { offset, index } => Val::D(self.byte_offset(offset, index)),
         };
         if counted {
@@ -565,8 +613,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let c = self.get(cond);
         if !varying {
             let uniform = match c {
-                Val::P(p) => {
+                Val::B(b) => Some(b),
+                Val::P(_) => {
                     let (any, all) = frame::with(|fr| {
+                        let p = pred_of(fr, c);
                         let t = fr.taken(&p.bits);
                         (t.1 != 0, t.0 == fr.active)
                     });
@@ -580,7 +630,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 return;
             }
         }
-        let p = self.pred(cond);
+        let p = frame::with(|fr| pred_of(fr, c));
         let (entry, taken) = frame::with(|fr| {
             let entry = fr.active;
             let taken = if varying {
@@ -645,7 +695,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             let mut found = std::mem::take(&mut fr.found);
             for v in &self.vars {
                 match v {
-                    Val::W(R32::Slot(s)) => found.push((*s, 1)),
+                    Val::W(R32::Slot(s)) | Val::P(s) => found.push((*s, 1)),
                     Val::D(R64::Slot(s)) => found.push((*s, 2)),
                     _ => {}
                 }
@@ -653,7 +703,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             for arr in &self.locals {
                 for v in arr {
                     match v {
-                        Val::W(R32::Slot(s)) => found.push((*s, 1)),
+                        Val::W(R32::Slot(s)) | Val::P(s) => found.push((*s, 1)),
                         Val::D(R64::Slot(s)) => found.push((*s, 2)),
                         _ => {}
                     }
@@ -670,7 +720,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 }
             };
             let mut fix = |v: &mut Val| match v {
-                Val::W(R32::Slot(s)) | Val::D(R64::Slot(s)) => moved(s),
+                Val::W(R32::Slot(s)) | Val::D(R64::Slot(s)) | Val::P(s) => moved(s),
                 _ => {}
             };
             self.vars.iter_mut().for_each(&mut fix);
@@ -684,7 +734,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// element index in it (free: see [`Addr`]).
     fn place(&self, addr: &Addr, size: u32, access: AccessKind) -> (PlaceKind<'k>, R32) {
         let place = match addr.base {
-            Base::Param(i) => match self.bases.params.get(i as usize).copied().flatten() {
+            Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
                 Some(g) => g.place_sized(size),
                 None => unreachable!("the launch binds a buffer to every pointer parameter"),
             },
@@ -714,33 +764,34 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// `offset + Σ value × scale`: C's implicit address arithmetic, per thread, uncounted.
     fn byte_offset(&self, offset: &Operand, index: &[(Operand, i64)]) -> R64 {
-        let terms: Vec<(Val, bool, i64)> =
-            std::iter::once((self.get(offset), self.ty_of(offset).is_signed(), 1))
-                .chain(
-                    index
-                        .iter()
-                        .map(|(o, s)| (self.get(o), self.ty_of(o).is_signed(), *s)),
-                )
-                .collect();
+        // Affine terms give an affine offset: the common case of indexes built from
+        // `threadIdx` and uniform values, computed without touching the lanes.
+        let warps = usize::from(frame::hot().warps);
+        let affine = |o: &Operand| match self.get(o) {
+            Val::W(w) => v::aff_widen32(w, self.ty_of(o).is_signed(), warps),
+            Val::D(d @ R64::Aff { .. }) => Some(d),
+            _ => None,
+        };
+        let mut acc = affine(offset);
+        for (o, scale) in index {
+            acc = acc.and_then(|a| {
+                v::aff_add64(a, v::aff_mul64(affine(o)?, R64::uniform(*scale as u64))?)
+            });
+        }
+        acc.unwrap_or_else(|| self.byte_offset_lanes(offset, index))
+    }
+
+    /// [`Exec::byte_offset`] lane by lane.
+    #[inline(never)]
+    fn byte_offset_lanes(&self, offset: &Operand, index: &[(Operand, i64)]) -> R64 {
+        let term = |o: &Operand| (self.get(o), self.ty_of(o).is_signed());
+        let terms: Vec<((Val, bool), i64)> = std::iter::once((term(offset), 1))
+            .chain(index.iter().map(|(o, s)| (term(o), *s)))
+            .collect();
         frame::with(|fr| {
-            // Affine terms give an affine offset (the common case: indexes built from
-            // `threadIdx` and uniform values).
-            let affine = terms
-                .iter()
-                .try_fold(R64::uniform(0), |acc, &(v, signed, scale)| {
-                    let t = match v {
-                        Val::W(w) => v::aff_widen32(w, signed, fr.warps)?,
-                        Val::D(d @ R64::Aff { .. }) => d,
-                        _ => return None,
-                    };
-                    v::aff_add64(acc, v::aff_mul64(t, R64::uniform(scale as u64))?)
-                });
-            if let Some(r) = affine {
-                return r;
-            }
             let srcs: Vec<(LaneSrc, i64)> = terms
                 .iter()
-                .map(|&(v, signed, scale)| (LaneSrc::new(fr, v, signed), scale))
+                .map(|&((v, signed), scale)| (LaneSrc::new(fr, v, signed), scale))
                 .collect();
             let dst = fr.alloc(2);
             for w in 0..fr.warps {
@@ -750,8 +801,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let mut sum = [0u64; WARP_SIZE];
                 for (src, scale) in &srcs {
                     let x = src.lanes(fr, w);
-                    for l in 0..WARP_SIZE {
-                        sum[l] = sum[l].wrapping_add((x[l] as u64).wrapping_mul(*scale as u64));
+                    for (s, x) in sum.iter_mut().zip(x) {
+                        *s = s.wrapping_add((x as u64).wrapping_mul(*scale as u64));
                     }
                 }
                 fr.put64(dst, w, U64x32::from_array(sum));
@@ -864,9 +915,20 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             (16, _) => get::<[f32; 4]>(self.b, st, &place, idx),
             (bytes, _) => self.unsupported(&format!("a {bytes}-byte load")),
         };
-        let vals: Vec<Val> = frame::with(|fr| split(fr, ty, n, &parts));
-        for (d, v) in dst.iter().zip(vals) {
-            self.assign(d.0, v, false);
+        match (ty, n) {
+            // The common case without building anything.
+            (Scalar::F32 | Scalar::I32 | Scalar::U32, 1) => {
+                self.assign(dst[0].0, Val::W(parts.r32[0]), false)
+            }
+            (Scalar::F64 | Scalar::I64 | Scalar::U64, 1) => {
+                self.assign(dst[0].0, Val::D(parts.r64), false)
+            }
+            _ => {
+                let vals: Vec<Val> = frame::with(|fr| split(fr, ty, n, &parts));
+                for (d, v) in dst.iter().zip(vals) {
+                    self.assign(d.0, v, false);
+                }
+            }
         }
     }
 
@@ -874,8 +936,15 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     fn store(&mut self, ty: Scalar, addr: &Addr, values: &[Operand], st: Site) {
         let n = values.len() as u32;
         let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Store);
-        let vals: Vec<Val> = values.iter().map(|v| self.get(v)).collect();
-        let parts = frame::with(|fr| join(fr, ty, &vals));
+        let parts = match (ty, values) {
+            // The common case without building anything.
+            (Scalar::F32 | Scalar::I32 | Scalar::U32, [v]) => Parts::words([self.get(v).w(); 4]),
+            (Scalar::F64 | Scalar::I64 | Scalar::U64, [v]) => Parts::wide(self.get(v).d()),
+            _ => {
+                let vals: Vec<Val> = values.iter().map(|v| self.get(v)).collect();
+                frame::with(|fr| join(fr, ty, &vals))
+            }
+        };
         match (ty.size() * n, n) {
             (1, _) => self.b.store_typed::<u8>(st, &place, idx, parts),
             (2, _) => self.b.store_typed::<u16>(st, &place, idx, parts),
@@ -961,12 +1030,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             let mut acc = arr[0];
             for (k, v) in arr.iter().enumerate().skip(1) {
                 let p = cmp32_in::<U32x32>(fr, idx, R32::uniform(k as u32), |a, b| a.eq(b));
-                acc = match (*v, acc) {
-                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
-                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
-                    (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
-                    (a, _) => a,
-                };
+                acc = merge(fr, &p, *v, acc);
             }
             acc
         })
@@ -995,12 +1059,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let p = p & Pred::from_masks(fr.active);
                 let active = fr.active;
                 fr.active = fr.live;
-                let r = match (val, old) {
-                    (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
-                    (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
-                    (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
-                    (a, _) => a,
-                };
+                let r = merge(fr, &p, val, old);
                 fr.active = active;
                 r
             });
@@ -1017,12 +1076,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             let p = Pred::from_masks(fr.active);
             let active = fr.active;
             fr.active = fr.live;
-            let r = match (new, old) {
-                (Val::W(a), Val::W(b)) => Val::W(select32(fr, &p, a, b)),
-                (Val::D(a), Val::D(b)) => Val::D(select64(fr, &p, a, b)),
-                (Val::P(a), Val::P(b)) => Val::P((a & p) | (b & !p)),
-                (a, _) => a,
-            };
+            let r = merge(fr, &p, new, old);
             fr.active = active;
             r
         })
@@ -1073,7 +1127,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                                 all.extend(fr.src32(*r).get(&fr.rows, w).to_array().map(u64::from))
                             }
                             Val::D(d) => all.extend(fr.src64(*d).get(&fr.rows, w).to_array()),
-                            Val::P(p) => all.extend((0..32).map(|l| u64::from(p.bits[w] >> l & 1))),
+                            b @ (Val::B(_) | Val::P(_)) => {
+                                let p = pred_of(fr, *b);
+                                all.extend((0..32).map(|l| u64::from(p.bits[w] >> l & 1)))
+                            }
                         }
                     }
                     all
@@ -1124,6 +1181,7 @@ fn uniform_index(v: Val) -> Option<usize> {
         Val::D(d) => d
             .as_uniform()
             .map(|x| usize::try_from(x).unwrap_or(usize::MAX)),
+        Val::B(b) => Some(usize::from(b)),
         Val::P(_) => None,
     }
 }
@@ -1136,7 +1194,10 @@ fn index_r32(v: Val) -> R32 {
                 U32x32::from_array(x.to_array().map(|v| u32::try_from(v).unwrap_or(u32::MAX)))
             })
         }),
-        Val::P(_) => R32::uniform(0),
+        b @ (Val::B(_) | Val::P(_)) => frame::with(|fr| {
+            let p = pred_of(fr, b);
+            bool_to_int(fr, &p)
+        }),
     }
 }
 
@@ -1179,7 +1240,7 @@ impl LaneSrc {
         match v {
             Val::W(r) => LaneSrc::W(fr.src32(r), signed),
             Val::D(d) => LaneSrc::D(fr.src64(d)),
-            Val::P(p) => LaneSrc::P(p.bits),
+            b @ (Val::B(_) | Val::P(_)) => LaneSrc::P(pred_of(fr, b).bits),
         }
     }
 
@@ -1219,7 +1280,10 @@ fn split(fr: &mut Frame, ty: Scalar, n: u32, parts: &Parts) -> Vec<Val> {
                 un32_in::<U32x32, U32x32>(fr, word, move |x| (x >> shift) & mask)
             };
             match ty {
-                Scalar::Bool => Val::P(nonzero(fr, r)),
+                Scalar::Bool => {
+                    let p = nonzero(fr, r);
+                    keep(fr, p)
+                }
                 Scalar::I8 => Val::W(un32_in::<I32x32, I32x32>(fr, r, |x| (x << 24) >> 24)),
                 Scalar::I16 => Val::W(un32_in::<I32x32, I32x32>(fr, r, |x| (x << 16) >> 16)),
                 _ => Val::W(r),
@@ -1249,7 +1313,10 @@ fn join(fr: &mut Frame, ty: Scalar, vals: &[Val]) -> Parts {
         for (k, v) in chunk.iter().enumerate() {
             let r = match *v {
                 Val::W(r) => r,
-                Val::P(p) => bool_to_int(fr, &p),
+                b @ (Val::B(_) | Val::P(_)) => {
+                    let p = pred_of(fr, b);
+                    bool_to_int(fr, &p)
+                }
                 Val::D(d) => narrow_in::<U64x32, U32x32>(fr, d, |x| x.to_u32()),
             };
             if per_word == 1 || vals.len() == 1 {
@@ -1269,9 +1336,9 @@ fn join(fr: &mut Frame, ty: Scalar, vals: &[Val]) -> Parts {
 }
 
 /// The value of an atomic's new word.
-fn atomic_op<T: crate::memory::AtomicElement + PartialOrd>(op: AtomicOp, o: T, x: T, y: T) -> T
+fn atomic_op<T>(op: AtomicOp, o: T, x: T, y: T) -> T
 where
-    T: AtomicInc,
+    T: crate::memory::AtomicElement + PartialOrd + AtomicInc,
 {
     use crate::memory::AtomicElement as A;
     match op {
@@ -1351,16 +1418,21 @@ impl AtomicInc for f32 {
 fn convert(fr: &mut Frame, x: Val, from: Scalar, to: Scalar) -> Val {
     use Scalar::*;
     if to == Bool {
-        return Val::P(match x {
-            Val::P(p) => p,
+        let p = match x {
+            b @ (Val::B(_) | Val::P(_)) => return b,
             Val::W(r) if from == F32 => cmp32_in::<F32x32>(fr, r, R32::uniform(0), |a, b| a.ne(b)),
             Val::W(r) => nonzero(fr, r),
             Val::D(d) if from == F64 => cmp64_in::<F64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)),
             Val::D(d) => cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.ne(b)),
-        });
+        };
+        return keep(fr, p);
     }
     let x = match x {
-        Val::P(p) => Val::W(bool_to_int(fr, &p)),
+        Val::B(b) => Val::W(R32::uniform(u32::from(b))),
+        Val::P(_) => {
+            let p = pred_of(fr, x);
+            Val::W(bool_to_int(fr, &p))
+        }
         other => other,
     };
     // Narrowing to 8 or 16 bits keeps the low bits, sign- or zero-extended in the lane.
@@ -1474,12 +1546,14 @@ fn convert(fr: &mut Frame, x: Val, from: Scalar, to: Scalar) -> Val {
 fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
     use Scalar::*;
     if op == UnOp::LogicalNot {
-        return Val::P(match x {
-            Val::P(p) => !p,
+        let p = match x {
+            Val::B(b) => return Val::B(!b),
+            Val::P(_) => !pred_of(fr, x),
             Val::W(r) if ty == F32 => cmp32_in::<F32x32>(fr, r, R32::uniform(0), |a, b| a.eq(b)),
             Val::W(r) => cmp32_in::<U32x32>(fr, r, R32::uniform(0), |a, b| a.eq(b)),
             Val::D(d) => cmp64_in::<U64x32>(fr, d, R64::uniform(0), |a, b| a.eq(b)),
-        });
+        };
+        return keep(fr, p);
     }
     if matches!(op, UnOp::Popc | UnOp::Clz | UnOp::Ffs) {
         // The result is an `int`; the operand keeps its own width.
@@ -1496,7 +1570,10 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
             Val::W(r) => {
                 un32_in::<U32x32, U32x32>(fr, r, move |v| v.map_each(|x| bits(u64::from(x), 32)))
             }
-            Val::P(p) => bool_to_int(fr, &p),
+            b @ (Val::B(_) | Val::P(_)) => {
+                let p = pred_of(fr, b);
+                bool_to_int(fr, &p)
+            }
         });
     }
     macro_rules! f32op {
@@ -1774,8 +1851,9 @@ fn compare(fr: &mut Frame, op: CmpOp, of: Scalar, x: Val, y: Val) -> Pred {
             }
         };
     }
-    match (of, x, y) {
-        (_, Val::P(a), Val::P(b)) => match op {
+    if let (Val::B(_) | Val::P(_), Val::B(_) | Val::P(_)) = (x, y) {
+        let (a, b) = (pred_of(fr, x), pred_of(fr, y));
+        return match op {
             CmpOp::Eq => !(a ^ b),
             CmpOp::Ne => a ^ b,
             // Booleans order false < true.
@@ -1783,7 +1861,9 @@ fn compare(fr: &mut Frame, op: CmpOp, of: Scalar, x: Val, y: Val) -> Pred {
             CmpOp::Gt => a & !b,
             CmpOp::Le => !a | b,
             CmpOp::Ge => a | !b,
-        },
+        };
+    }
+    match (of, x, y) {
         (F32, Val::W(a), Val::W(b)) => by!(cmp32_in, F32x32, a, b),
         (F64, Val::D(a), Val::D(b)) => by!(cmp64_in, F64x32, a, b),
         (I64, Val::D(a), Val::D(b)) => {
@@ -1814,8 +1894,179 @@ fn compare(fr: &mut Frame, op: CmpOp, of: Scalar, x: Val, y: Val) -> Pred {
     }
 }
 
-impl<'a> Bases<'a> {
-    pub(crate) fn new(params: Vec<Option<&'a crate::Global<u8>>>) -> Bases<'a> {
-        Bases { params }
+impl<'a> Plan<'a> {
+    /// The plan of a launch of `k` with `params` bound to its pointer parameters.
+    pub(crate) fn new(k: &Kernel, params: Vec<Option<&'a crate::Global<u8>>>) -> Plan<'a> {
+        Plan {
+            params,
+            fresh: fresh_definitions(k),
+        }
     }
+}
+
+/// Per variable, the statement (by address) whose assignment needs no merge, 0 for none.
+///
+/// Under divergent control flow an assignment changes only the executing lanes, which costs a
+/// select against the old value. That is wasted on a variable that every execution of some
+/// statement list defines before anything reads it, and that nothing outside the list uses:
+/// no lane can read the old value. Such a definition is *fresh*. The rule: the variable's
+/// occurrences all lie within one list (nested statements included), and its first occurrence
+/// in program order is a statement directly in that list that assigns it without reading it.
+/// Temporaries and variables declared with an initialiser inside a branch or loop body are
+/// fresh this way.
+fn fresh_definitions(k: &Kernel) -> Vec<usize> {
+    #[derive(Default)]
+    struct Seen {
+        /// The path (list ids from the root) shared by every occurrence.
+        common: Option<Vec<u32>>,
+        /// The first occurrence: its path, statement and whether it is a clean definition.
+        first: Option<(Vec<u32>, usize, bool)>,
+    }
+    fn vars(o: &Operand, out: &mut Vec<u32>) {
+        if let Operand::Var(v) = o {
+            out.push(v.0);
+        }
+    }
+    fn addr(a: &Addr, out: &mut Vec<u32>) {
+        vars(&a.offset, out);
+        a.index.iter().for_each(|(o, _)| vars(o, out));
+    }
+    /// (variables read, variables written) by `s` itself, not its nested statements.
+    fn effects(s: &Stmt) -> (Vec<u32>, Vec<u32>) {
+        let (mut r, mut w) = (Vec::new(), Vec::new());
+        match s {
+            Stmt::Assign(a) => {
+                w.push(a.dst.0);
+                match &a.op {
+                    Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => {
+                        vars(src, &mut r)
+                    }
+                    Op::Unary { a, .. } => vars(a, &mut r),
+                    Op::Binary { a, b, .. }
+                    | Op::Cmp { a, b, .. }
+                    | Op::And { a, b }
+                    | Op::Or { a, b } => {
+                        vars(a, &mut r);
+                        vars(b, &mut r);
+                    }
+                    Op::Fma { a, b, c }
+                    | Op::Select {
+                        cond: a,
+                        a: b,
+                        b: c,
+                    } => [a, b, c].into_iter().for_each(|o| vars(o, &mut r)),
+                    Op::Offset { offset, index } => {
+                        vars(offset, &mut r);
+                        index.iter().for_each(|(o, _)| vars(o, &mut r));
+                    }
+                }
+            }
+            Stmt::Load { dst, addr: a, .. } => {
+                w.extend(dst.iter().map(|d| d.0));
+                addr(a, &mut r);
+            }
+            Stmt::Store {
+                addr: a, values, ..
+            } => {
+                addr(a, &mut r);
+                values.iter().for_each(|o| vars(o, &mut r));
+            }
+            Stmt::Atomic {
+                dst,
+                addr: at,
+                a,
+                b,
+                ..
+            } => {
+                w.extend(dst.map(|d| d.0));
+                addr(at, &mut r);
+                vars(a, &mut r);
+                b.iter().for_each(|o| vars(o, &mut r));
+            }
+            Stmt::If { cond, .. } => vars(cond, &mut r),
+            Stmt::Sync { pred, dst, .. } => {
+                pred.iter().for_each(|o| vars(o, &mut r));
+                w.extend(dst.map(|d| d.0));
+            }
+            Stmt::SyncWarp { mask, .. } => vars(mask, &mut r),
+            Stmt::Shfl {
+                dst,
+                mask,
+                value,
+                lane,
+                width,
+                ..
+            } => {
+                w.push(dst.0);
+                [mask, value, lane, width]
+                    .into_iter()
+                    .for_each(|o| vars(o, &mut r));
+            }
+            Stmt::Vote { dst, mask, arg, .. } => {
+                w.push(dst.0);
+                mask.iter().chain(arg.iter()).for_each(|o| vars(o, &mut r));
+            }
+            Stmt::Printf { args, .. } => args.iter().for_each(|(o, _)| vars(o, &mut r)),
+            Stmt::LocalLoad { dst, index, .. } => {
+                w.push(dst.0);
+                vars(index, &mut r);
+            }
+            Stmt::LocalStore { index, value, .. } => {
+                vars(index, &mut r);
+                vars(value, &mut r);
+            }
+            Stmt::Loop { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Inline { .. }
+            | Stmt::Trap { .. } => {}
+        }
+        (r, w)
+    }
+    fn walk(list: &[Stmt], path: &mut Vec<u32>, next: &mut u32, seen: &mut [Seen]) {
+        for s in list {
+            let (reads, writes) = effects(s);
+            for v in reads.iter().chain(&writes) {
+                let e = &mut seen[*v as usize];
+                let common = e.common.get_or_insert_with(|| path.clone());
+                let shared = common
+                    .iter()
+                    .zip(path.iter())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                common.truncate(shared);
+                if e.first.is_none() {
+                    let clean = writes.contains(v) && !reads.contains(v);
+                    e.first = Some((path.clone(), s as *const Stmt as usize, clean));
+                }
+            }
+            let mut child = |body: &[Stmt], path: &mut Vec<u32>, next: &mut u32| {
+                *next += 1;
+                path.push(*next);
+                walk(body, path, next, seen);
+                path.pop();
+            };
+            match s {
+                Stmt::If { then, els, .. } => {
+                    child(then, path, next);
+                    child(els, path, next);
+                }
+                Stmt::Loop { body, step, .. } => {
+                    child(body, path, next);
+                    child(step, path, next);
+                }
+                Stmt::Inline { body } => child(body, path, next),
+                _ => {}
+            }
+        }
+    }
+    let mut seen: Vec<Seen> = (0..k.vars.len()).map(|_| Seen::default()).collect();
+    walk(&k.body, &mut vec![0], &mut 0, &mut seen);
+    seen.into_iter()
+        .map(|e| match (e.common, e.first) {
+            (Some(common), Some((path, stmt, true))) if path == common => stmt,
+            _ => 0,
+        })
+        .collect()
 }

@@ -1,12 +1,11 @@
 //! Launching a lowered CUDA kernel: binding arguments to parameters, running the executor on
 //! every block, collecting what the threads printed.
 
-use super::exec::{Bases, Exec, PrintKey, Val};
+use super::exec::{Exec, Plan, PrintKey, Val};
 use super::ir::{Kernel, ParamKind, Scalar};
 use crate::error::Error;
 use crate::memory::Element;
 use crate::site::SiteTable;
-use crate::values::Pred;
 use crate::values::frame::{R32, R64};
 use crate::{Device, Dim3, Global, LaunchConfig, LaunchReport};
 use std::sync::Mutex;
@@ -95,11 +94,11 @@ pub fn launch(
     args: &[Arg],
 ) -> Result<CudaReport, Error> {
     let (vals, buffers) = bind(kernel, args, &cfg.name)?;
-    let bases = Bases::new(buffers.iter().map(|b| b.as_ref()).collect());
+    let plan = Plan::new(kernel, buffers.iter().map(|b| b.as_ref()).collect());
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
     let launch = dev.launch_with_sites(cfg, sites, |b| {
-        Exec::run(kernel, b, &bases, &vals, &printed);
+        Exec::run(kernel, b, &plan, &vals, &printed);
     })?;
     let mut printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
     printed.sort_by_key(|(key, _)| *key);
@@ -111,11 +110,10 @@ pub fn launch(
 
 /// The launch's values for the scalar parameters (then struct fields, in order) and its
 /// buffers for the pointer parameters.
-fn bind(
-    kernel: &Kernel,
-    args: &[Arg],
-    launch_name: &str,
-) -> Result<(Vec<Val>, Vec<Option<Global<u8>>>), Error> {
+/// The values of a launch's scalar parameters and struct fields, and its buffers.
+type Bound = (Vec<Val>, Vec<Option<Global<u8>>>);
+
+fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
     let wrong = |reason: String| Error::InvalidLaunch {
         kernel: launch_name.to_string(),
         reason,
@@ -236,7 +234,7 @@ fn float(ty: Scalar, x: f64) -> Val {
 /// executor holds them).
 fn from_bits(ty: Scalar, bits: u64) -> Val {
     match ty {
-        Scalar::Bool => Val::P(Pred::splat(bits & 1 != 0)),
+        Scalar::Bool => Val::B(bits & 1 != 0),
         Scalar::I8 => Val::W(R32::uniform(bits as i8 as i32 as u32)),
         Scalar::U8 => Val::W(R32::uniform(u32::from(bits as u8))),
         Scalar::I16 => Val::W(R32::uniform(bits as i16 as i32 as u32)),

@@ -345,7 +345,7 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
     if let WarpIdx::Affine { start, step } = a.idx
         && step != 0
         && a.idx.increasing(mask)
-        && t.base % 4 == 0
+        && t.base.is_multiple_of(4)
     {
         // Distinct elements at a constant stride: every word is distinct, so the busiest bank
         // is found by counting, without sorting.

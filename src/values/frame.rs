@@ -488,8 +488,8 @@ impl Frame {
 
     /// Threads in `gone` exit for good.
     pub fn exit(&mut self, gone: &Masks) {
-        for w in 0..self.warps {
-            self.live[w] &= !gone[w];
+        for (l, g) in self.live.iter_mut().zip(gone).take(self.warps) {
+            *l &= !g;
         }
         let m: Masks = std::array::from_fn(|w| self.active[w] & !gone[w]);
         self.set_active(&m);
@@ -579,6 +579,10 @@ pub(crate) fn lane_steps(c: u32) -> U32x32 {
 
 /// Where a 64-bit operand's lanes come from.
 #[derive(Clone, Copy)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a reader made once per operation, on the stack; the lane offsets are precomputed"
+)]
 pub(crate) enum Src64 {
     Aff {
         a: u64,

@@ -730,17 +730,17 @@ pub(crate) fn cmp32_in<A: Row32>(fr: &Frame, a: R32, b: R32, f: impl Fn(A, A) ->
         } else {
             0
         };
-        for w in 0..fr.warps {
-            bits[w] = m & fr.active[w];
+        for (b, a) in bits.iter_mut().zip(&fr.active[..fr.warps]) {
+            *b = m & a;
         }
         return Pred { bits };
     }
     let (sa, sb, n) = (fr.src32(a), fr.src32(b), fr.warps);
     let rows = &fr.rows;
     with32!(rows, n, sa, |ga| with32!(rows, n, sb, |gb| {
-        for w in 0..n {
+        for (w, b) in bits.iter_mut().enumerate().take(n) {
             if fr.active[w] != 0 {
-                bits[w] = f(A::from_row(ga.at(w)), A::from_row(gb.at(w))).0;
+                *b = f(A::from_row(ga.at(w)), A::from_row(gb.at(w))).0;
             }
         }
     }));
@@ -768,9 +768,9 @@ pub(crate) fn cmp64<A: Row64>(
 pub(crate) fn cmp64_in<A: Row64>(fr: &Frame, a: R64, b: R64, f: impl Fn(A, A) -> Mask) -> Pred {
     let (sa, sb) = (fr.src64(a), fr.src64(b));
     let mut bits = [0; MAX_WARPS];
-    for w in 0..fr.warps {
+    for (w, b) in bits.iter_mut().enumerate().take(fr.warps) {
         if fr.active[w] != 0 {
-            bits[w] = f(
+            *b = f(
                 A::from_u64(sa.get(&fr.rows, w)),
                 A::from_u64(sb.get(&fr.rows, w)),
             )

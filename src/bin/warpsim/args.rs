@@ -28,6 +28,8 @@ pub enum Command {
     Occupancy(OccupancyArgs),
     /// Time kernels in fast and counting mode against native Rust in the same process.
     Bench(BenchArgs),
+    /// Run a kernel of a CUDA C file as written (`warpsim cu FILE.cu --list` shows its kernels).
+    Cu(Box<CuArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -44,9 +46,13 @@ pub struct Common {
 pub struct SuiteArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Also write a self-contained HTML report with charts to this file.
+    /// Also write a self-contained HTML report with pictures and charts to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<std::path::PathBuf>,
+    /// Run every kernel in check mode instead (races, uninitialised reads, barrier and mask
+    /// misuse, out-of-bounds accesses): one line per kernel, exit status 1 on any finding.
+    #[arg(long, conflicts_with = "report")]
+    pub check: bool,
     /// Print the results as JSON (one object per kernel, in a list).
     #[arg(long)]
     pub json: bool,
@@ -159,6 +165,93 @@ pub struct RunArgs {
     /// Only these metrics (comma-separated names, see the README).
     #[arg(long, value_delimiter = ',')]
     pub metrics: Option<Vec<String>>,
+    /// Also count per source line of the kernel: a table per launch (with `--json`, a "lines"
+    /// array in each launch).
+    #[arg(long, conflicts_with_all = ["csv", "no_counters"])]
+    pub lines: bool,
+    /// Also write a self-contained HTML report of this run, with its pictures, to this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_counters")]
+    pub report: Option<std::path::PathBuf>,
+    /// Run even when the run's estimated memory exceeds the memory available (MemAvailable in
+    /// /proc/meminfo, or WARPSIM_MEMORY_AVAILABLE bytes when set).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `warpsim cu`: a kernel of a `.cu` file, its launch and its arguments.
+#[derive(Args, Debug)]
+#[command(after_help = "ARGUMENTS (one --arg per kernel parameter, in order):
+  a number        for a scalar parameter: 4194304, -1, 0x10, 2.5
+  TYPE[N]:INIT    for a pointer parameter: a new device buffer of N elements of TYPE (the
+                  parameter's element type, or the struct it points to), N like 1024 or 1<<20;
+                  INIT is zeros, iota (component k holds k), fill=V, rand (floats in [0, 1),
+                  integers in [0, 100), seeded by --seed) or file=PATH (raw little-endian)
+  {A,B,...}       for a struct passed by value: its fields in order
+
+EXAMPLE:
+  warpsim cu examples/vector_add.cu --kernel vector_add --block 256 \\
+      --arg 'float[1<<20]:rand' --arg 'float[1<<20]:iota' --arg 'float[1<<20]:zeros' --arg 1048576 \\
+      --out C=c.bin")]
+pub struct CuArgs {
+    /// The CUDA C file.
+    pub file: std::path::PathBuf,
+    /// The kernel to run, with template arguments if it has any (`reduce<256>`).
+    #[arg(long, required_unless_present = "list")]
+    pub kernel: Option<String>,
+    /// List the file's kernels and their parameters, then stop.
+    #[arg(long)]
+    pub list: bool,
+    /// Blocks in the grid: 4096 or 64x64 (default: enough blocks of --block threads to cover
+    /// the largest buffer argument).
+    #[arg(long, value_parser = parse_block)]
+    pub grid: Option<Dim3>,
+    /// Threads per block: 256 or 32x8.
+    #[arg(long, value_parser = parse_block, required_unless_present = "list")]
+    pub block: Option<Dim3>,
+    /// Dynamic shared memory per block in bytes (`extern __shared__`).
+    #[arg(long, default_value_t = 0)]
+    pub smem: u32,
+    /// A preprocessor definition, NAME or NAME=VALUE (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// A kernel argument (one per parameter, in order; see below).
+    #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// Write a buffer argument after the launch, raw little-endian: PARAM=FILE (repeatable).
+    #[arg(long = "out", value_name = "PARAM=FILE")]
+    pub outs: Vec<String>,
+    /// Seed of `rand` buffers.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Registers per thread assumed for the occupancy figure.
+    #[arg(long, default_value_t = 32)]
+    pub regs: u32,
+    #[command(flatten)]
+    pub common: Common,
+    /// Run R times (fresh buffers each time) and report the median time.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Fast mode: no counters (timing only).
+    #[arg(long, conflicts_with = "check")]
+    pub no_counters: bool,
+    /// Check mode: report races, uninitialised reads and barrier misuse.
+    #[arg(long)]
+    pub check: bool,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print one CSV row.
+    #[arg(long)]
+    pub csv: bool,
+    /// Only these metrics (comma-separated names, see the README).
+    #[arg(long, value_delimiter = ',')]
+    pub metrics: Option<Vec<String>>,
+    /// Also count per source line of the kernel: a table (with `--json`, a "lines" array).
+    #[arg(long, conflicts_with_all = ["csv", "no_counters"])]
+    pub lines: bool,
+    /// Run even if the buffers need more memory than the machine has available.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]

@@ -346,5 +346,10 @@ fn x86_instructions(c: &Case) -> Option<u64> {
         .ok()?;
     let text = String::from_utf8_lossy(&out.stderr);
     let line = text.lines().find(|l| l.contains("Collected :"))?;
-    line.rsplit(':').next()?.trim().replace(',', "").parse().ok()
+    line.rsplit(':')
+        .next()?
+        .trim()
+        .replace(',', "")
+        .parse()
+        .ok()
 }

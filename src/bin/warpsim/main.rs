@@ -19,7 +19,11 @@ macro_rules! out_raw {
 
 mod args;
 mod bench;
+mod cu;
 mod html;
+mod lines;
+mod preflight;
+mod svg;
 mod table;
 
 use args::{Cli, Command, Common, OccupancyArgs, RunArgs, SuiteArgs};
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
             threads: None,
         },
         report: None,
+        check: false,
         json: false,
     }));
     let result = match command {
@@ -70,6 +75,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Occupancy(a) => occupancy(&a),
+        Command::Cu(a) => cu::cu(&a),
         Command::Bench(a) => {
             checked_threads(a.threads).and_then(|_| bench::bench(&a).map_err(Failure::Failed))
         }
@@ -307,6 +313,15 @@ fn selected(m: &Metrics, only: Option<&[String]>) -> Vec<(&'static str, MetricVa
 }
 
 fn launch_json(l: &LaunchReport, only: Option<&[String]>) -> Value {
+    launch_json_with(l, only, None)
+}
+
+/// A launch as JSON; with `sources`, also its `lines` (counters per source line).
+fn launch_json_with(
+    l: &LaunchReport,
+    only: Option<&[String]>,
+    sources: Option<&mut lines::Sources>,
+) -> Value {
     let mut v = json!({
         "name": l.name,
         "grid": [l.grid.x, l.grid.y, l.grid.z],
@@ -319,6 +334,13 @@ fn launch_json(l: &LaunchReport, only: Option<&[String]>) -> Value {
             .map(|(n, x)| (n.to_string(), metric_json(x)))
             .collect();
         v["metrics"] = Value::Object(metrics);
+    }
+    if let Some(sources) = sources {
+        v["lines"] = l
+            .lines
+            .iter()
+            .map(|line| lines::line_json(line, sources))
+            .collect();
     }
     v
 }
@@ -340,7 +362,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn run(a: &RunArgs) -> Result<(), Failure> {
     let entry = find_kernel(&a.kernel)?;
     let p = params(&entry, a)?;
-    let dev = device(&a.common)?;
+    let dev = device(&a.common)?.with_lines(a.lines);
     if let Some(bad) = a
         .metrics
         .iter()
@@ -355,6 +377,9 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     if a.repeat == 0 {
         return Err(Failure::Usage("--repeat must be at least 1".to_string()));
     }
+    if let Some(path) = &a.report {
+        preflight::writable(path, "--report")?;
+    }
     let mode = if a.no_counters {
         Mode::Fast
     } else if a.check {
@@ -362,6 +387,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     } else {
         Mode::Count
     };
+    preflight::memory(&entry, &p, &params_text(&entry, &p), mode, a.force)?;
     let mut times = Vec::new();
     let mut outcome: Option<Outcome> = None;
     for _ in 0..a.repeat {
@@ -369,6 +395,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
         times.push(o.time);
         outcome = Some(o);
     }
+    let mut sources = lines::Sources::default();
     let o = outcome.expect("repeat >= 1");
     let time = median(times);
     let threads = p.block.count() as u32;
@@ -382,7 +409,11 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             "params": params_json(&entry, &p),
             "verified": o.verified,
             "time_ms": time.as_secs_f64() * 1e3,
-            "launches": o.launches.iter().map(|l| launch_json(l, only)).collect::<Vec<_>>(),
+            "launches": o
+                .launches
+                .iter()
+                .map(|l| launch_json_with(l, only, a.lines.then_some(&mut sources)))
+                .collect::<Vec<_>>(),
             "occupancy": occ.as_ref().map_or(Value::Null, occupancy_json),
         });
         let mut out = out;
@@ -486,10 +517,26 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
                     out!("  {n:<28} {v}");
                 }
             }
+            if a.lines {
+                out!("\n  {}", lines::heading(&l.lines));
+                out_raw!("{}", lines::table(&l.lines, &mut sources));
+            }
             for f in &l.findings {
                 out!("{f}");
             }
         }
+    }
+    if let Some(path) = &a.report {
+        let page = html::run_report(&html::RunPage {
+            entry: &entry,
+            params: &p,
+            params_text: params_text(&entry, &p),
+            profile: dev.profile(),
+            outcome: &o,
+        });
+        std::fs::write(path, page)
+            .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("report written to {}", path.display());
     }
     let errors = o
         .launches
@@ -667,7 +714,13 @@ impl SuiteRow {
 }
 
 fn suite(a: &SuiteArgs) -> Result<(), Failure> {
+    if let Some(path) = &a.report {
+        preflight::writable(path, "--report")?;
+    }
     let dev = device(&a.common)?;
+    if a.check {
+        return suite_check(&dev, a.json);
+    }
     let catalogue = kernels::catalogue();
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(catalogue.len() as u64),
@@ -737,7 +790,26 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
         );
     }
     if let Some(path) = &a.report {
-        std::fs::write(path, html::report(dev.profile(), &rows))
+        // 001 draws read-offset at offsets 0 and 11: the suite runs 11, the report adds 0.
+        let mut extras = Vec::new();
+        if let Some(entry) = kernels::find("read-offset") {
+            let p = Params {
+                offset: 0,
+                ..entry.defaults.clone()
+            };
+            let o = entry.run(&dev, &p, Mode::Count)?;
+            if let Some(launch) = o.launches.into_iter().next() {
+                extras.push(html::Extra {
+                    after: entry.name,
+                    caption: format!(
+                        "read-offset at offset 0, for comparison: {}",
+                        params_text(&entry, &p)
+                    ),
+                    launch,
+                });
+            }
+        }
+        std::fs::write(path, html::report(dev.profile(), &rows, &extras))
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
         eprintln!("report written to {}", path.display());
     }
@@ -748,5 +820,201 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
             "wrong results: {}",
             wrong.join("; ")
         )))
+    }
+}
+
+/// One finding in a line: severity, tool, kind, where.
+fn finding_line(f: &Finding) -> String {
+    let mut s = format!(
+        "{} ({}): {:?}",
+        format!("{:?}", f.severity()).to_lowercase(),
+        f.kind.tool(),
+        f.kind
+    );
+    if f.space.is_some() {
+        s.push_str(&format!(" on `{}`[{}]", f.buffer, f.index));
+    }
+    if let Some(loc) = &f.site.location {
+        s.push_str(&format!(" at {loc}"));
+    }
+    s
+}
+
+/// `warpsim suite --check`: every catalogue kernel at its default size in check mode, one line
+/// per kernel; exit status 1 on any finding (or wrong result).
+fn suite_check(dev: &Device, json: bool) -> Result<(), Failure> {
+    let catalogue = kernels::catalogue();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(catalogue.len() as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    let mut results = Vec::new();
+    for entry in catalogue {
+        bar.set_message(entry.name);
+        let o = entry.run(dev, &entry.defaults, Mode::Check)?;
+        bar.inc(1);
+        results.push((entry.name, o));
+    }
+    bar.finish_and_clear();
+    if !json {
+        out!(
+            "warpsim suite --check on {} ({}): every kernel at its default size in check mode\n",
+            dev.profile().name,
+            dev.profile().description
+        );
+    }
+    report_check(&results, json)
+}
+
+/// What check mode made of one kernel's run, in a line: `clean`, or its findings.
+fn check_line(o: &Outcome) -> String {
+    let findings: Vec<&Finding> = o.launches.iter().flat_map(|l| &l.findings).collect();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity() == Severity::Error)
+        .count();
+    let mut line = match findings.first() {
+        None => "clean".to_string(),
+        Some(first) => format!(
+            "{} ({}, {}): {}{}",
+            plural(findings.len(), "finding"),
+            plural(errors, "error"),
+            plural(findings.len() - errors, "warning"),
+            finding_line(first),
+            if findings.len() > 1 {
+                format!("; and {} more", findings.len() - 1)
+            } else {
+                String::new()
+            }
+        ),
+    };
+    if !o.verified {
+        line.push_str(&format!("; WRONG RESULT: {}", o.detail));
+    }
+    line
+}
+
+/// Print the check results of `suite --check` (text or JSON) and give its exit status: a
+/// failure when any kernel has a finding or a wrong result.
+fn report_check(results: &[(&str, Outcome)], json: bool) -> Result<(), Failure> {
+    let flagged = results
+        .iter()
+        .filter(|(_, o)| o.launches.iter().any(|l| !l.findings.is_empty()))
+        .count();
+    let wrong = results.iter().filter(|(_, o)| !o.verified).count();
+    if json {
+        let rows: Vec<Value> = results
+            .iter()
+            .map(|(name, o)| {
+                json!({
+                    "kernel": name,
+                    "verified": o.verified,
+                    "findings": o
+                        .launches
+                        .iter()
+                        .flat_map(|l| &l.findings)
+                        .map(finding_json)
+                        .collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&Value::Array(rows)).expect("JSON of plain values")
+        );
+    } else {
+        let width = results.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        for (name, o) in results {
+            out!("  {name:<width$}  {}", check_line(o));
+        }
+        out!(
+            "\n{} kernels checked: {} clean, {flagged} with findings{}",
+            results.len(),
+            results.len() - flagged,
+            if wrong > 0 {
+                format!(", {wrong} with wrong results")
+            } else {
+                String::new()
+            }
+        );
+        if flagged > 0 {
+            out!("(`warpsim run KERNEL --check` prints a kernel's findings in full)");
+        }
+    }
+    if flagged > 0 || wrong > 0 {
+        Err(Failure::Failed(format!(
+            "check mode flagged {flagged} kernel(s){}",
+            if wrong > 0 {
+                format!(", {wrong} gave wrong results")
+            } else {
+                String::new()
+            }
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpsim::check::{Kind, Site};
+    use warpsim::{AccessKind, Dim3, Space};
+
+    fn outcome(findings: Vec<Finding>, verified: bool) -> Outcome {
+        let dev = Device::default();
+        let entry = kernels::find("vector-add").expect("vector-add");
+        let p = Params {
+            n: 64,
+            ..entry.defaults.clone()
+        };
+        let mut o = entry.run(&dev, &p, Mode::Count).expect("runs");
+        o.launches[0].findings = findings;
+        o.verified = verified;
+        o
+    }
+
+    fn race() -> Finding {
+        let site = |access| Site {
+            access,
+            block: Dim3::new(0, 0, 0),
+            thread: Dim3::new(3, 0, 0),
+            location: Some("kernels/x.rs:10:5".to_string()),
+        };
+        Finding {
+            kind: Kind::RaceReadAfterWrite,
+            kernel: "x".to_string(),
+            block: Dim3::new(0, 0, 0),
+            site: site(AccessKind::Load),
+            other: Some(site(AccessKind::Store)),
+            space: Some(Space::Shared),
+            buffer: "tile".to_string(),
+            index: 7,
+            address: 28,
+            detail: String::new(),
+            count: 2,
+        }
+    }
+
+    #[test]
+    fn a_finding_fails_the_suite_check() {
+        let clean = outcome(Vec::new(), true);
+        assert_eq!(check_line(&clean), "clean");
+        assert!(report_check(&[("a", clean.clone())], false).is_ok());
+
+        let racy = outcome(vec![race()], true);
+        let line = check_line(&racy);
+        assert!(
+            line.starts_with("1 finding (1 error, 0 warnings): error (racecheck)"),
+            "{line}"
+        );
+        assert!(line.contains("`tile`[7] at kernels/x.rs:10:5"), "{line}");
+        let verdict = report_check(&[("a", clean.clone()), ("b", racy)], true);
+        assert!(matches!(verdict, Err(Failure::Failed(m)) if m.contains("1 kernel")));
+
+        let wrong = outcome(Vec::new(), false);
+        assert!(check_line(&wrong).contains("WRONG RESULT"));
+        assert!(report_check(&[("c", wrong)], false).is_err());
     }
 }

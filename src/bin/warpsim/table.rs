@@ -19,6 +19,11 @@ impl Table {
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
+
+    /// The header row, then the rows.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
 }
 
 impl fmt::Display for Table {

@@ -1,0 +1,124 @@
+//! Checks made before anything runs: that a report can be written, and that a run fits in the
+//! machine's memory.
+
+use crate::Failure;
+use std::path::Path;
+use warpsim::Mode;
+use warpsim::kernels::{Entry, Params};
+
+/// Environment variable that, when set to a number of bytes, replaces `MemAvailable` in the
+/// memory check (for tests, and machines without `/proc/meminfo`).
+pub const MEMORY_ENV: &str = "WARPSIM_MEMORY_AVAILABLE";
+
+/// Fail with exit status 2 unless `path` (given to `flag`) can be written: its directory exists
+/// and lets us create the file, or the file exists and is writable. Leaves no file behind.
+pub fn writable(path: &Path, flag: &str) -> Result<(), Failure> {
+    let fail =
+        |why: String| Failure::Usage(format!("{flag} {}: {why}; nothing was run", path.display()));
+    if path.as_os_str().is_empty() {
+        return Err(fail("the path is empty".to_string()));
+    }
+    if path.is_dir() {
+        return Err(fail(
+            "that is a directory; give a file name such as report.html".to_string(),
+        ));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(fail(format!(
+            "the directory {} does not exist; create it first or write the report elsewhere",
+            dir.display()
+        )));
+    }
+    let existed = path.exists();
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+    {
+        Ok(_) => {
+            if !existed {
+                let _ = std::fs::remove_file(path);
+            }
+            Ok(())
+        }
+        Err(e) => Err(fail(format!("cannot write there ({e})"))),
+    }
+}
+
+/// Bytes of memory available to this process: `WARPSIM_MEMORY_AVAILABLE` when set, otherwise
+/// `MemAvailable` from `/proc/meminfo`; `None` when neither can be read.
+pub fn available_memory() -> Option<(u64, &'static str)> {
+    if let Ok(v) = std::env::var(MEMORY_ENV) {
+        return v.trim().parse().ok().map(|b| (b, MEMORY_ENV));
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut parts = line.split_whitespace().skip(1);
+    let value: u64 = parts.next()?.parse().ok()?;
+    let unit = match parts.next() {
+        Some("kB") | None => 1024,
+        Some(_) => return None,
+    };
+    Some((value * unit, "MemAvailable in /proc/meminfo"))
+}
+
+/// `bytes` for people: `512 B`, `3.2 MiB`, `32.0 GiB`.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Refuse (exit status 2) a run whose estimated memory exceeds what the machine has available,
+/// unless `force`. Without a way to know the available memory, the run goes ahead. `params`
+/// names the run's parameters in the message.
+pub fn memory(
+    entry: &Entry,
+    p: &Params,
+    params: &str,
+    mode: Mode,
+    force: bool,
+) -> Result<(), Failure> {
+    let need = entry.memory_estimate(p, mode);
+    let Some((available, source)) = available_memory() else {
+        return Ok(());
+    };
+    if force || need.total <= available {
+        return Ok(());
+    }
+    let what = if need.check > 0 {
+        format!(
+            "{} for its buffers and host copies and {} for check mode's shadow of global memory",
+            human(need.data),
+            human(need.check)
+        )
+    } else {
+        "for its buffers and host copies".to_string()
+    };
+    let hint = if need.check > 0 {
+        "use a smaller size or leave out --check"
+    } else {
+        "use a smaller size"
+    };
+    Err(Failure::Usage(format!(
+        "{} ({params}) would need about {} of memory ({what}), but only {} is available \
+         ({source}); {hint}, or add --force to run anyway",
+        entry.name,
+        human(need.total),
+        human(available),
+    )))
+}
