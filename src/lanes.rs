@@ -29,8 +29,8 @@ pub const WARP_SIZE: usize = 32;
 
 /// A set of lanes: bit `i` is lane `i`.
 ///
-/// Masks come from comparisons (`x.lt(y)`), from [`crate::Warp::active_mask`] and from the
-/// vote intrinsics; they combine with `&`, `|`, `^` and `!`.
+/// Masks come from comparisons of lane vectors (`x.lt(y)`), from a block-wide predicate's
+/// [`crate::Pred::warp`] and from the vote intrinsics; they combine with `&`, `|`, `^` and `!`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Mask(pub u32);
 

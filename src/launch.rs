@@ -553,7 +553,10 @@ fn install_panic_hook() {
     });
 }
 
-/// Run block `idx` to completion, adding its counters to `st`.
+/// Run block `idx` to completion, adding its counters to `st`. Never inlined, so that
+/// `warpsim bench --instructions` can count what blocks execute (valgrind's
+/// `--toggle-collect=*launch::run_block*`).
+#[inline(never)]
 fn run_block<F>(ctx: &LaunchCtx, st: &mut BlockState, kernel: &F, idx: Dim3) -> Result<(), Error>
 where
     F: Fn(&mut Block<'_>),

@@ -748,9 +748,31 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 "extern __shared__",
             ),
         };
+        // `a[i]` through an unmoved pointer: the index is the element index (a negative one
+        // reads as an index past every buffer, and faults as out of bounds).
+        if let [(i, scale)] = addr.index[..]
+            && scale == i64::from(size)
+            && self.is_zero(&addr.offset)
+            && let Val::W(r) = self.get(&i)
+        {
+            return (place, r);
+        }
         let bytes = self.byte_offset(&addr.offset, &addr.index);
         let idx = self.index(bytes, size, &place, access);
         (place, idx)
+    }
+
+    /// Whether an operand is zero for every thread.
+    fn is_zero(&self, o: &Operand) -> bool {
+        match *o {
+            Operand::Const(c) => c.bits == 0,
+            Operand::Var(v) => match self.vars[v.0 as usize] {
+                Val::D(d) => d.as_uniform() == Some(0),
+                Val::W(w) => w.as_uniform() == Some(0),
+                _ => false,
+            },
+            Operand::Builtin(_) => false,
+        }
     }
 
     /// The type of an operand.

@@ -1,9 +1,9 @@
 //! The lowered form of a CUDA C kernel: typed, resolved, structured, ready to execute.
 //!
-//! The front-end ([`super::lower`]) turns one `__global__` function (with its template
+//! The front-end ([`super::Module::lower`]) turns one `__global__` function (with its template
 //! arguments and every `__device__` function it calls, inlined) into a [`Kernel`]; the executor
-//! ([`super::exec`]) runs it on the block-wide operations of [`crate::Block`], once per block,
-//! without looking at source text or syntax trees again.
+//! behind [`super::launch`] runs it on the block-wide operations of [`crate::Block`], once per
+//! block, without looking at source text or syntax trees again.
 //!
 //! # The model
 //!

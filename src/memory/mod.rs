@@ -10,7 +10,7 @@
 //! faults, exactly where it would on a GPU.
 //!
 //! This module knows storage and addresses, not execution: one warp's part of an access is a
-//! [`WarpIdx`] (the element index of each lane) and a lane mask; the executor
+//! `WarpIdx` (the element index of each lane) and a lane mask; the executor
 //! ([`crate::block`]) validates it, tells the observers and moves the data with the functions
 //! here. The counters of an access are pure functions of its addresses: coalescing into sectors
 //! and lines in [`global`], banks and wavefronts in [`shared`].

@@ -16,7 +16,7 @@
 
 use super::{Element, Memory, Place, PlaceKind, Target, WarpAccess, WarpIdx, sealed};
 use crate::error::Space;
-use crate::lanes::Mask;
+use crate::lanes::{Mask, WARP_SIZE};
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use std::marker::PhantomData;
 
@@ -349,17 +349,25 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
     {
         // Distinct elements at a constant stride: every word is distinct, so the busiest bank
         // is found by counting, without sorting.
+        let distinct = (mask.count_ones() as usize * words_per) as u64;
+        let ideal = distinct.div_ceil(banks as u64);
+        if step == 1 && words_per == 1 && banks >= WARP_SIZE {
+            // At most 32 consecutive words, some lanes idle: no two in one bank.
+            return (ideal, ideal);
+        }
         let first = (t.base / 4) as usize + start as usize * words_per;
         let stride = step as usize * words_per;
+        // Bank counts are powers of two.
+        let bank = banks - 1;
         let mut per_bank = [0u8; 32];
         for l in Mask(mask).lanes() {
+            let w = first + l as usize * stride;
             for k in 0..words_per {
-                per_bank[(first + l as usize * stride + k) % banks] += 1;
+                per_bank[(w + k) & bank] += 1;
             }
         }
-        let distinct = (mask.count_ones() as usize * words_per) as u64;
         let wf = u64::from(*per_bank.iter().max().unwrap_or(&1));
-        return (wf, distinct.div_ceil(banks as u64));
+        return (wf, ideal);
     }
     let mut words = [0u32; 128];
     let mut n = 0;
@@ -377,7 +385,7 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
     for (i, &w) in words.iter().enumerate() {
         if i == 0 || w != words[i - 1] {
             distinct += 1;
-            per_bank[w as usize % banks] += 1;
+            per_bank[w as usize & (banks - 1)] += 1;
         }
     }
     let wf = u64::from(*per_bank.iter().max().unwrap_or(&1));

@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use warpsim::cuda::{self, Arg, Module};
 use warpsim::kernels::{data, native, reduction, transpose};
-use warpsim::{Device, Error, Mode};
+use warpsim::{Block, Device, Error, Global, LaunchConfig, Mode};
 
 /// One benchmark: a warpsim job and the native job it is compared with.
 struct Case {
@@ -276,13 +277,36 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         }
         results.push(r);
     }
+    let twins = compare_twins(&dev, a.quick, runs)?;
     if a.json {
+        let cuda: Vec<_> = twins
+            .iter()
+            .map(|(k, size, r, c)| {
+                json!({"kernel": k, "size": size, "rust_ms": r, "cuda_ms": c, "cuda_over_rust": c / r})
+            })
+            .collect();
         out!(
             "{}",
-            serde_json::to_string_pretty(&json!({"threads": threads, "results": results}))
-                .expect("plain JSON")
+            serde_json::to_string_pretty(
+                &json!({"threads": threads, "results": results, "cuda_c": cuda})
+            )
+            .expect("plain JSON")
         );
     } else {
+        out!(
+            "\nCUDA C (`warpsim cu`, cuda/kernels.cu) against the same launch with the Rust API, fast mode:"
+        );
+        out!(
+            "  {:<24} {:>10} {:>10} {:>10} {:>10}",
+            "kernel",
+            "size",
+            "Rust ms",
+            "CUDA ms",
+            "CUDA/Rust"
+        );
+        for (k, size, r, c) in &twins {
+            out!("  {k:<24} {size:>10} {r:>10.2} {c:>10.2} {:>10.2}", c / r);
+        }
         out!(
             "\n(each case's output is verified in both modes before timing; times are the launches alone{}{})",
             if pocl.is_some() {
@@ -352,4 +376,139 @@ fn x86_instructions(c: &Case) -> Option<u64> {
         .replace(',', "")
         .parse()
         .ok()
+}
+
+/// `cuda/kernels.cu`, built in: the CUDA twins of the catalogue.
+const KERNELS_CU: &str = include_str!("../../../cuda/kernels.cu");
+
+/// One launch written twice: with the Rust API and in CUDA C (`cuda/kernels.cu`).
+struct Twin {
+    kernel: &'static str,
+    size: String,
+    rust: Box<dyn Fn() -> Result<(), Error>>,
+    cu: Box<dyn Fn() -> Result<(), Error>>,
+}
+
+/// The reductions' block-partials launch and the transposes, each in both forms, on the same
+/// buffers (fast mode).
+fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String> {
+    let module =
+        Module::from_source("cuda/kernels.cu", KERNELS_CU, &[]).map_err(|e| e.to_string())?;
+    let (n, side) = if quick {
+        (1u32 << 20, 1024u32)
+    } else {
+        (1 << 24, 4096)
+    };
+    let x = dev.alloc_from("x", &data::unit_floats(n as usize, 7));
+    type Rust = fn(&mut Block<'_>, &Global<f32>, &Global<f32>, u32);
+    let mut v = Vec::new();
+    let reductions: [(&'static str, &str, Rust, u32); 3] = [
+        (
+            "reduce-interleaved",
+            "reduce_interleaved",
+            reduction::interleaved,
+            1,
+        ),
+        (
+            "reduce-sequential",
+            "reduce_sequential",
+            reduction::sequential,
+            1,
+        ),
+        (
+            "reduce-unrolled",
+            "reduce_unrolled<256>",
+            reduction::unrolled::<256>,
+            2,
+        ),
+    ];
+    for (kernel, name, rust, per_block) in reductions {
+        let k = module.lower(name).map_err(|e| e.to_string())?;
+        let grid = n.div_ceil(per_block * 256);
+        let out = dev.alloc_zeroed::<f32>("out", grid as usize);
+        let cfg = LaunchConfig::new(grid, 256).mode(Mode::Fast);
+        let cu_cfg = cfg.clone().dynamic_shared(256 * 4);
+        let (d, d2, x2, out2) = (dev.clone(), dev.clone(), x.clone(), out.clone());
+        let x = x.clone();
+        v.push(Twin {
+            kernel,
+            size: format!("2^{}", n.trailing_zeros()),
+            rust: Box::new(move || {
+                d.launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out, n))
+                    .map(drop)
+            }),
+            cu: Box::new(move || {
+                let args = [Arg::buffer(&x2), Arg::buffer(&out2), Arg::Int(n.into())];
+                cuda::launch(&d2, &k, &cu_cfg, &args).map(drop)
+            }),
+        });
+    }
+    let input = dev.alloc_from("idata", &data::unit_floats((side * side) as usize, 8));
+    for (kernel, name, variant) in [
+        (
+            "transpose-naive",
+            "transpose_naive",
+            transpose::Variant::Naive,
+        ),
+        (
+            "transpose-no-conflicts",
+            "transpose_no_conflicts",
+            transpose::Variant::NoConflicts,
+        ),
+        (
+            "transpose-copy-shared",
+            "transpose_copy_shared",
+            transpose::Variant::CopyShared,
+        ),
+    ] {
+        let k = module.lower(name).map_err(|e| e.to_string())?;
+        let output = dev.alloc_zeroed::<f32>("odata", (side * side) as usize);
+        let cfg = LaunchConfig::new((side / 32, side / 32), (32, 8)).mode(Mode::Fast);
+        let (d, d2, i, o, i2, o2) = (
+            dev.clone(),
+            dev.clone(),
+            input.clone(),
+            output.clone(),
+            input.clone(),
+            output,
+        );
+        v.push(Twin {
+            kernel,
+            size: format!("{side}x{side}"),
+            rust: Box::new(move || {
+                transpose::launch(&d, variant, &i, &o, side, side, Mode::Fast).map(drop)
+            }),
+            cu: Box::new(move || {
+                let args = [
+                    Arg::buffer(&o2),
+                    Arg::buffer(&i2),
+                    Arg::Int(side.into()),
+                    Arg::Int(side.into()),
+                ];
+                cuda::launch(&d2, &k, &cfg, &args).map(drop)
+            }),
+        });
+    }
+    Ok(v)
+}
+
+/// The CUDA C twins against the Rust API, interleaved, median of `runs`: (kernel, size, Rust
+/// ms, CUDA C ms).
+fn compare_twins(
+    dev: &std::sync::Arc<Device>,
+    quick: bool,
+    runs: usize,
+) -> Result<Vec<(&'static str, String, f64, f64)>, String> {
+    let mut rows = Vec::new();
+    for t in twins(dev, quick)? {
+        (t.rust)().map_err(|e| e.to_string())?;
+        (t.cu)().map_err(|e| e.to_string())?;
+        let (mut r, mut c) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            r.push(time(&|| (t.rust)().map(|()| 0))?);
+            c.push(time(&|| (t.cu)().map(|()| 0))?);
+        }
+        rows.push((t.kernel, t.size, median(r), median(c)));
+    }
+    Ok(rows)
 }
