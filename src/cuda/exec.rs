@@ -238,11 +238,22 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// Run statements until none is left or no lane executes.
     fn block(&mut self, stmts: &[Stmt]) {
+        if !self.running() {
+            return;
+        }
         for s in stmts {
-            if !self.running() {
-                return;
-            }
             self.stmt(s);
+            // Only control flow deactivates lanes: after `break`, `continue` and `return` no
+            // lane of this statement list runs on; after a construct, maybe none does.
+            match s {
+                Stmt::Break | Stmt::Continue | Stmt::Return => return,
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } => {
+                    if !self.running() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -470,6 +481,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     // ----- values ------------------------------------------------------------------------------
 
     /// An operand's value.
+    #[inline]
     fn get(&self, o: &Operand) -> Val {
         match *o {
             Operand::Var(v) => self.vars[v.0 as usize],
