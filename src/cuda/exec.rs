@@ -247,10 +247,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             // lane of this statement list runs on; after a construct, maybe none does.
             match s {
                 Stmt::Break | Stmt::Continue | Stmt::Return => return,
-                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } => {
-                    if !self.running() {
-                        return;
-                    }
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } if !self.running() => {
+                    return;
                 }
                 _ => {}
             }
