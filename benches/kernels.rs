@@ -10,6 +10,9 @@
 //!   loop `c[i] = a[i + off] + b[i + off]`;
 //! * `divergence`: branch-by-lane and branch-by-warp on 2^16 threads (block 256) vs the same
 //!   job as a rayon loop over 32-element blocks (which LLVM vectorizes; see `native_branch`);
+//! * `lines`: what per-source-line attribution costs: reduce-sequential on 2^20 floats and
+//!   transpose-no-conflicts on 1024² in fast mode, counting mode, and counting mode with
+//!   `Device::with_lines`, next to the native baselines;
 //! * `access-order`: no warpsim at all: the native sum and copy next to the same jobs walked in
 //!   the order warpsim runs the grid-stride reduction and the tiled copy (see `native`), and the
 //!   reduction's walk again with warpsim's kind of load (32 relaxed atomic loads per warp).
@@ -338,6 +341,60 @@ fn divergence(c: &mut Criterion) {
     g.finish();
 }
 
+/// Per-line attribution (`--lines`, `Device::with_lines`) against plain counting and fast mode.
+fn lines(c: &mut Criterion) {
+    let plain = Device::default();
+    let by_line = Device::default().with_lines(true);
+    let cases = [
+        (&plain, Mode::Fast, "fast"),
+        (&plain, Mode::Count, "count"),
+        (&by_line, Mode::Count, "count-lines"),
+    ];
+    let mut g = c.benchmark_group("lines");
+    let n = 1usize << 20;
+    configure(&mut g, n, false);
+    let host = data::unit_floats(n, 5);
+    let v = reduction::Variant::Sequential;
+    for (dev, mode, name) in cases {
+        let x = dev.alloc_from("x", &host);
+        let (sum, _) = reduction::reduce(dev, v, &x, 256, mode).expect("launch");
+        assert!(reduction::close_enough(
+            sum,
+            reduction::reference(&host),
+            &host
+        ));
+        g.bench_function(
+            BenchmarkId::new(format!("{}/{name}", v.name()), "2^20"),
+            |b| b.iter(|| reduction::reduce(dev, v, &x, 256, mode).expect("launch")),
+        );
+    }
+    g.bench_function(BenchmarkId::new("native-sum", "2^20"), |b| {
+        b.iter(|| native::sum(black_box(&host)))
+    });
+    let edge = 1024u32;
+    let len = (edge * edge) as usize;
+    let host = data::unit_floats(len, 6);
+    let want = transpose::reference(&host, edge as usize, edge as usize);
+    let v = transpose::Variant::NoConflicts;
+    for (dev, mode, name) in cases {
+        let (i, o) = (
+            dev.alloc_from("idata", &host),
+            dev.alloc_zeroed::<f32>("odata", len),
+        );
+        transpose::launch(dev, v, &i, &o, edge, edge, mode).expect("launch");
+        assert!(o.to_vec() == want, "{} {mode:?}: wrong output", v.name());
+        g.bench_function(
+            BenchmarkId::new(format!("{}/{name}", v.name()), "1024x1024"),
+            |b| b.iter(|| transpose::launch(dev, v, &i, &o, edge, edge, mode).expect("launch")),
+        );
+    }
+    let mut out = vec![0.0f32; len];
+    g.bench_function(BenchmarkId::new("native-transpose", "1024x1024"), |b| {
+        b.iter(|| native::transpose(black_box(&host), &mut out, edge as usize, edge as usize))
+    });
+    g.finish();
+}
+
 /// The kernels' access orders without simulation: the native jobs next to the same jobs walked
 /// in the order warpsim runs the kernels (`native::sum_in_warp_order`,
 /// `native::copy_in_tile_order`). The gap between the two is what the order costs on a CPU,
@@ -383,6 +440,7 @@ criterion_group!(
     transposes,
     memory_access,
     divergence,
+    lines,
     access_order
 );
 criterion_main!(benches);
