@@ -154,7 +154,13 @@ impl fmt::Display for Error {
                 f,
                 "out-of-bounds {access} of {space} buffer `{buf}` in kernel `{k}`: \
                  block {b}, thread {t}: index {i} but the buffer has {n} elements \
-                 (address {addr:#x}, {sz} bytes); guard the access with a bounds check",
+                 (address {addr:#x}, {sz} bytes); {hint}",
+                hint = if a.space == Space::Shared && a.len == 0 {
+                    "an extern shared array gets its size at launch: pass the dynamic shared \
+                     size (`LaunchConfig::dynamic_shared`, `--smem BYTES` for `warpsim cu`)"
+                } else {
+                    "guard the access with a bounds check"
+                },
                 access = access_name(a.access),
                 space = space_name(a.space),
                 buf = a.buffer,

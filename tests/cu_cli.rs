@@ -1,0 +1,279 @@
+//! `warpsim cu` end to end: the binary on real files, as a user runs it (the library side is in
+//! cuda_exec.rs, cuda_seeds.rs and cuda_twins.rs).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn warpsim(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("warpsim starts");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[track_caller]
+fn expect(args: &[&str], code: i32, needles: &[&str]) -> Run {
+    let r = warpsim(args);
+    assert_eq!(
+        r.code,
+        Some(code),
+        "`warpsim {}`\nstdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        r.stdout,
+        r.stderr
+    );
+    for n in needles {
+        assert!(
+            r.stdout.contains(n) || r.stderr.contains(n),
+            "`warpsim {}` should mention {n:?}\nstdout:\n{}\nstderr:\n{}",
+            args.join(" "),
+            r.stdout,
+            r.stderr
+        );
+    }
+    r
+}
+
+/// A scratch directory for this test binary's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("warpsim-cu-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+fn write(name: &str, text: &str) -> String {
+    let p = scratch(name);
+    std::fs::write(&p, text).expect("write scratch file");
+    p.to_string_lossy().into_owned()
+}
+
+fn floats(path: &Path) -> Vec<f32> {
+    std::fs::read(path)
+        .expect("output file")
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vector_add.cu");
+
+#[test]
+fn the_readme_example_runs_and_writes_its_output() {
+    let out = scratch("c.bin");
+    let c_arg = format!("C={}", out.display());
+    let r = expect(
+        &[
+            "cu",
+            EXAMPLE,
+            "--kernel",
+            "vector_add",
+            "--block",
+            "256",
+            "--arg",
+            "float[1000]:fill=1.5",
+            "--arg",
+            "float[1000]:iota",
+            "--arg",
+            "float[1000]:zeros",
+            "--arg",
+            "1000",
+            "--out",
+            &c_arg,
+            "--json",
+        ],
+        0,
+        &[],
+    );
+    let c = floats(&out);
+    assert_eq!(c.len(), 1000);
+    for (i, v) in c.iter().enumerate() {
+        assert_eq!(*v, 1.5 + i as f32, "C[{i}]");
+    }
+    let j: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    assert_eq!(j["kernel"], "vector_add");
+    let launch = &j["launches"][0];
+    // The grid comes from the largest buffer: ceil(1000 / 256) blocks.
+    assert_eq!(launch["grid"][0], 4);
+    // A[i] and B[i] in each of the 32 warps (4000 bytes each, whole sectors), and thread 0's
+    // C[0] for its printf (4 bytes of one 32-byte sector).
+    let m = &launch["metrics"];
+    assert_eq!(m["gld_requests"], 2 * 32 + 1);
+    assert_eq!(m["gld_sectors"], 2 * 125 + 1);
+    let eff = m["gld_efficiency"].as_f64().expect("a number");
+    assert!((eff - 100.0 * 8004.0 / 8032.0).abs() < 0.01, "{eff}");
+    let printf = j["printf"].as_array().expect("printf array");
+    assert_eq!(printf.len(), 1);
+    assert_eq!(
+        printf[0]["text"],
+        "vector_add: 1000 elements, C[0] = 1.500000\n"
+    );
+}
+
+#[test]
+fn list_shows_kernels_and_parameters() {
+    expect(
+        &["cu", EXAMPLE, "--list"],
+        0,
+        &["vector_add", "const float * A", "int n", "line 9"],
+    );
+}
+
+#[test]
+fn printf_is_ordered_by_block_warp_lane_and_names_the_thread() {
+    let f = write(
+        "hello.cu",
+        r#"#include <cstdio>
+__global__ void hello() {
+    if (threadIdx.x % 32 == 1) printf("b%d t%d\n", blockIdx.x, threadIdx.x);
+}"#,
+    );
+    let r = expect(
+        &[
+            "cu", &f, "--kernel", "hello", "--grid", "2", "--block", "64", "--json",
+        ],
+        0,
+        &[],
+    );
+    let j: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let texts: Vec<&str> = j["printf"]
+        .as_array()
+        .expect("printf")
+        .iter()
+        .map(|p| p["text"].as_str().expect("text"))
+        .collect();
+    assert_eq!(texts, ["b0 t1\n", "b0 t33\n", "b1 t1\n", "b1 t33\n"]);
+    assert_eq!(j["printf"][1]["thread"][0], 33);
+}
+
+#[test]
+fn defines_and_templates_from_the_command_line() {
+    let f = write(
+        "scale.cu",
+        r#"template <int K>
+__global__ void scale(float *x) { x[threadIdx.x] *= K * FACTOR; }"#,
+    );
+    let out = scratch("x.bin");
+    let x_arg = format!("x={}", out.display());
+    expect(
+        &[
+            "cu",
+            &f,
+            "--kernel",
+            "scale<3>",
+            "-D",
+            "FACTOR=2",
+            "--block",
+            "32",
+            "--arg",
+            "float[32]:fill=1",
+            "--out",
+            &x_arg,
+            "--no-counters",
+        ],
+        0,
+        &[],
+    );
+    assert_eq!(floats(&out), vec![6.0; 32]);
+}
+
+#[test]
+fn check_mode_reports_a_race_with_its_line() {
+    let f = write(
+        "race.cu",
+        r#"__global__ void race(float *out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = threadIdx.x;
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}"#,
+    );
+    expect(
+        &[
+            "cu",
+            &f,
+            "--kernel",
+            "race",
+            "--block",
+            "64",
+            "--arg",
+            "float[64]:zeros",
+            "--check",
+        ],
+        1,
+        &["race.cu:4"],
+    );
+}
+
+#[test]
+fn mistakes_are_explained() {
+    // An unknown kernel names the ones there are.
+    expect(
+        &["cu", EXAMPLE, "--kernel", "vectorAdd", "--block", "256"],
+        2,
+        &["vectorAdd", "vector_add"],
+    );
+    // Too few arguments for the parameters.
+    expect(
+        &[
+            "cu",
+            EXAMPLE,
+            "--kernel",
+            "vector_add",
+            "--block",
+            "256",
+            "--arg",
+            "float[10]:zeros",
+        ],
+        2,
+        &["--arg"],
+    );
+    // A file that does not parse: located.
+    let bad = write("bad.cu", "__global__ void k(float *x) {\n  x[0] = ;\n}\n");
+    let r = warpsim(&[
+        "cu",
+        &bad,
+        "--kernel",
+        "k",
+        "--block",
+        "32",
+        "--arg",
+        "float[1]:zeros",
+    ]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("bad.cu:2"), "{}", r.stderr);
+    // An extern shared array without --smem says what to pass.
+    let ext = write(
+        "ext.cu",
+        "__global__ void k(float *x) {\n  extern __shared__ float s[];\n  s[threadIdx.x] = 1;\n  x[threadIdx.x] = s[threadIdx.x];\n}\n",
+    );
+    expect(
+        &[
+            "cu",
+            &ext,
+            "--kernel",
+            "k",
+            "--block",
+            "32",
+            "--arg",
+            "float[32]:zeros",
+        ],
+        1,
+        &["--smem"],
+    );
+    // A missing file.
+    let r = warpsim(&["cu", "/nonexistent/k.cu", "--list"]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("/nonexistent/k.cu"), "{}", r.stderr);
+}
