@@ -336,6 +336,49 @@ fn divergence_map_of_the_gray_image() {
     );
 }
 
+#[test]
+fn a_large_grid_map_draws_only_the_diverging_warps() {
+    // 2001 × 1499 pixels in 16 × 16 blocks (126 × 94). The last block column holds one pixel
+    // column, so each of its warps diverges, except the two wholly below the image in its last
+    // block; in the last block row, warp 5 (rows 1498 and 1499) straddles the bottom edge.
+    let (html, json) = report(&["run", "rgb-to-gray", "--width", "2001", "--height", "1499"]);
+    let json = json.unwrap();
+    let svg = one(&html, "divergence-map");
+    assert_eq!(data(svg, "warps"), (126 * 94 * 8).to_string());
+    let diverging: u64 = data(svg, "divergent-warps").parse().unwrap();
+    let cells = map_cells(svg);
+    assert_eq!(
+        cells.len() as u64,
+        diverging,
+        "a cell per diverging warp, no more"
+    );
+    assert_eq!(diverging, 93 * 8 + 6 + 125);
+    for (key, d) in &cells {
+        let (bx, by, w) = parse_warp(key);
+        let edge = (bx == 125 && !(by == 93 && w >= 6)) || (by == 93 && w == 5);
+        assert!(edge && *d == 1, "{key}: {d}");
+    }
+    assert_eq!(
+        cells.values().sum::<u64>() as f64,
+        metric(&json, 0, "divergent_branches")
+    );
+    assert!(
+        html.len() < 2 << 20,
+        "the page stays small: {} bytes",
+        html.len()
+    );
+}
+
+/// `(bx, by, warp)` of a map cell's key, `block (bx, by) warp w`.
+fn parse_warp(key: &str) -> (u32, u32, u32) {
+    let nums: Vec<u32> = key
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (nums[0], nums[1], nums[2])
+}
+
 /// `step → [divergent branches per warp index]` from a step table's cell titles.
 fn step_cells(svg: &str) -> std::collections::BTreeMap<usize, Vec<u64>> {
     let mut steps: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();

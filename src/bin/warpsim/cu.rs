@@ -8,8 +8,8 @@
 
 use crate::args::CuArgs;
 use crate::{
-    Failure, device, finding_json, launch_json_with, lines, median, occupancy_json, preflight,
-    selected,
+    Failure, check_output_flags, device, finding_json, launch_json_with, lines, median,
+    occupancy_json, preflight, selected,
 };
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use serde_json::{Value, json};
@@ -103,20 +103,7 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let outs = outputs(&a.outs, &kernel)?;
-    if let Some(bad) = a
-        .metrics
-        .iter()
-        .flatten()
-        .find(|n| !Metrics::NAMES.contains(&n.as_str()))
-    {
-        return Err(Failure::Usage(format!(
-            "unknown metric `{bad}`; known metrics: {}",
-            Metrics::NAMES.join(", ")
-        )));
-    }
-    if a.repeat == 0 {
-        return Err(Failure::Usage("--repeat must be at least 1".to_string()));
-    }
+    check_output_flags(a.metrics.as_deref(), a.repeat)?;
     let largest = specs
         .iter()
         .filter_map(|s| match s {

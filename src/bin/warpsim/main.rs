@@ -359,13 +359,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn run(a: &RunArgs) -> Result<(), Failure> {
-    let entry = find_kernel(&a.kernel)?;
-    let p = params(&entry, a)?;
-    let dev = device(&a.common)?.with_lines(a.lines);
-    if let Some(bad) = a
-        .metrics
-        .iter()
+/// `--metrics` names known metrics and `--repeat` is at least 1 (`run` and `cu`).
+fn check_output_flags(metrics: Option<&[String]>, repeat: u32) -> Result<(), Failure> {
+    if let Some(bad) = metrics
+        .into_iter()
         .flatten()
         .find(|n| !Metrics::NAMES.contains(&n.as_str()))
     {
@@ -374,9 +371,17 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             Metrics::NAMES.join(", ")
         )));
     }
-    if a.repeat == 0 {
+    if repeat == 0 {
         return Err(Failure::Usage("--repeat must be at least 1".to_string()));
     }
+    Ok(())
+}
+
+fn run(a: &RunArgs) -> Result<(), Failure> {
+    let entry = find_kernel(&a.kernel)?;
+    let p = params(&entry, a)?;
+    let dev = device(&a.common)?.with_lines(a.lines);
+    check_output_flags(a.metrics.as_deref(), a.repeat)?;
     if let Some(path) = &a.report {
         preflight::writable(path, "--report")?;
     }

@@ -652,6 +652,10 @@ fn map_numbers(r: &LaunchReport, map: &[u32]) -> (usize, usize, u64) {
     (diverging, map.len(), total)
 }
 
+/// Grids of at most this many warps get a cell per warp in the divergence map; larger ones a
+/// cell per diverging warp.
+const MAP_CELLS: usize = 4096;
+
 /// 2-D grids: each warp a cell at its threads' positions, coloured by its divergent branches.
 fn grid_map(r: &LaunchReport, domain: Option<(u32, u32)>) -> String {
     let title = format!("Divergence map of {}: warps of the grid", r.name);
@@ -689,11 +693,24 @@ fn grid_map(r: &LaunchReport, domain: Option<(u32, u32)>) -> String {
     let mut svg = open_svg("divergence-map", width, height, &title, &data);
     text(&mut svg, 20.0, 16.0, "title", "start", &title);
     let threads = bx * by;
+    // Large grids: one background for the warps that do not diverge, a cell (and tooltip)
+    // only for those that do, so that the page stays small (a cell costs ~180 bytes).
+    let every_warp = warps <= MAP_CELLS;
+    if !every_warp {
+        let _ = write!(
+            svg,
+            r#"<rect x="{ox}" y="{oy}" width="{w:.2}" height="{h:.2}" fill="{}" class="background"/>"#,
+            heat(0, max.max(1))
+        );
+    }
     for b in 0..r.grid.count() {
         let (gx, gy) = (b % r.grid.x as u64, b / r.grid.x as u64);
         let (x0, y0) = (ox + (gx * bx) as f64 * px, oy + (gy * by) as f64 * px);
         for wi in 0..wpb as u64 {
             let d = u64::from(map[(b * wpb as u64 + wi) as usize]);
+            if d == 0 && !every_warp {
+                continue;
+            }
             let (start, end) = (32 * wi, (32 * (wi + 1)).min(threads));
             for row in start / bx..=(end - 1) / bx {
                 let a = start.max(row * bx) - row * bx;
@@ -768,8 +785,14 @@ fn grid_map(r: &LaunchReport, domain: Option<(u32, u32)>) -> String {
         "small",
         "start",
         &format!(
-            "grid {} of blocks {}: each cell is one warp at its threads' (x, y) positions, blocks outlined",
-            r.grid, r.block
+            "grid {} of blocks {}: each cell is one warp at its threads' (x, y) positions, blocks outlined{}",
+            r.grid,
+            r.block,
+            if every_warp {
+                ""
+            } else {
+                "; only diverging warps are drawn as cells"
+            }
         ),
     );
     svg.push_str("</svg>");
