@@ -259,7 +259,9 @@ impl Count {
                             c.shared_st_wavefronts += wf;
                             c.shared_st_ideal += ideal;
                         }
-                        c.shared_conflict_ways[wf.div_ceil(ideal).clamp(1, 32) as usize - 1] += 1;
+                        // No conflict is the common case: skip the division (slow on many CPUs).
+                        let ways = if wf <= ideal { 1 } else { wf.div_ceil(ideal) };
+                        c.shared_conflict_ways[ways.clamp(1, 32) as usize - 1] += 1;
                     });
                     sample(shared, total.0, 0, 0, total);
                     if load {

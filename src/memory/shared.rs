@@ -317,13 +317,15 @@ pub(crate) fn wavefronts(
     a: &WarpAccess<'_>,
     mut each: impl FnMut(u64, u64),
 ) {
+    // Request sizes and bank counts are powers of two (the profiles' tests check it): shifts,
+    // not divisions, on this per-access path.
     let lanes = g.request_lanes.clamp(1, 32);
     let group_bits = if lanes >= 32 {
         u32::MAX
     } else {
         (1u32 << lanes) - 1
     };
-    for group in 0..32 / lanes {
+    for group in 0..(WARP_SIZE as u32) >> lanes.trailing_zeros() {
         let mask = a.mask & (group_bits << (group * lanes));
         if mask != 0 {
             let (wf, ideal) = group_wavefronts(g.banks, t, a, mask);
@@ -333,13 +335,15 @@ pub(crate) fn wavefronts(
 }
 
 /// (wavefronts, ideal) for the lanes of `mask`.
+#[inline(always)]
 fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -> (u64, u64) {
     let words_per = t.elem.div_ceil(4) as usize;
     let banks = banks as usize;
+    // ceil(k / banks) for k distinct consecutive words.
+    let spread = |k: usize| ((k + banks - 1) >> banks.trailing_zeros()) as u64;
     if t.elem >= 4 && Mask(mask).is_contiguous() && a.idx.contiguous(mask).is_some() {
         // A run of k consecutive words puts ceil(k / banks) words in the busiest bank.
-        let k = mask.count_ones() as usize * words_per;
-        let wf = k.div_ceil(banks) as u64;
+        let wf = spread(mask.count_ones() as usize * words_per);
         return (wf, wf);
     }
     if let WarpIdx::Affine { start, step } = a.idx
@@ -349,15 +353,13 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
     {
         // Distinct elements at a constant stride: every word is distinct, so the busiest bank
         // is found by counting, without sorting.
-        let distinct = (mask.count_ones() as usize * words_per) as u64;
-        let ideal = distinct.div_ceil(banks as u64);
+        let ideal = spread(mask.count_ones() as usize * words_per);
         if step == 1 && words_per == 1 && banks >= WARP_SIZE {
             // At most 32 consecutive words, some lanes idle: no two in one bank.
             return (ideal, ideal);
         }
         let first = (t.base / 4) as usize + start as usize * words_per;
         let stride = step as usize * words_per;
-        // Bank counts are powers of two.
         let bank = banks - 1;
         let mut per_bank = [0u8; 32];
         for l in Mask(mask).lanes() {
@@ -369,6 +371,19 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
         let wf = u64::from(*per_bank.iter().max().unwrap_or(&1));
         return (wf, ideal);
     }
+    sorted_wavefronts(banks, t, a, mask, words_per)
+}
+
+/// [`group_wavefronts`] for any indices: the distinct words, sorted, counted per bank. Out of
+/// line, so that the common paths above stay small.
+#[inline(never)]
+fn sorted_wavefronts(
+    banks: usize,
+    t: &Target<'_>,
+    a: &WarpAccess<'_>,
+    mask: u32,
+    words_per: usize,
+) -> (u64, u64) {
     let mut words = [0u32; 128];
     let mut n = 0;
     for l in Mask(mask).lanes() {
