@@ -277,3 +277,57 @@ fn mistakes_are_explained() {
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("/nonexistent/k.cu"), "{}", r.stderr);
 }
+
+#[test]
+fn lines_attribute_the_counters_to_the_cuda_source() {
+    let r = expect(
+        &[
+            "cu",
+            EXAMPLE,
+            "--kernel",
+            "vector_add",
+            "--block",
+            "256",
+            "--arg",
+            "float[1000]:fill=1.5",
+            "--arg",
+            "float[1000]:iota",
+            "--arg",
+            "float[1000]:zeros",
+            "--arg",
+            "1000",
+            "--lines",
+            "--json",
+        ],
+        0,
+        &[],
+    );
+    let j: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let launch = &j["launches"][0];
+    let lines = launch["lines"].as_array().expect("a lines array");
+    let at = |n: u64| {
+        lines
+            .iter()
+            .find(|l| l["line"] == n && l["file"].as_str().unwrap().ends_with("vector_add.cu"))
+            .unwrap_or_else(|| panic!("no entry for line {n}: {lines:?}"))
+    };
+    // Line 11: `if (i < n) C[i] = A[i] + B[i];` (32 warps, the last one divergent).
+    let l11 = at(11);
+    assert_eq!(l11["source"], "if (i < n) C[i] = A[i] + B[i];");
+    assert_eq!(l11["gld_requests"], 64);
+    assert_eq!(l11["gst_requests"], 32);
+    assert_eq!(l11["branches"], 32);
+    assert_eq!(l11["divergent_branches"], 1);
+    // Line 12: thread 0 reads C[0] for its printf.
+    assert_eq!(at(12)["gld_requests"], 1);
+    for key in [
+        "warp_instructions",
+        "gld_requests",
+        "gst_requests",
+        "branches",
+        "divergent_branches",
+    ] {
+        let sum: u64 = lines.iter().map(|l| l[key].as_u64().unwrap()).sum();
+        assert_eq!(sum, launch["metrics"][key].as_u64().unwrap(), "{key}");
+    }
+}
