@@ -645,7 +645,7 @@ impl BlockCheck {
         let shape = cx.shape;
         let missing = |w: usize| shape.exists[w] & !live[w];
         let what = if let Some(w) = (0..shape.warps).find(|&w| live[w] != 0 && missing(w) != 0) {
-            format!("lanes {:?} of warp {w} exited before it", Mask(missing(w)))
+            format!("lanes {:#010x} of warp {w} exited before it", missing(w))
         } else {
             let gone: Vec<String> = (0..shape.warps)
                 .filter(|&w| live[w] == 0)

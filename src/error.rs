@@ -54,6 +54,8 @@ pub struct AccessFault {
     pub address: u64,
     /// Size of the accessed element in bytes.
     pub elem_bytes: u32,
+    /// The kernel source location of the access (`file:line:col`), when it is known.
+    pub location: Option<String>,
 }
 
 /// Everything that can go wrong in a launch.
@@ -90,6 +92,8 @@ pub enum Error {
         warp: u32,
         /// What was wrong.
         reason: String,
+        /// The kernel source location of the barrier (`file:line:col`), when it is known.
+        location: Option<String>,
     },
     /// A warp intrinsic got an argument CUDA does not define (e.g. a shuffle width that is not a
     /// power of two).
@@ -142,6 +146,13 @@ impl Error {
     }
 }
 
+/// ` at FILE:LINE:COL`, or nothing when the location is unknown.
+fn at(location: &Option<String>) -> String {
+    location
+        .as_ref()
+        .map_or(String::new(), |l| format!(" at {l}"))
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -152,7 +163,7 @@ impl fmt::Display for Error {
             ),
             Error::OutOfBounds(a) => write!(
                 f,
-                "out-of-bounds {access} of {space} buffer `{buf}` in kernel `{k}`: \
+                "out-of-bounds {access} of {space} buffer `{buf}` in kernel `{k}`{loc}: \
                  block {b}, thread {t}: index {i} but the buffer has {n} elements \
                  (address {addr:#x}, {sz} bytes); {hint}",
                 hint = if a.space == Space::Shared && a.len == 0 {
@@ -165,6 +176,7 @@ impl fmt::Display for Error {
                 space = space_name(a.space),
                 buf = a.buffer,
                 k = a.kernel,
+                loc = at(&a.location),
                 b = a.block,
                 t = a.thread,
                 i = a.index,
@@ -174,13 +186,14 @@ impl fmt::Display for Error {
             ),
             Error::Misaligned(a) => write!(
                 f,
-                "misaligned {access} of {space} buffer `{buf}` in kernel `{k}`: \
+                "misaligned {access} of {space} buffer `{buf}` in kernel `{k}`{loc}: \
                  block {b}, thread {t}: address {addr:#x} is not a multiple of the \
                  {sz}-byte element size (index {i}); align the view or access smaller elements",
                 access = access_name(a.access),
                 space = space_name(a.space),
                 buf = a.buffer,
                 k = a.kernel,
+                loc = at(&a.location),
                 b = a.block,
                 t = a.thread,
                 addr = a.address,
@@ -200,9 +213,11 @@ impl fmt::Display for Error {
                 block,
                 warp,
                 reason,
+                location,
             } => write!(
                 f,
-                "barrier misuse in kernel `{kernel}`, block {block}, warp {warp}: {reason}"
+                "barrier misuse in kernel `{kernel}`{}, block {block}, warp {warp}: {reason}",
+                at(location)
             ),
             Error::InvalidArgument {
                 kernel,

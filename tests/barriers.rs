@@ -290,7 +290,10 @@ fn check_misuse(e: Error, kernel: &str, block: Dim3, warp: u32) -> String {
             block: b,
             warp: w,
             reason,
+            location,
         } => {
+            let loc = location.expect("a located barrier");
+            assert!(loc.contains("tests/barriers.rs:"), "{loc}");
             assert_eq!((k.as_str(), b, w), (kernel, block, warp), "{reason}");
             assert!(!reason.is_empty());
             reason

@@ -272,6 +272,73 @@ fn mistakes_are_explained() {
         1,
         &["--smem"],
     );
+    // Faults name the source line, the thread and the index.
+    let oob = write(
+        "oob.cu",
+        "__global__ void k(const float *in, float *out, int n) {\n  int i = threadIdx.x;\n  if (i <= n) out[i] = in[i];\n}\n",
+    );
+    expect(
+        &[
+            "cu",
+            &oob,
+            "--kernel",
+            "k",
+            "--block",
+            "32",
+            "--arg",
+            "float[16]:zeros",
+            "--arg",
+            "float[32]:zeros",
+            "--arg",
+            "16",
+        ],
+        1,
+        &[
+            "oob.cu:3:",
+            "out-of-bounds load",
+            "`in`",
+            "thread (16, 0, 0)",
+            "index 16",
+        ],
+    );
+    let bar = write(
+        "bar.cu",
+        "__global__ void k(float *out) {\n  if (threadIdx.x < 40) {\n    __syncthreads();\n  }\n  out[threadIdx.x] = 1;\n}\n",
+    );
+    let r = expect(
+        &[
+            "cu",
+            &bar,
+            "--kernel",
+            "k",
+            "--block",
+            "64",
+            "--arg",
+            "float[64]:zeros",
+        ],
+        1,
+        &["barrier misuse", "bar.cu:3:", "lanes 0xffffff00 of warp 1"],
+    );
+    assert!(!r.stderr.contains("Mask("), "{}", r.stderr);
+    // What the engine does not implement is refused before running, located.
+    let a64 = write(
+        "a64.cu",
+        "__global__ void k(double *p) { atomicAdd(p, 0.5); }\n",
+    );
+    expect(
+        &[
+            "cu",
+            &a64,
+            "--kernel",
+            "k",
+            "--block",
+            "32",
+            "--arg",
+            "double[1]:zeros",
+        ],
+        2,
+        &["a64.cu:1:", "`atomicAdd` on `double` is not supported"],
+    );
     // A missing file.
     let r = warpsim(&["cu", "/nonexistent/k.cu", "--list"]);
     assert_ne!(r.code, Some(0));

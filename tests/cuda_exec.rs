@@ -238,3 +238,22 @@ fn wrong_arguments_are_an_invalid_launch() {
     let e = run(&dev, src, "k", 1, 32, &[Arg::buffer(&x), Arg::Int(1 << 40)]).unwrap_err();
     assert!(e.to_string().contains("cannot hold"), "{e}");
 }
+
+#[test]
+fn a_type_name_called_like_a_function_is_a_cast() {
+    // `T(x)` for a template type parameter and for a typedef, as templated samples write it.
+    let src = r#"
+typedef int count_t;
+template <typename T>
+__global__ void k(T *out) {
+    T zero = T(0);
+    out[threadIdx.x] = zero + T(threadIdx.x) / T(2) + T(count_t(2.75f));
+}"#;
+    let dev = Device::default();
+    let f = dev.alloc_zeroed::<f32>("f", 4);
+    run(&dev, src, "k<float>", 1, 4, &[Arg::buffer(&f)]).unwrap();
+    assert_eq!(f.to_vec(), [2.0, 2.5, 3.0, 3.5]);
+    let i = dev.alloc_zeroed::<i32>("i", 4);
+    run(&dev, src, "k<int>", 1, 4, &[Arg::buffer(&i)]).unwrap();
+    assert_eq!(i.to_vec(), [2, 2, 3, 3]);
+}

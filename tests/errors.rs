@@ -126,6 +126,20 @@ fn profile_limits_decide_what_is_invalid() {
     }
 }
 
+/// `location` is `tests/errors.rs:LINE:COL` and that line makes the call `call`; returns it.
+#[track_caller]
+fn located(location: &Option<String>, call: &str) -> Option<String> {
+    let loc = location.as_ref().expect("a located fault");
+    let mut parts = loc.rsplitn(3, ':');
+    let (_col, line, file) = (parts.next(), parts.next().unwrap(), parts.next().unwrap());
+    assert!(file.ends_with("tests/errors.rs"), "{loc}");
+    let text = include_str!("errors.rs");
+    let line: usize = line.parse().unwrap();
+    let src = text.lines().nth(line - 1).unwrap();
+    assert!(src.contains(call), "{loc} is `{src}`, not a {call} call");
+    Some(loc.clone())
+}
+
 #[track_caller]
 fn fault(e: Error) -> (bool, AccessFault) {
     match e {
@@ -171,6 +185,7 @@ fn out_of_bounds_global_accesses_name_everything() {
             len: 200,
             address: x.address() + 800,
             elem_bytes: 4,
+            location: located(&f.location, "b.load("),
         }
     );
     still_usable(&dev);
@@ -260,6 +275,7 @@ fn out_of_bounds_shared_accesses() {
             len: 64,
             address: 256,
             elem_bytes: 4,
+            location: located(&f.location, "b.load("),
         }
     );
     still_usable(&dev);
@@ -365,9 +381,14 @@ fn misaligned_views_fault() {
             len: 31,
             address: f32s.address() + 4,
             elem_bytes: 8,
+            location: located(&f.location, "b.load("),
         }
     );
     assert!(e.to_string().contains("misaligned"), "{e}");
+    assert!(
+        e.to_string().contains(" at "),
+        "the message names the location: {e}"
+    );
     still_usable(&dev);
 
     // A u64 store at an odd word offset, by the lanes of a branch.

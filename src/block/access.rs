@@ -543,7 +543,7 @@ impl<'a> Block<'a> {
             return;
         }
         let lane = bad.trailing_zeros();
-        let detail = self.fault_detail(&buf.t, kind, w, lane, idx.lane(lane));
+        let detail = self.fault_detail(site, &buf.t, kind, w, lane, idx.lane(lane));
         fault(if buf.misaligned {
             Error::Misaligned(Box::new(detail))
         } else {
@@ -554,6 +554,7 @@ impl<'a> Block<'a> {
     /// The fault report for `lane` of warp `warp` accessing element `index` of `t`.
     pub(crate) fn fault_detail(
         &self,
+        site: Site,
         t: &Target<'_>,
         access: AccessKind,
         warp: u32,
@@ -571,6 +572,7 @@ impl<'a> Block<'a> {
             len: t.len as u64,
             address: t.address(index),
             elem_bytes: t.elem,
+            location: self.launch.sites.position(site).map(|p| p.to_string()),
         }
     }
 }

@@ -366,12 +366,13 @@ impl<'a> Block<'a> {
         self.launch.shape.thread(warp, lane)
     }
 
-    fn misuse(&self, warp: u32, reason: impl Into<String>) -> ! {
+    fn misuse(&self, site: Site, warp: u32, reason: impl Into<String>) -> ! {
         fault(Error::BarrierMisuse {
             kernel: self.launch.name.clone(),
             block: self.st.idx,
             warp,
             reason: reason.into(),
+            location: self.launch.sites.position(site).map(|p| p.to_string()),
         })
     }
 
@@ -632,13 +633,14 @@ impl<'a> Block<'a> {
         });
         if let Some(w) = diverged {
             self.misuse(
+                site,
                 w as u32,
                 format!(
                     "__syncthreads() reached while only part of the block executes (lanes \
-                     {:?} of warp {w} are in another branch or loop iteration); a barrier must \
-                     be reached by every thread that has not exited: move it out of the \
+                     {:#010x} of warp {w} are in another branch or loop iteration); a barrier \
+                     must be reached by every thread that has not exited: move it out of the \
                      divergent branch",
-                    crate::lanes::Mask(live[w] & !active[w])
+                    live[w] & !active[w]
                 ),
             );
         }

@@ -104,6 +104,18 @@ impl Lowerer<'_> {
         match &f.kind {
             ExprKind::Ident(name) => {
                 let n = self.canon(name);
+                // `T(x)` where `T` names a type (a template parameter, a typedef): a cast.
+                if targs.is_empty() && args.len() == 1 && self.names_type(name) {
+                    let cast = ast::Expr {
+                        kind: ExprKind::Cast(
+                            ast::TypeExpr::Name(name.clone()),
+                            Box::new(args[0].clone()),
+                        ),
+                        site,
+                        span: f.span,
+                    };
+                    return self.rvalue(&cast);
+                }
                 if let Some(v) = self.call_user(&n, targs, args, site)? {
                     return Ok(v);
                 }
@@ -700,6 +712,26 @@ impl Lowerer<'_> {
         let Ty::Scalar(ty) = p.pointee else {
             return Err(self.err(site, format!("{name} needs a pointer to a number"), None));
         };
+        let float_op = matches!(
+            op,
+            AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::Exch
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::Cas
+        );
+        if !(matches!(ty, Scalar::I32 | Scalar::U32) || ty == Scalar::F32 && float_op) {
+            return Err(self.unsupported(
+                site,
+                &format!("`{name}` on `{ty}`"),
+                Some(
+                    "atomics work on `int`, `unsigned int` and `float` (64-bit atomics are not \
+                     implemented); accumulate per block in shared memory and combine the partial \
+                     results in a second launch",
+                ),
+            ));
+        }
         let limit_ty = if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
             Scalar::U32
         } else {

@@ -742,7 +742,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// The place (buffer) `addr` is in, typed for elements of `size` bytes, and every lane's
     /// element index in it (free: see [`Addr`]).
-    fn place(&self, addr: &Addr, size: u32, access: AccessKind) -> (PlaceKind<'k>, R32) {
+    fn place(&self, addr: &Addr, size: u32, access: AccessKind, st: Site) -> (PlaceKind<'k>, R32) {
         let place = match addr.base {
             Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
                 Some(g) => g.place_sized(size),
@@ -768,7 +768,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             return (place, r);
         }
         let bytes = self.byte_offset(&addr.offset, &addr.index);
-        let idx = self.index(bytes, size, &place, access);
+        let idx = self.index(bytes, size, &place, access, st);
         (place, idx)
     }
 
@@ -846,7 +846,14 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// Byte offsets to element indices of `size` bytes. An offset out of the 32-bit element
     /// range (negative, or past 16 GiB of 4-byte elements) becomes an index past every buffer,
     /// so the access faults as out of bounds; a misaligned one stops the block.
-    fn index(&self, off: R64, size: u32, place: &PlaceKind<'_>, access: AccessKind) -> R32 {
+    fn index(
+        &self,
+        off: R64,
+        size: u32,
+        place: &PlaceKind<'_>,
+        access: AccessKind,
+        st: Site,
+    ) -> R32 {
         let s = i64::from(size);
         let warps = frame::hot().warps as i64;
         if let R64::Aff { a, b, c } = off {
@@ -886,7 +893,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             })
         });
         if let Some((w, l, offset)) = bad {
-            self.misaligned(place, w, l, offset, size, access);
+            self.misaligned(place, (w, l), offset, size, access, st);
         }
         frame::with(|fr| {
             narrow_in::<U64x32, U32x32>(fr, off, move |x| {
@@ -901,11 +908,11 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     fn misaligned(
         &self,
         place: &PlaceKind<'_>,
-        warp: u32,
-        lane: u32,
+        (warp, lane): (u32, u32),
         offset: i64,
         size: u32,
         access: AccessKind,
+        st: Site,
     ) -> ! {
         let (space, name, base, len) = match *place {
             PlaceKind::Global(alloc, off, len) => (
@@ -927,6 +934,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             len: len as u64,
             address: base.wrapping_add(offset as u64),
             elem_bytes: size,
+            location: self.b.launch.sites.position(st).map(|p| p.to_string()),
         })))
     }
 
@@ -934,7 +942,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// is one access of its whole size, as on a GPU).
     fn load(&mut self, dst: &[super::ir::VarId], ty: Scalar, addr: &Addr, st: Site) {
         let n = dst.len() as u32;
-        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Load);
+        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Load, st);
         fn get<T: Element>(b: &mut Block<'_>, st: Site, place: &PlaceKind<'_>, idx: R32) -> Parts {
             T::parts(b.load_typed::<T>(st, place, idx))
         }
@@ -967,7 +975,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// One store instruction of `values.len()` consecutive components of type `ty`.
     fn store(&mut self, ty: Scalar, addr: &Addr, values: &[Operand], st: Site) {
         let n = values.len() as u32;
-        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Store);
+        let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Store, st);
         let parts = match (ty, values) {
             // The common case without building anything.
             (Scalar::F32 | Scalar::I32 | Scalar::U32, [v]) => Parts::words([self.get(v).w(); 4]),
@@ -999,7 +1007,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         b: Option<&Operand>,
         st: Site,
     ) {
-        let (place, idx) = self.place(addr, ty.size(), AccessKind::Atomic);
+        let (place, idx) = self.place(addr, ty.size(), AccessKind::Atomic, st);
         let x = self.get(a);
         let y = b.map_or(x, |b| self.get(b));
         let (x, y) = match (x, y) {

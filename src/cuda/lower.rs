@@ -575,6 +575,17 @@ impl<'m> Lowerer<'m> {
     }
 
     /// A template argument of the current function.
+    /// Whether `name` is a template type parameter or a typedef (so `name(x)` is a cast).
+    pub fn names_type(&self, name: &str) -> bool {
+        matches!(self.targ(name), Some(TArg::Type(_)))
+            || self
+                .m
+                .ast
+                .typedefs
+                .iter()
+                .any(|(n, _)| *n == self.canon(name))
+    }
+
     pub fn targ(&self, name: &str) -> Option<&TArg> {
         self.frames.last().and_then(|f| f.tenv.get(name))
     }

@@ -259,7 +259,7 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
             l.shared_bytes
         );
         out!(
-            "time:     {:.3} ms (median of {}), {} mode",
+            "time:     {:.3} ms on this CPU (median of {}), {} mode",
             time.as_secs_f64() * 1e3,
             a.repeat,
             format!("{mode:?}").to_lowercase()

@@ -488,7 +488,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
             o.detail
         );
         out!(
-            "time:     {:.3} ms (median of {}), {:.2} GB/s effective, {} mode",
+            "time:     {:.3} ms on this CPU (median of {}), {:.2} GB/s effective, {} mode",
             time.as_secs_f64() * 1e3,
             a.repeat,
             o.bytes as f64 / time.as_secs_f64().max(1e-12) / 1e9,
