@@ -257,3 +257,60 @@ __global__ void k(T *out) {
     run(&dev, src, "k<int>", 1, 4, &[Arg::buffer(&i)]).unwrap();
     assert_eq!(i.to_vec(), [2, 2, 3, 3]);
 }
+
+#[test]
+fn array_members_of_struct_variables() {
+    // A struct copied into a local, a struct parameter by value, and a local struct written
+    // field by field; their array members indexed with constants.
+    let src = r#"
+struct P { float v[3]; int n; };
+struct S { float a; float b[2]; };
+__global__ void k(const P *ps, P cfg, float *out) {
+    P p = ps[threadIdx.x];
+    S s;
+    s.b[0] = 2.0f;
+    s.b[1] = p.v[2];
+    out[threadIdx.x] = p.v[0] + p.v[1] * cfg.v[2] + s.b[0] + s.b[1] + cfg.n;
+}"#;
+    let dev = Device::default();
+    // Thread t's P holds 4t, 4t+1, 4t+2 in `v` (its `n` is not read).
+    let ps: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let ps = dev.alloc_from("ps", &ps);
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    // `P cfg = {{1, 2, 3}, 4}` as C lays it out: three floats, then the int.
+    let mut cfg = Vec::new();
+    for v in [1.0f32, 2.0, 3.0] {
+        cfg.extend(v.to_le_bytes());
+    }
+    cfg.extend(4i32.to_le_bytes());
+    let cfg = Arg::Bytes(cfg);
+    run(
+        &dev,
+        src,
+        "k",
+        1,
+        4,
+        &[Arg::buffer(&ps), cfg, Arg::buffer(&out)],
+    )
+    .unwrap();
+    let want: Vec<f32> = (0..4)
+        .map(|t| {
+            let t = t as f32;
+            4.0 * t + (4.0 * t + 1.0) * 3.0 + 2.0 + (4.0 * t + 2.0) + 4.0
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    // A variable index has no variable to name: refused at lowering, located.
+    let bad = r#"
+struct P { float v[3]; };
+__global__ void k(const P *ps, float *out) {
+    P p = ps[threadIdx.x];
+    for (int j = 0; j < 3; j++) out[threadIdx.x] += p.v[j];
+}"#;
+    let e = Module::from_source("test.cu", bad, &[])
+        .unwrap()
+        .lower("k")
+        .unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(e.to_string().contains("indexed with a constant"), "{e}");
+}

@@ -624,6 +624,9 @@ impl Lowerer<'_> {
                         }
                         | Place::Local {
                             ty: Ty::Array(..), ..
+                        }
+                        | Place::Reg {
+                            ty: Ty::Array(..), ..
                         } => self.index_place(p, idx, site),
                         Place::Ptr(_) => {
                             let Val::Ptr(ptr) = self.read(&p, site)? else {
@@ -730,6 +733,40 @@ impl Lowerer<'_> {
                     arrays,
                     index,
                     ty: *elem,
+                })
+            }
+            // An array member of a struct held in variables (a local struct, a struct
+            // parameter): each element's leaves are variables of their own, so the index must
+            // be known when the kernel is lowered.
+            Place::Reg {
+                ty: Ty::Array(elem, Some(n)),
+                vars,
+            } => {
+                let Operand::Const(c) = idx else {
+                    return Err(self.err(
+                        site,
+                        "an array inside a struct variable can only be indexed with a constant \
+                         here",
+                        Some(
+                            "copy the array into a local array (`float v[3]`) or read the \
+                             struct through a pointer to memory"
+                                .into(),
+                        ),
+                    ));
+                };
+                let k = consts::as_int(c);
+                if !(0..i128::from(n)).contains(&k) {
+                    return Err(self.err(
+                        site,
+                        format!("index {k} is out of bounds of an array of {n} elements"),
+                        None,
+                    ));
+                }
+                let per = elem.leaf_count(&self.structs);
+                let first = k as usize * per;
+                Ok(Place::Reg {
+                    ty: *elem,
+                    vars: vars[first..first + per].to_vec(),
                 })
             }
             other => {
