@@ -398,3 +398,51 @@ fn lines_attribute_the_counters_to_the_cuda_source() {
         assert_eq!(sum, launch["metrics"][key].as_u64().unwrap(), "{key}");
     }
 }
+
+#[test]
+fn struct_arguments_by_value_with_nested_braces() {
+    let f = write(
+        "q.cu",
+        "struct Q { int id; float w; float p[3]; };\n__global__ void k(Q q, float *out) { out[threadIdx.x] = q.id + q.w + q.p[2]; }\n",
+    );
+    let out = scratch("q.bin");
+    let o = format!("out={}", out.display());
+    for spec in ["{1, 2.5, {0, 0, 4}}", "{1,2.5,0,0,4}"] {
+        expect(
+            &[
+                "cu",
+                &f,
+                "--kernel",
+                "k",
+                "--block",
+                "2",
+                "--arg",
+                spec,
+                "--arg",
+                "float[2]:zeros",
+                "--out",
+                &o,
+                "--no-counters",
+            ],
+            0,
+            &[],
+        );
+        assert_eq!(floats(&out), [7.5, 7.5], "{spec}");
+    }
+    expect(
+        &[
+            "cu",
+            &f,
+            "--kernel",
+            "k",
+            "--block",
+            "2",
+            "--arg",
+            "{1, 2.5, {0, 4}}",
+            "--arg",
+            "float[2]:zeros",
+        ],
+        2,
+        &["5 scalar fields, 4 given"],
+    );
+}

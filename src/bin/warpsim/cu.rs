@@ -428,8 +428,10 @@ fn parse_arg(s: &str, p: &Param, rng: &mut SmallRng) -> Result<Spec, String> {
                 .strip_prefix('{')
                 .and_then(|x| x.strip_suffix('}'))
                 .ok_or("write the struct's fields in braces: {A,B,...}")?;
+            // Nested braces group the fields of an array or inner struct, as in C's
+            // initialisers: `{1, 2.0, {0, 0, 0}}`; the leaves are what count.
             let values: Vec<&str> = inner
-                .split(',')
+                .split([',', '{', '}'])
                 .map(str::trim)
                 .filter(|v| !v.is_empty())
                 .collect();
