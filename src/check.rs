@@ -345,8 +345,11 @@ struct GlobalUse {
     read: bool,
     write: bool,
     atomic: bool,
-    /// The first access.
+    /// The first access, and the first of each kind (a race is reported with the access
+    /// that makes it one: a write against another block's read).
     who: Who,
+    first_write: Option<Who>,
+    first_atomic: Option<Who>,
     index: u32,
     /// Element size: 1- and 2-byte elements share words, so they are tracked by byte.
     elem: u8,
@@ -588,23 +591,32 @@ impl BlockCheck {
         for l in a.lanes() {
             let index = a.idx.lane(l);
             let address = t.address(index);
-            let entry = self.global.entry(address).or_insert_with(|| GlobalUse {
+            let who = Who {
+                block,
+                thread: (a.warp * 32 + l) as u16,
+                access: kind,
+                loc: Some(loc),
+            };
+            let entry = self.global.entry(address).or_insert(GlobalUse {
                 read: false,
                 write: false,
                 atomic: false,
-                who: Who {
-                    block,
-                    thread: (a.warp * 32 + l) as u16,
-                    access: kind,
-                    loc: Some(loc),
-                },
+                who,
+                first_write: None,
+                first_atomic: None,
                 index,
                 elem: t.elem as u8,
             });
             match kind {
                 AccessKind::Load => entry.read = true,
-                AccessKind::Store => entry.write = true,
-                AccessKind::Atomic => entry.atomic = true,
+                AccessKind::Store => {
+                    entry.write = true;
+                    entry.first_write.get_or_insert(who);
+                }
+                AccessKind::Atomic => {
+                    entry.atomic = true;
+                    entry.first_atomic.get_or_insert(who);
+                }
             }
         }
     }
@@ -767,30 +779,34 @@ impl BlockCheck {
                     &mut global[a][((address - base) / 4) as usize]
                 };
                 let other = |o: &Option<Who>| o.filter(|w| w.block != me);
+                let wrote = u.first_write.unwrap_or(u.who);
+                // (kind, this block's access, the other block's).
                 let conflict = if u.write || u.read {
                     other(&owner.atomic)
-                        .map(|w| (Kind::AtomicRace, w))
-                        .or_else(|| other(&owner.writer).map(|w| (Kind::GlobalRace, w)))
+                        .map(|w| (Kind::AtomicRace, u.who, w))
+                        .or_else(|| other(&owner.writer).map(|w| (Kind::GlobalRace, u.who, w)))
                         .or_else(|| {
                             let readers = if owner.many_readers {
                                 owner.reader
                             } else {
                                 other(&owner.reader)
                             };
-                            readers.filter(|_| u.write).map(|w| (Kind::GlobalRace, w))
+                            readers
+                                .filter(|_| u.write)
+                                .map(|w| (Kind::GlobalRace, wrote, w))
                         })
                 } else {
                     other(&owner.writer)
                         .or_else(|| other(&owner.reader))
-                        .map(|w| (Kind::AtomicRace, w))
+                        .map(|w| (Kind::AtomicRace, u.who, w))
                 };
-                if let Some((kind, them)) = conflict {
+                if let Some((kind, us, them)) = conflict {
                     let buffer = launch.allocations[a].2.clone();
                     found.push(Finding {
                         kind,
                         kernel: cx.kernel.to_string(),
                         block: cx.block,
-                        site: u.who.site(cx),
+                        site: us.site(cx),
                         other: Some(them.site(cx)),
                         space: Some(Space::Global),
                         buffer,
@@ -808,10 +824,10 @@ impl BlockCheck {
                     }
                 }
                 if u.write && owner.writer.is_none() {
-                    owner.writer = Some(u.who);
+                    owner.writer = Some(wrote);
                 }
                 if u.atomic && owner.atomic.is_none() {
-                    owner.atomic = Some(u.who);
+                    owner.atomic = u.first_atomic;
                 }
             }
         }

@@ -337,6 +337,30 @@ fn two_blocks_writing_one_element() {
 }
 
 #[test]
+fn a_read_modify_write_race_is_shown_with_its_write() {
+    // Every block reads out[0] and writes it back: the report pairs a write with the other
+    // block's access, not two reads.
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 1);
+    let found = check(&dev, 4, 32, |b: &mut Block<'_>| {
+        let t = b.thread_idx().x;
+        b.if_(t.eq(0), |b| {
+            let v = b.load(&out, 0u32);
+            b.store(&out, 0u32, v + 1);
+        });
+    });
+    let f = only(&found, Kind::GlobalRace)[0];
+    let other = f.other.as_ref().unwrap();
+    assert!(
+        f.site.access == AccessKind::Store || other.access == AccessKind::Store,
+        "{} / {}",
+        f,
+        f.detail
+    );
+    assert_ne!(f.block, other.block);
+}
+
+#[test]
 fn plain_store_racing_an_atomic() {
     let dev = Device::default();
     let counter = dev.alloc_zeroed::<u32>("counter", 1);
