@@ -133,15 +133,18 @@ impl fmt::Display for Site {
             AccessKind::Store => "Write",
             AccessKind::Atomic => "Atomic",
         };
-        write!(
-            f,
-            "{access} access by thread {} in block {}",
-            self.thread, self.block
-        )?;
-        if let Some(loc) = &self.location {
-            write!(f, " at {loc}")?;
-        }
-        Ok(())
+        write!(f, "{access} access by {}", self.who())
+    }
+}
+
+impl Site {
+    /// `thread T in block B[ at FILE:LINE:COL]`.
+    fn who(&self) -> String {
+        let at = self
+            .location
+            .as_ref()
+            .map_or(String::new(), |l| format!(" at {l}"));
+        format!("thread {} in block {}{at}", self.thread, self.block)
     }
 }
 
@@ -213,7 +216,12 @@ impl fmt::Display for Finding {
                 self.buffer, self.index, self.address
             )?;
         }
-        write!(f, "\n=========     {}", self.site)?;
+        if matches!(self.kind, Kind::PartialBarrier | Kind::MaskMismatch) {
+            // Not a memory access: the barrier or intrinsic, and who executed it.
+            write!(f, "\n=========     Executed by {}", self.site.who())?;
+        } else {
+            write!(f, "\n=========     {}", self.site)?;
+        }
         if let Some(other) = &self.other {
             write!(f, "\n=========     and {other}")?;
         }

@@ -251,6 +251,13 @@ fn warp_returning_before_a_barrier() {
     });
     let f = only(&found, Kind::PartialBarrier)[0];
     assert!(f.detail.contains("warp 1"), "{}", f.detail);
+    // A barrier is not a memory access: the report names who executed it, and where.
+    let text = f.to_string();
+    assert!(
+        text.contains("Executed by thread") && !text.contains("Read access"),
+        "{text}"
+    );
+    assert!(text.contains("tests/check.rs:"), "{text}");
 }
 
 #[test]
