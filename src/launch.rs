@@ -296,6 +296,15 @@ impl Device {
                 "grid {g} and block {b} must have no zero dimension"
             ));
         }
+        // The bank counter works in powers of two (as every GPU has had).
+        let pow2 = |v: u32| v.is_power_of_two() && v <= 32;
+        if !pow2(p.shared_banks) || !pow2(p.shared_request_lanes) {
+            return fail(format!(
+                "profile {}: shared_banks ({}) and shared_request_lanes ({}) must be powers of \
+                 two up to 32",
+                p.name, p.shared_banks, p.shared_request_lanes
+            ));
+        }
         for (axis, (v, max)) in ["x", "y", "z"]
             .iter()
             .zip([b.x, b.y, b.z].into_iter().zip(p.max_block_dim))

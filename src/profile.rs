@@ -1009,6 +1009,7 @@ mod tests {
             assert_eq!(p.smem_per_block_optin % p.smem_alloc_granularity, 0);
             assert_eq!(p.regs_per_sm % p.sub_partitions, 0);
             assert!(p.shared_request_lanes <= p.warp_size);
+            assert!(p.shared_request_lanes.is_power_of_two() && p.shared_banks.is_power_of_two());
             assert_eq!(
                 p.shared_request_lanes * 2 == p.warp_size,
                 p.shared_banks == 16

@@ -381,6 +381,75 @@ fn bank_conflicts_match_the_word_level_reference() {
     sweep_all(&dev, &mut rng, 16, 16);
 }
 
+/// Affine indices (`tid * step + start`, the executor's fast path) against the reference, for
+/// loads and stores of every element size, on both bank geometries.
+#[test]
+fn bank_conflicts_of_affine_indices_match_the_word_level_reference() {
+    for (dev, banks, group) in [
+        (Device::default(), 32, 32),
+        (Device::new(Profile::sm_13()), 16, 16),
+    ] {
+        affine_sweep::<u8>(&dev, banks, group);
+        affine_sweep::<u16>(&dev, banks, group);
+        affine_sweep::<f32>(&dev, banks, group);
+        affine_sweep::<f64>(&dev, banks, group);
+        affine_sweep::<[f32; 4]>(&dev, banks, group);
+    }
+}
+
+fn affine_sweep<T: Element>(dev: &Device, banks: u64, group: usize) {
+    let len = shared_len::<T>(dev);
+    for step in [0u32, 1, 2, 3, 4, 8, 16, 32, 33] {
+        for start in [0u32, 1, 5] {
+            let idx: [u32; 32] = std::array::from_fn(|l| l as u32 * step + start);
+            if idx[31] >= len {
+                continue;
+            }
+            for mask in [
+                Mask::FULL,
+                Mask(0x0000_ffff),
+                Mask(0x5555_5555),
+                Mask(0x8000_0001),
+            ] {
+                for store in [false, true] {
+                    let offset = AtomicU32::new(0);
+                    let cfg = LaunchConfig::new(1, 32);
+                    let report = dev
+                        .launch(&cfg, |b: &mut Block<'_>| {
+                            let s = b.shared::<T>(len as usize);
+                            offset.store(s.offset() as u32, Ordering::Relaxed);
+                            let i = b.thread_idx().x * step + start;
+                            let p = lanes_in(b, mask);
+                            b.if_(p, |b| {
+                                if store {
+                                    b.store(&s, i, Default::default());
+                                } else {
+                                    let _ = b.load(&s, i);
+                                }
+                            });
+                        })
+                        .unwrap();
+                    let c = report.counters.unwrap();
+                    let off = u64::from(offset.load(Ordering::Relaxed));
+                    let (wf, ideal, _) =
+                        banks_ref(off, u64::from(T::SIZE), &idx, mask, banks, group);
+                    let got = if store {
+                        (c.shared_st_wavefronts, c.shared_st_ideal)
+                    } else {
+                        (c.shared_ld_wavefronts, c.shared_ld_ideal)
+                    };
+                    assert_eq!(
+                        got,
+                        (wf, ideal),
+                        "{}-byte, s[tid * {step} + {start}], {mask:?}, store {store}",
+                        T::SIZE
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn sweep_all(dev: &Device, rng: &mut SmallRng, banks: u64, group: usize) {
     shared_sweep::<u8>(dev, rng, banks, group);
     shared_sweep::<u16>(dev, rng, banks, group);

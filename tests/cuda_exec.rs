@@ -256,6 +256,15 @@ __global__ void k(T *out) {
     let i = dev.alloc_zeroed::<i32>("i", 4);
     run(&dev, src, "k<int>", 1, 4, &[Arg::buffer(&i)]).unwrap();
     assert_eq!(i.to_vec(), [2, 2, 3, 3]);
+    // A function of the same name as a typedef elsewhere is still a call.
+    let shadow = r#"
+namespace a { typedef float scale; }
+namespace b { __device__ float scale(float x) { return x * 2.0f; }
+              __device__ float use(float x) { return scale(x); } }
+__global__ void k(float *out) { out[threadIdx.x] = b::use(3.0f); }"#;
+    let o = dev.alloc_zeroed::<f32>("o", 2);
+    run(&dev, shadow, "k", 1, 2, &[Arg::buffer(&o)]).unwrap();
+    assert_eq!(o.to_vec(), [6.0, 6.0]);
 }
 
 #[test]

@@ -68,6 +68,15 @@ fn invalid_launch_configurations() {
         .dynamic_shared(227 * 1024 + 1);
     invalid_launch(&dev, &big, "232449");
     still_usable(&dev);
+    // A custom profile the bank counter cannot model.
+    for (banks, lanes) in [(24, 32), (32, 12), (64, 32)] {
+        let odd = Device::new(Profile {
+            shared_banks: banks,
+            shared_request_lanes: lanes,
+            ..Profile::sm_90()
+        });
+        invalid_launch(&odd, &cfg((1, 1, 1), (32, 1, 1)), "powers of two");
+    }
     // The limits themselves are fine.
     let ok = dev.alloc_zeroed::<u32>("ok", 1);
     for cfg in [

@@ -104,7 +104,11 @@ impl Lowerer<'_> {
         match &f.kind {
             ExprKind::Ident(name) => {
                 let n = self.canon(name);
-                // `T(x)` where `T` names a type (a template parameter, a typedef): a cast.
+                if let Some(v) = self.call_user(&n, targs, args, site)? {
+                    return Ok(v);
+                }
+                // `T(x)` where `T` names a type (a template parameter, a typedef) and no function
+                // of the program: a cast.
                 if targs.is_empty() && args.len() == 1 && self.names_type(name) {
                     let cast = ast::Expr {
                         kind: ExprKind::Cast(
@@ -115,9 +119,6 @@ impl Lowerer<'_> {
                         span: f.span,
                     };
                     return self.rvalue(&cast);
-                }
-                if let Some(v) = self.call_user(&n, targs, args, site)? {
-                    return Ok(v);
                 }
                 self.builtin(&n, targs, args, site, discard)
             }

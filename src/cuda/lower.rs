@@ -574,7 +574,6 @@ impl<'m> Lowerer<'m> {
         self.scopes[start..].iter().rev().find_map(|s| s.get(name))
     }
 
-    /// A template argument of the current function.
     /// Whether `name` is a template type parameter or a typedef (so `name(x)` is a cast).
     pub fn names_type(&self, name: &str) -> bool {
         matches!(self.targ(name), Some(TArg::Type(_)))
@@ -586,6 +585,7 @@ impl<'m> Lowerer<'m> {
                 .any(|(n, _)| *n == self.canon(name))
     }
 
+    /// A template argument of the current function.
     pub fn targ(&self, name: &str) -> Option<&TArg> {
         self.frames.last().and_then(|f| f.tenv.get(name))
     }

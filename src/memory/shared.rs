@@ -317,8 +317,8 @@ pub(crate) fn wavefronts(
     a: &WarpAccess<'_>,
     mut each: impl FnMut(u64, u64),
 ) {
-    // Request sizes and bank counts are powers of two (the profiles' tests check it): shifts,
-    // not divisions, on this per-access path.
+    // Request sizes and bank counts are powers of two up to 32 (the launch refuses other
+    // profiles): shifts, not divisions, on this per-access path.
     let lanes = g.request_lanes.clamp(1, 32);
     let group_bits = if lanes >= 32 {
         u32::MAX
@@ -346,7 +346,9 @@ fn group_wavefronts(banks: u32, t: &Target<'_>, a: &WarpAccess<'_>, mask: u32) -
         let wf = spread(mask.count_ones() as usize * words_per);
         return (wf, wf);
     }
+    // (1- and 2-byte elements share words: the general path below finds the distinct words.)
     if let WarpIdx::Affine { start, step } = a.idx
+        && t.elem >= 4
         && step != 0
         && a.idx.increasing(mask)
         && t.base.is_multiple_of(4)

@@ -308,7 +308,7 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
             out!("  {k:<24} {size:>10} {r:>10.2} {c:>10.2} {:>10.2}", c / r);
         }
         out!(
-            "\n(each case's output is verified in both modes before timing; times are the launches alone{}{})",
+            "\n(each case's output is verified in both modes before timing, each CUDA C kernel's against its Rust twin; times are the launches alone{}{})",
             if pocl.is_some() {
                 "; PoCL: kernel time from OpenCL profiling events, same machine, this run"
             } else {
@@ -385,6 +385,8 @@ const KERNELS_CU: &str = include_str!("../../../cuda/kernels.cu");
 struct Twin {
     kernel: &'static str,
     size: String,
+    /// The buffer both forms write (compared before timing).
+    output: Global<f32>,
     rust: Box<dyn Fn() -> Result<(), Error>>,
     cu: Box<dyn Fn() -> Result<(), Error>>,
 }
@@ -433,6 +435,7 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
         v.push(Twin {
             kernel,
             size: format!("2^{}", n.trailing_zeros()),
+            output: out.clone(),
             rust: Box::new(move || {
                 d.launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out, n))
                     .map(drop)
@@ -470,11 +473,12 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
             input.clone(),
             output.clone(),
             input.clone(),
-            output,
+            output.clone(),
         );
         v.push(Twin {
             kernel,
             size: format!("{side}x{side}"),
+            output,
             rust: Box::new(move || {
                 transpose::launch(&d, variant, &i, &o, side, side, Mode::Fast).map(drop)
             }),
@@ -501,8 +505,23 @@ fn compare_twins(
 ) -> Result<Vec<(&'static str, String, f64, f64)>, String> {
     let mut rows = Vec::new();
     for t in twins(dev, quick)? {
-        (t.rust)().map_err(|e| e.to_string())?;
-        (t.cu)().map_err(|e| e.to_string())?;
+        // Both forms must write the same values before their times mean anything.
+        let mut outputs = Vec::new();
+        for run in [&t.rust, &t.cu] {
+            t.output.fill(f32::NAN);
+            run().map_err(|e| e.to_string())?;
+            outputs.push(t.output.to_vec());
+        }
+        let same = outputs[0]
+            .iter()
+            .zip(&outputs[1])
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        if !same {
+            return Err(format!(
+                "{}: the CUDA C and Rust kernels wrote different outputs",
+                t.kernel
+            ));
+        }
         let (mut r, mut c) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             r.push(time(&|| (t.rust)().map(|()| 0))?);
