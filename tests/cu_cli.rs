@@ -339,6 +339,29 @@ fn mistakes_are_explained() {
         2,
         &["a64.cu:1:", "`atomicAdd` on `double` is not supported"],
     );
+    // A per-thread array indexed past its end: the line and the thread.
+    let local = write(
+        "local.cu",
+        "__global__ void k(float *out) {\n  float r[4];\n  for (int j = 0; j < 4; j++) r[j] = j;\n  out[threadIdx.x] = r[threadIdx.x];\n}\n",
+    );
+    expect(
+        &[
+            "cu",
+            &local,
+            "--kernel",
+            "k",
+            "--block",
+            "8",
+            "--arg",
+            "float[8]:zeros",
+        ],
+        1,
+        &[
+            "local.cu:4:",
+            "index 4 out of bounds of the per-thread array `r`",
+            "thread (4, 0, 0)",
+        ],
+    );
     // A missing file.
     let r = warpsim(&["cu", "/nonexistent/k.cu", "--list"]);
     assert_ne!(r.code, Some(0));
@@ -445,4 +468,26 @@ fn struct_arguments_by_value_with_nested_braces() {
         2,
         &["5 scalar fields, 4 given"],
     );
+    for unpaired in [
+        "{1, 2.5, {0, 0, 4}",
+        "{1}{2.5, 0, 0, 4}",
+        "{1, 2.5}, 0, 0, {4}",
+    ] {
+        expect(
+            &[
+                "cu",
+                &f,
+                "--kernel",
+                "k",
+                "--block",
+                "2",
+                "--arg",
+                unpaired,
+                "--arg",
+                "float[2]:zeros",
+            ],
+            2,
+            &["braces do not pair up"],
+        );
+    }
 }

@@ -983,3 +983,16 @@ fn kernel_info_lists_parameters_as_written() {
     );
     assert_eq!(ks[0].site.line, 2);
 }
+
+#[test]
+fn calling_a_struct_is_refused_with_a_way_out() {
+    // The CUDA samples' SharedMemory<T> helper: a struct with a conversion operator.
+    let e = lower_err(
+        "template <typename T> struct SharedMemory {\n    __device__ operator T *() { extern __shared__ int s_[]; return (T *)s_; }\n};\n__global__ void k(float *out) {\n    float *s = SharedMemory<float>();\n    out[threadIdx.x] = s[threadIdx.x];\n}\n",
+        "k",
+    );
+    assert_eq!(e.line, 5, "{e}");
+    let text = e.to_string();
+    assert!(text.contains("struct `SharedMemory`"), "{text}");
+    assert!(text.contains("extern __shared__"), "{text}");
+}

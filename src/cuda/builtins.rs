@@ -662,6 +662,16 @@ impl Lowerer<'_> {
                 Some("declare it `__device__` (or `__host__ __device__`)".to_string()),
             ));
         }
+        if self.m.ast.structs.iter().any(|s| s.name == n) {
+            return Err(self.unsupported(
+                site,
+                &format!("calling the struct `{n}` (a constructor or conversion operator)"),
+                Some(
+                    "initialise a struct field by field; for shared memory declare \
+                     `extern __shared__ T s[];` in the kernel instead of a helper struct",
+                ),
+            ));
+        }
         Err(self.unknown(site, "function", n))
     }
 

@@ -1061,12 +1061,12 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         if let Some(i) = uniform_index(idx) {
             return *self.locals[array]
                 .get(i)
-                .unwrap_or_else(|| self.local_oob(array, i));
+                .unwrap_or_else(|| self.local_oob(array, i, Self::first_active(), st));
         }
         let idx = index_r32(idx);
         let arr = self.locals[array].clone();
         frame::with(|fr| {
-            self.check_local(fr, array, idx, len);
+            self.check_local(fr, array, idx, len, st);
             let mut acc = arr[0];
             for (k, v) in arr.iter().enumerate().skip(1) {
                 let p = cmp32_in::<U32x32>(fr, idx, R32::uniform(k as u32), |a, b| a.eq(b));
@@ -1081,7 +1081,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let len = self.locals[array].len();
         if let Some(i) = uniform_index(idx) {
             if i >= len {
-                self.local_oob(array, i);
+                self.local_oob(array, i, Self::first_active(), st);
             }
             let old = self.locals[array][i];
             let v = self.masked(old, val);
@@ -1089,7 +1089,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             return;
         }
         let idx = index_r32(idx);
-        frame::with(|fr| self.check_local(fr, array, idx, len));
+        frame::with(|fr| self.check_local(fr, array, idx, len, st));
         for k in 0..len {
             let p = frame::with(|fr| {
                 cmp32_in::<U32x32>(fr, idx, R32::uniform(k as u32), |a, b| a.eq(b))
@@ -1122,7 +1122,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         })
     }
 
-    fn check_local(&self, fr: &Frame, array: usize, idx: R32, len: usize) {
+    fn check_local(&self, fr: &Frame, array: usize, idx: R32, len: usize, st: Site) {
         let src = fr.src32(idx);
         for w in 0..fr.warps {
             if fr.active[w] == 0 {
@@ -1133,22 +1133,32 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 .lanes()
                 .find(|&l| lanes[l as usize] as usize >= len)
             {
-                let _ = l;
-                self.local_oob(array, lanes[l as usize] as usize);
+                self.local_oob(array, lanes[l as usize] as usize, (w as u32, l), st);
             }
         }
     }
 
-    fn local_oob(&self, array: usize, i: usize) -> ! {
+    /// Index `i` past per-thread array `array`, by lane `lane` of warp `warp`.
+    fn local_oob(&self, array: usize, i: usize, (warp, lane): (u32, u32), st: Site) -> ! {
         let a = &self.k.locals[array];
         fault(Error::KernelPanic {
             kernel: self.b.launch.name.clone(),
             block: self.b.st.idx,
             message: format!(
-                "index {i} out of bounds of the per-thread array `{}` of {} elements",
-                a.name, a.len
+                "index {i} out of bounds of the per-thread array `{}` of {} elements (thread {})",
+                a.name,
+                a.len,
+                self.b.thread_of(warp, lane)
             ),
-            location: None,
+            location: self.b.launch.sites.position(st).map(|p| p.to_string()),
+        })
+    }
+
+    /// The first executing thread (for faults every executing thread makes).
+    fn first_active() -> (u32, u32) {
+        frame::with(|fr| {
+            let w = (0..fr.warps).find(|&w| fr.active[w] != 0).unwrap_or(0);
+            (w as u32, fr.active[w].trailing_zeros() % 32)
         })
     }
 

@@ -1276,7 +1276,7 @@ impl Lowerer<'_> {
                         tx.show(&self.structs),
                         ty.show(&self.structs)
                     ),
-                    Some("vector and struct types have no arithmetic operators in CUDA C; operate on .x, .y, ...".into()),
+                    Some("CUDA defines no arithmetic on vector types, and warpsim runs no user-defined operators; operate on the fields (.x, .y, ...)".into()),
                 ))
             }
         }

@@ -429,7 +429,26 @@ fn parse_arg(s: &str, p: &Param, rng: &mut SmallRng) -> Result<Spec, String> {
                 .and_then(|x| x.strip_suffix('}'))
                 .ok_or("write the struct's fields in braces: {A,B,...}")?;
             // Nested braces group the fields of an array or inner struct, as in C's
-            // initialisers: `{1, 2.0, {0, 0, 0}}`; the leaves are what count.
+            // initialisers: `{1, 2.0, {0, 0, 0}}`; the leaves are what count, so the braces
+            // only have to pair up.
+            let mut depth = 0i32;
+            for c in inner.chars() {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                if depth < 0 {
+                    break;
+                }
+            }
+            if depth != 0 {
+                return Err(
+                    "the braces do not pair up: write {A,B,...}, inner braces around \
+                            an array's or an inner struct's fields"
+                        .to_string(),
+                );
+            }
             let values: Vec<&str> = inner
                 .split([',', '{', '}'])
                 .map(str::trim)
