@@ -1,13 +1,14 @@
 //! Launching a lowered CUDA kernel: binding arguments to parameters, running the executor on
 //! every block, collecting what the threads printed.
 
+pub use super::exec::Printed;
 use super::exec::{Exec, Plan, PrintKey, Val};
-use super::ir::{Kernel, ParamKind, Scalar};
+use crate::cuda::ir::{Kernel, ParamKind, Scalar};
 use crate::error::Error;
 use crate::memory::Element;
 use crate::site::SiteTable;
 use crate::values::frame::{R32, R64};
-use crate::{Device, Dim3, Global, LaunchConfig, LaunchReport};
+use crate::{Device, Global, LaunchConfig, LaunchReport};
 use std::sync::Mutex;
 
 /// A kernel argument, as `cudaLaunchKernel` would pass it.
@@ -30,17 +31,6 @@ impl Arg {
     pub fn buffer<T: Element>(g: &Global<T>) -> Arg {
         Arg::Buffer(g.cast::<u8>())
     }
-}
-
-/// One line a thread printed with `printf`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Printed {
-    /// The printing thread's block.
-    pub block: Dim3,
-    /// The printing thread's index within the block.
-    pub thread: Dim3,
-    /// The text as `printf` formatted it (with its own newlines, if the format has them).
-    pub text: String,
 }
 
 /// What a launch of a CUDA kernel reports.
@@ -193,7 +183,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
 }
 
 /// How a parameter reads in a message: `float *x`, `int n`.
-fn describe(p: &super::ir::Param) -> String {
+fn describe(p: &crate::cuda::ir::Param) -> String {
     match &p.kind {
         ParamKind::Scalar { ty, .. } => format!("`{ty} {}`", p.name),
         ParamKind::Pointer { elem, is_const, .. } => {

@@ -1,42 +1,48 @@
 //! CUDA C as written: read a `.cu` file, lower one of its kernels, launch it on a [`crate::Device`].
 //!
-//! The pipeline has three stages, each in its own module:
+//! # Code map
 //!
-//! 1. **Front-end**: a small preprocessor (`#define`, `#if`/`#ifdef`, `#include "local.h"`,
-//!    `-D` definitions; system headers are recognised and skipped), then the `tree-sitter-cuda`
-//!    grammar, then lowering: names resolved, types checked with C's promotions, `__device__`
-//!    functions inlined, templates instantiated, uniformity decided.
+//! The pipeline has three stages, each in its own folder:
+//!
+//! 1. **Front-end** (`front/`): a small preprocessor (`#define`, `#if`/`#ifdef`,
+//!    `#include "local.h"`, `-D` definitions; system headers are recognised and skipped), then
+//!    the `tree-sitter-cuda` grammar, then lowering (`front/lower/`): names resolved, types
+//!    checked with C's promotions, `__device__` functions inlined, templates instantiated.
 //! 2. **IR** ([`ir`]): the kernel as structured statements over per-thread scalar variables,
-//!    each leaf one block-wide operation.
-//! 3. **Executor**: runs the IR on [`crate::Block`], so a `.cu` kernel counts, checks and
-//!    faults exactly as a Rust kernel does.
+//!    each leaf one block-wide operation; `analysis/` decides what every tier relies on
+//!    (uniformity).
+//! 3. **Executor** (`exec/`): runs the IR on [`crate::Block`], so a `.cu` kernel counts,
+//!    checks and faults exactly as a Rust kernel does. [`launch`] binds arguments and runs it.
+//!
+//! [`Module`] (`module.rs`) is the front-end's public face: a parsed translation unit that
+//! lists and lowers its kernels.
+//!
+//! # Invariants
+//!
+//! * `ir` imports nothing from the rest of `cuda`: it is the contract between the stages.
+//! * `front` and `analysis` import `ir`; `exec` imports `ir` and the engine, never `front`.
+//! * `launch` imports `exec`; nothing below imports `launch`.
 
 pub mod ir;
 
-mod ast;
-mod builtins;
-mod consts;
+mod analysis;
 pub mod diag;
 mod exec;
-mod expr;
+pub mod front;
 mod launch;
-mod lower;
 pub mod module;
-mod parse;
-pub mod preprocess;
-pub mod print;
-mod printf;
 mod source;
-mod types;
-mod uniformity;
 
 pub use diag::{Diagnostic, Severity};
+pub use front::preprocess;
+pub use ir::print;
 pub use launch::{Arg, CudaReport, Printed, launch};
 pub use module::{KernelInfo, Module};
 
 /// The scalar or vector type a C spelling names (`float`, `unsigned int`, `uint32_t`, `float4`),
 /// for tools that describe buffers by type.
 pub fn type_by_name(name: &str) -> Option<ir::TypeName> {
+    use front::lower::types;
     let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
     types::scalar_type(&name)
         .map(ir::TypeName::Scalar)

@@ -17,24 +17,11 @@
 
 use std::path::Path;
 
-use super::ast;
-use super::diag::{Diagnostic, Severity};
-use super::ir::{self, Site};
-use super::preprocess::{self, MissingHeader};
-use super::source::Sources;
-
-/// A parsed translation unit, as the lowering sees it.
-#[derive(Clone, Debug)]
-pub struct Unit {
-    /// Device declarations.
-    pub ast: ast::Unit,
-    /// The files read.
-    pub sources: Sources,
-    /// Local headers that were not found.
-    pub missing: Vec<MissingHeader>,
-    /// The preprocessed text (byte spans of the AST index it).
-    pub text: String,
-}
+use crate::cuda::diag::{Diagnostic, Severity};
+use crate::cuda::front::Unit;
+use crate::cuda::front::preprocess;
+use crate::cuda::ir::{self, Site};
+use crate::cuda::source::Sources;
 
 /// One preprocessed, parsed translation unit.
 #[derive(Clone, Debug)]
@@ -90,7 +77,7 @@ impl Module {
     ) -> Result<Module, Diagnostic> {
         let mut sources = Sources::default();
         let pp = preprocess::preprocess(&mut sources, name, text, dir, defines)?;
-        let ast = super::parse::parse(&pp);
+        let ast = crate::cuda::front::parse::parse(&pp);
         let mut warnings = pp.warnings.clone();
         // Syntax errors outside device code are warnings (host C++ the grammar may not know);
         // inside a kernel, lowering it reports them as errors.
@@ -139,7 +126,7 @@ impl Module {
     /// Lower kernel `name`, which may carry template arguments: `"reduce<256>"`,
     /// `"k<float, 4>"`.
     pub fn lower(&self, name: &str) -> Result<ir::Kernel, Diagnostic> {
-        super::lower::lower_kernel(&self.unit, name)
+        crate::cuda::front::lower::lower_kernel(&self.unit, name)
     }
 
     /// Warnings: headers not found, syntax errors in host code, `#warning`s.

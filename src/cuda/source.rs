@@ -1,8 +1,8 @@
 //! The source files of one translation unit (the main file and the headers it includes), so
 //! that any [`Site`] can be turned back into a file name and a line of text for diagnostics.
 
-use super::diag::{Diagnostic, Severity};
-use super::ir::Site;
+use crate::cuda::diag::{Diagnostic, Severity};
+use crate::cuda::ir::Site;
 
 /// One file as read.
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 //! the flattening of aggregates into scalar leaves, and C's integer promotions and usual
 //! arithmetic conversions.
 
-use super::ir::{Scalar, TypeName};
+use crate::cuda::ir::{Scalar, TypeName};
 
 /// A cooperative-groups handle (no run-time value: every use is resolved when lowering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,19 @@
 //! length modifiers (`hh h l ll z j t`), which narrow an integer argument as C would. A
 //! conversion with no argument left prints as written, as CUDA's `printf` does.
 
-use super::ir::Scalar;
+use crate::Dim3;
+use crate::cuda::ir::Scalar;
+
+/// One line a thread printed with `printf`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// The printing thread's block.
+    pub block: Dim3,
+    /// The printing thread's index within the block.
+    pub thread: Dim3,
+    /// The text as `printf` formatted it (with its own newlines, if the format has them).
+    pub text: String,
+}
 
 /// One argument: its bits (as an IR constant holds them) and its type.
 pub(crate) type PrintfArg = (u64, Scalar);

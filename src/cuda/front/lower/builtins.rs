@@ -1,18 +1,18 @@
-//! Calls: user `__device__` functions (inlined by [`super::lower`]) and CUDA's built-ins —
+//! Calls: user `__device__` functions (inlined by [`super`]) and CUDA's built-ins —
 //! barriers, warp shuffles and votes, atomics, `__ldg`, the math library with CUDA's device
 //! overloads, integer intrinsics, `make_float4` & co, device `printf`, `assert`, and the
 //! basics of cooperative groups (`this_thread_block`, `tiled_partition<n>`, `sync`,
 //! `thread_rank`, tile shuffles). Each built-in becomes the IR statement or operation that
 //! the executor runs as the corresponding [`crate::Block`] operation.
 
-use super::ast::{self, ExprKind, TemplateArg};
 use super::consts;
-use super::ir::{
+use super::types::{Group, Ty, promote, usual, vector_type};
+use super::{Lowerer, R, Val};
+use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
+use crate::cuda::ir::{
     AtomicOp, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp,
     VoteKind,
 };
-use super::lower::{Lowerer, R, Val};
-use super::types::{Group, Ty, promote, usual, vector_type};
 
 const FULL: u32 = 0xffff_ffff;
 
@@ -177,7 +177,7 @@ impl Lowerer<'_> {
     }
 
     /// A pointer argument (atomics, `__ldg`).
-    fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::lower::PtrVal> {
+    fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::PtrVal> {
         match self.rvalue(e)? {
             Val::Ptr(p) => Ok(p),
             _ => Err(self.err(
@@ -365,7 +365,7 @@ impl Lowerer<'_> {
                 let a = self.arg_as(&args[0], from)?;
                 if let Operand::Const(c) = a {
                     return Ok(Val::Scalar(
-                        Operand::Const(super::ir::Const {
+                        Operand::Const(crate::cuda::ir::Const {
                             ty: to,
                             bits: bitcast_bits(c, to),
                         }),
@@ -525,7 +525,7 @@ impl Lowerer<'_> {
                 self.arity(short, args, 1..=1, site)?;
                 let p = self.ptr_arg(&args[0], short)?;
                 let ty = p.pointee.clone();
-                let place = super::lower::Place::Mem { ptr: p, ty };
+                let place = super::Place::Mem { ptr: p, ty };
                 return self.read(&place, site);
             }
             _ if short.starts_with("atomic") => return self.atomic(short, args, site, discard),
@@ -860,7 +860,7 @@ impl Lowerer<'_> {
         args: &[ast::Expr],
         site: Site,
     ) -> R<Val> {
-        use super::ir::Axis;
+        use crate::cuda::ir::Axis;
         let dims = |mk: fn(Axis) -> Builtin| {
             Val::Agg(
                 Ty::Vector(Scalar::U32, 3),
@@ -1003,7 +1003,7 @@ impl Lowerer<'_> {
 }
 
 /// The bits of a constant reinterpreted as type `to` (same size).
-fn bitcast_bits(c: super::ir::Const, to: Scalar) -> u64 {
+fn bitcast_bits(c: crate::cuda::ir::Const, to: Scalar) -> u64 {
     let raw = match c.ty.size() {
         4 => c.bits & 0xffff_ffff,
         _ => c.bits,

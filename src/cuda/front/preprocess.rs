@@ -17,9 +17,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::diag::{Diagnostic, Severity};
-use super::ir::Site;
-use super::source::Sources;
+use crate::cuda::diag::{Diagnostic, Severity};
+use crate::cuda::ir::Site;
+use crate::cuda::source::Sources;
 
 /// A header that could not be found.
 #[derive(Clone, Debug)]

@@ -25,9 +25,9 @@
 
 use std::collections::HashMap;
 
-use super::ir::{Builtin, Kernel, Op, Operand, Stmt, VarId};
+use crate::cuda::ir::{Builtin, Kernel, Op, Operand, Stmt, VarId};
 
-/// Decide uniformity and set every `varying` flag and [`super::ir::Var::uniform`].
+/// Decide uniformity and set every `varying` flag and [`crate::cuda::ir::Var::uniform`].
 pub fn analyze(k: &mut Kernel) {
     let mut st = State {
         varying: vec![false; k.vars.len()],

@@ -4,11 +4,11 @@
 //! for `&&`, `||` and `?:` (a right side or an arm that has side effects or may fault — a
 //! load, a call, an assignment — is evaluated under an `If`, as C's short-circuit demands).
 
-use super::ast::{self, Binary, ExprKind, Unary};
 use super::consts;
-use super::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
-use super::lower::{Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
 use super::types::{Ty, is_integer, promote, same_width_other, usual};
+use super::{Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
+use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
+use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
 /// Builtin values that are not variables.
 const BUILTIN_DIMS: [&str; 4] = ["threadIdx", "blockIdx", "blockDim", "gridDim"];
@@ -100,7 +100,10 @@ impl Lowerer<'_> {
             return op;
         }
         if let Operand::Const(c) = op {
-            return Operand::Const(consts::convert(super::ir::Const { ty: from, ..c }, to));
+            return Operand::Const(consts::convert(
+                crate::cuda::ir::Const { ty: from, ..c },
+                to,
+            ));
         }
         if to == Scalar::Bool {
             return self.cmp(
@@ -521,7 +524,7 @@ impl Lowerer<'_> {
         }
         let n = self.canon(name);
         if let Some(k) = BUILTIN_DIMS.iter().position(|b| *b == n) {
-            use super::ir::{Axis, Builtin};
+            use crate::cuda::ir::{Axis, Builtin};
             let mk: fn(Axis) -> Builtin = match k {
                 0 => Builtin::ThreadIdx,
                 1 => Builtin::BlockIdx,
@@ -1154,11 +1157,13 @@ impl Lowerer<'_> {
     }
 
     /// A buffer's name for messages.
-    fn base_name(&self, b: super::ir::Base) -> String {
+    fn base_name(&self, b: crate::cuda::ir::Base) -> String {
         match b {
-            super::ir::Base::Param(i) => format!("parameter {i}"),
-            super::ir::Base::Shared(i) => format!("shared `{}`", self.shared[i as usize].name),
-            super::ir::Base::DynamicShared => "extern __shared__ memory".into(),
+            crate::cuda::ir::Base::Param(i) => format!("parameter {i}"),
+            crate::cuda::ir::Base::Shared(i) => {
+                format!("shared `{}`", self.shared[i as usize].name)
+            }
+            crate::cuda::ir::Base::DynamicShared => "extern __shared__ memory".into(),
         }
     }
 
@@ -1376,7 +1381,7 @@ impl Lowerer<'_> {
         let result = match &ty {
             Ty::Pointer(p) => {
                 let off = self.new_var("$cond", Scalar::I64);
-                self.ptrs.push(super::lower::PtrVar {
+                self.ptrs.push(super::PtrVar {
                     name: "?:".into(),
                     base: None,
                     base_site: site,

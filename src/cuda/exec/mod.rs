@@ -15,12 +15,11 @@
 //! warp with an executing lane (a copy or a same-width integer reinterpretation is free), a
 //! varying branch one branch; memory instructions, barriers, shuffles and votes always count.
 
-use super::ir::{
+use crate::block::{Block, ShflOp, fault};
+use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, Kernel, Op, Operand, ParamKind,
     Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind,
 };
-use super::launch::Printed;
-use crate::block::{Block, ShflOp, fault};
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
 use crate::memory::{Element, Parts, PlaceKind};
@@ -31,6 +30,9 @@ use crate::values::{
     select32, select64, un32_in, un64_in, widen_in,
 };
 use std::sync::Mutex;
+
+mod printf;
+pub use printf::Printed;
 
 /// Where a printed line goes in the launch's output: block (linear), warp, the warp's `printf`
 /// count so far, lane.
@@ -138,7 +140,7 @@ fn any(m: &Masks) -> bool {
 }
 
 /// The site of a statement.
-fn site(s: super::ir::Site) -> Site {
+fn site(s: crate::cuda::ir::Site) -> Site {
     Site::packed(s.file, s.line, s.col)
 }
 
@@ -940,7 +942,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// One load instruction of `dst.len()` consecutive components of type `ty` (a vector type
     /// is one access of its whole size, as on a GPU).
-    fn load(&mut self, dst: &[super::ir::VarId], ty: Scalar, addr: &Addr, st: Site) {
+    fn load(&mut self, dst: &[crate::cuda::ir::VarId], ty: Scalar, addr: &Addr, st: Site) {
         let n = dst.len() as u32;
         let (place, idx) = self.place(addr, ty.size() * n, AccessKind::Load, st);
         fn get<T: Element>(b: &mut Block<'_>, st: Site, place: &PlaceKind<'_>, idx: R32) -> Parts {
@@ -999,7 +1001,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     #[allow(clippy::too_many_arguments)]
     fn atomic(
         &mut self,
-        dst: Option<super::ir::VarId>,
+        dst: Option<crate::cuda::ir::VarId>,
         ty: Scalar,
         op: AtomicOp,
         addr: &Addr,
@@ -1206,7 +1208,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     Printed {
                         block,
                         thread: self.b.thread_of(w as u32, l),
-                        text: super::printf::format(format, &args),
+                        text: printf::format(format, &args),
                     },
                 ));
             }

@@ -2,7 +2,7 @@
 //!
 //! The front-end ([`super::Module::lower`]) turns one `__global__` function (with its template
 //! arguments and every `__device__` function it calls, inlined) into a [`Kernel`]; the executor
-//! behind [`super::launch`] runs it on the block-wide operations of [`crate::Block`], once per
+//! behind [`crate::cuda::launch`] runs it on the block-wide operations of [`crate::Block`], once per
 //! block, without looking at source text or syntax trees again.
 //!
 //! # The model
@@ -28,6 +28,8 @@
 //!   per-line counters, check-mode findings and error messages.
 
 use std::fmt;
+
+pub mod print;
 
 /// A per-thread scalar type (C's types after lowering; `char` is `I8`, `bool` is `Bool`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

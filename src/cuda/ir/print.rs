@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::ir::{Addr, Base, Builtin, Kernel, Op, Operand, Stmt};
+use super::{Addr, Base, Builtin, Kernel, Op, Operand, Stmt};
 
 /// The kernel as text.
 pub fn kernel(k: &Kernel) -> String {
@@ -26,7 +26,7 @@ pub fn kernel(k: &Kernel) -> String {
     out
 }
 
-fn var(k: &Kernel, v: super::ir::VarId) -> String {
+fn var(k: &Kernel, v: super::VarId) -> String {
     let d = &k.vars[v.0 as usize];
     format!("{}{}", d.name, if d.uniform { "" } else { "'" })
 }
@@ -35,8 +35,8 @@ fn operand(k: &Kernel, o: &Operand) -> String {
     match o {
         Operand::Var(v) => var(k, *v),
         Operand::Const(c) => match c.ty {
-            super::ir::Scalar::F32 => format!("{}f", f32::from_bits(c.bits as u32)),
-            super::ir::Scalar::F64 => format!("{}", f64::from_bits(c.bits)),
+            super::Scalar::F32 => format!("{}f", f32::from_bits(c.bits as u32)),
+            super::Scalar::F64 => format!("{}", f64::from_bits(c.bits)),
             s if s.is_signed() => format!("{}", c.bits as i64),
             _ => format!("{}", c.bits),
         },

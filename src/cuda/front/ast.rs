@@ -1,9 +1,9 @@
 //! The front-end's syntax tree: the parts of CUDA C++ that device code uses, with every node's
-//! original [`Site`]. [`super::parse`] builds it from the tree-sitter tree; constructs the
+//! original [`Site`]. `parse` builds it from the tree-sitter tree; constructs the
 //! lowering does not support are kept as `Unsupported` nodes, so that they are reported only
 //! when a kernel really reaches them (host code is never looked at).
 
-use super::ir::Site;
+use crate::cuda::ir::Site;
 
 /// A type as written (before template substitution and name resolution).
 #[derive(Clone, Debug, PartialEq)]

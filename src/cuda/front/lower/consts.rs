@@ -3,7 +3,7 @@
 //! Folding is what turns template parameters and `#define`d sizes into compile-time
 //! decisions (`if (blockSize >= 512)` disappears), as nvcc does.
 
-use super::ir::{BinOp, CmpOp, Const, Scalar, UnOp};
+use crate::cuda::ir::{BinOp, CmpOp, Const, Scalar, UnOp};
 
 /// A constant of type `ty` from an integer value (wrapped to the type).
 pub fn int(ty: Scalar, v: i128) -> Const {

@@ -7,9 +7,9 @@
 //! at unless a kernel's body contains them, where they become `Unsupported` nodes that the
 //! lowering reports with their position.
 
-use super::ast::*;
-use super::ir::Site;
-use super::preprocess::{Preprocessed, char_value, parse_int, unescape};
+use crate::cuda::front::ast::*;
+use crate::cuda::front::preprocess::{Preprocessed, char_value, parse_int, unescape};
+use crate::cuda::ir::Site;
 use tree_sitter::Node;
 
 /// Parse a preprocessed translation unit.

@@ -2,10 +2,10 @@
 //! [`ir::Kernel`]: names resolved, types checked with C's promotions and conversions,
 //! `__device__` functions inlined (recursion rejected), templates instantiated, constants
 //! folded, structured control flow built, and finally uniformity decided by
-//! [`super::uniformity`].
+//! [`crate::cuda::analysis::uniformity`].
 //!
 //! This module holds the lowering's state, types, statements and function calls; expressions
-//! are in [`super::expr`] and CUDA's built-in functions in [`super::builtins`].
+//! are in [`self::expr`] and CUDA's built-in functions in [`self::builtins`].
 //!
 //! Every value is a per-thread scalar [`ir::Var`] (aggregates are split into their scalar
 //! leaves); a pointer is a [`Base`] fixed here plus an `I64` byte-offset variable, and a pointer
@@ -13,12 +13,16 @@
 
 use std::collections::HashMap;
 
-use super::ast::{self, Function, StmtKind, TemplateArg, TypeExpr};
-use super::consts;
-use super::diag::Diagnostic;
-use super::ir::{self, Base, Const, Op, Operand, Scalar, Site, Stmt, VarId};
-use super::module::Unit;
-use super::types::{Group, Structs, Ty, scalar_type, vector_type};
+mod builtins;
+pub(crate) mod consts;
+mod expr;
+pub(crate) mod types;
+
+use self::types::{Group, Structs, Ty, scalar_type, vector_type};
+use crate::cuda::diag::Diagnostic;
+use crate::cuda::front::Unit;
+use crate::cuda::front::ast::{self, Function, StmtKind, TemplateArg, TypeExpr};
+use crate::cuda::ir::{self, Base, Const, Op, Operand, Scalar, Site, Stmt, VarId};
 
 /// Lowering results.
 pub type R<T> = Result<T, Diagnostic>;
@@ -366,7 +370,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
         files: m.sources.files.iter().map(|f| f.name.clone()).collect(),
         site: f.site,
     };
-    super::uniformity::analyze(&mut k);
+    crate::cuda::analysis::uniformity::analyze(&mut k);
     Ok(k)
 }
 
@@ -425,7 +429,7 @@ fn not_found(m: &Unit, name: &str) -> Diagnostic {
     }
     let device = m.ast.functions.iter().any(|f| !f.global && f.name == name);
     Diagnostic {
-        severity: super::diag::Severity::Error,
+        severity: crate::cuda::diag::Severity::Error,
         file: m.sources.name(0).to_string(),
         line: 0,
         col: 0,
@@ -772,7 +776,7 @@ impl<'m> Lowerer<'m> {
                     "false" => Some(0),
                     _ => {
                         let (neg, body) = t.strip_prefix('-').map_or((false, t), |b| (true, b));
-                        super::preprocess::parse_int(body)
+                        crate::cuda::front::preprocess::parse_int(body)
                             .map(|(v, _, _)| if neg { -(v as i128) } else { v as i128 })
                     }
                 };
@@ -1131,7 +1135,7 @@ impl<'m> Lowerer<'m> {
         if vt.is_float() {
             return Err(self.err(cond.site, "switch on a floating-point value", None));
         }
-        let pt = super::types::promote(vt);
+        let pt = self::types::promote(vt);
         let v = self.convert(v, vt, pt, cond.site);
         let mut sections: Vec<(Option<Const>, &[ast::Stmt], Site)> = Vec::new();
         for s in body {

@@ -1,0 +1,3 @@
+//! Analyses of a lowered kernel that every tier relies on.
+
+pub(crate) mod uniformity;

@@ -1,0 +1,26 @@
+//! The front-end: CUDA C source to the [IR](crate::cuda::ir).
+//!
+//! Stages, each a module: [`preprocess`] (directives, macros, includes) → `parse` (the
+//! `tree-sitter-cuda` grammar into the `ast`) → `lower` (names, types, templates, inlining:
+//! one kernel into an [`crate::cuda::ir::Kernel`]).
+
+pub(crate) mod ast;
+pub(crate) mod lower;
+pub(crate) mod parse;
+pub mod preprocess;
+
+use crate::cuda::source::Sources;
+use preprocess::MissingHeader;
+
+/// A parsed translation unit, as the lowering sees it.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// Device declarations.
+    pub ast: ast::Unit,
+    /// The files read.
+    pub sources: Sources,
+    /// Local headers that were not found.
+    pub missing: Vec<MissingHeader>,
+    /// The preprocessed text (byte spans of the AST index it).
+    pub text: String,
+}
