@@ -73,6 +73,9 @@ pub enum Error {
     OutOfBounds(Box<AccessFault>),
     /// A thread accessed an address that is not a multiple of the element size.
     Misaligned(Box<AccessFault>),
+    /// A thread accessed memory through a pointer that points into no allocation (a null
+    /// pointer, or a host address passed to a kernel); `buffer` names the pointer.
+    InvalidAddress(Box<AccessFault>),
     /// A block's shared memory did not fit or its declarations disagreed between warps.
     SharedMemory {
         /// The kernel's name.
@@ -129,7 +132,7 @@ impl Error {
             | Error::BarrierMisuse { kernel, .. }
             | Error::InvalidArgument { kernel, .. }
             | Error::KernelPanic { kernel, .. } => kernel,
-            Error::OutOfBounds(f) | Error::Misaligned(f) => &f.kernel,
+            Error::OutOfBounds(f) | Error::Misaligned(f) | Error::InvalidAddress(f) => &f.kernel,
         }
     }
 
@@ -141,7 +144,9 @@ impl Error {
             | Error::BarrierMisuse { block, .. }
             | Error::InvalidArgument { block, .. }
             | Error::KernelPanic { block, .. } => Some(*block),
-            Error::OutOfBounds(f) | Error::Misaligned(f) => Some(f.block),
+            Error::OutOfBounds(f) | Error::Misaligned(f) | Error::InvalidAddress(f) => {
+                Some(f.block)
+            }
         }
     }
 }
@@ -183,6 +188,19 @@ impl fmt::Display for Error {
                 n = a.len,
                 addr = a.address,
                 sz = a.elem_bytes,
+            ),
+            Error::InvalidAddress(a) => write!(
+                f,
+                "invalid {access} in kernel `{k}`{loc}: block {b}, thread {t}: address {addr:#x} \
+                 through {buf} is in no device allocation; pass a device pointer (from \
+                 cudaMalloc) or guard the access",
+                access = access_name(a.access),
+                k = a.kernel,
+                loc = at(&a.location),
+                b = a.block,
+                t = a.thread,
+                addr = a.address,
+                buf = a.buffer,
             ),
             Error::Misaligned(a) => write!(
                 f,

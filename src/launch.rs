@@ -268,7 +268,19 @@ impl Device {
     }
 
     fn alloc<T: Element>(&self, name: &str, len: usize, track_init: bool) -> Global<T> {
-        let g = Global::new(name, self.reserve(len * T::SIZE as usize), len, track_init);
+        self.alloc_at(name, self.reserve(len * T::SIZE as usize), len, track_init)
+    }
+
+    /// A buffer at device address `base`, which the caller keeps apart from every other
+    /// allocation (managed memory lives at its host address).
+    pub(crate) fn alloc_at<T: Element>(
+        &self,
+        name: &str,
+        base: u64,
+        len: usize,
+        track_init: bool,
+    ) -> Global<T> {
+        let g = Global::new(name, base, len, track_init);
         let mut all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|a| a.strong_count() > 0);
         all.push(g.allocation());

@@ -14,7 +14,9 @@
 //! Programming Guide*, table "Technical Specifications per Compute Capability", together with the
 //! values `cudaGetDeviceProperties` reports on the named boards (for example
 //! `sharedMemPerMultiprocessor = 233472`, `sharedMemPerBlockOptin = 232448` and
-//! `reservedSharedMemPerBlock = 1024` on an H100). SM counts are those of the named boards.
+//! `reservedSharedMemPerBlock = 1024` on an H100). SM counts, memory sizes, clocks, bus widths
+//! and L2 sizes are those of the named boards (the H100's as its `cudaGetDeviceProperties` and
+//! `cudaDeviceGetAttribute` report them, the others' from NVIDIA's data sheets).
 //! Allocation granularities and the number of register-file sub-partitions are those of the CUDA
 //! toolkit's stand-alone occupancy calculator, `cuda_occupancy.h`
 //! (`cudaOccRegAllocationGranularity`, `cudaOccSMemAllocationGranularity`,
@@ -150,6 +152,16 @@ pub struct Profile {
     pub sm_count: u32,
     /// How global loads are cached and counted.
     pub global_loads: GlobalCaching,
+    /// The board's device memory in bytes (`totalGlobalMem`).
+    pub global_mem_bytes: u64,
+    /// SM clock in kHz (`cudaDevAttrClockRate`).
+    pub clock_khz: u32,
+    /// Memory clock in kHz (`cudaDevAttrMemoryClockRate`).
+    pub mem_clock_khz: u32,
+    /// Memory bus width in bits.
+    pub mem_bus_bits: u32,
+    /// L2 cache in bytes (0 where there is none).
+    pub l2_bytes: u32,
 }
 
 /// The resource whose limit determines the number of resident blocks.
@@ -323,6 +335,11 @@ impl Profile {
             shared_request_lanes: 16,
             sm_count: 30,
             global_loads: GlobalCaching::L1Lines128,
+            global_mem_bytes: 1_073_741_824,
+            clock_khz: 1_296_000,
+            mem_clock_khz: 1_107_000,
+            mem_bus_bits: 512,
+            l2_bytes: 0,
         }
     }
 
@@ -355,6 +372,11 @@ impl Profile {
             shared_request_lanes: 32,
             sm_count: 14,
             global_loads: GlobalCaching::L1Lines128,
+            global_mem_bytes: 6_442_450_944,
+            clock_khz: 1_150_000,
+            mem_clock_khz: 1_566_000,
+            mem_bus_bits: 384,
+            l2_bytes: 786_432,
         }
     }
 
@@ -387,6 +409,11 @@ impl Profile {
             shared_request_lanes: 32,
             sm_count: 20,
             global_loads: GlobalCaching::Sectors32,
+            global_mem_bytes: 8_589_934_592,
+            clock_khz: 1_733_500,
+            mem_clock_khz: 5_005_000,
+            mem_bus_bits: 256,
+            l2_bytes: 2_097_152,
         }
     }
 
@@ -419,6 +446,11 @@ impl Profile {
             shared_request_lanes: 32,
             sm_count: 80,
             global_loads: GlobalCaching::Sectors32,
+            global_mem_bytes: 17_179_869_184,
+            clock_khz: 1_530_000,
+            mem_clock_khz: 877_000,
+            mem_bus_bits: 4096,
+            l2_bytes: 6_291_456,
         }
     }
 
@@ -451,6 +483,11 @@ impl Profile {
             shared_request_lanes: 32,
             sm_count: 108,
             global_loads: GlobalCaching::Sectors32,
+            global_mem_bytes: 42_949_672_960,
+            clock_khz: 1_410_000,
+            mem_clock_khz: 1_215_000,
+            mem_bus_bits: 5120,
+            l2_bytes: 41_943_040,
         }
     }
 
@@ -483,6 +520,11 @@ impl Profile {
             shared_request_lanes: 32,
             sm_count: 132,
             global_loads: GlobalCaching::Sectors32,
+            global_mem_bytes: 85_017_493_504,
+            clock_khz: 1_980_000,
+            mem_clock_khz: 2_619_000,
+            mem_bus_bits: 5120,
+            l2_bytes: 52_428_800,
         }
     }
 

@@ -2,11 +2,11 @@
 //! outputs checked against CPU references, their counters against the rules of
 //! `docs/counters.md`.
 
-use warpsim::cuda::{self, Arg, CudaReport, Module};
+use warpsim::cuda::{self, Arg, CudaReport, Module, Options};
 use warpsim::{Device, Dim3, Error, LaunchConfig, Mode};
 
 fn kernel(src: &str, name: &str) -> warpsim::cuda::ir::Kernel {
-    Module::from_source("test.cu", src, &[])
+    Module::from_source("test.cu", src, &Options::default())
         .and_then(|m| m.lower(name))
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -316,7 +316,7 @@ __global__ void k(const P *ps, float *out) {
     P p = ps[threadIdx.x];
     for (int j = 0; j < 3; j++) out[threadIdx.x] += p.v[j];
 }"#;
-    let e = Module::from_source("test.cu", bad, &[])
+    let e = Module::from_source("test.cu", bad, &Options::default())
         .unwrap()
         .lower("k")
         .unwrap_err();

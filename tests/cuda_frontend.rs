@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use warpsim::cuda::ir::{Base, Kernel, Op, Operand, Stmt};
-use warpsim::cuda::{Diagnostic, Module};
+use warpsim::cuda::{Diagnostic, Module, Options};
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,14 +13,17 @@ fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn defines(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+fn defines(list: &[(&str, &str)]) -> Options {
+    Options::with_defines(
+        &list
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn module(src: &str) -> Module {
-    Module::from_source("test.cu", src, &[]).unwrap_or_else(|e| panic!("{e}"))
+    Module::from_source("test.cu", src, &Options::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn lower(src: &str, name: &str) -> Kernel {
@@ -28,7 +31,7 @@ fn lower(src: &str, name: &str) -> Kernel {
 }
 
 fn lower_err(src: &str, name: &str) -> Diagnostic {
-    match Module::from_source("test.cu", src, &[]) {
+    match Module::from_source("test.cu", src, &Options::default()) {
         Err(e) => e,
         Ok(m) => match m.lower(name) {
             Ok(k) => panic!(
@@ -133,7 +136,7 @@ fn complete_seed_kernels_lower() {
 
 #[test]
 fn seed_struct_kernels_access_fields_one_by_one() {
-    let m = Module::from_file(&data("seeds/001_testInnerStruct.cu"), &[]).unwrap();
+    let m = Module::from_file(&data("seeds/001_testInnerStruct.cu"), &Options::default()).unwrap();
     let k = m.lower("testInnerStruct").unwrap();
     // `innerStruct tmp = data[i]; ... result[i] = tmp;`: two 4-byte loads, two stores.
     assert_eq!((loads(&k), stores(&k)), (2, 2));
@@ -211,7 +214,7 @@ fn incomplete_seed_kernels_fail_clearly() {
 #[test]
 fn every_kernel_of_kernels_cu_lowers() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
-    let m = Module::from_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let m = Module::from_file(&path, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     let kernels = m.kernels();
     assert_eq!(kernels.len(), 25);
     let mut lowered = 0;
@@ -258,7 +261,7 @@ fn every_kernel_of_kernels_cu_lowers() {
 #[test]
 fn kernels_cu_reduce_unrolled_folds_the_block_size() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
-    let m = Module::from_file(&path, &[]).unwrap();
+    let m = Module::from_file(&path, &Options::default()).unwrap();
     let syncs = |n: &str| count(&m.lower(n).unwrap(), |s| matches!(s, Stmt::Sync { .. }));
     // One barrier after the first add, then one per tree step above the warp.
     assert_eq!(syncs("reduce_unrolled<64>"), 1);
@@ -279,7 +282,7 @@ fn kernels_cu_reduce_unrolled_folds_the_block_size() {
 #[test]
 fn kernels_cu_transpose_tiles_are_row_major() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
-    let m = Module::from_file(&path, &[]).unwrap();
+    let m = Module::from_file(&path, &Options::default()).unwrap();
     let k = m.lower("transpose_no_conflicts").unwrap();
     assert_eq!(k.shared.len(), 1);
     assert_eq!(k.shared[0].bytes, 32 * 33 * 4);
@@ -323,7 +326,7 @@ fn files_written_elsewhere_lower() {
         ("soa_host.cu", &["sim::step_soa", "sim::step_aos"]),
     ];
     for (file, kernels) in cases {
-        let m = Module::from_file(&data(&format!("others/{file}")), &[])
+        let m = Module::from_file(&data(&format!("others/{file}")), &Options::default())
             .unwrap_or_else(|e| panic!("{e}"));
         for k in *kernels {
             m.lower(k).unwrap_or_else(|e| panic!("{file} {k}: {e}"));
@@ -333,7 +336,7 @@ fn files_written_elsewhere_lower() {
 
 #[test]
 fn reduction_sample_tiles_shuffle_with_the_tile_width() {
-    let m = Module::from_file(&data("others/reduction_samples.cu"), &[]).unwrap();
+    let m = Module::from_file(&data("others/reduction_samples.cu"), &Options::default()).unwrap();
     let k = m.lower("reduce4<float, 256>").unwrap();
     let shfl: Vec<_> = all(&k)
         .into_iter()
@@ -351,7 +354,7 @@ fn reduction_sample_tiles_shuffle_with_the_tile_width() {
 
 #[test]
 fn aos_float4_fields_are_vector_accesses() {
-    let m = Module::from_file(&data("others/soa_host.cu"), &[]).unwrap();
+    let m = Module::from_file(&data("others/soa_host.cu"), &Options::default()).unwrap();
     let k = m.lower("sim::step_aos").unwrap();
     // `Particle q = ps[i]` is two 16-byte loads; `ps[i] = q` two 16-byte stores.
     let l: Vec<usize> = all(&k)
@@ -456,7 +459,7 @@ fn unknown_identifier_and_missing_header() {
     let m = Module::from_source(
         "test.cu",
         "#include \"params.h\"\n__global__ void ok(int *a) { a[0] = 1; }\n__global__ void k(int *a) {\n  a[0] = SCALE * 2;\n}\n",
-        &[],
+        &Options::default(),
     )
     .unwrap();
     assert!(m.warnings().iter().any(|w| w.message.contains("params.h")));
@@ -564,7 +567,7 @@ fn mutations_of_kernels_cu_never_panic() {
                 }
             }
         }
-        if let Ok(m) = Module::from_source("fuzz.cu", &s, &[]) {
+        if let Ok(m) = Module::from_source("fuzz.cu", &s, &Options::default()) {
             let _ = m.kernels();
             for n in names {
                 let _ = m.lower(n).map_err(|e| e.to_string());
@@ -606,10 +609,15 @@ fn preprocessor_conditionals_and_defines() {
         "{stored:?}"
     );
     // #error in an active group is fatal and located.
-    let e = Module::from_source("t.cu", "#if 1\n#error stop here\n#endif\n", &[]).unwrap_err();
+    let e = Module::from_source(
+        "t.cu",
+        "#if 1\n#error stop here\n#endif\n",
+        &Options::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.line, 2);
     assert!(e.message.contains("stop here"));
-    let e = Module::from_source("t.cu", "#if 1\nint x;\n", &[]).unwrap_err();
+    let e = Module::from_source("t.cu", "#if 1\nint x;\n", &Options::default()).unwrap_err();
     assert!(e.message.contains("#endif"));
 }
 
@@ -628,7 +636,8 @@ fn preprocessor_includes_keep_original_positions() {
         "#include <cstdio>\n#include \"inc/common.h\"\n#include \"inc/common.h\"\n#include \"inc/more.h\"\n__global__ void ok(Pair *p) { p[threadIdx.x].a = BLOCK; }\n__global__ void bad(float *x) {\n  x[0] = twice(x[1]);\n}\n",
     )
     .unwrap();
-    let m = Module::from_file(&dir.join("main.cu"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let m = Module::from_file(&dir.join("main.cu"), &Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(m.warnings().is_empty(), "{:?}", m.warnings());
     m.lower("ok").unwrap();
     let e = m.lower("bad").unwrap_err();

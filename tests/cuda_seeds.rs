@@ -3,7 +3,7 @@
 //! checked against a CPU reference.
 
 use std::path::Path;
-use warpsim::cuda::{self, Arg, CudaReport, Module};
+use warpsim::cuda::{self, Arg, CudaReport, Module, Options};
 use warpsim::{Device, Dim3, LaunchConfig, Mode};
 
 fn seed(file: &str, defines: &[(&str, &str)], kernel: &str) -> warpsim::cuda::ir::Kernel {
@@ -14,7 +14,7 @@ fn seed(file: &str, defines: &[(&str, &str)], kernel: &str) -> warpsim::cuda::ir
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    Module::from_file(&path, &defines)
+    Module::from_file(&path, &Options::with_defines(&defines))
         .and_then(|m| m.lower(kernel))
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -248,7 +248,7 @@ fn incomplete_seed_copies_fail_with_a_located_error() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data/cuda/seeds")
             .join(file);
-        let e = Module::from_file(&path, &[])
+        let e = Module::from_file(&path, &Options::default())
             .and_then(|m| m.lower(kernel))
             .expect_err(file);
         assert!(e.to_string().contains(file), "{file}: {e}");

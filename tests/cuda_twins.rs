@@ -8,7 +8,7 @@
 
 use std::path::Path;
 use std::sync::OnceLock;
-use warpsim::cuda::{self, Arg, Module};
+use warpsim::cuda::{self, Arg, Module, Options};
 use warpsim::kernels::{access, divergence, reduction, transpose};
 use warpsim::{Block, Counters, Device, Dim3, Global, LaunchConfig, LaunchReport, Mode};
 
@@ -16,7 +16,7 @@ fn module() -> &'static Module {
     static M: OnceLock<Module> = OnceLock::new();
     M.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
-        Module::from_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"))
+        Module::from_file(&path, &Options::default()).unwrap_or_else(|e| panic!("{e}"))
     })
 }
 

@@ -22,6 +22,10 @@ pub enum Arg {
     /// A device buffer for a pointer parameter, of any element type: the kernel's pointee type
     /// decides how its bytes are read, as with a `cudaMalloc`ed pointer.
     Buffer(Global<u8>),
+    /// A pointer that points into no device buffer: `NULL` (0), or an address no allocation
+    /// holds (a host pointer passed by mistake). Passing it is fine; an access through it
+    /// faults, naming the address.
+    NoBuffer(u64),
     /// A struct passed by value: its bytes as C lays them out (little-endian).
     Bytes(Vec<u8>),
 }
@@ -58,7 +62,7 @@ impl CudaReport {
 /// [`Error::InvalidLaunch`] naming the parameter, before anything runs.
 ///
 /// ```
-/// use warpsim::cuda::{self, Arg, Module};
+/// use warpsim::cuda::{self, Arg, Module, Options};
 /// use warpsim::{Device, LaunchConfig};
 ///
 /// let module = Module::from_source(
@@ -67,7 +71,7 @@ impl CudaReport {
 ///          int i = blockIdx.x * blockDim.x + threadIdx.x;
 ///          if (i < n) x[i] *= k;
 ///      }",
-///     &[],
+///     &Options::default(),
 /// )?;
 /// let kernel = module.lower("scale")?;
 /// let dev = Device::default();
@@ -83,8 +87,41 @@ pub fn launch(
     cfg: &LaunchConfig,
     args: &[Arg],
 ) -> Result<CudaReport, Error> {
+    let globals: Vec<Global<u8>> = kernel
+        .globals
+        .iter()
+        .map(|g| dev.alloc_from(&g.name, &g.init))
+        .collect();
+    launch_with(dev, kernel, cfg, args, &globals)
+}
+
+/// [`launch`] with the memory of the kernel's `__constant__` and `__device__` variables given:
+/// `globals[k]` holds [`Kernel::globals`]`[k]` (a program keeps them from launch to launch).
+///
+/// # Panics
+/// If `globals` does not have one buffer per variable.
+pub fn launch_with(
+    dev: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    args: &[Arg],
+    globals: &[Global<u8>],
+) -> Result<CudaReport, Error> {
+    assert_eq!(
+        globals.len(),
+        kernel.globals.len(),
+        "launch_with: one buffer per __constant__/__device__ variable of `{}`",
+        kernel.name
+    );
     let (vals, buffers) = bind(kernel, args, &cfg.name)?;
-    let plan = Plan::new(kernel, buffers.iter().map(|b| b.as_ref()).collect());
+    let plan = Plan::new(
+        kernel,
+        buffers
+            .iter()
+            .map(|b| b.as_ref().map(|r| r.as_ref().map_err(|a| *a)))
+            .collect(),
+        globals.iter().collect(),
+    );
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
     let launch = dev.launch_with_sites(cfg, sites, |b| {
@@ -100,8 +137,9 @@ pub fn launch(
 
 /// The launch's values for the scalar parameters (then struct fields, in order) and its
 /// buffers for the pointer parameters.
-/// The values of a launch's scalar parameters and struct fields, and its buffers.
-type Bound = (Vec<Val>, Vec<Option<Global<u8>>>);
+/// The values of a launch's scalar parameters and struct fields, and what its pointer
+/// parameters point into (a buffer, or an address in no buffer).
+type Bound = (Vec<Val>, Vec<Option<Result<Global<u8>, u64>>>);
 
 fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
     let wrong = |reason: String| Error::InvalidLaunch {
@@ -131,7 +169,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                 match a {
                     Arg::Int(_) => "an integer",
                     Arg::Float(_) => "a floating-point number",
-                    Arg::Buffer(_) => "a buffer",
+                    Arg::Buffer(_) | Arg::NoBuffer(_) => "a pointer",
                     Arg::Bytes(_) => "struct bytes",
                 }
             ))
@@ -149,7 +187,11 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
             }
             (ParamKind::Pointer { .. }, Arg::Buffer(g)) => {
                 vals.push(Val::D(R64::uniform(0)));
-                buffers.push(Some(g.clone()));
+                buffers.push(Some(Ok(g.clone())));
+            }
+            (ParamKind::Pointer { .. }, Arg::NoBuffer(address)) => {
+                vals.push(Val::D(R64::uniform(0)));
+                buffers.push(Some(Err(*address)));
             }
             (
                 ParamKind::Struct {

@@ -15,13 +15,15 @@
 //!    checks and faults exactly as a Rust kernel does. [`launch`] binds arguments and runs it.
 //!
 //! [`Module`] (`module.rs`) is the front-end's public face: a parsed translation unit that
-//! lists and lowers its kernels.
+//! lists and lowers its kernels. [`host`] runs whole programs: their host code built by the
+//! system C++ compiler against warpsim's runtime (`runtime/`), their device work served here.
 //!
 //! # Invariants
 //!
 //! * `ir` imports nothing from the rest of `cuda`: it is the contract between the stages.
 //! * `front` and `analysis` import `ir`; `exec` imports `ir` and the engine, never `front`.
 //! * `launch` imports `exec`; nothing below imports `launch`.
+//! * `host` imports `front` (the split), [`Module`] and `launch`; nothing imports `host`.
 
 pub mod ir;
 
@@ -29,14 +31,15 @@ mod analysis;
 pub mod diag;
 mod exec;
 pub mod front;
+pub mod host;
 mod launch;
 pub mod module;
 mod source;
 
 pub use diag::{Diagnostic, Severity};
-pub use front::preprocess;
+pub use front::preprocess::{self, Options};
 pub use ir::print;
-pub use launch::{Arg, CudaReport, Printed, launch};
+pub use launch::{Arg, CudaReport, Printed, launch, launch_with};
 pub use module::{KernelInfo, Module};
 
 /// The scalar or vector type a C spelling names (`float`, `unsigned int`, `uint32_t`, `float4`),

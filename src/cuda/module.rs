@@ -3,13 +3,13 @@
 //! [`ir::Kernel`].
 //!
 //! ```
-//! use warpsim::cuda::Module;
+//! use warpsim::cuda::{Module, Options};
 //! let src = "__global__ void add(const float *a, float *b, int n) {\n\
 //!                int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
 //!                if (i < n) b[i] += a[i];\n\
 //!            }\n\
 //!            int main() { return 0; }\n";
-//! let m = Module::from_source("add.cu", src, &[]).unwrap();
+//! let m = Module::from_source("add.cu", src, &Options::default()).unwrap();
 //! assert_eq!(m.kernels()[0].name, "add");
 //! let k = m.lower("add").unwrap();
 //! assert_eq!(k.params.len(), 3);
@@ -19,7 +19,7 @@ use std::path::Path;
 
 use crate::cuda::diag::{Diagnostic, Severity};
 use crate::cuda::front::Unit;
-use crate::cuda::front::preprocess;
+use crate::cuda::front::preprocess::{self, Options};
 use crate::cuda::ir::{self, Site};
 use crate::cuda::source::Sources;
 
@@ -44,8 +44,9 @@ pub struct KernelInfo {
 }
 
 impl Module {
-    /// Read, preprocess and parse `path`; `#include "x.h"` resolves beside it.
-    pub fn from_file(path: &Path, defines: &[(String, String)]) -> Result<Module, Diagnostic> {
+    /// Read, preprocess and parse `path`; `#include "x.h"` resolves beside it, then in the
+    /// include directories of `options`.
+    pub fn from_file(path: &Path, options: &Options) -> Result<Module, Diagnostic> {
         let text = std::fs::read_to_string(path).map_err(|e| Diagnostic {
             severity: Severity::Error,
             file: path.display().to_string(),
@@ -56,27 +57,18 @@ impl Module {
             help: None,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Self::build(&path.display().to_string(), &text, dir, defines)
+        Self::build(&path.display().to_string(), &text, dir, options)
     }
 
     /// Preprocess and parse `source`, called `name`; `#include "x.h"` resolves relative to
     /// the current directory.
-    pub fn from_source(
-        name: &str,
-        source: &str,
-        defines: &[(String, String)],
-    ) -> Result<Module, Diagnostic> {
-        Self::build(name, source, Path::new("."), defines)
+    pub fn from_source(name: &str, source: &str, options: &Options) -> Result<Module, Diagnostic> {
+        Self::build(name, source, Path::new("."), options)
     }
 
-    fn build(
-        name: &str,
-        text: &str,
-        dir: &Path,
-        defines: &[(String, String)],
-    ) -> Result<Module, Diagnostic> {
+    fn build(name: &str, text: &str, dir: &Path, options: &Options) -> Result<Module, Diagnostic> {
         let mut sources = Sources::default();
-        let pp = preprocess::preprocess(&mut sources, name, text, dir, defines)?;
+        let pp = preprocess::preprocess(&mut sources, name, text, dir, options)?;
         let ast = crate::cuda::front::parse::parse(&pp);
         let mut warnings = pp.warnings.clone();
         // Syntax errors outside device code are warnings (host C++ the grammar may not know);
@@ -98,6 +90,7 @@ impl Module {
                 sources,
                 missing: pp.missing,
                 text: pp.text,
+                arch: options.arch,
             },
             warnings,
         })
@@ -127,6 +120,13 @@ impl Module {
     /// `"k<float, 4>"`.
     pub fn lower(&self, name: &str) -> Result<ir::Kernel, Diagnostic> {
         crate::cuda::front::lower::lower_kernel(&self.unit, name)
+    }
+
+    /// The bytes of the file-scope `__constant__` or `__device__` variable `name` as its
+    /// initializer leaves them (zeros where there is none); `None` when there is no such
+    /// variable.
+    pub fn global_init(&self, name: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
+        crate::cuda::front::lower::global_init(&self.unit, name)
     }
 
     /// Warnings: headers not found, syntax errors in host code, `#warning`s.

@@ -257,6 +257,82 @@ impl<T: Element> Global<T> {
     }
 }
 
+impl Global<u8> {
+    /// Copy `src` into the view's bytes `at..at + src.len()` (a `cudaMemcpy` to the device).
+    ///
+    /// # Panics
+    /// If the range is not inside the view.
+    pub fn write_bytes(&self, at: usize, src: &[u8]) {
+        assert!(
+            at.checked_add(src.len()).is_some_and(|end| end <= self.len),
+            "Global::write_bytes: {} bytes at {at} do not fit buffer `{}` of {} bytes",
+            src.len(),
+            self.alloc.name,
+            self.len
+        );
+        let start = self.offset + at;
+        // Whole words at once, the unaligned ends byte by byte.
+        let head = (start.next_multiple_of(4) - start).min(src.len());
+        for (k, &b) in src[..head].iter().enumerate() {
+            self.host_write(start + k, b);
+        }
+        let (words, tail) = src[head..].as_chunks::<4>();
+        let w0 = (start + head) / 4;
+        for (w, c) in self.alloc.words[w0..w0 + words.len()].iter().zip(words) {
+            w.store(u32::from_le_bytes(*c), Relaxed);
+        }
+        let t0 = start + head + words.len() * 4;
+        for (k, &b) in tail.iter().enumerate() {
+            self.host_write(t0 + k, b);
+        }
+        self.alloc.mark_written(start, src.len());
+    }
+
+    /// Copy the view's bytes `at..at + dst.len()` into `dst` (a `cudaMemcpy` to the host).
+    ///
+    /// # Panics
+    /// If the range is not inside the view.
+    pub fn read_bytes(&self, at: usize, dst: &mut [u8]) {
+        assert!(
+            at.checked_add(dst.len()).is_some_and(|end| end <= self.len),
+            "Global::read_bytes: {} bytes at {at} do not fit buffer `{}` of {} bytes",
+            dst.len(),
+            self.alloc.name,
+            self.len
+        );
+        let start = self.offset + at;
+        let head = (start.next_multiple_of(4) - start).min(dst.len());
+        for (k, b) in dst[..head].iter_mut().enumerate() {
+            *b = self.host_read(start + k);
+        }
+        let (words, tail) = dst[head..].as_chunks_mut::<4>();
+        let w0 = (start + head) / 4;
+        let n = words.len();
+        for (c, w) in words.iter_mut().zip(&self.alloc.words[w0..w0 + n]) {
+            *c = w.load(Relaxed).to_le_bytes();
+        }
+        let t0 = start + head + n * 4;
+        for (k, b) in tail.iter_mut().enumerate() {
+            *b = self.host_read(t0 + k);
+        }
+    }
+
+    /// Set the view's bytes `at..at + len` to `value` (a `cudaMemset`).
+    ///
+    /// # Panics
+    /// If the range is not inside the view.
+    pub fn fill_bytes(&self, at: usize, len: usize, value: u8) {
+        const CHUNK: usize = 1 << 16;
+        let block = [value; CHUNK];
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(CHUNK);
+            self.write_bytes(at + done, &block[..n]);
+            done += n;
+        }
+    }
+}
+
 impl<T: Element> Global<T> {
     /// The view as a place of elements of `size` bytes (the CUDA executor reads one buffer
     /// through pointers of any type).

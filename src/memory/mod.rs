@@ -27,6 +27,29 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 pub use global::Global;
 pub use shared::Shared;
 
+/// Environment variable that, when set to a number of bytes, replaces `MemAvailable` as the
+/// memory available (for tests, and machines without `/proc/meminfo`).
+pub const MEMORY_ENV: &str = "WARPSIM_MEMORY_AVAILABLE";
+
+/// Bytes of host memory available to this process, and where the figure comes from:
+/// `WARPSIM_MEMORY_AVAILABLE` when set, otherwise `MemAvailable` from `/proc/meminfo`; `None`
+/// when neither can be read. Device memory lives in host memory, so this bounds what can be
+/// allocated.
+pub fn available_host_memory() -> Option<(u64, &'static str)> {
+    if let Ok(v) = std::env::var(MEMORY_ENV) {
+        return v.trim().parse().ok().map(|b| (b, MEMORY_ENV));
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut parts = line.split_whitespace().skip(1);
+    let value: u64 = parts.next()?.parse().ok()?;
+    let unit = match parts.next() {
+        Some("kB") | None => 1024,
+        Some(_) => return None,
+    };
+    Some((value * unit, "MemAvailable in /proc/meminfo"))
+}
+
 // ----- word storage --------------------------------------------------------------------------------
 
 /// Words that can be read: global memory's atomics or a block's shared arena.

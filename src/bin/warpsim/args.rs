@@ -178,9 +178,17 @@ pub struct RunArgs {
     pub force: bool,
 }
 
-/// `warpsim cu`: a kernel of a `.cu` file, its launch and its arguments.
+/// `warpsim cu`: a whole CUDA program, or one kernel of a `.cu` file.
 #[derive(Args, Debug)]
-#[command(after_help = "ARGUMENTS (one --arg per kernel parameter, in order):
+#[command(after_help = "WHOLE PROGRAMS (no --kernel):
+  warpsim cu FILE.cu [MORE.cu|.cpp|.c ...] [-I DIR] [-D NAME=VALUE] [-- PROGRAM ARGS]
+  builds the program's host code with the system C++ compiler ($CXX, c++, g++ or clang++;
+  --cxx to choose), runs main() with the arguments after `--`, and serves its CUDA runtime
+  calls; the program's stdin, stdout, stderr and exit status are its own. Every launch is
+  counted; the profile summary goes to stderr when the program exits (--json-out FILE writes
+  every launch as JSON, --report FILE.html the pictures).
+
+ONE KERNEL (--kernel NAME --block N, one --arg per kernel parameter, in order):
   a number        for a scalar parameter: 4194304, -1, 0x10, 2.5
   TYPE[N]:INIT    for a pointer parameter: a new device buffer of N elements of TYPE (the
                   parameter's element type, or the struct it points to), N like 1024 or 1<<20;
@@ -188,33 +196,42 @@ pub struct RunArgs {
                   integers in [0, 100), seeded by --seed) or file=PATH (raw little-endian)
   {A,B,...}       for a struct passed by value: its fields in order
 
-EXAMPLE:
+EXAMPLES:
+  warpsim cu examples/vector_add.cu -- 100000
   warpsim cu examples/vector_add.cu --kernel vector_add --block 256 \\
       --arg 'float[1<<20]:rand' --arg 'float[1<<20]:iota' --arg 'float[1<<20]:zeros' --arg 1048576 \\
       --out C=c.bin")]
 pub struct CuArgs {
-    /// The CUDA C file.
-    pub file: std::path::PathBuf,
-    /// The kernel to run, with template arguments if it has any (`reduce<256>`).
-    #[arg(long, required_unless_present = "list")]
+    /// The program's source files (.cu, and .cpp/.c host code), or the one .cu file of --kernel.
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<std::path::PathBuf>,
+    /// Run one kernel instead of the program, with template arguments if it has any
+    /// (`reduce<256>`).
+    #[arg(long)]
     pub kernel: Option<String>,
-    /// List the file's kernels and their parameters, then stop.
+    /// List the files' kernels and their parameters, then stop.
     #[arg(long)]
     pub list: bool,
-    /// Blocks in the grid: 4096 or 64x64 (default: enough blocks of --block threads to cover
-    /// the largest buffer argument).
+    /// Blocks in the grid (--kernel): 4096 or 64x64 (default: enough blocks of --block threads
+    /// to cover the largest buffer argument).
     #[arg(long, value_parser = parse_block)]
     pub grid: Option<Dim3>,
-    /// Threads per block: 256 or 32x8.
-    #[arg(long, value_parser = parse_block, required_unless_present = "list")]
+    /// Threads per block (--kernel): 256 or 32x8.
+    #[arg(long, value_parser = parse_block)]
     pub block: Option<Dim3>,
-    /// Dynamic shared memory per block in bytes (`extern __shared__`).
+    /// Dynamic shared memory per block in bytes (--kernel; `extern __shared__`).
     #[arg(long, default_value_t = 0)]
     pub smem: u32,
     /// A preprocessor definition, NAME or NAME=VALUE (repeatable).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub define: Vec<String>,
-    /// A kernel argument (one per parameter, in order; see below).
+    /// An include directory, searched after the including file's own (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<std::path::PathBuf>,
+    /// The C++ compiler for a program's host code (default: $CXX, else c++, g++ or clang++).
+    #[arg(long, value_name = "COMPILER")]
+    pub cxx: Option<String>,
+    /// A kernel argument (--kernel; one per parameter, in order; see below).
     #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,
     /// Write a buffer argument after the launch, raw little-endian: PARAM=FILE (repeatable).
@@ -228,19 +245,26 @@ pub struct CuArgs {
     pub regs: u32,
     #[command(flatten)]
     pub common: Common,
-    /// Run R times (fresh buffers each time) and report the median time.
+    /// Run R times (--kernel; fresh buffers each time) and report the median time.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
     /// Fast mode: no counters (timing only).
     #[arg(long, conflicts_with = "check")]
     pub no_counters: bool,
-    /// Check mode: report races, uninitialised reads and barrier misuse.
+    /// Check mode: report races, uninitialised reads and barrier misuse (every launch of a
+    /// program); exit status 1 on any finding.
     #[arg(long)]
     pub check: bool,
-    /// Print one JSON object.
+    /// Print one JSON object (--kernel).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print one CSV row.
+    /// A program's profile as JSON, written to this file (every launch with its counters).
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<std::path::PathBuf>,
+    /// Also write a self-contained HTML report with the pictures of each kernel to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
+    /// Print one CSV row (--kernel).
     #[arg(long)]
     pub csv: bool,
     /// Only these metrics (comma-separated names, see the README).
@@ -252,6 +276,9 @@ pub struct CuArgs {
     /// Run even if the buffers need more memory than the machine has available.
     #[arg(long)]
     pub force: bool,
+    /// The program's arguments (after `--`).
+    #[arg(last = true, value_name = "PROGRAM ARGS")]
+    pub program_args: Vec<String>,
 }
 
 #[derive(Args, Debug)]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use warpsim::cuda::{self, Arg, Module};
+use warpsim::cuda::{self, Arg, Module, Options};
 use warpsim::kernels::{data, native, reduction, transpose};
 use warpsim::{Block, Device, Error, Global, LaunchConfig, Mode};
 
@@ -394,8 +394,8 @@ struct Twin {
 /// The reductions' block-partials launch and the transposes, each in both forms, on the same
 /// buffers (fast mode).
 fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String> {
-    let module =
-        Module::from_source("cuda/kernels.cu", KERNELS_CU, &[]).map_err(|e| e.to_string())?;
+    let module = Module::from_source("cuda/kernels.cu", KERNELS_CU, &Options::default())
+        .map_err(|e| e.to_string())?;
     let (n, side) = if quick {
         (1u32 << 20, 1024u32)
     } else {

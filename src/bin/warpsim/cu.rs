@@ -61,19 +61,56 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
             "-D {bad}: a macro name is a C identifier (write -D NAME or -D NAME=VALUE)"
         )));
     }
-    let module = Module::from_file(&a.file, &defines).map_err(|d| Failure::Usage(d.to_string()))?;
+    let options = cuda::Options {
+        defines,
+        include_dirs: a.include.clone(),
+        arch: arch(&crate::profile(&a.common.device)?),
+    };
+    if a.list {
+        for f in &a.files {
+            let module =
+                Module::from_file(f, &options).map_err(|d| Failure::Usage(d.to_string()))?;
+            if a.files.len() > 1 {
+                out!("{}:", f.display());
+            }
+            list(&module);
+        }
+        return Ok(());
+    }
+    match &a.kernel {
+        Some(name) => kernel(a, name, &options),
+        None => crate::program::program(a, &options),
+    }
+}
+
+/// `__CUDA_ARCH__` of a profile: 900 for sm_90.
+pub fn arch(p: &warpsim::Profile) -> u32 {
+    p.compute_capability.0 * 100 + p.compute_capability.1 * 10
+}
+
+/// `--kernel`: one kernel of one file, with its arguments from the command line.
+fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure> {
+    let [file] = &a.files[..] else {
+        return Err(Failure::Usage(format!(
+            "--kernel runs a kernel of one .cu file; {} files were given",
+            a.files.len()
+        )));
+    };
+    if !a.program_args.is_empty() {
+        return Err(Failure::Usage(
+            "arguments after `--` go to a whole program; --kernel takes its arguments with --arg"
+                .into(),
+        ));
+    }
+    let Some(block) = a.block else {
+        return Err(Failure::Usage(
+            "--kernel needs --block (threads per block, e.g. --block 256)".into(),
+        ));
+    };
+    let module = Module::from_file(file, options).map_err(|d| Failure::Usage(d.to_string()))?;
     for w in module.warnings() {
         eprintln!("{w}");
     }
-    if a.list {
-        list(&module);
-        return Ok(());
-    }
-    let name = a
-        .kernel
-        .as_deref()
-        .expect("clap requires --kernel without --list");
-    let block = a.block.expect("clap requires --block without --list");
     let kernel = module
         .lower(name)
         .map_err(|d| Failure::Usage(d.to_string()))?;
@@ -180,7 +217,7 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
     if a.json {
         let mut out = json!({
             "kernel": kernel.name,
-            "file": a.file.display().to_string(),
+            "file": file.display().to_string(),
             "device": dev.profile().name,
             "params": {
                 "grid": [grid.x, grid.y, grid.z],
@@ -245,7 +282,7 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
         out!(
             "{} ({}) on {} ({})",
             kernel.name,
-            a.file.display(),
+            file.display(),
             dev.profile().name,
             dev.profile().description
         );

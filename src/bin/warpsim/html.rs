@@ -459,3 +459,73 @@ pub fn run_report(page_of: &RunPage<'_>) -> String {
     }
     page(&format!("warpsim run {}", entry.name), &body)
 }
+
+/// The page of a whole program (`warpsim cu FILE... --report FILE`): per kernel, the pictures of
+/// its first launch and the metrics of all its launches together.
+pub fn program_report(
+    title: &str,
+    profile: &Profile,
+    launches: &[warpsim::cuda::host::Launch],
+) -> String {
+    let mut sources = Sources::default();
+    let mut body = format!(
+        "<h1>warpsim cu {} on {} ({})</h1><p>{} launch{}.</p>",
+        escape(title),
+        escape(profile.name),
+        escape(profile.description),
+        launches.len(),
+        if launches.len() == 1 { "" } else { "es" }
+    );
+    let mut kernels: Vec<&str> = Vec::new();
+    for l in launches {
+        if !kernels.contains(&l.kernel.as_str()) {
+            kernels.push(&l.kernel);
+        }
+    }
+    for k in kernels {
+        let mine: Vec<&LaunchReport> = launches
+            .iter()
+            .filter(|l| l.kernel == k)
+            .map(|l| &l.report)
+            .collect();
+        let first = mine[0];
+        let _ = write!(
+            body,
+            "<section><h2>{} ({} launch{}; the first: grid {}, block {}, {} B shared)</h2>\
+             <div class=\"pictures\">",
+            escape(k),
+            mine.len(),
+            if mine.len() == 1 { "" } else { "es" },
+            first.grid,
+            first.block,
+            first.shared_bytes
+        );
+        let mut any = false;
+        for what in [Picture::Coalescing, Picture::Banks, Picture::Divergence] {
+            if let Some(p) = picture(what, first, None, &mut sources) {
+                body.push_str(&p);
+                any = true;
+            }
+        }
+        if !any {
+            body.push_str("<p>No global or shared access and no branch to draw.</p>");
+        }
+        body.push_str("</div>");
+        if !first.lines.is_empty() {
+            lines_table(&mut body, first, &mut sources);
+        }
+        let mut total = warpsim::Counters::default();
+        let mut counted = false;
+        for l in &mine {
+            if let Some(c) = &l.counters {
+                total += c;
+                counted = true;
+            }
+        }
+        if counted {
+            metrics_table(&mut body, &Metrics::new(&total, profile));
+        }
+        body.push_str("</section>");
+    }
+    page(&format!("warpsim cu {title}"), &body)
+}

@@ -23,6 +23,7 @@ mod cu;
 mod html;
 mod lines;
 mod preflight;
+mod program;
 mod svg;
 mod table;
 
@@ -41,6 +42,8 @@ enum Failure {
     Usage(String),
     /// A kernel produced a wrong result or faulted (exit 1).
     Failed(String),
+    /// Exit with this status, everything already said (a whole program's own status).
+    Status(u8),
 }
 
 impl From<Error> for Failure {
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(1)
         }
+        Err(Failure::Status(code)) => ExitCode::from(code),
     }
 }
 

@@ -6,10 +6,6 @@ use std::path::Path;
 use warpsim::Mode;
 use warpsim::kernels::{Entry, Params};
 
-/// Environment variable that, when set to a number of bytes, replaces `MemAvailable` in the
-/// memory check (for tests, and machines without `/proc/meminfo`).
-pub const MEMORY_ENV: &str = "WARPSIM_MEMORY_AVAILABLE";
-
 /// Fail with exit status 2 unless `path` (given to `flag`) can be written: its directory exists
 /// and lets us create the file, or the file exists and is writable. Leaves no file behind.
 pub fn writable(path: &Path, flag: &str) -> Result<(), Failure> {
@@ -50,21 +46,9 @@ pub fn writable(path: &Path, flag: &str) -> Result<(), Failure> {
     }
 }
 
-/// Bytes of memory available to this process: `WARPSIM_MEMORY_AVAILABLE` when set, otherwise
-/// `MemAvailable` from `/proc/meminfo`; `None` when neither can be read.
+/// Bytes of memory available to this process, and where the figure comes from.
 pub fn available_memory() -> Option<(u64, &'static str)> {
-    if let Ok(v) = std::env::var(MEMORY_ENV) {
-        return v.trim().parse().ok().map(|b| (b, MEMORY_ENV));
-    }
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut parts = line.split_whitespace().skip(1);
-    let value: u64 = parts.next()?.parse().ok()?;
-    let unit = match parts.next() {
-        Some("kB") | None => 1024,
-        Some(_) => return None,
-    };
-    Some((value * unit, "MemAvailable in /proc/meminfo"))
+    warpsim::memory::available_host_memory()
 }
 
 /// `bytes` for people: `512 B`, `3.2 MiB`, `32.0 GiB`.

@@ -101,8 +101,10 @@ impl Val {
 
 /// What every block of a launch shares.
 pub(crate) struct Plan<'a> {
-    /// Per parameter: its buffer (pointer parameters).
-    params: Vec<Option<&'a crate::Global<u8>>>,
+    /// Per parameter: what a pointer parameter points into, a buffer or an address in none.
+    params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
+    /// Per [`Kernel::globals`] entry: its memory.
+    globals: Vec<&'a crate::Global<u8>>,
     /// Per variable: the address of its fresh definition ([`fresh_definitions`]), or 0.
     fresh: Vec<usize>,
 }
@@ -747,8 +749,9 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     fn place(&self, addr: &Addr, size: u32, access: AccessKind, st: Site) -> (PlaceKind<'k>, R32) {
         let place = match addr.base {
             Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
-                Some(g) => g.place_sized(size),
-                None => unreachable!("the launch binds a buffer to every pointer parameter"),
+                Some(Ok(g)) => g.place_sized(size),
+                Some(Err(address)) => self.no_buffer(i, address, addr, size, access, st),
+                None => unreachable!("the launch binds every pointer parameter"),
             },
             Base::Shared(i) => {
                 let a = &self.k.shared[i as usize];
@@ -759,6 +762,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 self.b.st.arena.dynamic_bytes() / size as usize,
                 "extern __shared__",
             ),
+            Base::Global(i) => self.plan.globals[i as usize].place_sized(size),
         };
         // `a[i]` through an unmoved pointer: the index is the element index (a negative one
         // reads as an index past every buffer, and faults as out of bounds).
@@ -772,6 +776,42 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let bytes = self.byte_offset(&addr.offset, &addr.index);
         let idx = self.index(bytes, size, &place, access, st);
         (place, idx)
+    }
+
+    /// An access through pointer parameter `param`, which points into no buffer (`address`):
+    /// the first executing lane faults at the address it used.
+    fn no_buffer(
+        &self,
+        param: u32,
+        address: u64,
+        addr: &Addr,
+        size: u32,
+        access: AccessKind,
+        st: Site,
+    ) -> ! {
+        let bytes = self.byte_offset(&addr.offset, &addr.index);
+        let (w, l) = Self::first_active();
+        let offset =
+            frame::with(|fr| fr.src64(bytes).get(&fr.rows, w as usize).to_array()[l as usize]);
+        let name = &self.k.params[param as usize].name;
+        let what = if address == 0 {
+            format!("`{name}` (a null pointer)")
+        } else {
+            format!("`{name}` (address {address:#x})")
+        };
+        fault(Error::InvalidAddress(Box::new(AccessFault {
+            kernel: self.b.launch.name.clone(),
+            block: self.b.st.idx,
+            thread: self.b.thread_of(w, l),
+            space: Space::Global,
+            access,
+            buffer: what,
+            index: (offset as i64).div_euclid(i64::from(size)) as u64,
+            len: 0,
+            address: address.wrapping_add(offset),
+            elem_bytes: size,
+            location: self.b.launch.sites.position(st).map(|p| p.to_string()),
+        })))
     }
 
     /// Whether an operand is zero for every thread.
@@ -1948,9 +1988,14 @@ fn compare(fr: &mut Frame, op: CmpOp, of: Scalar, x: Val, y: Val) -> Pred {
 
 impl<'a> Plan<'a> {
     /// The plan of a launch of `k` with `params` bound to its pointer parameters.
-    pub(crate) fn new(k: &Kernel, params: Vec<Option<&'a crate::Global<u8>>>) -> Plan<'a> {
+    pub(crate) fn new(
+        k: &Kernel,
+        params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
+        globals: Vec<&'a crate::Global<u8>>,
+    ) -> Plan<'a> {
         Plan {
             params,
+            globals,
             fresh: fresh_definitions(k),
         }
     }

@@ -8,6 +8,7 @@ pub(crate) mod ast;
 pub(crate) mod lower;
 pub(crate) mod parse;
 pub mod preprocess;
+pub mod split;
 
 use crate::cuda::source::Sources;
 use preprocess::MissingHeader;
@@ -23,4 +24,6 @@ pub struct Unit {
     pub missing: Vec<MissingHeader>,
     /// The preprocessed text (byte spans of the AST index it).
     pub text: String,
+    /// `__CUDA_ARCH__` of the device code (`900` for sm_90).
+    pub arch: u32,
 }

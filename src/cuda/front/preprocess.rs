@@ -4,10 +4,12 @@
 //! (beside the including file, recursively, with include guards and `#pragma once`), `-D`
 //! definitions from the caller and the predefined `__CUDACC__` and `__CUDA_ARCH__`.
 //!
-//! System headers (`#include <...>`, and quoted includes of well-known CUDA/C headers) are
-//! recognised and skipped: the lowering knows the CUDA built-ins itself. A local header that
-//! cannot be found is a warning here; the lowering turns it into an error when the kernel needs
-//! a name it does not otherwise know.
+//! Includes are searched as a C compiler searches them: `"x.h"` beside the including file, then
+//! in the [`Options::include_dirs`] (`-I`); `<x.h>` in the include directories only. Headers of
+//! the system and of the CUDA toolkit that are not found there are skipped (the lowering knows
+//! the CUDA built-ins itself), except `math_constants.h`, whose constants device code uses: the
+//! copy warpsim ships is read. A local header that cannot be found is a warning here; the
+//! lowering turns it into an error when the kernel needs a name it does not otherwise know.
 //!
 //! The output is one text for the parser, with no directives left, and a map from every output
 //! token back to its original file, line and column (a macro's expansion maps to the macro's
@@ -77,6 +79,47 @@ impl Preprocessed {
         }
     }
 }
+
+/// What the preprocessor is told: definitions, include directories and the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// `-D NAME=VALUE` definitions, in order (an empty value defines the name as `1`).
+    pub defines: Vec<(String, String)>,
+    /// `-I` directories, searched in order after the including file's directory.
+    pub include_dirs: Vec<PathBuf>,
+    /// The value of `__CUDA_ARCH__` (`900` for `sm_90`, `610` for `sm_61`).
+    pub arch: u32,
+}
+
+impl Default for Options {
+    /// No definitions, no include directories, `__CUDA_ARCH__` 900 (an H100).
+    fn default() -> Options {
+        Options {
+            defines: Vec::new(),
+            include_dirs: Vec::new(),
+            arch: 900,
+        }
+    }
+}
+
+impl Options {
+    /// Options with these `-D` definitions.
+    pub fn with_defines(defines: &[(String, String)]) -> Options {
+        Options {
+            defines: defines.to_vec(),
+            ..Options::default()
+        }
+    }
+}
+
+/// The CUDA version device code sees (`CUDART_VERSION`), the same as the host runtime's.
+pub const CUDART_VERSION: u32 = 12040;
+
+/// Toolkit headers warpsim ships that device code reads (the rest of the toolkit is built in).
+const SHIPPED: &[(&str, &str)] = &[(
+    "math_constants.h",
+    include_str!("../../../runtime/include/math_constants.h"),
+)];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
 const SYSTEM_HEADERS: &[&str] = &[
@@ -301,6 +344,7 @@ struct Cond {
 
 struct Pp<'s> {
     sources: &'s mut Sources,
+    include_dirs: &'s [PathBuf],
     macros: HashMap<String, Macro>,
     once: HashSet<PathBuf>,
     out: Preprocessed,
@@ -312,30 +356,33 @@ struct Pp<'s> {
 type PpResult<T> = Result<T, Diagnostic>;
 
 /// Preprocess `text` (named `name`, in directory `dir` for includes) with the caller's
-/// `defines`. Fatal errors (`#error`, unbalanced conditionals) are returned as `Err`.
+/// options. Fatal errors (`#error`, unbalanced conditionals) are returned as `Err`.
 pub fn preprocess(
     sources: &mut Sources,
     name: &str,
     text: &str,
     dir: &Path,
-    defines: &[(String, String)],
+    options: &Options,
 ) -> Result<Preprocessed, Diagnostic> {
     let mut pp = Pp {
         sources,
+        include_dirs: &options.include_dirs,
         macros: HashMap::new(),
         once: HashSet::new(),
         out: Preprocessed::default(),
         last_site: None,
         depth: 0,
     };
+    let arch = options.arch.to_string();
+    let version = CUDART_VERSION.to_string();
     let predefined = [
         ("__CUDACC__", "1"),
         ("__NVCC__", "1"),
-        ("__CUDA_ARCH__", "900"),
+        ("__CUDA_ARCH__", arch.as_str()),
         ("__cplusplus", "201703L"),
         ("__CUDACC_VER_MAJOR__", "12"),
-        ("__CUDACC_VER_MINOR__", "0"),
-        ("CUDART_VERSION", "12000"),
+        ("__CUDACC_VER_MINOR__", "4"),
+        ("CUDART_VERSION", version.as_str()),
     ];
     for (k, v) in predefined {
         pp.define_text(k, v);
@@ -349,7 +396,7 @@ pub fn preprocess(
             body: Vec::new(),
         },
     );
-    for (k, v) in defines {
+    for (k, v) in &options.defines {
         pp.define_text(k, if v.is_empty() { "1" } else { v });
     }
     pp.file(name, text, dir)?;
@@ -467,7 +514,7 @@ impl Pp<'_> {
                 "include" | "include_next" => self.include(args, d.site, dir)?,
                 "pragma" => {
                     if args.first().is_some_and(|a| a.text == "once") {
-                        let p = canonical(dir, Path::new(name));
+                        let p = canonical(Path::new(name));
                         self.once.insert(p);
                     }
                 }
@@ -572,49 +619,67 @@ impl Pp<'_> {
         let Some(first) = args.first() else {
             return Err(self.err(site, "#include without a file name", None));
         };
-        if first.is("<") {
-            return Ok(()); // system header
-        }
-        if first.kind != Kind::Str {
+        let (hname, quoted) = if first.is("<") {
+            let name: String = args[1..]
+                .iter()
+                .take_while(|t| !t.is(">"))
+                .map(|t| t.text.as_str())
+                .collect();
+            (name, false)
+        } else if first.kind == Kind::Str {
+            (first.text.trim_matches('"').to_string(), true)
+        } else {
             return Err(self.err(first.site, "#include expects \"file\" or <file>", None));
-        }
-        let hname = first.text.trim_matches('"').to_string();
-        let path = dir.join(&hname);
-        let canon = canonical(dir, Path::new(&hname));
+        };
+        // Beside the including file (quoted only), then the -I directories.
+        let found = quoted
+            .then(|| dir.to_path_buf())
+            .into_iter()
+            .chain(self.include_dirs.iter().cloned())
+            .map(|d| d.join(&hname))
+            .find(|p| p.is_file());
+        let Some(path) = found else {
+            if let Some((_, text)) = SHIPPED.iter().find(|(n, _)| *n == hname) {
+                let canon = PathBuf::from(format!("<warpsim>/{hname}"));
+                if self.once.insert(canon) {
+                    let r = self.file(&format!("<warpsim>/{hname}"), text, dir);
+                    self.last_site = None;
+                    return r;
+                }
+                return Ok(());
+            }
+            if !quoted || SYSTEM_HEADERS.contains(&hname.as_str()) {
+                return Ok(()); // system header
+            }
+            self.out.missing.push(MissingHeader {
+                name: hname.clone(),
+                site,
+            });
+            self.warn(
+                site,
+                format!("header \"{hname}\" not found beside the source; skipped"),
+                Some("names it declares are unknown; put the header next to the .cu file, or name its directory with -I".into()),
+            );
+            return Ok(());
+        };
+        let canon = canonical(&path);
         if self.once.contains(&canon) {
             return Ok(());
         }
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                if self.depth > 64 {
-                    return Err(self.err(site, "#include nested too deeply (a cycle?)", None));
-                }
-                self.depth += 1;
-                let sub = path
-                    .parent()
-                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
-                let shown = path.to_string_lossy().trim_start_matches("./").to_string();
-                let r = self.file(&shown, &text, &sub);
-                self.depth -= 1;
-                self.last_site = None;
-                r
-            }
-            Err(_) if SYSTEM_HEADERS.contains(&hname.as_str()) => Ok(()),
-            Err(_) => {
-                self.out.missing.push(MissingHeader {
-                    name: hname.clone(),
-                    site,
-                });
-                self.warn(
-                    site,
-                    format!("header \"{hname}\" not found beside the source; skipped"),
-                    Some(
-                        "names it declares are unknown; put the header next to the .cu file".into(),
-                    ),
-                );
-                Ok(())
-            }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| self.err(site, format!("cannot read {}: {e}", path.display()), None))?;
+        if self.depth > 64 {
+            return Err(self.err(site, "#include nested too deeply (a cycle?)", None));
         }
+        self.depth += 1;
+        let sub = path
+            .parent()
+            .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+        let shown = path.to_string_lossy().trim_start_matches("./").to_string();
+        let r = self.file(&shown, &text, &sub);
+        self.depth -= 1;
+        self.last_site = None;
+        r
     }
 
     /// Evaluate an `#if` line.
@@ -837,9 +902,9 @@ impl Pp<'_> {
     }
 }
 
-fn canonical(dir: &Path, name: &Path) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::canonicalize(&p).unwrap_or(p)
+/// A file's identity for `#pragma once`: its canonical path where it exists.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A parser of `#if` expressions over expanded tokens; `None` on a syntax error.

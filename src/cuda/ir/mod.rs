@@ -176,6 +176,8 @@ pub enum Base {
     Shared(u32),
     /// The launch's dynamic shared memory (`extern __shared__`).
     DynamicShared,
+    /// `__constant__` or `__device__` variable `n` of [`Kernel::globals`].
+    Global(u32),
 }
 
 /// A memory location: `base` plus a byte offset.
@@ -784,6 +786,21 @@ pub struct SharedArray {
     pub site: Site,
 }
 
+/// A `__constant__` or `__device__` variable the kernel uses: device memory that outlives the
+/// launch (the program's copy, set with `cudaMemcpyToSymbol`; a lone launch gets a fresh copy
+/// holding `init`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalVar {
+    /// The variable's name.
+    pub name: String,
+    /// Its bytes as its initializer leaves them (zeros where it has none).
+    pub init: Vec<u8>,
+    /// Whether it is `__constant__` (read-only in device code).
+    pub constant: bool,
+    /// Where it is declared.
+    pub site: Site,
+}
+
 /// A per-thread array of `len` scalars (`float buf[8];`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalArray {
@@ -819,6 +836,8 @@ pub struct Kernel {
     pub shared: Vec<SharedArray>,
     /// The per-thread arrays.
     pub locals: Vec<LocalArray>,
+    /// The `__constant__` and `__device__` variables it uses.
+    pub globals: Vec<GlobalVar>,
     /// The statements.
     pub body: Vec<Stmt>,
     /// Source file names ([`Site::file`] indexes this).

@@ -61,6 +61,10 @@ fn addr(k: &Kernel, a: &Addr) -> String {
             .get(i as usize)
             .map_or(format!("shared{i}"), |s| s.name.clone()),
         Base::DynamicShared => "extern_shared".into(),
+        Base::Global(i) => k
+            .globals
+            .get(i as usize)
+            .map_or(format!("global{i}"), |g| g.name.clone()),
     };
     let mut s = format!("{base}[{}", operand(k, &a.offset));
     for (o, scale) in &a.index {

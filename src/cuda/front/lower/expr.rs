@@ -554,6 +554,9 @@ impl Lowerer<'_> {
         if let Some(v) = math_constant(&n) {
             return Ok(v);
         }
+        if let Some(p) = self.device_global(&n, site)? {
+            return self.read(&p, site);
+        }
         if let Some(c) = self.global(&n, site)? {
             return Ok(Val::Scalar(Operand::Const(c), c.ty));
         }
@@ -611,6 +614,9 @@ impl Lowerer<'_> {
                     let n = self.canon(name);
                     if BUILTIN_DIMS.contains(&n.as_str()) || n == "warpSize" {
                         return Err(self.err(site, format!("`{n}` is read-only"), None));
+                    }
+                    if let Some(p) = self.device_global(&n, site)? {
+                        return Ok(p);
                     }
                     // A const global or template parameter: not assignable, but report well.
                     self.ident(name, site)?;
@@ -1164,6 +1170,7 @@ impl Lowerer<'_> {
                 format!("shared `{}`", self.shared[i as usize].name)
             }
             crate::cuda::ir::Base::DynamicShared => "extern __shared__ memory".into(),
+            crate::cuda::ir::Base::Global(i) => format!("`{}`", self.globals[i as usize].0.name),
         }
     }
 

@@ -193,6 +193,8 @@ pub struct Lowerer<'m> {
     pub(crate) flow: Vec<Flow>,
     inline_stack: Vec<String>,
     globals_in_progress: Vec<String>,
+    /// The `__constant__`/`__device__` variables used so far, with their types.
+    pub(crate) globals: Vec<(ir::GlobalVar, Ty)>,
 }
 
 /// Lower kernel `name` (`"reduce<256>"`, `"k<float, 4>"`) of a parsed unit.
@@ -207,21 +209,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
     let Some(f) = kernels.last().copied() else {
         return Err(not_found(m, base));
     };
-    let mut l = Lowerer {
-        m,
-        structs: Structs::default(),
-        vars: Vec::new(),
-        shared: Vec::new(),
-        shared_keys: HashMap::new(),
-        locals: Vec::new(),
-        ptrs: Vec::new(),
-        scopes: vec![HashMap::new()],
-        frames: Vec::new(),
-        blocks: vec![Vec::new()],
-        flow: Vec::new(),
-        inline_stack: vec![f.name.clone()],
-        globals_in_progress: Vec::new(),
-    };
+    let mut l = Lowerer::new(m, &f.name);
     if let Some(site) = f.syntax_error {
         return Err(l.syntax_error(site));
     }
@@ -366,12 +354,23 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
         vars: l.vars,
         shared: l.shared,
         locals: l.locals,
+        globals: l.globals.into_iter().map(|(g, _)| g).collect(),
         body,
         files: m.sources.files.iter().map(|f| f.name.clone()).collect(),
         site: f.site,
     };
     crate::cuda::analysis::uniformity::analyze(&mut k);
     Ok(k)
+}
+
+/// The bytes of file-scope `__constant__`/`__device__` variable `name` as its initializer
+/// leaves them (`None`: no such variable).
+pub fn global_init(m: &Unit, name: &str) -> R<Option<Vec<u8>>> {
+    let mut l = Lowerer::new(m, "");
+    let Some(_) = l.device_global(name, Site::default())? else {
+        return Ok(None);
+    };
+    Ok(l.globals.pop().map(|(g, _)| g.init))
 }
 
 /// `name<a, b>` into `name` and `a, b`.
@@ -448,6 +447,26 @@ fn not_found(m: &Unit, name: &str) -> Diagnostic {
 }
 
 impl<'m> Lowerer<'m> {
+    /// A lowering of `entry` (the kernel, or nothing) in `m`.
+    fn new(m: &'m Unit, entry: &str) -> Lowerer<'m> {
+        Lowerer {
+            m,
+            structs: Structs::default(),
+            vars: Vec::new(),
+            shared: Vec::new(),
+            shared_keys: HashMap::new(),
+            locals: Vec::new(),
+            ptrs: Vec::new(),
+            scopes: vec![HashMap::new()],
+            frames: Vec::new(),
+            blocks: vec![Vec::new()],
+            flow: Vec::new(),
+            inline_stack: vec![entry.to_string()],
+            globals_in_progress: Vec::new(),
+            globals: Vec::new(),
+        }
+    }
+
     // ------------------------------------------------------------------ diagnostics
 
     /// An error at `site`.
@@ -838,18 +857,7 @@ impl<'m> Lowerer<'m> {
         };
         let d = g.decl.clone();
         if d.quals.constant || d.quals.device || d.quals.shared {
-            let kind = if d.quals.constant {
-                "__constant__"
-            } else if d.quals.shared {
-                "file-scope __shared__"
-            } else {
-                "__device__"
-            };
-            return Err(self.err(
-                site,
-                format!("`{name}` is a {kind} variable, which warpsim does not support"),
-                Some("pass the data as a kernel parameter (a pointer to global memory)".into()),
-            ));
+            return Ok(None); // device memory: see `device_global`
         }
         if !d.quals.is_const || d.init.is_none() {
             return Err(self.err(
@@ -869,7 +877,78 @@ impl<'m> Lowerer<'m> {
             ));
         }
         self.globals_in_progress.push(name.to_string());
-        // File-scope constants see no locals: evaluate in an empty frame.
+        // File-scope constants see no locals.
+        let v = self.file_scope(|l| {
+            let ty = l.ty(&d.ty, d.site)?;
+            let init = d.init.as_ref().expect("checked above");
+            let c = l.const_eval(init)?;
+            Ok(match ty {
+                Ty::Scalar(s) => consts::convert(c, s),
+                _ => c,
+            })
+        });
+        self.globals_in_progress.pop();
+        v.map(Some)
+    }
+
+    /// A file-scope `__constant__`, `__device__` or `__shared__` variable as a place in memory
+    /// (`None` when `name` is no such variable).
+    pub fn device_global(&mut self, name: &str, site: Site) -> R<Option<Place>> {
+        let Some(g) = self.m.ast.globals.iter().rev().find(|g| {
+            g.decl.name == name
+                && (g.decl.quals.constant || g.decl.quals.device || g.decl.quals.shared)
+        }) else {
+            return Ok(None);
+        };
+        let d = g.decl.clone();
+        if d.quals.shared {
+            let ty = self.file_scope(|l| l.ty(&d.ty, d.site))?;
+            return self.shared_place(&d, ty).map(Some);
+        }
+        let idx = match self.globals.iter().position(|(g, _)| g.name == name) {
+            Some(i) => i,
+            None => {
+                let (init, ty) = self.file_scope(|l| {
+                    let ty = l.ty(&d.ty, d.site)?;
+                    let mut bytes = vec![0u8; ty.size(&l.structs) as usize];
+                    if let Some(e) = &d.init {
+                        l.init_bytes(&ty, e, &mut bytes, 0)?;
+                    }
+                    Ok((bytes, ty))
+                })?;
+                if init.is_empty() {
+                    return Err(self.err(
+                        d.site,
+                        format!("`{name}` has no size"),
+                        Some("give the array a size".into()),
+                    ));
+                }
+                self.globals.push((
+                    ir::GlobalVar {
+                        name: name.to_string(),
+                        init,
+                        constant: d.quals.constant,
+                        site: d.site,
+                    },
+                    ty,
+                ));
+                self.globals.len() - 1
+            }
+        };
+        let _ = site;
+        let ty = self.globals[idx].1.clone();
+        let ptr = PtrVal {
+            base: Base::Global(idx as u32),
+            offset: Operand::Const(consts::int(Scalar::I64, 0)),
+            disp: 0,
+            terms: Vec::new(),
+            pointee: ty.clone(),
+        };
+        Ok(Some(Place::Mem { ptr, ty }))
+    }
+
+    /// Run `f` as file-scope code: no locals, no template arguments.
+    fn file_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
         let saved_frames = std::mem::take(&mut self.frames);
         self.frames.push(Frame {
             scope_start: self.scopes.len(),
@@ -877,18 +956,54 @@ impl<'m> Lowerer<'m> {
             ret: None,
             ns: String::new(),
         });
-        let ty = self.ty(&d.ty, d.site);
-        let v = ty.and_then(|ty| {
-            let init = d.init.as_ref().expect("checked above");
-            let c = self.const_eval(init)?;
-            Ok(match ty {
-                Ty::Scalar(s) => consts::convert(c, s),
-                _ => c,
-            })
-        });
+        let r = f(self);
         self.frames = saved_frames;
-        self.globals_in_progress.pop();
-        v.map(Some)
+        r
+    }
+
+    /// Write the value of constant initializer `e` for a `ty` at byte `at` of `out`.
+    fn init_bytes(&mut self, ty: &Ty, e: &ast::Expr, out: &mut [u8], at: usize) -> R<()> {
+        let items: Vec<ast::Expr> = match &e.kind {
+            ast::ExprKind::InitList(items) => items.clone(),
+            _ => vec![e.clone()],
+        };
+        match ty {
+            Ty::Scalar(s) => {
+                let Some(first) = items.first() else {
+                    return Ok(());
+                };
+                if let ast::ExprKind::InitList(_) = first.kind {
+                    return self.init_bytes(ty, first, out, at);
+                }
+                let c = consts::convert(self.const_eval(first)?, *s);
+                let n = s.size() as usize;
+                out[at..at + n].copy_from_slice(&c.bits.to_le_bytes()[..n]);
+                Ok(())
+            }
+            Ty::Array(elem, _) => {
+                let size = elem.size(&self.structs) as usize;
+                let count = (out.len() - at).checked_div(size).unwrap_or(0);
+                for (k, item) in items.iter().enumerate().take(count) {
+                    self.init_bytes(elem, item, out, at + k * size)?;
+                }
+                Ok(())
+            }
+            Ty::Vector(s, n) => {
+                let size = s.size() as usize;
+                for (k, item) in items.iter().enumerate().take(*n as usize) {
+                    self.init_bytes(&Ty::Scalar(*s), item, out, at + k * size)?;
+                }
+                Ok(())
+            }
+            Ty::Struct(i) => {
+                let fields = self.structs.list[*i].fields.clone();
+                for ((_, fty, off), item) in fields.iter().zip(&items) {
+                    self.init_bytes(fty, item, out, at + *off as usize)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.unsupported(e.site, "an initializer of this type", None)),
+        }
     }
 
     // ------------------------------------------------------------------ statements
@@ -1488,6 +1603,14 @@ impl<'m> Lowerer<'m> {
     }
 
     fn declare_shared(&mut self, d: &ast::VarDecl, ty: Ty) -> R<()> {
+        let p = self.shared_place(d, ty)?;
+        self.bind(&d.name, Sym::Place(p));
+        Ok(())
+    }
+
+    /// The memory of a `__shared__` declaration: a static array (one per declaration, however
+    /// often an inlined function declares it) or the launch's dynamic shared memory.
+    fn shared_place(&mut self, d: &ast::VarDecl, ty: Ty) -> R<Place> {
         let site = d.site;
         if d.init.is_some() {
             return Err(self.err(
@@ -1532,8 +1655,7 @@ impl<'m> Lowerer<'m> {
             terms: Vec::new(),
             pointee: ty.clone(),
         };
-        self.bind(&d.name, Sym::Place(Place::Mem { ptr, ty }));
-        Ok(())
+        Ok(Place::Mem { ptr, ty })
     }
 
     /// The error for grid-wide cooperative groups.

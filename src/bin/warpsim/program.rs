@@ -1,0 +1,314 @@
+//! `warpsim cu FILE... [-- ARGS]`: a whole CUDA program, `main` and all.
+//!
+//! The program's host code is built by the system C++ compiler against warpsim's runtime and
+//! runs as a child process with the program's own stdin, stdout, stderr and exit status; its
+//! kernels run here. What warpsim has to say goes to stderr, marked `==warpsim==`: a kernel
+//! fault or a refused kernel as it happens, the profile summary (one row per kernel) after the
+//! program exits. `--json-out` writes every launch with its counters, `--report` the pictures.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::args::CuArgs;
+use crate::html;
+use crate::table::Table;
+use crate::{Failure, device, finding_json, launch_json_with, lines, preflight};
+use serde_json::json;
+use warpsim::check::Severity;
+use warpsim::cuda::Options;
+use warpsim::cuda::host::{BuildOptions, Event, Exit, Launch, Program};
+use warpsim::{Counters, Metrics, Mode};
+
+/// The mark on every line warpsim writes among the program's output.
+const MARK: &str = "==warpsim==";
+
+/// Flags of `--kernel` mode, which a whole program has no use for.
+fn kernel_only_flags(a: &CuArgs) -> Option<&'static str> {
+    if !a.args.is_empty() {
+        Some("--arg")
+    } else if !a.outs.is_empty() {
+        Some("--out")
+    } else if a.grid.is_some() {
+        Some("--grid")
+    } else if a.block.is_some() {
+        Some("--block")
+    } else if a.smem != 0 {
+        Some("--smem")
+    } else if a.repeat != 1 {
+        Some("--repeat")
+    } else if a.json {
+        Some("--json")
+    } else if a.csv {
+        Some("--csv")
+    } else {
+        None
+    }
+}
+
+pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
+    if let Some(flag) = kernel_only_flags(a) {
+        return Err(Failure::Usage(format!(
+            "{flag} belongs to --kernel mode (one kernel with its arguments given here); a whole \
+             program makes its own launches (name a kernel with --kernel to run it alone)"
+        )));
+    }
+    if let Some(path) = &a.report {
+        preflight::writable(path, "--report")?;
+    }
+    if let Some(path) = &a.json_out {
+        preflight::writable(path, "--json-out")?;
+    }
+    let dev = device(&a.common)?;
+    let opts = BuildOptions {
+        files: a.files.clone(),
+        include_dirs: a.include.clone(),
+        defines: options.defines.clone(),
+        cxx: a.cxx.clone(),
+        cache: None,
+    };
+    let program = Program::build(&opts, options.arch, &mut |what| {
+        eprintln!("{MARK} {what}");
+    })
+    .map_err(|e| Failure::Usage(e.to_string()))?;
+    for m in program.device_code().units() {
+        for w in m
+            .warnings()
+            .iter()
+            .filter(|w| !w.message.contains("outside device code"))
+        {
+            eprintln!("{w}");
+        }
+    }
+    let mode = if a.no_counters {
+        Mode::Fast
+    } else if a.check {
+        Mode::Check
+    } else {
+        Mode::Count
+    };
+    let mut refused = 0;
+    let outcome = program
+        .run(&dev, &a.program_args, mode, a.lines, &mut |e| match e {
+            Event::Fault { error, code } => {
+                eprintln!("{MARK} error: {error}");
+                eprintln!(
+                    "{MARK} the program gets {} from this launch{}",
+                    error_name(code),
+                    if code == 700 || code == 716 || code == 710 || code == 719 {
+                        " and every CUDA call after it (sticky, as on a GPU), until \
+                         cudaDeviceReset"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Event::Refused(d) => {
+                refused += 1;
+                eprintln!("{d}");
+                eprintln!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
+            }
+            Event::Note(n) => eprintln!("{MARK} {n}"),
+        })
+        .map_err(|e| Failure::Failed(e.to_string()))?;
+    let findings: Vec<(&str, &warpsim::check::Finding)> = outcome
+        .launches
+        .iter()
+        .flat_map(|l| {
+            l.report
+                .findings
+                .iter()
+                .map(move |f| (l.kernel.as_str(), f))
+        })
+        .collect();
+    for (k, f) in &findings {
+        eprintln!("{MARK} {k}: {f}");
+    }
+    eprint!("{}", summary(&outcome.launches, &dev, mode));
+    if let Some(path) = &a.json_out {
+        let mut sources = lines::Sources::default();
+        let v = json!({
+            "files": a.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "args": a.program_args,
+            "device": dev.profile().name,
+            "mode": format!("{mode:?}").to_lowercase(),
+            "exit": match outcome.exit {
+                Exit::Code(c) => json!({"code": c}),
+                Exit::Signal(s) => json!({"signal": s}),
+            },
+            "launches": outcome.launches.iter().map(|l| {
+                let mut j = launch_json_with(&l.report, a.metrics.as_deref(), a.lines.then_some(&mut sources));
+                j["unit"] = json!(l.unit);
+                j["time_ms"] = json!(l.report.elapsed.as_secs_f64() * 1e3);
+                if mode == Mode::Check {
+                    j["findings"] = l.report.findings.iter().map(finding_json).collect();
+                }
+                j
+            }).collect::<Vec<_>>(),
+        });
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&v).expect("JSON of plain values"),
+        )
+        .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &a.report {
+        let title = a
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let page = html::program_report(&title, dev.profile(), &outcome.launches);
+        std::fs::write(path, page)
+            .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let errors = findings
+        .iter()
+        .filter(|(_, f)| f.severity() == Severity::Error)
+        .count();
+    match outcome.exit {
+        Exit::Code(0) if errors > 0 => {
+            eprintln!("{MARK} check mode found {errors} hazard(s)");
+            Err(Failure::Status(1))
+        }
+        Exit::Code(0) => {
+            if refused > 0 {
+                eprintln!(
+                    "{MARK} {refused} kernel(s) could not run on warpsim (see above); the \
+                     program's results do not include them"
+                );
+            }
+            Ok(())
+        }
+        Exit::Code(c) => Err(Failure::Status(u8::try_from(c & 0xff).unwrap_or(1).max(1))),
+        Exit::Signal(s) => {
+            eprintln!(
+                "{MARK} the program was killed by signal {s} ({})",
+                signal_name(s)
+            );
+            Err(Failure::Status(u8::try_from(128 + s).unwrap_or(255)))
+        }
+    }
+}
+
+/// The profile summary: one row per kernel, as nvprof's summary has them.
+fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
+    let mut out = String::new();
+    let p = dev.profile();
+    if launches.is_empty() {
+        let _ = writeln!(out, "{MARK} the program launched no kernel");
+        return out;
+    }
+    let mut by_kernel: BTreeMap<&str, (usize, std::time::Duration, Option<Counters>)> =
+        BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for l in launches {
+        let e = by_kernel.entry(l.kernel.as_str()).or_insert_with(|| {
+            order.push(l.kernel.as_str());
+            (0, std::time::Duration::ZERO, None)
+        });
+        e.0 += 1;
+        e.1 += l.report.elapsed;
+        if let Some(c) = &l.report.counters {
+            *e.2.get_or_insert_with(Counters::default) += c;
+        }
+    }
+    let total: std::time::Duration = launches.iter().map(|l| l.report.elapsed).sum();
+    let _ = writeln!(
+        out,
+        "{MARK} profile: {} launch{} of {} kernel{} on {} ({}), {} mode, {:.3} ms of CPU time",
+        launches.len(),
+        if launches.len() == 1 { "" } else { "es" },
+        order.len(),
+        if order.len() == 1 { "" } else { "s" },
+        p.name,
+        p.description,
+        format!("{mode:?}").to_lowercase(),
+        total.as_secs_f64() * 1e3
+    );
+    let mut t = Table::new(&[
+        "kernel",
+        "launches",
+        "CPU ms",
+        "gld_eff %",
+        "gst_eff %",
+        "sectors/req",
+        "bank_conflicts",
+        "branch_eff %",
+        "warp_exec_eff %",
+    ]);
+    for k in order {
+        let (n, time, counters) = &by_kernel[k];
+        let mut row = vec![
+            k.to_string(),
+            n.to_string(),
+            format!("{:.3}", time.as_secs_f64() * 1e3),
+        ];
+        match counters {
+            Some(c) => {
+                let m = Metrics::new(c, p);
+                let req = m.gld_requests + m.gst_requests;
+                let sectors = m.gld_sectors + m.gst_sectors;
+                row.extend([
+                    pct_or_dash(m.gld_requests, m.gld_efficiency),
+                    pct_or_dash(m.gst_requests, m.gst_efficiency),
+                    if req == 0 {
+                        "-".into()
+                    } else {
+                        format!("{:.2}", sectors as f64 / req as f64)
+                    },
+                    (m.shared_ld_bank_conflicts + m.shared_st_bank_conflicts).to_string(),
+                    format!("{:.2}", m.branch_efficiency),
+                    format!("{:.2}", m.warp_execution_efficiency),
+                ]);
+            }
+            None => row.extend(std::iter::repeat_n("-".to_string(), 6)),
+        }
+        t.row(row);
+    }
+    for line in t.to_string().lines() {
+        let _ = writeln!(out, "{MARK} {line}");
+    }
+    out
+}
+
+fn pct_or_dash(requests: u64, pct: f64) -> String {
+    if requests == 0 {
+        "-".into()
+    } else {
+        format!("{pct:.2}")
+    }
+}
+
+/// The `cudaError_t` name of a status warpsim returns.
+fn error_name(code: i32) -> String {
+    let name = match code {
+        1 => "cudaErrorInvalidValue",
+        9 => "cudaErrorInvalidConfiguration",
+        98 => "cudaErrorInvalidDeviceFunction",
+        700 => "cudaErrorIllegalAddress",
+        701 => "cudaErrorLaunchOutOfResources",
+        710 => "cudaErrorAssert",
+        716 => "cudaErrorMisalignedAddress",
+        719 => "cudaErrorLaunchFailure",
+        _ => "an error",
+    };
+    format!("{name} ({code})")
+}
+
+fn signal_name(s: i32) -> &'static str {
+    match s {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}

@@ -1,0 +1,726 @@
+//! The device/host split of a whole program: one source file as the host compiler must see it.
+//!
+//! nvcc compiles a `.cu` file twice: a device pass, which warpsim's own front-end makes (every
+//! `__global__` and `__device__` function is lowered from the preprocessed text), and a host
+//! pass, which the system C++ compiler makes from the text this module writes. The file is
+//! parsed as written (directives and all, with the same `tree-sitter-cuda` grammar), and edited:
+//!
+//! * a `__global__` function keeps its signature and gets a new body, the *stub*: it packs the
+//!   addresses of its parameters and calls `cudaLaunchKernel` through warpsim's runtime with the
+//!   configuration the launch pushed. Next to it, a registration runs before `main` and tells the
+//!   runtime the kernel's name (its namespaces and template arguments included) and translation
+//!   unit, so that the function's address identifies the kernel (`cudaFuncGetAttributes(&a, k)`);
+//! * a function that is `__device__` and not `__host__` is removed: host code cannot call it;
+//!   `__host__ __device__` functions stay, as in nvcc's host pass;
+//! * a `__constant__`, `__device__` or `__managed__` variable stays as the host's *shadow*: its
+//!   address names the symbol for `cudaMemcpyToSymbol`, and a registration says which symbol;
+//! * `kernel<<<grid, block, smem, stream>>>(args)` becomes
+//!   `(__cudaPushCallConfiguration(grid, block, smem, stream), kernel(args))`.
+//!
+//! Every edit keeps the number of lines, and a `#line` directive names the original file, so
+//! the host compiler's messages point at the user's file and line.
+
+use tree_sitter::Node;
+
+use crate::cuda::diag::Diagnostic;
+use crate::cuda::ir::Site;
+use crate::cuda::source::Sources;
+
+/// One file as the host pass compiles it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostFile {
+    /// The text for the host compiler (a `#line` directive first).
+    pub text: String,
+    /// The kernels the file defines, as registered (`ns::k`; templates without arguments).
+    pub kernels: Vec<String>,
+    /// The device variables the file defines.
+    pub symbols: Vec<String>,
+}
+
+/// Whether a file's text has anything the host pass must change (device code or a launch).
+pub fn has_device_code(text: &str) -> bool {
+    [
+        "__global__",
+        "__device__",
+        "__constant__",
+        "__managed__",
+        "<<<",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+/// The host pass's text of `text` (the file `name`).
+///
+/// Registrations name their translation unit with the macro `__WARPSIM_UNIT`, which the build
+/// defines for each `.cu` file it compiles (a header with kernels belongs to every unit that
+/// includes it).
+pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
+    let mut parser = tree_sitter::Parser::new();
+    let mut sources = Sources::default();
+    let file = sources.add(name, text);
+    let fail = |msg: &str| {
+        sources.error(
+            Site {
+                file,
+                line: 1,
+                col: 1,
+            },
+            msg,
+            None,
+        )
+    };
+    parser
+        .set_language(&tree_sitter_cuda::LANGUAGE.into())
+        .map_err(|_| fail("the CUDA grammar failed to load"))?;
+    let tree = parser
+        .parse(text, None)
+        .ok_or_else(|| fail("the parser gave up on this file"))?;
+    let mut s = Splitter {
+        src: text.as_bytes(),
+        sources: &sources,
+        file,
+        edits: Vec::new(),
+        kernels: Vec::new(),
+        symbols: Vec::new(),
+        next: 0,
+    };
+    s.items(tree.root_node(), "")?;
+    s.launches(tree.root_node())?;
+    let mut edits = std::mem::take(&mut s.edits);
+    edits.sort_by_key(|e| (e.start, e.end));
+    let mut out = format!(
+        "#line 1 \"{}\"\n",
+        name.replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    let mut at = 0;
+    for e in &edits {
+        if e.start < at {
+            continue; // inside a removed region (a launch in a device function)
+        }
+        out.push_str(&text[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&text[at..]);
+    Ok(HostFile {
+        text: out,
+        kernels: s.kernels,
+        symbols: s.symbols,
+    })
+}
+
+/// Replace `start..end` of the original text by `text`.
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+struct Splitter<'a> {
+    src: &'a [u8],
+    sources: &'a Sources,
+    file: u32,
+    edits: Vec<Edit>,
+    kernels: Vec<String>,
+    symbols: Vec<String>,
+    /// A counter for the names of generated declarations.
+    next: usize,
+}
+
+fn named_children(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
+
+/// The newlines of `s`, to keep the line count of replaced text.
+fn newlines(s: &str) -> String {
+    s.chars().filter(|&c| c == '\n').collect()
+}
+
+/// CUDA's execution-space and memory-space markers on a declaration.
+#[derive(Default)]
+struct Marks {
+    global: bool,
+    device: bool,
+    host: bool,
+    constant: bool,
+    managed: bool,
+    shared: bool,
+    is_extern: bool,
+}
+
+impl<'a> Splitter<'a> {
+    fn text(&self, n: Node<'_>) -> &'a str {
+        std::str::from_utf8(&self.src[n.start_byte()..n.end_byte()]).unwrap_or("")
+    }
+
+    fn error(&self, n: Node<'_>, msg: impl Into<String>, help: &str) -> Diagnostic {
+        let p = n.start_position();
+        self.sources.error(
+            Site {
+                file: self.file,
+                line: p.row as u32 + 1,
+                col: p.column as u32 + 1,
+            },
+            msg,
+            Some(help.to_string()),
+        )
+    }
+
+    /// The markers among a declaration's own words (not its type, declarator or body).
+    fn marks(&self, n: Node<'_>) -> Marks {
+        let mut m = Marks::default();
+        let mut c = n.walk();
+        for (i, ch) in n.children(&mut c).enumerate() {
+            let field = n.field_name_for_child(i as u32);
+            if matches!(field, Some("declarator" | "body" | "type")) {
+                continue;
+            }
+            for w in self.text(ch).split_whitespace() {
+                match w {
+                    "__global__" => m.global = true,
+                    "__device__" => m.device = true,
+                    "__host__" => m.host = true,
+                    "__constant__" => m.constant = true,
+                    "__managed__" => m.managed = true,
+                    "__shared__" => m.shared = true,
+                    "extern" => m.is_extern = true,
+                    _ => {}
+                }
+            }
+        }
+        m
+    }
+
+    fn items(&mut self, n: Node<'_>, ns: &str) -> Result<(), Diagnostic> {
+        for c in named_children(n) {
+            self.item(c, ns, None)?;
+        }
+        Ok(())
+    }
+
+    /// One declaration at namespace scope (`template` the enclosing template declaration).
+    fn item(
+        &mut self,
+        c: Node<'_>,
+        ns: &str,
+        template: Option<Node<'_>>,
+    ) -> Result<(), Diagnostic> {
+        match c.kind() {
+            "function_definition" => self.function(c, ns, template),
+            "template_declaration" => {
+                for d in named_children(c) {
+                    if d.kind() != "template_parameter_list" {
+                        self.item(d, ns, Some(c))?;
+                    }
+                }
+                Ok(())
+            }
+            "namespace_definition" => {
+                let name = c.child_by_field_name("name").map_or("", |n| self.text(n));
+                let inner = if name.is_empty() {
+                    ns.to_string()
+                } else {
+                    format!("{ns}{name}::")
+                };
+                match c.child_by_field_name("body") {
+                    Some(b) => self.items(b, &inner),
+                    None => Ok(()),
+                }
+            }
+            "linkage_specification" => match c.child_by_field_name("body") {
+                Some(b) if b.kind() == "declaration_list" => self.items(b, ns),
+                Some(b) => self.item(b, ns, template),
+                None => Ok(()),
+            },
+            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+            | "preproc_elifdef" => {
+                for d in named_children(c) {
+                    self.item(d, ns, template)?;
+                }
+                Ok(())
+            }
+            "struct_specifier" | "class_specifier" | "union_specifier" => {
+                self.members(c);
+                Ok(())
+            }
+            "declaration" => {
+                if let Some(t) = c.child_by_field_name("type")
+                    && matches!(
+                        t.kind(),
+                        "struct_specifier" | "class_specifier" | "union_specifier"
+                    )
+                {
+                    self.members(t);
+                }
+                let marks = self.marks(c);
+                let mut w = c.walk();
+                let functions = c
+                    .children_by_field_name("declarator", &mut w)
+                    .any(|d| self.is_function(d));
+                if functions {
+                    // A prototype of a device function goes with the function.
+                    if marks.device && !marks.host && !marks.global {
+                        self.remove(template.unwrap_or(c));
+                    }
+                } else {
+                    self.variable(c);
+                }
+                Ok(())
+            }
+            "type_definition" => {
+                if let Some(t) = c.child_by_field_name("type") {
+                    self.members(t);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Device-only member functions of a struct or class: removed.
+    fn members(&mut self, s: Node<'_>) {
+        let Some(body) = s.child_by_field_name("body") else {
+            return;
+        };
+        for m in named_children(body) {
+            let (def, outer) = match m.kind() {
+                "function_definition" => (m, m),
+                "template_declaration" => match named_children(m)
+                    .into_iter()
+                    .find(|d| d.kind() == "function_definition")
+                {
+                    Some(d) => (d, m),
+                    None => continue,
+                },
+                "field_declaration" => {
+                    if let Some(t) = m.child_by_field_name("type") {
+                        self.members(t);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            let marks = self.marks(def);
+            if marks.device && !marks.host {
+                self.remove(outer);
+            }
+        }
+    }
+
+    fn remove(&mut self, n: Node<'_>) {
+        self.edits.push(Edit {
+            start: n.start_byte(),
+            end: n.end_byte(),
+            text: newlines(self.text(n)),
+        });
+    }
+
+    fn function(
+        &mut self,
+        f: Node<'_>,
+        ns: &str,
+        template: Option<Node<'_>>,
+    ) -> Result<(), Diagnostic> {
+        let marks = self.marks(f);
+        if marks.global {
+            return self.kernel(f, ns, template);
+        }
+        if marks.device && !marks.host {
+            self.remove(template.unwrap_or(f));
+        }
+        Ok(())
+    }
+
+    /// A kernel's body becomes its stub, and a registration follows the definition.
+    fn kernel(
+        &mut self,
+        f: Node<'_>,
+        ns: &str,
+        template: Option<Node<'_>>,
+    ) -> Result<(), Diagnostic> {
+        let (Some(decl), Some(body)) = (
+            f.child_by_field_name("declarator"),
+            f.child_by_field_name("body"),
+        ) else {
+            return Ok(());
+        };
+        let mut d = decl;
+        while d.kind() != "function_declarator" {
+            match d.child_by_field_name("declarator") {
+                Some(x) => d = x,
+                None => return Ok(()),
+            }
+        }
+        let Some(name_node) = d.child_by_field_name("declarator") else {
+            return Ok(());
+        };
+        let name = self.text(name_node).to_string();
+        // The parameters, named where the source left them unnamed.
+        let mut params = Vec::new();
+        if let Some(list) = d.child_by_field_name("parameters") {
+            for (k, p) in named_children(list).into_iter().enumerate() {
+                match p.kind() {
+                    "parameter_declaration" | "optional_parameter_declaration" => {}
+                    "variadic_parameter" | "variadic_parameter_declaration" => {
+                        return Err(self.error(
+                            p,
+                            "a variadic kernel",
+                            "kernels take a fixed list of parameters",
+                        ));
+                    }
+                    _ => continue,
+                }
+                if self.text(p).trim() == "void" {
+                    continue;
+                }
+                match p
+                    .child_by_field_name("declarator")
+                    .map(|d| self.declared_name(d))
+                {
+                    Some(Some(n)) => params.push(n),
+                    Some(None) => {
+                        return Err(self.error(
+                            p,
+                            "this kernel parameter's declarator",
+                            "name the parameter",
+                        ));
+                    }
+                    None => {
+                        let n = format!("__warpsim_p{k}");
+                        self.edits.push(Edit {
+                            start: p.end_byte(),
+                            end: p.end_byte(),
+                            text: format!(" {n}"),
+                        });
+                        params.push(n);
+                    }
+                }
+            }
+        }
+        let (tparams, targs) = match template {
+            Some(t) => self.template_params(t)?,
+            None => (String::new(), Vec::new()),
+        };
+        let id = self.next;
+        self.next += 1;
+        let callee = if targs.is_empty() {
+            name.clone()
+        } else {
+            format!(
+                "{name}<{}>",
+                targs
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let args = if params.is_empty() {
+            "nullptr"
+        } else {
+            "__warpsim_args"
+        };
+        let pack = if params.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "void *__warpsim_args[] = {{{}}}; ",
+                params
+                    .iter()
+                    .map(|p| format!("(void *)&{p}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let qualified = format!("\"{ns}\" __WARPSIM_XSTR({name})");
+        let (touch, register) = if targs.is_empty() {
+            (
+                String::new(),
+                format!(
+                    " static const int __warpsim_kernel_{id} = ::__warpsim_register_kernel((const void *)&{callee}, {qualified}, __WARPSIM_UNIT);"
+                ),
+            )
+        } else {
+            let spell = targs
+                .iter()
+                .map(|(n, is_type)| {
+                    if *is_type {
+                        format!("::__warpsim::type_name<{n}>()")
+                    } else {
+                        format!("::__warpsim::value_name({n})")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let targ_list = targs
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            // Declared before the kernel (its body names it), defined after it.
+            let t = template.expect("template arguments come from a template");
+            self.edits.push(Edit {
+                start: t.start_byte(),
+                end: t.start_byte(),
+                text: format!("template <{tparams}> struct __warpsim_kernel_{id}; "),
+            });
+            (
+                format!("(void)__warpsim_kernel_{id}<{targ_list}>::done; "),
+                format!(
+                    " template <{tparams}> struct __warpsim_kernel_{id} {{ static inline const int done = ::__warpsim_register_kernel((const void *)&{callee}, ::__warpsim::kernel_name({qualified}, {{{spell}}}).c_str(), __WARPSIM_UNIT); }};"
+                ),
+            )
+        };
+        let stub = format!(
+            "{{ {touch}{pack}::__warpsim::launch_stub((const void *)&{callee}, {args}); }}{}",
+            newlines(self.text(body))
+        );
+        self.edits.push(Edit {
+            start: body.start_byte(),
+            end: body.end_byte(),
+            text: stub,
+        });
+        let end = template.unwrap_or(f).end_byte();
+        self.edits.push(Edit {
+            start: end,
+            end,
+            text: register,
+        });
+        self.kernels.push(format!("{ns}{name}"));
+        Ok(())
+    }
+
+    /// The name a declarator declares (`*a`, `a[4]`, `__restrict__ a`).
+    fn declared_name(&self, d: Node<'_>) -> Option<String> {
+        match d.kind() {
+            "identifier" | "field_identifier" => Some(self.text(d).to_string()),
+            "abstract_pointer_declarator"
+            | "abstract_array_declarator"
+            | "abstract_reference_declarator" => None,
+            _ => match d.child_by_field_name("declarator") {
+                Some(x) => self.declared_name(x),
+                None => named_children(d)
+                    .into_iter()
+                    .rev()
+                    .find_map(|c| (c.kind() == "identifier").then(|| self.text(c).to_string())),
+            },
+        }
+    }
+
+    /// A template's parameters without their defaults (`typename T, int B`) and its arguments
+    /// (name, whether a type).
+    fn template_params(&self, t: Node<'_>) -> Result<(String, Vec<(String, bool)>), Diagnostic> {
+        let Some(list) = t.child_by_field_name("parameters") else {
+            return Ok((String::new(), Vec::new()));
+        };
+        let mut decls = Vec::new();
+        let mut args = Vec::new();
+        for p in named_children(list) {
+            match p.kind() {
+                "type_parameter_declaration" | "optional_type_parameter_declaration" => {
+                    let n = named_children(p)
+                        .into_iter()
+                        .find(|x| x.kind() == "type_identifier")
+                        .map(|x| self.text(x).to_string())
+                        .ok_or_else(|| self.error(p, "an unnamed template parameter", "name it"))?;
+                    decls.push(format!("typename {n}"));
+                    args.push((n, true));
+                }
+                "parameter_declaration" | "optional_parameter_declaration" => {
+                    let ty = p
+                        .child_by_field_name("type")
+                        .map_or("int", |x| self.text(x));
+                    let d = p
+                        .child_by_field_name("declarator")
+                        .ok_or_else(|| self.error(p, "an unnamed template parameter", "name it"))?;
+                    let n = self
+                        .declared_name(d)
+                        .ok_or_else(|| self.error(p, "this template parameter", "name it"))?;
+                    let prefix: String = {
+                        let full = self.text(p);
+                        let dtext = self.text(d);
+                        let cut = full.find(dtext).map_or(full.len(), |i| i + dtext.len());
+                        full[..cut].to_string()
+                    };
+                    let _ = ty;
+                    decls.push(prefix.split_whitespace().collect::<Vec<_>>().join(" "));
+                    args.push((n, false));
+                }
+                _ => {
+                    return Err(self.error(
+                        p,
+                        "this kind of template parameter on a kernel",
+                        "kernels take type and integer template parameters",
+                    ));
+                }
+            }
+        }
+        Ok((decls.join(", "), args))
+    }
+
+    /// Whether a declarator declares a function (`f(int)`, `*f(int)`).
+    fn is_function(&self, d: Node<'_>) -> bool {
+        d.kind() == "function_declarator"
+            || d.child_by_field_name("declarator")
+                .is_some_and(|x| d.kind() != "init_declarator" && self.is_function(x))
+    }
+
+    /// A device variable: registered after its declaration.
+    fn variable(&mut self, d: Node<'_>) {
+        let marks = self.marks(d);
+        if !(marks.device || marks.constant || marks.managed) || marks.is_extern || marks.shared {
+            return;
+        }
+        let mut c = d.walk();
+        let mut register = String::new();
+        for decl in d.children_by_field_name("declarator", &mut c) {
+            if decl.kind() == "function_declarator" {
+                continue;
+            }
+            let Some(name) = self.declared_name(decl) else {
+                continue;
+            };
+            let id = self.next;
+            self.next += 1;
+            register.push_str(&format!(
+                " static const int __warpsim_symbol_{id} = ::__warpsim_register_symbol((const void *)&{name}, __WARPSIM_XSTR({name}), __WARPSIM_UNIT);"
+            ));
+            self.symbols.push(name);
+        }
+        if register.is_empty() {
+            return;
+        }
+        self.edits.push(Edit {
+            start: d.end_byte(),
+            end: d.end_byte(),
+            text: register,
+        });
+    }
+
+    /// Every `<<<>>>` launch outside the removed regions.
+    fn launches(&mut self, n: Node<'_>) -> Result<(), Diagnostic> {
+        if n.kind() == "call_expression"
+            && let Some(cfg) = named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "kernel_call_syntax")
+        {
+            let callee = n.child_by_field_name("function").unwrap_or(n);
+            let args = named_children(cfg)
+                .into_iter()
+                .map(|a| {
+                    self.text(a)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>();
+            if !(2..=4).contains(&args.len()) {
+                return Err(self.error(
+                    cfg,
+                    format!("a launch configuration of {} values", args.len()),
+                    "write <<<grid, block>>>, <<<grid, block, shared bytes>>> or <<<grid, block, shared bytes, stream>>>",
+                ));
+            }
+            self.edits.push(Edit {
+                start: callee.start_byte(),
+                end: callee.start_byte(),
+                text: format!("(__cudaPushCallConfiguration({}), ", args.join(", ")),
+            });
+            self.edits.push(Edit {
+                start: cfg.start_byte(),
+                end: cfg.end_byte(),
+                text: String::new(),
+            });
+            self.edits.push(Edit {
+                start: n.end_byte(),
+                end: n.end_byte(),
+                text: format!("){}", newlines(self.text(cfg))),
+            });
+        }
+        for c in named_children(n) {
+            self.launches(c)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(src: &str) -> String {
+        host_file("t.cu", src)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .text
+    }
+
+    #[test]
+    fn kernels_become_stubs_and_device_code_goes() {
+        let src = "__device__ float sq(float x) { return x * x; }\n\
+                   __host__ __device__ float both(float x) { return x + 1; }\n\
+                   __global__ void k(float *x, int) {\n  x[0] = sq(1.0f);\n}\n\
+                   int main() { k<<<1, 32>>>(0, 1); }\n";
+        let h = host(src);
+        assert_eq!(h.lines().count(), src.lines().count() + 1, "{h}");
+        assert!(h.starts_with("#line 1 \"t.cu\"\n"));
+        assert!(!h.contains("sq(float x)"), "{h}");
+        assert!(h.contains("__host__ __device__ float both(float x) { return x + 1; }"));
+        assert!(h.contains("void k(float *x, int __warpsim_p1) { void *__warpsim_args[] = {(void *)&x, (void *)&__warpsim_p1}; ::__warpsim::launch_stub((const void *)&k, __warpsim_args); }"), "{h}");
+        assert!(h.contains(
+            "__warpsim_register_kernel((const void *)&k, \"\" __WARPSIM_XSTR(k), __WARPSIM_UNIT);"
+        ));
+        assert!(
+            h.contains("(__cudaPushCallConfiguration(1, 32), k(0, 1))"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn templates_namespaces_and_symbols() {
+        let src = "namespace ns {\ntemplate <typename T, unsigned int B = 256>\n\
+                   __global__ void red(const T *a) {}\n}\n\
+                   __constant__ float coef[16];\nstatic __device__ int counter = 0;\n\
+                   extern __device__ int elsewhere;\n";
+        let h = host_file("t.cu", src).unwrap();
+        assert_eq!(h.kernels, vec!["ns::red"]);
+        assert_eq!(h.symbols, vec!["coef", "counter"]);
+        let t = h.text;
+        assert!(t.contains("template <typename T, unsigned int B> struct __warpsim_kernel_0; template <typename T, unsigned int B = 256>"), "{t}");
+        assert!(t.contains("(void)__warpsim_kernel_0<T, B>::done;"), "{t}");
+        assert!(t.contains("::__warpsim::kernel_name(\"ns::\" __WARPSIM_XSTR(red), {::__warpsim::type_name<T>(), ::__warpsim::value_name(B)})"), "{t}");
+        assert!(t.contains(
+            "__warpsim_register_symbol((const void *)&coef, __WARPSIM_XSTR(coef), __WARPSIM_UNIT)"
+        ));
+        assert!(!t.contains("&elsewhere"), "{t}");
+    }
+
+    #[test]
+    fn launch_configurations_keep_lines() {
+        let src =
+            "void f(float *p, cudaStream_t s) {\n  k<<<dim3(4, 4),\n     256, 0, s>>>(p);\n}\n";
+        let h = host(src);
+        assert!(
+            h.contains("(__cudaPushCallConfiguration(dim3(4, 4), 256, 0, s), k(p))\n;\n}"),
+            "{h}"
+        );
+        assert_eq!(h.lines().count(), src.lines().count() + 1);
+        let bad = host_file("t.cu", "void f() { k<<<1>>>(); }").unwrap_err();
+        assert!(
+            bad.message.contains("a launch configuration of 1 values"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn device_members_and_prototypes_go() {
+        let src = "template <class T> struct SharedMemory {\n  __device__ operator T *() { extern __shared__ int s[]; return (T *)s; }\n  __host__ __device__ int size() { return 1; }\n};\n__device__ float g(float);\n";
+        let h = host(src);
+        assert!(!h.contains("operator T"), "{h}");
+        assert!(!h.contains("float g(float)"), "{h}");
+        assert!(h.contains("int size() { return 1; }"));
+    }
+}

@@ -1,0 +1,386 @@
+//! The bridge: the host program runs as a child process and sends its runtime calls to warpsim
+//! over a socket pair it inherits; bulk copies go through a shared memory file.
+//!
+//! Nothing here trusts the program: every message is checked (an unknown opcode, a field past
+//! the frame's end, a chunk larger than its staging half are protocol errors that stop the
+//! program, never a panic), and the bridge only waits on the channel, which the kernel closes
+//! when the program exits, so warpsim does not outlive its program.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::os::unix::fs::FileExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use command_fds::{CommandFdExt, FdMapping};
+
+use super::protocol::{self, Body, Frame, Op, WireError};
+use super::runtime::{Event, Runtime, status};
+use crate::Dim3;
+
+/// Bytes of the staging file; each of its two halves carries one chunk of a copy.
+pub const STAGING_BYTES: u64 = 16 << 20;
+
+/// The descriptor numbers the program finds its channel and staging file at.
+const CHANNEL_FD: i32 = 3;
+const STAGING_FD: i32 = 4;
+
+/// How the program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// It returned from `main` or called `exit` with this status.
+    Code(i32),
+    /// A signal killed it.
+    Signal(i32),
+}
+
+/// Why running the program failed (as opposed to the program failing).
+#[derive(Debug)]
+pub enum BridgeError {
+    /// The program could not be started.
+    Spawn(String),
+    /// The program broke the protocol; it was stopped.
+    Protocol(String),
+}
+
+impl std::fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BridgeError::Spawn(m) => write!(f, "cannot start the program: {m}"),
+            BridgeError::Protocol(m) => write!(f, "the program's runtime broke the protocol: {m}"),
+        }
+    }
+}
+
+/// A shared memory file, unlinked at once: only the program and warpsim hold it.
+fn staging_file() -> std::io::Result<File> {
+    let dir = Path::new("/dev/shm");
+    let dir = if dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    for k in 0..100u32 {
+        let path = dir.join(format!("warpsim-staging-{}-{k}", std::process::id()));
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                let _ = std::fs::remove_file(&path);
+                f.set_len(STAGING_BYTES)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free name for the staging file"))
+}
+
+/// Run `exe` with `args`, serving its runtime calls with `rt` until it exits.
+pub fn run(
+    exe: &Path,
+    args: &[String],
+    rt: &mut Runtime<'_>,
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<Exit, BridgeError> {
+    let spawn = |e: std::io::Error| BridgeError::Spawn(e.to_string());
+    let (ours, theirs) = UnixStream::pair().map_err(spawn)?;
+    let staging = staging_file().map_err(spawn)?;
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .env("WARPSIM_FD", CHANNEL_FD.to_string())
+        .env("WARPSIM_STAGING_FD", STAGING_FD.to_string())
+        .env("WARPSIM_STAGING_BYTES", STAGING_BYTES.to_string());
+    cmd.fd_mappings(vec![
+        FdMapping {
+            parent_fd: theirs.into(),
+            child_fd: CHANNEL_FD,
+        },
+        FdMapping {
+            parent_fd: staging.try_clone().map_err(spawn)?.into(),
+            child_fd: STAGING_FD,
+        },
+    ])
+    .map_err(|e| BridgeError::Spawn(e.to_string()))?;
+    let mut child = cmd.spawn().map_err(spawn)?;
+    // The command holds the program's ends: close them here, so that the channel closes when
+    // the program exits.
+    drop(cmd);
+    let mut s = Session {
+        reader: BufReader::new(ours.try_clone().map_err(spawn)?),
+        writer: ours,
+        staging,
+        buf: vec![0; (STAGING_BYTES / 2) as usize],
+        hello: false,
+    };
+    let served = s.serve(rt, events);
+    if let Err(e) = served {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(BridgeError::Protocol(e.to_string()));
+    }
+    let status = child.wait().map_err(spawn)?;
+    Ok(match (status.code(), status.signal()) {
+        (Some(c), _) => Exit::Code(c),
+        (None, Some(sig)) => Exit::Signal(sig),
+        (None, None) => Exit::Code(1),
+    })
+}
+
+struct Session {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    staging: File,
+    buf: Vec<u8>,
+    hello: bool,
+}
+
+/// A reply with a status and nothing else, or the status of a failed request.
+fn status_of(r: Result<(), i32>) -> Frame {
+    Frame::reply(r.err().unwrap_or(status::SUCCESS))
+}
+
+impl Session {
+    fn send(&mut self, f: Frame) -> Result<(), WireError> {
+        f.send(&mut self.writer)
+    }
+
+    /// Answer requests until the program closes the channel.
+    fn serve(
+        &mut self,
+        rt: &mut Runtime<'_>,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), WireError> {
+        loop {
+            let mut body = match protocol::recv(&mut self.reader) {
+                Ok(b) => b,
+                Err(WireError::Closed) => return Ok(()),
+                Err(e) => return Err(e),
+            };
+            let code = body.u32()?;
+            let op = Op::from_u32(code)
+                .ok_or_else(|| WireError::Malformed(format!("unknown request {code}")))?;
+            if !self.hello && op != Op::Hello {
+                return Err(WireError::Malformed(format!("{op:?} before the handshake")));
+            }
+            match self.request(op, &mut body, rt, events) {
+                Ok(()) => {}
+                // The program may exit right after its last request.
+                Err(WireError::Closed) => return Ok(()),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn request(
+        &mut self,
+        op: Op,
+        b: &mut Body,
+        rt: &mut Runtime<'_>,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), WireError> {
+        let reply = match op {
+            Op::Hello => {
+                let (magic, version) = (b.u32()?, b.u32()?);
+                if magic != protocol::MAGIC {
+                    return Err(WireError::Malformed("the handshake's magic number".into()));
+                }
+                if version != protocol::VERSION {
+                    events(Event::Note(format!(
+                        "the program was built for runtime protocol {version}, this warpsim \
+                         speaks {}; rebuild it",
+                        protocol::VERSION
+                    )));
+                    self.send(Frame::reply(status::INSUFFICIENT_DRIVER))?;
+                    return Err(WireError::Malformed("a protocol version mismatch".into()));
+                }
+                self.hello = true;
+                Frame::reply(status::SUCCESS)
+                    .u32(protocol::VERSION)
+                    .u64(STAGING_BYTES)
+            }
+            Op::Props => {
+                let (name, props) = rt.properties();
+                let mut f = Frame::reply(status::SUCCESS)
+                    .str(&name)
+                    .u32(props.len() as u32);
+                for (k, v) in props {
+                    f = f.str(k).i64(v);
+                }
+                f
+            }
+            Op::Malloc => match rt.malloc(b.u64()?, events) {
+                Ok(a) => Frame::reply(status::SUCCESS).u64(a),
+                Err(e) => Frame::reply(e),
+            },
+            Op::Managed => {
+                let (address, bytes) = (b.u64()?, b.u64()?);
+                status_of(rt.managed(address, bytes, events))
+            }
+            Op::Free => status_of(rt.free(b.u64()?, events)),
+            Op::Memset => {
+                let (address, value, bytes) = (b.u64()?, b.u32()?, b.u64()?);
+                status_of(rt.memset(address, value as u8, bytes, events))
+            }
+            Op::Copy => {
+                let (dst, src, bytes) = (b.u64()?, b.u64()?, b.u64()?);
+                status_of(rt.copy(dst, src, bytes, events))
+            }
+            Op::Write => return self.write(b, rt, events),
+            Op::Read => return self.read(b, rt, events),
+            Op::Chunk | Op::Ack => {
+                return Err(WireError::Malformed(format!("{op:?} outside a copy")));
+            }
+            Op::Kernel => {
+                let (name, unit) = (b.str()?, b.u32()?);
+                match rt.kernel_info(unit, &name, events) {
+                    Ok((sizes, attrs)) => {
+                        let mut f = Frame::reply(status::SUCCESS).u32(sizes.len() as u32);
+                        for s in sizes {
+                            f = f.u32(s);
+                        }
+                        for a in attrs {
+                            f = f.i64(a);
+                        }
+                        f
+                    }
+                    Err(e) => Frame::reply(e),
+                }
+            }
+            Op::Launch => {
+                let (name, unit) = (b.str()?, b.u32()?);
+                let grid = Dim3::new(b.u32()?, b.u32()?, b.u32()?);
+                let block = Dim3::new(b.u32()?, b.u32()?, b.u32()?);
+                let (smem, _stream) = (b.u64()?, b.u64()?);
+                let n = b.u32()?;
+                let mut args = Vec::new();
+                for _ in 0..n {
+                    args.push(b.blob()?);
+                }
+                status_of(rt.launch(unit, &name, grid, block, smem, &args, events))
+            }
+            Op::Occupancy => {
+                let (name, unit, threads, smem) = (b.str()?, b.u32()?, b.u32()?, b.u64()?);
+                match rt.occupancy(unit, &name, threads, smem, events) {
+                    Ok(n) => Frame::reply(status::SUCCESS).u32(n),
+                    Err(e) => Frame::reply(e),
+                }
+            }
+            Op::Symbol => {
+                let (name, unit) = (b.str()?, b.u32()?);
+                match rt.symbol(unit, &name, events) {
+                    Ok((a, n)) => Frame::reply(status::SUCCESS).u64(a).u64(n),
+                    Err(e) => Frame::reply(e),
+                }
+            }
+            Op::Sync => {
+                let text = rt.take_printed();
+                Frame::reply(rt.sticky().unwrap_or(status::SUCCESS)).str(&text)
+            }
+            Op::Clock => Frame::reply(status::SUCCESS).u64(rt.clock().as_nanos() as u64),
+            Op::Reset => {
+                rt.reset();
+                Frame::reply(status::SUCCESS)
+            }
+            Op::MemInfo => {
+                let (free, total) = rt.mem_info();
+                Frame::reply(status::SUCCESS).u64(free).u64(total)
+            }
+            Op::Bye => {
+                let _code = b.u32()?;
+                Frame::reply(status::SUCCESS)
+            }
+        };
+        self.send(reply)
+    }
+
+    fn half(k: u64) -> u64 {
+        (k % 2) * (STAGING_BYTES / 2)
+    }
+
+    /// A host-to-device copy, chunk by chunk out of the staging halves.
+    fn write(
+        &mut self,
+        b: &mut Body,
+        rt: &mut Runtime<'_>,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), WireError> {
+        let (dst, bytes) = (b.u64()?, b.u64()?);
+        let (g, off) = match rt.transfer("cudaMemcpy (host to device)", dst, bytes, events) {
+            Ok(t) => t,
+            Err(e) => return self.send(Frame::reply(e)),
+        };
+        self.send(Frame::reply(status::SUCCESS))?;
+        let start = Instant::now();
+        let (mut done, mut k) = (0u64, 0u64);
+        while done < bytes {
+            let mut c = protocol::recv(&mut self.reader)?;
+            if Op::from_u32(c.u32()?) != Some(Op::Chunk) {
+                return Err(WireError::Malformed("a copy's chunk expected".into()));
+            }
+            let len = c.u64()?;
+            if len == 0 || len > STAGING_BYTES / 2 || len > bytes - done {
+                return Err(WireError::Malformed(format!("a chunk of {len} bytes")));
+            }
+            let chunk = &mut self.buf[..len as usize];
+            self.staging.read_exact_at(chunk, Self::half(k))?;
+            g.write_bytes(off + done as usize, chunk);
+            self.send(Frame::reply(status::SUCCESS))?;
+            done += len;
+            k += 1;
+        }
+        rt.spent(start.elapsed());
+        Ok(())
+    }
+
+    /// A device-to-host copy, chunk by chunk into the staging halves.
+    fn read(
+        &mut self,
+        b: &mut Body,
+        rt: &mut Runtime<'_>,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), WireError> {
+        let (src, bytes) = (b.u64()?, b.u64()?);
+        let (g, off) = match rt.transfer("cudaMemcpy (device to host)", src, bytes, events) {
+            Ok(t) => t,
+            Err(e) => return self.send(Frame::reply(e)),
+        };
+        self.send(Frame::reply(status::SUCCESS))?;
+        let start = Instant::now();
+        let (mut done, mut k) = (0u64, 0u64);
+        while done < bytes {
+            if k >= 2 {
+                self.ack()?;
+            }
+            let len = (bytes - done).min(STAGING_BYTES / 2);
+            let chunk = &mut self.buf[..len as usize];
+            g.read_bytes(off + done as usize, chunk);
+            self.staging.write_all_at(chunk, Self::half(k))?;
+            self.send(Frame::reply(status::SUCCESS).u64(len))?;
+            done += len;
+            k += 1;
+        }
+        for _ in 0..k.min(2) {
+            self.ack()?;
+        }
+        rt.spent(start.elapsed());
+        Ok(())
+    }
+
+    fn ack(&mut self) -> Result<(), WireError> {
+        let mut a = protocol::recv(&mut self.reader)?;
+        if Op::from_u32(a.u32()?) != Some(Op::Ack) {
+            return Err(WireError::Malformed(
+                "a copy's acknowledgement expected".into(),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,739 @@
+//! Building a whole program's host side with the system C++ compiler, cached by content.
+//!
+//! Every local file the program reaches (its sources, and the headers they include from beside
+//! themselves or from `-I` directories) is copied into a build tree that mirrors its absolute
+//! path, and the files with device code are replaced by their host pass
+//! ([`crate::cuda::front::split`]). The mirror's directories come first on the include path, so
+//! the compiler reads the host pass wherever the original would have been read. The runtime's
+//! headers (`runtime/include`, embedded in warpsim) stand in for the CUDA toolkit's, and its
+//! implementation (`runtime/src`) is compiled once per compiler and linked into every program.
+//!
+//! The executable is cached under a hash of everything that goes into it (file contents and
+//! names, flags, the compiler's identity, the runtime's text): a second run of an unchanged
+//! program starts it without compiling.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::cuda::front::split;
+
+/// The runtime warpsim ships, as (path under `runtime/`, text): the headers host code compiles
+/// against and the implementation it links.
+pub const RUNTIME_FILES: &[(&str, &str)] = &[
+    (
+        "include/builtin_types.h",
+        include_str!("../../../runtime/include/builtin_types.h"),
+    ),
+    (
+        "include/cooperative_groups.h",
+        include_str!("../../../runtime/include/cooperative_groups.h"),
+    ),
+    (
+        "include/cooperative_groups/memcpy_async.h",
+        include_str!("../../../runtime/include/cooperative_groups/memcpy_async.h"),
+    ),
+    (
+        "include/cooperative_groups/reduce.h",
+        include_str!("../../../runtime/include/cooperative_groups/reduce.h"),
+    ),
+    (
+        "include/cooperative_groups/scan.h",
+        include_str!("../../../runtime/include/cooperative_groups/scan.h"),
+    ),
+    (
+        "include/cuda.h",
+        include_str!("../../../runtime/include/cuda.h"),
+    ),
+    (
+        "include/cuda_host_math.h",
+        include_str!("../../../runtime/include/cuda_host_math.h"),
+    ),
+    (
+        "include/cuda_profiler_api.h",
+        include_str!("../../../runtime/include/cuda_profiler_api.h"),
+    ),
+    (
+        "include/cuda_runtime.h",
+        include_str!("../../../runtime/include/cuda_runtime.h"),
+    ),
+    (
+        "include/cuda_runtime_api.h",
+        include_str!("../../../runtime/include/cuda_runtime_api.h"),
+    ),
+    (
+        "include/device_launch_parameters.h",
+        include_str!("../../../runtime/include/device_launch_parameters.h"),
+    ),
+    (
+        "include/driver_types.h",
+        include_str!("../../../runtime/include/driver_types.h"),
+    ),
+    (
+        "include/host_defines.h",
+        include_str!("../../../runtime/include/host_defines.h"),
+    ),
+    (
+        "include/math_constants.h",
+        include_str!("../../../runtime/include/math_constants.h"),
+    ),
+    (
+        "include/vector_functions.h",
+        include_str!("../../../runtime/include/vector_functions.h"),
+    ),
+    (
+        "include/vector_types.h",
+        include_str!("../../../runtime/include/vector_types.h"),
+    ),
+    (
+        "src/protocol.h",
+        include_str!("../../../runtime/src/protocol.h"),
+    ),
+    (
+        "src/warpsim_runtime.cpp",
+        include_str!("../../../runtime/src/warpsim_runtime.cpp"),
+    ),
+];
+
+/// What to build.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// The program's sources: `.cu` (device and host code), `.cpp`/`.cc`/`.cxx` (host C++),
+    /// `.c` (host C), in the order given.
+    pub files: Vec<PathBuf>,
+    /// `-I` directories.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D NAME=VALUE` definitions (an empty value defines `1`).
+    pub defines: Vec<(String, String)>,
+    /// The C++ compiler; `None`: `$CXX`, else `c++`, `g++` or `clang++` on `PATH`.
+    pub cxx: Option<String>,
+    /// Where built programs are cached; `None`: [`cache_dir`].
+    pub cache: Option<PathBuf>,
+}
+
+/// Why a program could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// The command line names something that cannot be built.
+    Usage(String),
+    /// A device pass (the split) failed at a located construct.
+    Split(crate::cuda::Diagnostic),
+    /// No C++ compiler was found.
+    NoCompiler(String),
+    /// The compiler failed: its command and its messages (pointing at the user's files).
+    Compile {
+        /// What was run.
+        command: String,
+        /// What the compiler printed, with warpsim's notes.
+        output: String,
+    },
+    /// A file of the cache could not be written.
+    Io(String),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Usage(m) | BuildError::NoCompiler(m) | BuildError::Io(m) => f.write_str(m),
+            BuildError::Split(d) => write!(f, "{d}"),
+            BuildError::Compile { command, output } => {
+                write!(
+                    f,
+                    "{}\nthe host code did not compile ({command})",
+                    output.trim_end()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// A built program: its executable and the sources of its device code.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The executable.
+    pub exe: PathBuf,
+    /// The `.cu` files, in order: translation unit `k` of the runtime's messages is `cu[k]`.
+    pub cu: Vec<PathBuf>,
+    /// Whether the executable came from the cache.
+    pub cached: bool,
+}
+
+/// The source languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lang {
+    Cuda,
+    Cxx,
+    C,
+}
+
+fn lang(path: &Path) -> Option<Lang> {
+    match path.extension()?.to_str()? {
+        "cu" => Some(Lang::Cuda),
+        "cpp" | "cc" | "cxx" | "C" | "c++" => Some(Lang::Cxx),
+        "c" => Some(Lang::C),
+        _ => None,
+    }
+}
+
+/// Where built programs are kept: `$WARPSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/warpsim`, else
+/// `~/.cache/warpsim`, else the temporary directory's `warpsim-cache`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("WARPSIM_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("warpsim");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache/warpsim");
+    }
+    std::env::temp_dir().join("warpsim-cache")
+}
+
+/// A 128-bit content hash in hex (two SipHash passes with different keys).
+struct ContentHash(
+    std::collections::hash_map::DefaultHasher,
+    std::collections::hash_map::DefaultHasher,
+);
+
+impl ContentHash {
+    fn new() -> ContentHash {
+        let mut b = std::collections::hash_map::DefaultHasher::new();
+        0xa5a5_u16.hash(&mut b);
+        ContentHash(std::collections::hash_map::DefaultHasher::new(), b)
+    }
+    fn add(&mut self, part: &[u8]) {
+        part.hash(&mut self.0);
+        part.hash(&mut self.1);
+    }
+    fn hex(&self) -> String {
+        format!("{:016x}{:016x}", self.0.finish(), self.1.finish())
+    }
+}
+
+/// The compiler to use: `choice`, else `$CXX`, else the first of `c++`, `g++`, `clang++` on
+/// `PATH`.
+pub fn find_cxx(choice: Option<&str>) -> Result<PathBuf, BuildError> {
+    let env = std::env::var("CXX").ok().filter(|s| !s.trim().is_empty());
+    let named = choice.map(str::to_string).or(env);
+    if let Some(n) = named {
+        return which(&n).ok_or_else(|| {
+            BuildError::NoCompiler(format!(
+                "the C++ compiler `{n}` was not found; install it or choose another with --cxx \
+                 (or $CXX)"
+            ))
+        });
+    }
+    ["c++", "g++", "clang++"]
+        .iter()
+        .find_map(|n| which(n))
+        .ok_or_else(|| {
+            BuildError::NoCompiler(
+                "no C++ compiler found (c++, g++ or clang++ on PATH): a whole program's host code \
+                 is compiled by the system's C++ compiler; install one (Debian/Ubuntu: `apt-get \
+                 install g++`) or name it with --cxx or $CXX"
+                    .into(),
+            )
+        })
+}
+
+/// The C compiler for `.c` files: `$CC`, else `cc`, `gcc`, `clang`.
+fn find_cc() -> Option<PathBuf> {
+    std::env::var("CC")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .and_then(|n| which(&n))
+        .or_else(|| ["cc", "gcc", "clang"].iter().find_map(|n| which(n)))
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let p = Path::new(name);
+    if p.components().count() > 1 {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|c| c.is_file())
+}
+
+/// The identity of a compiler for the cache: its path, size and modification time.
+fn compiler_id(path: &Path) -> String {
+    let meta = std::fs::metadata(path).ok();
+    format!(
+        "{}:{}:{:?}",
+        path.display(),
+        meta.as_ref().map_or(0, |m| m.len()),
+        meta.and_then(|m| m.modified().ok())
+    )
+}
+
+/// One file of the build tree.
+struct Mirrored {
+    /// The original, absolute.
+    original: PathBuf,
+    /// The text the compiler reads.
+    text: String,
+}
+
+/// Every local file reachable from the sources, with its host-pass text.
+fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError> {
+    let mut out: BTreeMap<PathBuf, Mirrored> = BTreeMap::new();
+    let mut todo: Vec<PathBuf> = Vec::new();
+    for f in &opts.files {
+        lang(f).ok_or_else(|| {
+            BuildError::Usage(format!(
+                "{}: not a source file warpsim builds (.cu, .cpp/.cc/.cxx or .c)",
+                f.display()
+            ))
+        })?;
+        todo.push(absolute(f)?);
+    }
+    let dirs: Vec<PathBuf> = opts
+        .include_dirs
+        .iter()
+        .map(|d| absolute(d))
+        .collect::<Result<_, _>>()?;
+    while let Some(path) = todo.pop() {
+        if out.contains_key(&path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| BuildError::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (name, quoted) in includes(&text) {
+            let found = quoted
+                .then(|| dir.join(&name))
+                .into_iter()
+                .chain(dirs.iter().map(|d| d.join(&name)))
+                .find(|p| p.is_file());
+            if let Some(p) = found {
+                todo.push(absolute(&p)?);
+            }
+        }
+        let shown = display_name(&path);
+        let host = if split::has_device_code(&text) {
+            split::host_file(&shown, &text)
+                .map_err(BuildError::Split)?
+                .text
+        } else {
+            format!("#line 1 \"{}\"\n{text}", shown.replace('"', "\\\""))
+        };
+        out.insert(
+            path.clone(),
+            Mirrored {
+                original: path,
+                text: host,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The `#include`s of a text, in every branch of its conditionals: (name, quoted).
+fn includes(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let Some(rest) = l.strip_prefix('#') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(rest) = rest
+            .strip_prefix("include_next")
+            .or_else(|| rest.strip_prefix("include"))
+        else {
+            continue;
+        };
+        let rest = rest.trim();
+        if let Some(r) = rest.strip_prefix('"') {
+            if let Some(end) = r.find('"') {
+                out.push((r[..end].to_string(), true));
+            }
+        } else if let Some(r) = rest.strip_prefix('<')
+            && let Some(end) = r.find('>')
+        {
+            out.push((r[..end].to_string(), false));
+        }
+    }
+    out
+}
+
+/// A path as the user would recognise it: relative to the working directory when inside it.
+fn display_name(abs: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| abs.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| abs.to_path_buf())
+        .display()
+        .to_string()
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, BuildError> {
+    std::fs::canonicalize(p).map_err(|e| BuildError::Usage(format!("{}: {e}", p.display())))
+}
+
+/// Where the mirror of an absolute path lives under `root`.
+fn mirrored(root: &Path, abs: &Path) -> PathBuf {
+    root.join(abs.strip_prefix("/").unwrap_or(abs))
+}
+
+/// Write `files` (relative path, text) into a fresh directory that replaces `dest` only when
+/// complete, so that concurrent builds never see half a tree.
+fn publish(
+    dest: &Path,
+    fill: impl FnOnce(&Path) -> Result<(), BuildError>,
+) -> Result<(), BuildError> {
+    if dest.exists() {
+        return Ok(());
+    }
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    let tmp = parent.join(format!(
+        ".{}.{}.{}",
+        dest.file_name().and_then(|n| n.to_str()).unwrap_or("build"),
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+    ));
+    std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+    let r = fill(&tmp);
+    if r.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return r;
+    }
+    if std::fs::rename(&tmp, dest).is_err() {
+        // Another build got there first: theirs is the same.
+        let _ = std::fs::remove_dir_all(&tmp);
+        if !dest.exists() {
+            return Err(BuildError::Io(format!("cannot create {}", dest.display())));
+        }
+    }
+    Ok(())
+}
+
+fn io(p: &Path, e: std::io::Error) -> BuildError {
+    BuildError::Io(format!("{}: {e}", p.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), BuildError> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+    }
+    std::fs::write(path, text).map_err(|e| io(path, e))
+}
+
+/// The runtime (headers and object) for `cxx`, built once: its directory.
+fn runtime(cache: &Path, cxx: &Path, notify: &mut dyn FnMut(&str)) -> Result<PathBuf, BuildError> {
+    let mut h = ContentHash::new();
+    h.add(compiler_id(cxx).as_bytes());
+    for (name, text) in RUNTIME_FILES {
+        h.add(name.as_bytes());
+        h.add(text.as_bytes());
+    }
+    let dir = cache.join("runtime").join(h.hex());
+    if !dir.exists() {
+        notify(&format!(
+            "compiling warpsim's CUDA runtime with {} (once per compiler)",
+            cxx.display()
+        ));
+    }
+    publish(&dir, |tmp| {
+        for (name, text) in RUNTIME_FILES {
+            write(&tmp.join(name), text)?;
+        }
+        let mut cmd = Command::new(cxx);
+        cmd.args(["-std=c++17", "-O2", "-fPIC", "-c", "-I"])
+            .arg(tmp.join("include"))
+            .arg(tmp.join("src/warpsim_runtime.cpp"))
+            .arg("-o")
+            .arg(tmp.join("warpsim_runtime.o"));
+        compile(cmd)
+    })?;
+    Ok(dir)
+}
+
+/// Run a compiler command; its messages become the error.
+fn compile(mut cmd: Command) -> Result<(), BuildError> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().map_err(|e| BuildError::Compile {
+        command: shown.clone(),
+        output: format!("cannot run the compiler: {e}"),
+    })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    Err(BuildError::Compile {
+        command: shown,
+        output: explain(&text),
+    })
+}
+
+/// The compiler's messages with a note where the cause is warpsim's runtime: a CUDA function or
+/// header it does not provide.
+fn explain(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut notes: Vec<String> = Vec::new();
+    for line in text.lines() {
+        // `'cudaFoo' was not declared`, `use of undeclared identifier 'cudaFoo'`.
+        if (line.contains("not declared") || line.contains("undeclared identifier"))
+            && let Some(name) = line.split(['\'', '‘', '’']).nth(1)
+            && (name.starts_with("cuda") || name.starts_with("cu") && name.len() > 2)
+        {
+            let n = format!(
+                "warpsim: `{name}` is not part of the CUDA runtime warpsim provides (the \
+                 README lists what is: \"Running CUDA programs\")"
+            );
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        if line.contains("No such file or directory") && line.contains("fatal error") {
+            let name = line
+                .split("fatal error:")
+                .nth(1)
+                .and_then(|r| r.split(':').next())
+                .unwrap_or("")
+                .trim();
+            if !name.is_empty() {
+                notes.push(format!(
+                    "warpsim: `{name}` was not found: it is not one of the CUDA headers warpsim \
+                     provides (CUDA libraries such as cuBLAS, cuRAND or Thrust are not \
+                     supported), nor in a directory given with -I"
+                ));
+            }
+        }
+    }
+    for n in notes {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out
+}
+
+/// Build the program (or find it in the cache); `notify` hears what takes time (compiling).
+pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built, BuildError> {
+    if opts.files.is_empty() {
+        return Err(BuildError::Usage("no source files to build".into()));
+    }
+    let cxx = find_cxx(opts.cxx.as_deref())?;
+    let cache = opts.cache.clone().unwrap_or_else(cache_dir);
+    let files = mirror(opts)?;
+    let sources: Vec<(PathBuf, Lang)> = opts
+        .files
+        .iter()
+        .map(|f| Ok((absolute(f)?, lang(f).expect("checked by mirror"))))
+        .collect::<Result<_, BuildError>>()?;
+    let cc = if sources.iter().any(|(_, l)| *l == Lang::C) {
+        Some(find_cc().ok_or_else(|| {
+            BuildError::NoCompiler(
+                "no C compiler found for the .c files (cc, gcc or clang on PATH, or $CC)".into(),
+            )
+        })?)
+    } else {
+        None
+    };
+    let rt = runtime(&cache, &cxx, notify)?;
+    let dirs: Vec<PathBuf> = opts
+        .include_dirs
+        .iter()
+        .map(|d| absolute(d))
+        .collect::<Result<_, _>>()?;
+    let mut h = ContentHash::new();
+    h.add(rt.as_os_str().as_encoded_bytes());
+    h.add(compiler_id(&cxx).as_bytes());
+    if let Some(cc) = &cc {
+        h.add(compiler_id(cc).as_bytes());
+    }
+    for (k, v) in &opts.defines {
+        h.add(format!("-D{k}={v}").as_bytes());
+    }
+    for d in &dirs {
+        h.add(d.as_os_str().as_encoded_bytes());
+    }
+    for (s, _) in &sources {
+        h.add(s.as_os_str().as_encoded_bytes());
+    }
+    for (path, m) in &files {
+        h.add(path.as_os_str().as_encoded_bytes());
+        h.add(m.text.as_bytes());
+    }
+    let dir = cache.join("programs").join(h.hex());
+    let exe = dir.join("program");
+    let cu: Vec<PathBuf> = sources
+        .iter()
+        .filter(|(_, l)| *l == Lang::Cuda)
+        .map(|(p, _)| p.clone())
+        .collect();
+    if exe.is_file() {
+        return Ok(Built {
+            exe,
+            cu,
+            cached: true,
+        });
+    }
+    notify(&format!(
+        "compiling the host code with {} (cached for the next run)",
+        cxx.display()
+    ));
+    publish(&dir, |tmp| {
+        let root = tmp.join("tree");
+        for m in files.values() {
+            write(&mirrored(&root, &m.original), &m.text)?;
+        }
+        // The include path: for each directory, its mirror first.
+        let mut include = Vec::new();
+        for d in &dirs {
+            include.push(format!("-I{}", mirrored(&root, d).display()));
+            include.push(format!("-I{}", d.display()));
+        }
+        include.push(format!("-isystem{}", rt.join("include").display()));
+        let defines: Vec<String> = opts
+            .defines
+            .iter()
+            .map(|(k, v)| {
+                if v.is_empty() {
+                    format!("-D{k}")
+                } else {
+                    format!("-D{k}={v}")
+                }
+            })
+            .collect();
+        let mut objects = Vec::new();
+        let mut children = Vec::new();
+        let mut unit = 0;
+        for (k, (src, l)) in sources.iter().enumerate() {
+            let obj = tmp.join(format!("{k}.o"));
+            let mut cmd = Command::new(if *l == Lang::C {
+                cc.as_ref().expect("found for .c files")
+            } else {
+                &cxx
+            });
+            cmd.arg("-c").arg("-O2");
+            if *l != Lang::C {
+                cmd.arg("-std=c++17");
+            }
+            if *l == Lang::Cuda {
+                cmd.args([
+                    "-D__CUDACC__",
+                    "-D__NVCC__",
+                    "-D__CUDACC_VER_MAJOR__=12",
+                    "-D__CUDACC_VER_MINOR__=4",
+                    "-D__CUDACC_VER_BUILD__=0",
+                    &format!("-D__WARPSIM_UNIT={unit}"),
+                    "-include",
+                    "cuda_runtime.h",
+                    "-x",
+                    "c++",
+                ]);
+                // Quoted includes of the original directory, for headers not mirrored.
+                if let Some(d) = src.parent() {
+                    cmd.arg(format!("-iquote{}", d.display()));
+                }
+                unit += 1;
+            }
+            cmd.args(&include).args(&defines);
+            cmd.arg(if *l == Lang::Cuda {
+                mirrored(&root, src)
+            } else {
+                src.clone()
+            });
+            cmd.arg("-o").arg(&obj);
+            objects.push(obj);
+            children.push(cmd);
+        }
+        // Compile two at a time (as many as the cores this project expects), in order.
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .max(1);
+        let results: Vec<Result<(), BuildError>> = std::thread::scope(|s| {
+            let mut pending = Vec::new();
+            let mut results = Vec::new();
+            for cmd in children {
+                if pending.len() >= threads {
+                    let h: std::thread::ScopedJoinHandle<'_, Result<(), BuildError>> =
+                        pending.remove(0);
+                    results.push(
+                        h.join().unwrap_or_else(|_| {
+                            Err(BuildError::Io("a compile thread failed".into()))
+                        }),
+                    );
+                }
+                pending.push(s.spawn(move || compile(cmd)));
+            }
+            for h in pending {
+                results.push(
+                    h.join()
+                        .unwrap_or_else(|_| Err(BuildError::Io("a compile thread failed".into()))),
+                );
+            }
+            results
+        });
+        for r in results {
+            r?;
+        }
+        let mut link = Command::new(&cxx);
+        link.args(&objects)
+            .arg(rt.join("warpsim_runtime.o"))
+            .arg("-o")
+            .arg(tmp.join("program"))
+            .args(["-lm", "-lpthread"]);
+        compile(link)
+    })?;
+    Ok(Built {
+        exe,
+        cu,
+        cached: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_runtime_file_is_embedded() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+        let mut on_disk = Vec::new();
+        let mut stack = vec![root.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    on_disk.push(p.strip_prefix(&root).unwrap().display().to_string());
+                }
+            }
+        }
+        on_disk.sort();
+        let embedded: Vec<String> = RUNTIME_FILES.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(on_disk, embedded);
+    }
+
+    #[test]
+    fn includes_in_every_branch() {
+        let t = "#include \"a.h\"\n#if X\n  #  include <b.h>\n#else\n#include_next \"c.h\" // x\n#endif\nint x; // #include \"no.h\"\n";
+        assert_eq!(
+            includes(t),
+            vec![
+                ("a.h".to_string(), true),
+                ("b.h".to_string(), false),
+                ("c.h".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn compiler_messages_get_notes() {
+        let e = explain("x.cu:3:5: error: 'cudaGraphLaunch' was not declared in this scope\n");
+        assert!(e.contains("`cudaGraphLaunch` is not part of the CUDA runtime warpsim provides"));
+        let e = explain("x.cu:1:10: fatal error: curand.h: No such file or directory\n");
+        assert!(e.contains("`curand.h` was not found"));
+    }
+}

@@ -1,0 +1,652 @@
+//! What warpsim serves a host program: device memory, kernels and launches on a [`Device`].
+//!
+//! The [`Runtime`] answers one request at a time (the bridge reads them in order), so device
+//! work happens in the order the program issues it. Device addresses are those of warpsim's
+//! address space ([`crate::Global::address`]); managed memory lives at its host address. A
+//! kernel fault is *sticky*, as on a GPU: the request that ran the kernel and every later one
+//! return the fault's `cudaError_t` until `cudaDeviceReset`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::program::DeviceCode;
+use crate::cuda::ir::{Kernel, ParamKind, Scalar};
+use crate::cuda::{self, Arg, Printed};
+use crate::{Device, Dim3, Error, Global, LaunchConfig, LaunchReport, Mode};
+
+/// `cudaError_t` values the runtime returns.
+pub mod status {
+    /// `cudaSuccess`.
+    pub const SUCCESS: i32 = 0;
+    /// `cudaErrorInvalidValue`.
+    pub const INVALID_VALUE: i32 = 1;
+    /// `cudaErrorMemoryAllocation`.
+    pub const MEMORY_ALLOCATION: i32 = 2;
+    /// `cudaErrorInvalidConfiguration`.
+    pub const INVALID_CONFIGURATION: i32 = 9;
+    /// `cudaErrorInvalidSymbol`.
+    pub const INVALID_SYMBOL: i32 = 13;
+    /// `cudaErrorInvalidDevicePointer`.
+    pub const INVALID_DEVICE_POINTER: i32 = 17;
+    /// `cudaErrorInsufficientDriver` (a runtime of another protocol version).
+    pub const INSUFFICIENT_DRIVER: i32 = 35;
+    /// `cudaErrorInvalidDeviceFunction`.
+    pub const INVALID_DEVICE_FUNCTION: i32 = 98;
+    /// `cudaErrorIllegalAddress`.
+    pub const ILLEGAL_ADDRESS: i32 = 700;
+    /// `cudaErrorLaunchOutOfResources`.
+    pub const LAUNCH_OUT_OF_RESOURCES: i32 = 701;
+    /// `cudaErrorAssert`.
+    pub const ASSERT: i32 = 710;
+    /// `cudaErrorMisalignedAddress`.
+    pub const MISALIGNED_ADDRESS: i32 = 716;
+    /// `cudaErrorLaunchFailure`.
+    pub const LAUNCH_FAILURE: i32 = 719;
+}
+
+/// What the runtime reports as it goes, for the caller to show.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A kernel faulted; the program sees `code` from now on.
+    Fault {
+        /// The located error.
+        error: &'a Error,
+        /// The `cudaError_t` the program gets.
+        code: i32,
+    },
+    /// A kernel the program launches (or asks about) cannot be lowered.
+    Refused(&'a cuda::Diagnostic),
+    /// A request the runtime refused, with why (a bad pointer, a copy past an allocation).
+    Note(String),
+}
+
+/// One kernel launch of the program, for the summary.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The kernel, with its template arguments.
+    pub kernel: String,
+    /// Its translation unit (index of the `.cu` file).
+    pub unit: u32,
+    /// The launch's counters, findings and time.
+    pub report: LaunchReport,
+}
+
+/// What an allocation is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `cudaMalloc`.
+    Device,
+    /// `cudaMallocManaged`: mirrored at its host address.
+    Managed,
+    /// A `__constant__` or `__device__` variable.
+    Symbol,
+}
+
+#[derive(Clone, Debug)]
+struct Allocation {
+    global: Global<u8>,
+    kind: Kind,
+}
+
+/// The device side of a running program.
+pub struct Runtime<'d> {
+    dev: &'d Device,
+    code: &'d DeviceCode,
+    mode: Mode,
+    lines: bool,
+    /// Every allocation by its first address.
+    memory: BTreeMap<u64, Allocation>,
+    /// Symbols by (unit, name): their address.
+    symbols: HashMap<(u32, String), u64>,
+    /// Kernels lowered so far (or why not).
+    kernels: HashMap<(u32, String), Result<Arc<Kernel>, ()>>,
+    sticky: Option<i32>,
+    printed: String,
+    clock: Duration,
+    allocations: u64,
+    /// Every launch that ran, in order.
+    pub launches: Vec<Launch>,
+}
+
+/// The sizes of a kernel's parameters, as the program passes them.
+fn param_size(k: &Kernel, i: usize) -> u32 {
+    match &k.params[i].kind {
+        ParamKind::Scalar { ty, .. } => ty.size(),
+        ParamKind::Pointer { .. } => 8,
+        ParamKind::Struct { size, .. } => *size,
+    }
+}
+
+impl<'d> Runtime<'d> {
+    /// A runtime serving `code` on `dev`; every launch runs in `mode` (per-line counters when
+    /// `lines`).
+    pub fn new(dev: &'d Device, code: &'d DeviceCode, mode: Mode, lines: bool) -> Runtime<'d> {
+        Runtime {
+            dev,
+            code,
+            mode,
+            lines,
+            memory: BTreeMap::new(),
+            symbols: HashMap::new(),
+            kernels: HashMap::new(),
+            sticky: None,
+            printed: String::new(),
+            clock: Duration::ZERO,
+            allocations: 0,
+            launches: Vec::new(),
+        }
+    }
+
+    /// The sticky error, if a kernel has faulted.
+    pub fn sticky(&self) -> Option<i32> {
+        self.sticky
+    }
+
+    /// CPU time of the device work so far (launches and copies), for events.
+    pub fn clock(&self) -> Duration {
+        self.clock
+    }
+
+    /// Take what kernels printed since the last call (a synchronisation).
+    pub fn take_printed(&mut self) -> String {
+        std::mem::take(&mut self.printed)
+    }
+
+    /// The device properties the program sees: the device's name and `(property, value)`.
+    pub fn properties(&self) -> (String, Vec<(&'static str, i64)>) {
+        let p = self.dev.profile();
+        let (major, minor) = p.compute_capability;
+        let v = |x: u32| i64::from(x);
+        (
+            format!("warpsim {} ({})", p.name, p.description),
+            vec![
+                ("totalGlobalMem", p.global_mem_bytes as i64),
+                ("sharedMemPerBlock", v(p.smem_per_block)),
+                ("regsPerBlock", v(p.regs_per_sm)),
+                ("warpSize", v(p.warp_size)),
+                ("memPitch", i64::from(i32::MAX)),
+                ("maxThreadsPerBlock", v(p.max_threads_per_block)),
+                ("maxThreadsDim0", v(p.max_block_dim[0])),
+                ("maxThreadsDim1", v(p.max_block_dim[1])),
+                ("maxThreadsDim2", v(p.max_block_dim[2])),
+                ("maxGridSize0", v(p.max_grid_dim[0])),
+                ("maxGridSize1", v(p.max_grid_dim[1])),
+                ("maxGridSize2", v(p.max_grid_dim[2])),
+                ("clockRate", v(p.clock_khz)),
+                ("totalConstMem", 65_536),
+                ("major", v(major)),
+                ("minor", v(minor)),
+                ("multiProcessorCount", v(p.sm_count)),
+                ("memoryClockRate", v(p.mem_clock_khz)),
+                ("memoryBusWidth", v(p.mem_bus_bits)),
+                ("l2CacheSize", v(p.l2_bytes)),
+                ("persistingL2CacheMaxSize", v(p.l2_bytes) * 5 / 8),
+                ("maxThreadsPerMultiProcessor", v(p.max_threads_per_sm)),
+                (
+                    "sharedMemPerMultiprocessor",
+                    v(p.smem_per_sm) + v(p.smem_reserved_per_block) * 4,
+                ),
+                ("regsPerMultiprocessor", v(p.regs_per_sm)),
+                (
+                    "sharedMemPerBlockOptin",
+                    v(p.smem_per_block_optin) + v(p.smem_reserved_per_block) * 4,
+                ),
+                ("maxBlocksPerMultiProcessor", v(p.max_blocks_per_sm)),
+                ("reservedSharedMemPerBlock", v(p.smem_reserved_per_block)),
+            ],
+        )
+    }
+
+    /// Free and total device memory: the profile's memory, bounded by the host's.
+    pub fn mem_info(&self) -> (u64, u64) {
+        let total = self.dev.profile().global_mem_bytes;
+        let used: u64 = self.memory.values().map(|a| a.global.len() as u64).sum();
+        let host = crate::memory::available_host_memory().map_or(u64::MAX, |(b, _)| b);
+        (total.saturating_sub(used).min(host), total)
+    }
+
+    /// The allocation holding `bytes` bytes from `address`: the buffer and the offset in it.
+    fn resolve(&self, address: u64, bytes: u64) -> Option<(&Allocation, usize)> {
+        let (base, a) = self.memory.range(..=address).next_back()?;
+        let off = address - base;
+        let len = a.global.len() as u64;
+        (off.checked_add(bytes)? <= len && (off < len || bytes == 0)).then_some((a, off as usize))
+    }
+
+    /// Why `bytes` bytes at `address` are not device memory, for a note.
+    fn explain(&self, what: &str, address: u64, bytes: u64) -> String {
+        match self.memory.range(..=address).next_back() {
+            Some((base, a)) if address - base < a.global.len() as u64 => format!(
+                "{what}: {bytes} bytes at {address:#x} run past the end of `{}` ({} bytes from \
+                 {base:#x})",
+                a.global.name(),
+                a.global.len()
+            ),
+            _ => format!(
+                "{what}: {address:#x} is not device memory (no allocation holds it); pass a \
+                 pointer from cudaMalloc"
+            ),
+        }
+    }
+
+    /// The status of a request made after a kernel faulted.
+    fn check_sticky(&self) -> Result<(), i32> {
+        match self.sticky {
+            Some(code) => Err(code),
+            None => Ok(()),
+        }
+    }
+
+    fn would_fit(&self, bytes: u64) -> bool {
+        let (free, _) = self.mem_info();
+        bytes <= free
+    }
+
+    /// `cudaMalloc`: the new allocation's address.
+    pub fn malloc(&mut self, bytes: u64, events: &mut dyn FnMut(Event<'_>)) -> Result<u64, i32> {
+        self.check_sticky()?;
+        if !self.would_fit(bytes) || usize::try_from(bytes).is_err() {
+            events(Event::Note(format!(
+                "cudaMalloc: {bytes} bytes do not fit the memory available"
+            )));
+            return Err(status::MEMORY_ALLOCATION);
+        }
+        self.allocations += 1;
+        let name = format!("cudaMalloc#{}", self.allocations);
+        loop {
+            let g = if self.mode == Mode::Check {
+                self.dev.alloc_uninit::<u8>(&name, bytes as usize)
+            } else {
+                self.dev.alloc_zeroed::<u8>(&name, bytes as usize)
+            };
+            let a = g.address();
+            // Managed memory sits at host addresses: never hand out an address it covers.
+            if self.overlaps(a, bytes) {
+                continue;
+            }
+            self.memory.insert(
+                a,
+                Allocation {
+                    global: g,
+                    kind: Kind::Device,
+                },
+            );
+            return Ok(a);
+        }
+    }
+
+    fn overlaps(&self, address: u64, bytes: u64) -> bool {
+        let end = address.saturating_add(bytes.max(1));
+        self.memory
+            .range(..end)
+            .next_back()
+            .is_some_and(|(b, a)| b + (a.global.len() as u64).max(1) > address)
+    }
+
+    /// `cudaMallocManaged`: device memory mirrored at the program's host address.
+    pub fn managed(
+        &mut self,
+        address: u64,
+        bytes: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), i32> {
+        self.check_sticky()?;
+        if !self.would_fit(bytes) || usize::try_from(bytes).is_err() {
+            events(Event::Note(format!(
+                "cudaMallocManaged: {bytes} bytes do not fit the memory available"
+            )));
+            return Err(status::MEMORY_ALLOCATION);
+        }
+        if address == 0 || self.overlaps(address, bytes) {
+            events(Event::Note(format!(
+                "cudaMallocManaged: host memory at {address:#x} overlaps device memory"
+            )));
+            return Err(status::MEMORY_ALLOCATION);
+        }
+        self.allocations += 1;
+        let name = format!("cudaMallocManaged#{}", self.allocations);
+        let g = self
+            .dev
+            .alloc_at::<u8>(&name, address, bytes as usize, false);
+        self.memory.insert(
+            address,
+            Allocation {
+                global: g,
+                kind: Kind::Managed,
+            },
+        );
+        Ok(())
+    }
+
+    /// `cudaFree`.
+    pub fn free(&mut self, address: u64, events: &mut dyn FnMut(Event<'_>)) -> Result<(), i32> {
+        self.check_sticky()?;
+        match self.memory.get(&address) {
+            Some(a) if a.kind != Kind::Symbol => {
+                self.memory.remove(&address);
+                Ok(())
+            }
+            _ => {
+                events(Event::Note(format!(
+                    "cudaFree: {address:#x} is not the start of an allocation"
+                )));
+                Err(status::INVALID_DEVICE_POINTER)
+            }
+        }
+    }
+
+    /// `cudaMemset`.
+    pub fn memset(
+        &mut self,
+        address: u64,
+        value: u8,
+        bytes: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), i32> {
+        self.check_sticky()?;
+        let start = std::time::Instant::now();
+        let (a, off) = self.resolve(address, bytes).ok_or_else(|| {
+            events(Event::Note(self.explain("cudaMemset", address, bytes)));
+            status::INVALID_VALUE
+        })?;
+        a.global.fill_bytes(off, bytes as usize, value);
+        self.clock += start.elapsed();
+        Ok(())
+    }
+
+    /// `cudaMemcpy` from device to device.
+    pub fn copy(
+        &mut self,
+        dst: u64,
+        src: u64,
+        bytes: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), i32> {
+        self.check_sticky()?;
+        let start = std::time::Instant::now();
+        let (s, so) = self.resolve(src, bytes).ok_or_else(|| {
+            events(Event::Note(self.explain("cudaMemcpy (source)", src, bytes)));
+            status::INVALID_VALUE
+        })?;
+        let mut buf = vec![0u8; bytes as usize];
+        s.global.read_bytes(so, &mut buf);
+        let (d, dof) = self.resolve(dst, bytes).ok_or_else(|| {
+            events(Event::Note(self.explain(
+                "cudaMemcpy (destination)",
+                dst,
+                bytes,
+            )));
+            status::INVALID_VALUE
+        })?;
+        d.global.write_bytes(dof, &buf);
+        self.clock += start.elapsed();
+        Ok(())
+    }
+
+    /// The buffer and offset a host-to-device or device-to-host copy of `bytes` at `address`
+    /// touches; the copy itself goes chunk by chunk ([`Runtime::write_chunk`],
+    /// [`Runtime::read_chunk`]).
+    pub fn transfer(
+        &self,
+        what: &str,
+        address: u64,
+        bytes: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(Global<u8>, usize), i32> {
+        self.check_sticky()?;
+        match self.resolve(address, bytes) {
+            Some((a, off)) => Ok((a.global.clone(), off)),
+            None => {
+                events(Event::Note(self.explain(what, address, bytes)));
+                Err(status::INVALID_VALUE)
+            }
+        }
+    }
+
+    /// Add copy time to the clock.
+    pub fn spent(&mut self, d: Duration) {
+        self.clock += d;
+    }
+
+    /// The kernel `name` of unit `unit`, lowered once.
+    fn kernel(
+        &mut self,
+        unit: u32,
+        name: &str,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Arc<Kernel>, i32> {
+        let key = (unit, name.to_string());
+        if let Some(k) = self.kernels.get(&key) {
+            return k.clone().map_err(|_| status::INVALID_DEVICE_FUNCTION);
+        }
+        let r = match self.code.lower(unit, name) {
+            Ok(k) => Ok(Arc::new(k)),
+            Err(d) => {
+                events(Event::Refused(&d));
+                Err(())
+            }
+        };
+        self.kernels.insert(key, r.clone());
+        r.map_err(|_| status::INVALID_DEVICE_FUNCTION)
+    }
+
+    /// `cudaFuncGetAttributes` and the parameter sizes the program packs arguments by:
+    /// sizes, then static shared, constant and local bytes, threads per block, registers, PTX
+    /// and binary versions.
+    pub fn kernel_info(
+        &mut self,
+        unit: u32,
+        name: &str,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(Vec<u32>, [i64; 7]), i32> {
+        let k = self.kernel(unit, name, events)?;
+        let sizes = (0..k.params.len()).map(|i| param_size(&k, i)).collect();
+        let shared: u32 = k.shared.iter().map(|s| s.bytes).sum();
+        let local: u32 = k.locals.iter().map(|l| l.ty.size() * l.len).sum();
+        let p = self.dev.profile();
+        let arch = i64::from(p.compute_capability.0 * 10 + p.compute_capability.1);
+        Ok((
+            sizes,
+            [
+                i64::from(shared),
+                0,
+                i64::from(local),
+                i64::from(p.max_threads_per_block),
+                32,
+                arch,
+                arch,
+            ],
+        ))
+    }
+
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `threads` threads with
+    /// `dynamic` bytes of dynamic shared memory resident on one SM (0 if they cannot run).
+    pub fn occupancy(
+        &mut self,
+        unit: u32,
+        name: &str,
+        threads: u32,
+        dynamic: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<u32, i32> {
+        let k = self.kernel(unit, name, events)?;
+        let shared = k.shared.iter().map(|s| u64::from(s.bytes)).sum::<u64>() + dynamic;
+        let shared = u32::try_from(shared).unwrap_or(u32::MAX);
+        Ok(self
+            .dev
+            .profile()
+            .occupancy(threads, 32, shared)
+            .map_or(0, |o| o.blocks_per_sm))
+    }
+
+    /// `cudaGetSymbolAddress`: the address and size of a `__constant__`/`__device__` variable,
+    /// allocated (and initialised) at first use.
+    pub fn symbol(
+        &mut self,
+        unit: u32,
+        name: &str,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(u64, u64), i32> {
+        self.check_sticky()?;
+        let key = (unit, name.to_string());
+        if let Some(&a) = self.symbols.get(&key) {
+            let len = self.memory.get(&a).map_or(0, |x| x.global.len() as u64);
+            return Ok((a, len));
+        }
+        let init = match self.code.symbol(unit, name) {
+            Ok(Some(init)) => init,
+            Ok(None) => {
+                events(Event::Note(format!(
+                    "`{name}` is not a __constant__ or __device__ variable of the program's \
+                     device code"
+                )));
+                return Err(status::INVALID_SYMBOL);
+            }
+            Err(d) => {
+                events(Event::Refused(&d));
+                return Err(status::INVALID_SYMBOL);
+            }
+        };
+        let g = self.dev.alloc_zeroed::<u8>(name, init.len().max(1));
+        g.write_bytes(0, &init);
+        let a = g.address();
+        self.memory.insert(
+            a,
+            Allocation {
+                global: g,
+                kind: Kind::Symbol,
+            },
+        );
+        self.symbols.insert(key, a);
+        Ok((a, init.len() as u64))
+    }
+
+    /// Run a kernel: `args` are the program's argument bytes, one blob per parameter.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch(
+        &mut self,
+        unit: u32,
+        name: &str,
+        grid: Dim3,
+        block: Dim3,
+        dynamic_shared: u64,
+        args: &[Vec<u8>],
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), i32> {
+        self.check_sticky()?;
+        let k = self.kernel(unit, name, events)?;
+        if args.len() != k.params.len()
+            || args
+                .iter()
+                .enumerate()
+                .any(|(i, a)| a.len() != param_size(&k, i) as usize)
+        {
+            events(Event::Note(format!(
+                "a launch of `{}` passed {} argument(s) of the wrong sizes",
+                k.name,
+                args.len()
+            )));
+            return Err(status::INVALID_VALUE);
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for (p, bytes) in k.params.iter().zip(args) {
+            bound.push(match &p.kind {
+                ParamKind::Scalar { ty, .. } => scalar_arg(*ty, bytes),
+                ParamKind::Pointer { .. } => {
+                    let address = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+                    match self.resolve(address, 0) {
+                        Some((a, off)) => Arg::Buffer(a.global.slice(off..)),
+                        None => Arg::NoBuffer(address),
+                    }
+                }
+                ParamKind::Struct { .. } => Arg::Bytes(bytes.clone()),
+            });
+        }
+        let Ok(smem) = u32::try_from(dynamic_shared) else {
+            return Err(status::INVALID_CONFIGURATION);
+        };
+        let cfg = LaunchConfig::new(grid, block)
+            .name(&k.name)
+            .mode(self.mode)
+            .dynamic_shared(smem)
+            .lines(self.lines && self.mode != Mode::Fast);
+        let globals = self.globals(unit, &k, events)?;
+        match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals) {
+            Ok(r) => {
+                self.clock += r.launch.elapsed;
+                self.print(&r.printed);
+                self.launches.push(Launch {
+                    kernel: k.name.clone(),
+                    unit,
+                    report: r.launch,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                let code = match &e {
+                    Error::InvalidLaunch { .. } => status::INVALID_CONFIGURATION,
+                    Error::SharedMemory { .. } => status::LAUNCH_OUT_OF_RESOURCES,
+                    Error::OutOfBounds(_) | Error::InvalidAddress(_) => status::ILLEGAL_ADDRESS,
+                    Error::Misaligned(_) => status::MISALIGNED_ADDRESS,
+                    Error::KernelPanic { .. } => status::ASSERT,
+                    _ => status::LAUNCH_FAILURE,
+                };
+                events(Event::Fault { error: &e, code });
+                // A configuration the device refuses runs nothing; a fault is sticky.
+                if !matches!(e, Error::InvalidLaunch { .. } | Error::SharedMemory { .. }) {
+                    self.sticky = Some(code);
+                }
+                Err(code)
+            }
+        }
+    }
+
+    /// The buffers of the `__constant__`/`__device__` variables kernel `k` uses.
+    fn globals(
+        &mut self,
+        unit: u32,
+        k: &Kernel,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Vec<Global<u8>>, i32> {
+        let mut out = Vec::with_capacity(k.globals.len());
+        for g in &k.globals {
+            let (a, _) = self.symbol(unit, &g.name, events)?;
+            out.push(self.memory[&a].global.clone());
+        }
+        Ok(out)
+    }
+
+    fn print(&mut self, printed: &[Printed]) {
+        for p in printed {
+            self.printed.push_str(&p.text);
+        }
+    }
+
+    /// `cudaDeviceReset`: every allocation freed, the sticky error cleared.
+    pub fn reset(&mut self) {
+        self.memory.clear();
+        self.symbols.clear();
+        self.sticky = None;
+    }
+}
+
+/// A scalar argument from its bytes.
+fn scalar_arg(ty: Scalar, bytes: &[u8]) -> Arg {
+    let mut raw = [0u8; 8];
+    raw[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+    let bits = u64::from_le_bytes(raw);
+    match ty {
+        Scalar::F32 => Arg::Float(f64::from(f32::from_bits(bits as u32))),
+        Scalar::F64 => Arg::Float(f64::from_bits(bits)),
+        Scalar::Bool => Arg::Int(i128::from(bits & 0xff != 0)),
+        Scalar::I8 => Arg::Int(i128::from(bits as i8)),
+        Scalar::U8 => Arg::Int(i128::from(bits as u8)),
+        Scalar::I16 => Arg::Int(i128::from(bits as i16)),
+        Scalar::U16 => Arg::Int(i128::from(bits as u16)),
+        Scalar::I32 => Arg::Int(i128::from(bits as i32)),
+        Scalar::U32 => Arg::Int(i128::from(bits as u32)),
+        Scalar::I64 => Arg::Int(i128::from(bits as i64)),
+        Scalar::U64 => Arg::Int(i128::from(bits)),
+    }
+}
