@@ -127,7 +127,7 @@ fn list_shows_kernels_and_parameters() {
     expect(
         &["cu", EXAMPLE, "--list"],
         0,
-        &["vector_add", "const float * A", "int n", "line 9"],
+        &["vector_add", "const float * A", "int n", "line 25"],
     );
 }
 
@@ -401,15 +401,15 @@ fn lines_attribute_the_counters_to_the_cuda_source() {
             .find(|l| l["line"] == n && l["file"].as_str().unwrap().ends_with("vector_add.cu"))
             .unwrap_or_else(|| panic!("no entry for line {n}: {lines:?}"))
     };
-    // Line 11: `if (i < n) C[i] = A[i] + B[i];` (32 warps, the last one divergent).
-    let l11 = at(11);
-    assert_eq!(l11["source"], "if (i < n) C[i] = A[i] + B[i];");
-    assert_eq!(l11["gld_requests"], 64);
-    assert_eq!(l11["gst_requests"], 32);
-    assert_eq!(l11["branches"], 32);
-    assert_eq!(l11["divergent_branches"], 1);
-    // Line 12: thread 0 reads C[0] for its printf.
-    assert_eq!(at(12)["gld_requests"], 1);
+    // Line 27: `if (i < n) C[i] = A[i] + B[i];` (32 warps, the last one divergent).
+    let l27 = at(27);
+    assert_eq!(l27["source"], "if (i < n) C[i] = A[i] + B[i];");
+    assert_eq!(l27["gld_requests"], 64);
+    assert_eq!(l27["gst_requests"], 32);
+    assert_eq!(l27["branches"], 32);
+    assert_eq!(l27["divergent_branches"], 1);
+    // Line 28: thread 0 reads C[0] for its printf.
+    assert_eq!(at(28)["gld_requests"], 1);
     for key in [
         "warp_instructions",
         "gld_requests",

@@ -146,6 +146,8 @@ pub enum ExprKind {
     SizeofExpr(Box<Expr>),
     /// `{a, b, ..}`.
     InitList(Vec<Expr>),
+    /// `this` (in a member function).
+    This,
     /// A construct the lowering rejects, with what it is and what to use instead.
     Unsupported(String, Option<String>),
 }
@@ -261,6 +263,12 @@ pub struct Function {
     pub site: Site,
     /// The first syntax error inside the definition, if any.
     pub syntax_error: Option<Site>,
+    /// `static` (a static member function has no `this`).
+    pub is_static: bool,
+    /// A constructor's member initializers: `: x(0), y(a)`.
+    pub inits: Vec<(String, Vec<Expr>)>,
+    /// An explicit specialization's template arguments (`template <> f<int>(...)`).
+    pub specialization: Vec<TemplateArg>,
 }
 
 /// A struct definition.
@@ -268,10 +276,15 @@ pub struct Function {
 pub struct StructDef {
     /// Its name (a typedef's for anonymous structs).
     pub name: String,
+    /// Template parameters (empty when not a template).
+    pub template: Vec<TemplateParam>,
+    /// Member functions with device code: methods, operators (`operator+`), constructors (named
+    /// as the struct) and conversions (`operator cast`, the target type as the return type).
+    pub methods: Vec<Function>,
     /// Fields: name and type.
     pub fields: Vec<(String, TypeExpr)>,
-    /// `__align__(n)`/`alignas(n)` given.
-    pub align: Option<u32>,
+    /// `__align__(n)`/`alignas(n)`: the alignment's expression.
+    pub align: Option<Expr>,
     /// Where it is.
     pub site: Site,
 }
@@ -286,7 +299,7 @@ pub struct GlobalVar {
 /// One translation unit's device-relevant declarations, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Unit {
-    /// `__global__` and `__device__` functions.
+    /// `__global__` and `__device__` functions (member functions are their structs').
     pub functions: Vec<Function>,
     /// Struct definitions.
     pub structs: Vec<StructDef>,

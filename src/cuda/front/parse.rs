@@ -146,14 +146,14 @@ impl<'a> P<'a> {
                 }
             }
             "struct_specifier" | "class_specifier" | "union_specifier" => {
-                self.struct_def(c, None, unit);
+                self.struct_def(c, None, unit, template);
             }
             "enum_specifier" => self.enum_def(c, unit),
             "type_definition" => {
                 let Some(ty) = c.child_by_field_name("type") else {
                     return;
                 };
-                let anon = self.struct_def(ty, None, unit);
+                let anon = self.struct_def(ty, None, unit, &[]);
                 let mut c2 = c.walk();
                 for d in c.children_by_field_name("declarator", &mut c2) {
                     let (name, t) = self.declarator(d, self.type_expr(ty));
@@ -173,7 +173,7 @@ impl<'a> P<'a> {
                     // An anonymous struct: the typedef names it.
                     if let Some(d) = c.child_by_field_name("declarator") {
                         let name = self.text(d).trim().to_string();
-                        self.struct_def(ty, Some(&name), unit);
+                        self.struct_def(ty, Some(&name), unit, &[]);
                     }
                 }
                 if ty.kind() == "enum_specifier" {
@@ -191,7 +191,7 @@ impl<'a> P<'a> {
             "declaration" => {
                 if let Some(ty) = c.child_by_field_name("type") {
                     if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
-                        self.struct_def(ty, None, unit);
+                        self.struct_def(ty, None, unit, template);
                     }
                     if ty.kind() == "enum_specifier" {
                         self.enum_def(ty, unit);
@@ -238,13 +238,57 @@ impl<'a> P<'a> {
     }
 
     fn function(&self, n: Node<'_>, ns: &str, unit: &mut Unit, template: &[TemplateParam]) {
-        let (_, global, device, _host) = self.quals(n);
-        let Some(decl) = n.child_by_field_name("declarator") else {
-            return;
-        };
+        match self.function_def(n, ns, template, None) {
+            Some(Ok(f)) => unit.functions.push(f),
+            Some(Err(host)) => unit.host_functions.push(host),
+            None => {}
+        }
+    }
+
+    /// A function definition: `Ok` for device code, `Err(name)` for a host function, `None` for
+    /// what is not a function. `owner` is the struct a member function belongs to.
+    fn function_def(
+        &self,
+        n: Node<'_>,
+        ns: &str,
+        template: &[TemplateParam],
+        owner: Option<&str>,
+    ) -> Option<Result<Function, String>> {
+        let (q, global, device, _host) = self.quals(n);
+        let decl = n.child_by_field_name("declarator")?;
         let ret0 = n
             .child_by_field_name("type")
             .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+        // A conversion operator (`operator T *()`): its type is the return type.
+        if decl.kind() == "operator_cast" {
+            let ty = decl
+                .child_by_field_name("type")
+                .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+            let ret = match decl.child_by_field_name("declarator") {
+                Some(d) => self.abstract_type(d, ty),
+                None => ty,
+            };
+            if !device && !global {
+                return Some(Err(format!("{ns}operator cast")));
+            }
+            return Some(Ok(Function {
+                name: "operator cast".into(),
+                global,
+                device,
+                template: template.to_vec(),
+                ret,
+                params: Vec::new(),
+                body: n
+                    .child_by_field_name("body")
+                    .map(|b| self.block(b))
+                    .unwrap_or_default(),
+                site: self.site(decl),
+                syntax_error: self.first_error(n),
+                is_static: false,
+                inits: Vec::new(),
+                specialization: Vec::new(),
+            }));
+        }
         // Peel pointer declarators off the return type down to the function declarator.
         let mut d = decl;
         let mut ret = ret0;
@@ -254,25 +298,34 @@ impl<'a> P<'a> {
                 "reference_declarator" => ret = TypeExpr::Ref(Box::new(ret)),
                 "function_declarator" => break,
                 "parenthesized_declarator" | "attributed_declarator" => {}
-                _ => return,
+                _ => return None,
             }
             let next = d.child_by_field_name("declarator").or_else(|| {
                 named_children(d)
                     .into_iter()
                     .find(|c| c.kind().ends_with("declarator"))
-            });
-            match next {
-                Some(x) => d = x,
-                None => return,
-            }
+            })?;
+            d = next;
         }
-        let Some(name_node) = d.child_by_field_name("declarator") else {
-            return;
+        let name_node = d.child_by_field_name("declarator")?;
+        // `f<int>` in `template <> f<int>(...)`: an explicit specialization.
+        let (base, specialization) = if name_node.kind() == "template_function" {
+            (
+                name_node
+                    .child_by_field_name("name")
+                    .map_or("", |x| self.text(x))
+                    .to_string(),
+                name_node
+                    .child_by_field_name("arguments")
+                    .map(|a| self.template_args(a))
+                    .unwrap_or_default(),
+            )
+        } else {
+            (self.text(name_node).replace(' ', ""), Vec::new())
         };
-        let name = format!("{ns}{}", self.text(name_node).replace(' ', ""));
+        let name = format!("{ns}{base}");
         if !global && !device {
-            unit.host_functions.push(name);
-            return;
+            return Some(Err(name));
         }
         let params = d
             .child_by_field_name("parameters")
@@ -282,7 +335,26 @@ impl<'a> P<'a> {
             .child_by_field_name("body")
             .map(|b| self.block(b))
             .unwrap_or_default();
-        unit.functions.push(Function {
+        let mut inits = Vec::new();
+        if owner.is_some() {
+            for c in named_children(n) {
+                if c.kind() != "field_initializer_list" {
+                    continue;
+                }
+                for fi in named_children(c) {
+                    let kids = named_children(fi);
+                    let (Some(f), Some(args)) = (kids.first(), kids.get(1)) else {
+                        continue;
+                    };
+                    let values = named_children(*args)
+                        .into_iter()
+                        .map(|a| self.expr(a))
+                        .collect();
+                    inits.push((self.text(*f).to_string(), values));
+                }
+            }
+        }
+        Some(Ok(Function {
             name,
             global,
             device,
@@ -292,7 +364,25 @@ impl<'a> P<'a> {
             body,
             site: self.site(name_node),
             syntax_error: self.first_error(n),
-        });
+            is_static: q.is_static,
+            inits,
+            specialization,
+        }))
+    }
+
+    /// The type an abstract declarator makes of `base` (`*` in `operator T *()`).
+    fn abstract_type(&self, d: Node<'_>, base: TypeExpr) -> TypeExpr {
+        match d.kind() {
+            "abstract_pointer_declarator" => {
+                let t = TypeExpr::Pointer(Box::new(base));
+                match d.child_by_field_name("declarator") {
+                    Some(x) => self.abstract_type(x, t),
+                    None => t,
+                }
+            }
+            "abstract_reference_declarator" => TypeExpr::Ref(Box::new(base)),
+            _ => base,
+        }
     }
 
     fn template_params(&self, n: Node<'_>) -> Vec<TemplateParam> {
@@ -371,6 +461,7 @@ impl<'a> P<'a> {
         n: Node<'_>,
         name_override: Option<&str>,
         unit: &mut Unit,
+        template: &[TemplateParam],
     ) -> Option<String> {
         if !matches!(
             n.kind(),
@@ -384,16 +475,47 @@ impl<'a> P<'a> {
             (None, Some(nm)) => self.text(nm).to_string(),
             (None, None) => return Some(String::new()),
         };
+        let align = named_children(n)
+            .into_iter()
+            .find(|c| c.kind() == "alignas_qualifier")
+            .and_then(|a| named_children(a).into_iter().next())
+            .map(|e| self.expr(e));
         let mut fields = Vec::new();
+        let mut methods = Vec::new();
         for f in named_children(body) {
-            if f.kind() != "field_declaration" {
-                continue;
+            match f.kind() {
+                "field_declaration" => {}
+                "function_definition" => {
+                    if let Some(Ok(m)) = self.function_def(f, "", &[], Some(&name)) {
+                        methods.push(m);
+                    }
+                    continue;
+                }
+                "template_declaration" => {
+                    let params = f
+                        .child_by_field_name("parameters")
+                        .map(|p| self.template_params(p))
+                        .unwrap_or_default();
+                    for d in named_children(f) {
+                        if d.kind() == "function_definition"
+                            && let Some(Ok(m)) = self.function_def(d, "", &params, Some(&name))
+                        {
+                            methods.push(m);
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
             }
             let Some(t) = f.child_by_field_name("type") else {
                 continue;
             };
             if matches!(t.kind(), "struct_specifier" | "class_specifier") {
-                self.struct_def(t, None, unit);
+                self.struct_def(t, None, unit, &[]);
+            }
+            // `static` members are not part of the layout.
+            if self.quals(f).0.is_static {
+                continue;
             }
             let base = self.type_expr(t);
             let mut c = f.walk();
@@ -407,8 +529,10 @@ impl<'a> P<'a> {
         }
         unit.structs.push(StructDef {
             name: name.clone(),
+            template: template.to_vec(),
+            methods,
             fields,
-            align: None,
+            align,
             site: self.site(n),
         });
         Some(name)
@@ -1170,11 +1294,7 @@ impl<'a> P<'a> {
                 "new/delete in device code",
                 Some("use local arrays or buffers passed as parameters"),
             ),
-            "this" => self.unsupported(
-                n,
-                "`this` (member functions)",
-                Some("write free __device__ functions"),
-            ),
+            "this" => mk(ExprKind::This),
             "primitive_type" | "sized_type_specifier" => {
                 mk(ExprKind::Ident(self.text(n).to_string()))
             }

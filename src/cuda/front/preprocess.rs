@@ -387,15 +387,25 @@ pub fn preprocess(
     for (k, v) in predefined {
         pp.define_text(k, v);
     }
-    // `__align__(n)` is an attribute nvcc's headers define; the grammar does not know it.
-    pp.macros.insert(
-        "__align__".into(),
-        Macro {
-            params: Some(vec!["n".into()]),
-            variadic: false,
-            body: Vec::new(),
-        },
-    );
+    // `__align__(n)` is an attribute nvcc's headers define: C++'s `alignas(n)`, which the
+    // grammar knows.
+    for name in ["__align__", "__builtin_align__"] {
+        let body = tokenize("alignas(n)", 0)
+            .into_iter()
+            .map(|mut t| {
+                t.site = Site::default();
+                t
+            })
+            .collect();
+        pp.macros.insert(
+            name.into(),
+            Macro {
+                params: Some(vec!["n".into()]),
+                variadic: false,
+                body,
+            },
+        );
+    }
     for (k, v) in &options.defines {
         pp.define_text(k, if v.is_empty() { "1" } else { v });
     }

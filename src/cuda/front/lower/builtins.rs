@@ -7,7 +7,7 @@
 
 use super::consts;
 use super::types::{Group, Ty, promote, usual, vector_type};
-use super::{Lowerer, R, Val};
+use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
     AtomicOp, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp,
@@ -104,7 +104,19 @@ impl Lowerer<'_> {
         match &f.kind {
             ExprKind::Ident(name) => {
                 let n = self.canon(name);
-                if let Some(v) = self.call_user(&n, targs, args, site)? {
+                let exprs = || args.iter().map(ArgIn::Expr).collect::<Vec<_>>();
+                // `S(args)`, `S<T>()`: a struct value.
+                if let Some(ty) = self.struct_named(&n, targs, site)? {
+                    return self.construct(&ty, exprs(), site);
+                }
+                // `S::f(args)`: a static member function.
+                if let Some((owner, method)) = n.rsplit_once("::")
+                    && let Some(ty) = self.struct_named_text(owner, site)?
+                    && let Some(v) = self.call_static(&ty, method, targs, exprs(), site)?
+                {
+                    return Ok(v);
+                }
+                if let Some(v) = self.call_user(&n, targs, exprs(), site)? {
                     return Ok(v);
                 }
                 // `T(x)` where `T` names a type (a template parameter, a typedef) and no function
@@ -122,15 +134,33 @@ impl Lowerer<'_> {
                 }
                 self.builtin(&n, targs, args, site, discard)
             }
-            ExprKind::Member(obj, method, false) => {
-                let v = self.rvalue(obj)?;
-                match v {
-                    Val::Group(g) => self.group_method(g, method, args, site),
-                    _ => Err(self.unsupported(
-                        site,
-                        &format!("the member function `.{method}()`"),
-                        Some("classes with member functions are host C++; use free __device__ functions"),
-                    )),
+            ExprKind::Member(obj, method, arrow) => {
+                let exprs = args.iter().map(ArgIn::Expr).collect::<Vec<_>>();
+                let place = if *arrow {
+                    match self.rvalue(obj)? {
+                        Val::Ptr(ptr) => Place::Mem {
+                            ty: ptr.pointee.clone(),
+                            ptr,
+                        },
+                        _ => return Err(self.err(site, "`->` needs a pointer", None)),
+                    }
+                } else if matches!(obj.kind, ExprKind::This) {
+                    self.this_place(site)?
+                } else if super::expr::is_lvalue_like(obj) {
+                    match self.place(obj) {
+                        Ok(p) => p,
+                        Err(_) => {
+                            let v = self.rvalue(obj)?;
+                            self.temp_place(v, site)
+                        }
+                    }
+                } else {
+                    let v = self.rvalue(obj)?;
+                    self.temp_place(v, site)
+                };
+                match place {
+                    Place::Group(g) => self.group_method(g, method, args, site),
+                    p => self.call_method(p, method, targs, exprs, site),
                 }
             }
             ExprKind::Unsupported(what, help) => {

@@ -6,7 +6,7 @@
 
 use super::consts;
 use super::types::{Ty, is_integer, promote, same_width_other, usual};
-use super::{Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
+use super::{ArgIn, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
 use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
 use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
@@ -140,6 +140,9 @@ impl Lowerer<'_> {
                 Some("every pointer must point into a kernel parameter's buffer or shared memory"),
             )),
             (v, ty) => {
+                if let Some(c) = self.conversion(&v, ty, site)? {
+                    return Ok(c);
+                }
                 let from = self.val_ty(&v);
                 Err(self.err(
                     site,
@@ -375,6 +378,14 @@ impl Lowerer<'_> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             ExprKind::Ident(name) => self.ident(name, site),
+            ExprKind::This => match self.this_place(site)? {
+                Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
+                _ => Err(self.unsupported(
+                    site,
+                    "`this` as a value for an object held in registers",
+                    Some("use the fields by name, `this->x` or `*this`"),
+                )),
+            },
             ExprKind::Member(a, f, false) => {
                 if let ExprKind::Ident(n) = &a.kind
                     && self.lookup(n).is_none()
@@ -410,7 +421,34 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Unary(u, x) => {
-                let (op, s) = self.scalar(x)?;
+                let (op, s) = match self.rvalue(x)? {
+                    Val::Scalar(op, s) => (op, s),
+                    v @ Val::Agg(..) => {
+                        let name = match u {
+                            Unary::Neg => "operator-",
+                            Unary::Plus => "operator+",
+                            Unary::BitNot => "operator~",
+                            _ => "operator!",
+                        };
+                        let t = self.val_ty(&v);
+                        return match self.operator(name, vec![ArgIn::Val(v)], site)? {
+                            Some(r) => Ok(r),
+                            None => Err(self.err(
+                                site,
+                                format!("no `{name}` for `{}`", t.show(&self.structs)),
+                                None,
+                            )),
+                        };
+                    }
+                    v => {
+                        let t = self.val_ty(&v);
+                        return Err(self.err(
+                            x.site,
+                            format!("a number is needed here, not a `{}`", t.show(&self.structs)),
+                            None,
+                        ));
+                    }
+                };
                 match u {
                     Unary::Plus => {
                         let t = promote(s);
@@ -665,6 +703,13 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            ExprKind::Member(a, f, true) if matches!(a.kind, ExprKind::This) => {
+                let p = self.this_place(site)?;
+                self.member_place(p, f, site)
+            }
+            ExprKind::Unary(Unary::Deref, x) if matches!(x.kind, ExprKind::This) => {
+                self.this_place(site)
+            }
             ExprKind::Member(a, f, arrow) => {
                 let p = if *arrow {
                     match self.rvalue(a)? {
@@ -790,7 +835,7 @@ impl Lowerer<'_> {
     }
 
     /// Field `f` of a struct/vector place.
-    fn member_place(&mut self, p: Place, f: &str, site: Site) -> R<Place> {
+    pub fn member_place(&mut self, p: Place, f: &str, site: Site) -> R<Place> {
         let ty = self.place_ty(&p);
         if let Place::Group(_) = p {
             return Err(self.err(
@@ -1281,14 +1326,18 @@ impl Lowerer<'_> {
             )),
             (x, y) => {
                 let (tx, ty) = (self.val_ty(&x), self.val_ty(&y));
+                let name = format!("operator{}", binary_spelling(op));
+                if let Some(v) = self.operator(&name, vec![ArgIn::Val(x), ArgIn::Val(y)], site)? {
+                    return Ok(v);
+                }
                 Err(self.err(
                     site,
                     format!(
-                        "invalid operands `{}` and `{}` to a binary operator",
+                        "no `{name}` for `{}` and `{}`",
                         tx.show(&self.structs),
                         ty.show(&self.structs)
                     ),
-                    Some("CUDA defines no arithmetic on vector types, and warpsim runs no user-defined operators; operate on the fields (.x, .y, ...)".into()),
+                    Some("CUDA defines no arithmetic on vector types: define the operator (as helper_math.h does) or operate on the fields (.x, .y, ...)".into()),
                 ))
             }
         }
@@ -1492,6 +1541,29 @@ impl Lowerer<'_> {
                 ast::ExprKind::InitList(items) => self.init_list(items, &ty, b.site)?,
                 _ => self.rvalue(b)?,
             },
+            Some(op) if matches!(ty, Ty::Struct(_) | Ty::Vector(..)) => {
+                let name = format!("operator{}=", binary_spelling(op));
+                if let Some(v) =
+                    self.operator(&name, vec![ArgIn::Place(p.clone()), ArgIn::Expr(b)], site)?
+                {
+                    // `operator+=` wrote the place itself (by reference or through `this`).
+                    let _ = v;
+                    return self.read(&p, site);
+                }
+                let old = self.read(&p, site)?;
+                let rhs = self.rvalue(b)?;
+                let name = format!("operator{}", binary_spelling(op));
+                match self.operator(&name, vec![ArgIn::Val(old), ArgIn::Val(rhs)], site)? {
+                    Some(v) => v,
+                    None => {
+                        return Err(self.err(
+                            site,
+                            format!("no `{name}=` or `{name}` for `{}`", ty.show(&self.structs)),
+                            None,
+                        ));
+                    }
+                }
+            }
             Some(op) => {
                 let old = self.read(&p, site)?;
                 let rhs = self.rvalue(b)?;
@@ -1565,6 +1637,30 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
             | ExprKind::Member(..)
             | ExprKind::Unary(Unary::Deref, _)
     )
+}
+
+/// The C spelling of a binary operator, for `operator+` & co.
+fn binary_spelling(op: Binary) -> &'static str {
+    match op {
+        Binary::Add => "+",
+        Binary::Sub => "-",
+        Binary::Mul => "*",
+        Binary::Div => "/",
+        Binary::Rem => "%",
+        Binary::Shl => "<<",
+        Binary::Shr => ">>",
+        Binary::BitAnd => "&",
+        Binary::BitOr => "|",
+        Binary::BitXor => "^",
+        Binary::Lt => "<",
+        Binary::Le => "<=",
+        Binary::Gt => ">",
+        Binary::Ge => ">=",
+        Binary::Eq => "==",
+        Binary::Ne => "!=",
+        Binary::LogAnd => "&&",
+        Binary::LogOr => "||",
+    }
 }
 
 /// C's type of an integer literal.

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 mod builtins;
 pub(crate) mod consts;
 mod expr;
+mod structs;
 pub(crate) mod types;
 
 use self::types::{Group, Structs, Ty, scalar_type, vector_type};
@@ -162,11 +163,14 @@ pub enum TArg {
 }
 
 /// One function being lowered (the kernel, or an inlined call).
+#[derive(Clone)]
 struct Frame {
     scope_start: usize,
     tenv: HashMap<String, TArg>,
     ret: Option<(Place, Ty)>,
     ns: String,
+    /// The object of a member function.
+    this: Option<Place>,
 }
 
 /// What `break`/`continue` leave.
@@ -264,6 +268,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
         tenv,
         ret: None,
         ns,
+        this: None,
     });
     // Parameters.
     let mut params = Vec::new();
@@ -608,6 +613,14 @@ impl<'m> Lowerer<'m> {
                 .any(|(n, _)| *n == self.canon(name))
     }
 
+    /// The object of the member function being lowered.
+    pub fn this_place(&self, site: Site) -> R<Place> {
+        self.frames
+            .last()
+            .and_then(|f| f.this.clone())
+            .ok_or_else(|| self.err(site, "`this` outside a member function", None))
+    }
+
     /// A template argument of the current function.
     pub fn targ(&self, name: &str) -> Option<&TArg> {
         self.frames.last().and_then(|f| f.tenv.get(name))
@@ -642,6 +655,9 @@ impl<'m> Lowerer<'m> {
             TypeExpr::Template(n, args) => {
                 let n = self.canon(n);
                 let short = n.trim_start_matches("cooperative_groups::");
+                if let Some(t) = self.struct_instance(&n, args, site)? {
+                    return Ok(t);
+                }
                 if short == "thread_block_tile" {
                     let size = match args.first() {
                         Some(TemplateArg::Expr(e)) => self.const_int(e)?,
@@ -750,30 +766,6 @@ impl<'m> Lowerer<'m> {
             return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
         }
         self.struct_ty(&n, site)
-    }
-
-    fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
-        if let Some(i) = self.structs.find(n) {
-            return Ok(Ty::Struct(i));
-        }
-        let Some(def) = self.m.ast.structs.iter().rev().find(|s| s.name == n) else {
-            return Err(self.unknown(site, "type", n));
-        };
-        if self.globals_in_progress.iter().any(|g| g == n) {
-            return Err(self.err(def.site, format!("struct `{n}` contains itself"), None));
-        }
-        self.globals_in_progress.push(n.to_string());
-        let mut fields = Vec::new();
-        for (fname, fty) in &def.fields {
-            let t = match fty {
-                // A pointer field to a struct being laid out: only its size matters.
-                TypeExpr::Pointer(_) => Ty::Pointer(Box::new(Ty::Void)),
-                _ => self.ty(fty, def.site)?,
-            };
-            fields.push((fname.clone(), t));
-        }
-        self.globals_in_progress.pop();
-        Ok(Ty::Struct(self.structs.add(n, fields, def.align)))
     }
 
     /// Parse one textual template argument of the kernel name.
@@ -955,6 +947,7 @@ impl<'m> Lowerer<'m> {
             tenv: HashMap::new(),
             ret: None,
             ns: String::new(),
+            this: None,
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -1675,7 +1668,7 @@ impl<'m> Lowerer<'m> {
         &mut self,
         name: &str,
         targs: &[TemplateArg],
-        args: &[ast::Expr],
+        args: Vec<ArgIn<'_>>,
         site: Site,
     ) -> R<Option<Val>> {
         let ns = self.frames.last().map_or(String::new(), |f| f.ns.clone());
@@ -1704,135 +1697,155 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         }
-        let f = if cands.len() == 1 {
-            cands[0]
-        } else {
-            // Overloads: the one whose parameter types match the arguments best.
-            let mut arg_tys = Vec::new();
-            for a in args {
+        let f = self.overload(&cands, targs, &args, site)?;
+        self.inline(f, targs, args, None, site).map(Some)
+    }
+
+    /// The type an argument has (an expression is lowered into a block that is dropped).
+    pub fn arg_ty(&mut self, a: &ArgIn<'_>) -> R<Ty> {
+        match a {
+            ArgIn::Val(v) => Ok(self.val_ty(v)),
+            ArgIn::Place(p) => Ok(self.place_ty(p)),
+            ArgIn::Expr(e) => {
                 let mut t = Ty::Void;
                 self.sub_block(|l| {
-                    let v = l.rvalue(a)?;
+                    let v = l.rvalue(e)?;
                     t = l.val_ty(&v);
                     Ok(())
                 })?;
-                arg_tys.push(t);
+                Ok(t)
             }
-            let mut best = (i32::MIN, cands[0]);
-            for f in &cands {
-                let mut score = 0;
-                for (p, at) in f.params.iter().zip(&arg_tys) {
-                    let pt = match &p.ty {
-                        TypeExpr::Ref(inner) => (**inner).clone(),
-                        t => t.clone(),
-                    };
-                    match self.ty(&pt, p.site) {
-                        Ok(t) if t == *at => score += 2,
-                        Ok(Ty::Scalar(a)) if matches!(at, Ty::Scalar(b) if a.is_float() == b.is_float()) => {
-                            score += 1
-                        }
-                        _ => {}
-                    }
-                }
-                if score > best.0 {
-                    best = (score, f);
-                }
-            }
-            best.1
-        };
-        self.inline(f, targs, args, site).map(Some)
+        }
     }
 
-    fn inline(
+    /// The best of several functions for `args`: explicit specializations whose template
+    /// arguments match, then parameter types equal to the arguments', then of the same kind.
+    pub fn overload<'f>(
+        &mut self,
+        cands: &[&'f Function],
+        targs: &[TemplateArg],
+        args: &[ArgIn<'_>],
+        site: Site,
+    ) -> R<&'f Function> {
+        if cands.len() == 1 {
+            return Ok(cands[0]);
+        }
+        let mut arg_tys = Vec::new();
+        for a in args {
+            arg_tys.push(self.arg_ty(a)?);
+        }
+        let mut best = (i32::MIN, cands[0]);
+        for f in cands {
+            let mut score = 0;
+            if !f.specialization.is_empty() {
+                // `template <> f<int>`: only with the same explicit arguments, and then first.
+                if !self.same_targs(&f.specialization, targs, site)? {
+                    continue;
+                }
+                score += 100;
+            }
+            for (p, at) in f.params.iter().zip(&arg_tys) {
+                let pt = match &p.ty {
+                    TypeExpr::Ref(inner) => (**inner).clone(),
+                    t => t.clone(),
+                };
+                match self.ty(&pt, p.site) {
+                    Ok(t) if t == *at => score += 2,
+                    Ok(Ty::Scalar(a)) if matches!(at, Ty::Scalar(b) if a.is_float() == b.is_float()) => {
+                        score += 1
+                    }
+                    _ => {}
+                }
+            }
+            if score > best.0 {
+                best = (score, f);
+            }
+        }
+        Ok(best.1)
+    }
+
+    /// Whether two template argument lists name the same types and values.
+    fn same_targs(&mut self, a: &[TemplateArg], b: &[TemplateArg], site: Site) -> R<bool> {
+        if a.len() != b.len() {
+            return Ok(false);
+        }
+        for (x, y) in a.iter().zip(b) {
+            let same = match (x, y) {
+                (TemplateArg::Type(tx), TemplateArg::Type(ty)) => self.ty(tx, site)? == self.ty(ty, site)?,
+                (TemplateArg::Expr(ex), TemplateArg::Expr(ey)) => {
+                    consts::as_int(self.const_eval(ex)?) == consts::as_int(self.const_eval(ey)?)
+                }
+                _ => false,
+            };
+            if !same {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Inline a call of `f`; a member function's `owner` is its struct and, unless the
+    /// function is static, the object (`this`).
+    pub fn inline(
         &mut self,
         f: &Function,
         targs: &[TemplateArg],
-        args: &[ast::Expr],
+        args: Vec<ArgIn<'_>>,
+        owner: Option<(usize, Option<Place>)>,
         site: Site,
     ) -> R<Val> {
         if let Some(s) = f.syntax_error {
             return Err(self.syntax_error(s));
         }
-        // Template arguments: explicit ones, then deduced from the arguments.
+        // A member function sees its struct's template arguments, and the struct's own name.
         let mut tenv = HashMap::new();
+        let this = owner.as_ref().and_then(|(i, p)| p.clone().map(|p| (p, *i)));
+        if let Some((i, _)) = owner {
+            for (k, v) in self.structs.list[i].tenv.clone() {
+                tenv.insert(k, v);
+            }
+            if let Some(def) = self.structs.list[i].def {
+                let short = self.m.ast.structs[def].name.clone();
+                tenv.insert(short, TArg::Type(Ty::Struct(i)));
+            }
+        }
+        // Template arguments: explicit ones, then deduced from the arguments.
         for (p, a) in f.template.iter().zip(targs) {
-            let v = match (p, a) {
-                (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => {
-                    TArg::Type(self.ty(t, site)?)
-                }
-                (ast::TemplateParam::Value(_, ty), arg) => {
-                    let e = match arg {
-                        TemplateArg::Expr(e) => e.clone(),
-                        TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
-                            kind: ast::ExprKind::Ident(n.clone()),
-                            site,
-                            span: (0, 0),
-                        },
-                        TemplateArg::Type(_) => {
-                            return Err(self.err(
-                                site,
-                                "a value template argument is needed",
-                                None,
-                            ));
-                        }
-                    };
-                    let c = self.const_eval(&e)?;
-                    let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
-                    TArg::Value(consts::convert(c, s))
-                }
-                (ast::TemplateParam::Type(_), TemplateArg::Expr(_)) => {
-                    return Err(self.err(site, "a type template argument is needed", None));
-                }
-            };
+            let v = self.targ_value(p, a, site)?;
             tenv.insert(p.name().to_string(), v);
         }
-        // Evaluate the arguments in the caller.
-        enum Arg {
-            Val(Val),
-            Place(Place),
-        }
-        let mut vals = Vec::new();
+        // Evaluate the arguments in the caller: a reference parameter binds a place.
+        let mut vals: Vec<Result<Val, Place>> = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
-            if matches!(p.ty, TypeExpr::Ref(_)) {
-                vals.push(Arg::Place(self.place(a)?));
-            } else {
-                vals.push(Arg::Val(self.rvalue(a)?));
-            }
+            let by_ref = matches!(p.ty, TypeExpr::Ref(_));
+            vals.push(match (a, by_ref) {
+                (ArgIn::Expr(e), true) => match self.place(e) {
+                    Ok(pl) => Err(pl),
+                    // A temporary bound to a `const T &`.
+                    Err(_) => {
+                        let v = self.rvalue(e)?;
+                        Err(self.temp_place(v, e.site))
+                    }
+                },
+                (ArgIn::Expr(e), false) => Ok(self.rvalue(e)?),
+                (ArgIn::Val(v), true) => Err(self.temp_place(v, site)),
+                (ArgIn::Val(v), false) => Ok(v),
+                (ArgIn::Place(pl), true) => Err(pl),
+                (ArgIn::Place(pl), false) => Ok(self.read(&pl, site)?),
+            });
         }
-        for p in &f.template {
-            if tenv.contains_key(p.name()) {
-                continue;
-            }
-            let ast::TemplateParam::Type(tn) = p else {
-                return Err(self.err(
-                    site,
-                    format!(
-                        "cannot deduce template parameter `{}` of `{}`",
-                        p.name(),
-                        f.name
-                    ),
-                    None,
-                ));
-            };
-            let mut found = None;
-            for (fp, a) in f.params.iter().zip(&vals) {
-                let at = match a {
-                    Arg::Val(v) => self.val_ty(v),
-                    Arg::Place(p) => self.place_ty(p),
-                };
-                if let Some(t) = deduce(&fp.ty, &at, tn) {
-                    found = Some(t);
-                    break;
-                }
-            }
-            let Some(t) = found else {
-                return Err(self.err(
-                    site,
-                    format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
-                    Some(format!("call it as {}<float>(...)", f.name)),
-                ));
-            };
-            tenv.insert(tn.clone(), TArg::Type(t));
+        // Deduction sees the explicit arguments.
+        self.frames.push(Frame {
+            scope_start: self.scopes.len(),
+            tenv: tenv.clone(),
+            ret: None,
+            ns: String::new(),
+            this: None,
+        });
+        let deduced = self.deduce_all(f, &vals, site);
+        self.frames.pop();
+        for (k, v) in deduced? {
+            tenv.insert(k, v);
         }
         let key = format!("{}{:?}", f.name, {
             let mut v: Vec<_> = tenv.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
@@ -1863,19 +1876,11 @@ impl<'m> Lowerer<'m> {
             tenv,
             ret: None,
             ns,
+            this: this.as_ref().map(|(p, _)| p.clone()),
         });
         self.scopes.push(HashMap::new());
         self.inline_stack.push(key);
-        let r = self.inline_body(
-            f,
-            vals.into_iter()
-                .map(|a| match a {
-                    Arg::Val(v) => Ok(v),
-                    Arg::Place(p) => Err(p),
-                })
-                .collect(),
-            site,
-        );
+        let r = self.inline_body(f, vals, this, site);
         self.inline_stack.pop();
         self.scopes
             .truncate(self.frames.last().map_or(1, |fr| fr.scope_start));
@@ -1883,7 +1888,130 @@ impl<'m> Lowerer<'m> {
         r
     }
 
-    fn inline_body(&mut self, f: &Function, args: Vec<Result<Val, Place>>, site: Site) -> R<Val> {
+    /// The value of a template argument for parameter `p`.
+    fn targ_value(&mut self, p: &ast::TemplateParam, a: &TemplateArg, site: Site) -> R<TArg> {
+        Ok(match (p, a) {
+            (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
+            (ast::TemplateParam::Value(_, ty), arg) => {
+                let e = match arg {
+                    TemplateArg::Expr(e) => e.clone(),
+                    TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
+                        kind: ast::ExprKind::Ident(n.clone()),
+                        site,
+                        span: (0, 0),
+                    },
+                    TemplateArg::Type(_) => {
+                        return Err(self.err(site, "a value template argument is needed", None));
+                    }
+                };
+                let c = self.const_eval(&e)?;
+                let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
+                TArg::Value(consts::convert(c, s))
+            }
+            (ast::TemplateParam::Type(_), TemplateArg::Expr(e)) => {
+                // A name the parser could not tell from a type: `f<T>` with `T` a type.
+                if let ast::ExprKind::Ident(n) = &e.kind {
+                    return Ok(TArg::Type(self.ty(&TypeExpr::Name(n.clone()), site)?));
+                }
+                return Err(self.err(site, "a type template argument is needed", None));
+            }
+        })
+    }
+
+    /// Template type parameters of `f` deduced from the arguments' types.
+    fn deduce_all(
+        &mut self,
+        f: &Function,
+        vals: &[Result<Val, Place>],
+        site: Site,
+    ) -> R<Vec<(String, TArg)>> {
+        let mut out = Vec::new();
+        for p in &f.template {
+            if self.targ(p.name()).is_some() {
+                continue;
+            }
+            let ast::TemplateParam::Type(tn) = p else {
+                return Err(self.err(
+                    site,
+                    format!(
+                        "cannot deduce template parameter `{}` of `{}`",
+                        p.name(),
+                        f.name
+                    ),
+                    None,
+                ));
+            };
+            let mut found = None;
+            for (fp, a) in f.params.iter().zip(vals) {
+                let at = match a {
+                    Ok(v) => self.val_ty(v),
+                    Err(p) => self.place_ty(p),
+                };
+                if let Some(t) = deduce(&fp.ty, &at, tn) {
+                    found = Some(t);
+                    break;
+                }
+            }
+            let Some(t) = found else {
+                return Err(self.err(
+                    site,
+                    format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
+                    Some(format!("call it as {}<float>(...)", f.name)),
+                ));
+            };
+            out.push((tn.clone(), TArg::Type(t)));
+        }
+        Ok(out)
+    }
+
+    /// A place holding `v` (a temporary bound to a reference parameter, or a `this`).
+    pub fn temp_place(&mut self, v: Val, site: Site) -> Place {
+        let ty = self.val_ty(&v);
+        match v {
+            Val::Scalar(op, s) => {
+                let t = self.temp(s);
+                self.assign_to(t, s, Op::Copy { src: op }, site);
+                Place::Reg { ty, vars: vec![t] }
+            }
+            Val::Agg(_, leaves) => {
+                let vars: Vec<VarId> = ty
+                    .leaves(&self.structs)
+                    .iter()
+                    .map(|(_, s)| self.temp(*s))
+                    .collect();
+                for (v, l) in vars.iter().zip(&leaves) {
+                    let s = self.vars[v.0 as usize].ty;
+                    self.assign_to(*v, s, Op::Copy { src: *l }, site);
+                }
+                Place::Reg { ty, vars }
+            }
+            Val::Group(g) => Place::Group(g),
+            Val::Ptr(p) => Place::Mem {
+                ty: p.pointee.clone(),
+                ptr: p,
+            },
+            Val::Str(_) | Val::Void => Place::Reg {
+                ty: Ty::Void,
+                vars: Vec::new(),
+            },
+        }
+    }
+
+    fn inline_body(
+        &mut self,
+        f: &Function,
+        args: Vec<Result<Val, Place>>,
+        this: Option<(Place, usize)>,
+        site: Site,
+    ) -> R<Val> {
+        // A member function sees its object's fields by name (parameters shadow them).
+        if let Some((p, i)) = &this {
+            let fields: Vec<String> = self.structs.list[*i].fields.iter().map(|f| f.0.clone()).collect();
+            for name in fields {
+                let fp = self.member_place(p.clone(), &name, site)?;
+                self.bind(&name, Sym::Place(fp));
+            }
+        }
         for (p, a) in f.params.iter().zip(args) {
             match a {
                 Err(place) => self.bind(&p.name, Sym::Place(place)),
@@ -1893,6 +2021,7 @@ impl<'m> Lowerer<'m> {
                         Ty::Array(e, _) => Ty::Pointer(e),
                         t => t,
                     };
+                    // An array argument to a pointer parameter: the parameter names the array.
                     let d = ast::VarDecl {
                         name: p.name.clone(),
                         ty: TypeExpr::Auto,
@@ -1903,6 +2032,24 @@ impl<'m> Lowerer<'m> {
                     let v = self.convert_val(v, &ty, site)?;
                     self.declare_with(&d, ty, Some(v))?;
                 }
+            }
+        }
+        // A constructor's member initializers.
+        if let Some((p, _)) = &this {
+            for (field, values) in &f.inits {
+                let fp = self.member_place(p.clone(), field, site)?;
+                let v = match values.as_slice() {
+                    [] => {
+                        let t = self.place_ty(&fp);
+                        self.zero(&t, site)?
+                    }
+                    [one] => self.rvalue(one)?,
+                    many => {
+                        let t = self.place_ty(&fp);
+                        self.init_list(many, &t, site)?
+                    }
+                };
+                self.write(&fp, v, site)?;
             }
         }
         let rty = self.ty(&f.ret, f.site)?;
@@ -1941,6 +2088,13 @@ impl<'m> Lowerer<'m> {
                 return Err(self.err(f.site, "a function cannot return an array", None));
             }
         };
+        if let TypeExpr::Ref(_) = f.ret {
+            return Err(self.unsupported(
+                f.site,
+                &format!("`{}` returning a reference", f.name),
+                Some("return a value, or write through a pointer"),
+            ));
+        }
         self.frames.last_mut().expect("pushed by inline").ret = ret.clone();
         let body = self.sub_block(|l| l.body(&f.body))?;
         self.emit(Stmt::Inline { body });
@@ -1949,6 +2103,17 @@ impl<'m> Lowerer<'m> {
             Some((p, _)) => self.read(&p, site),
         }
     }
+}
+
+/// An argument of a call: an expression to lower, or what the lowering already holds (an
+/// operator's operands, a `this`).
+pub enum ArgIn<'e> {
+    /// An expression of the call.
+    Expr(&'e ast::Expr),
+    /// A value.
+    Val(Val),
+    /// A place (for a reference parameter).
+    Place(Place),
 }
 
 /// Deduce template type parameter `tn` from a parameter type and an argument type.

@@ -38,8 +38,12 @@ pub enum Ty {
 /// One struct's layout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
-    /// The struct's name.
+    /// The struct's name (with template arguments for an instance: `S<float>`).
     pub name: String,
+    /// Its definition (index into the unit's structs), for member functions.
+    pub def: Option<usize>,
+    /// The template arguments of an instance of a struct template.
+    pub tenv: Vec<(String, super::TArg)>,
     /// Fields: name, type, byte offset.
     pub fields: Vec<(String, Ty, u32)>,
     /// Size in bytes (a multiple of `align`).
@@ -276,7 +280,14 @@ fn flatten_fields(
 impl Structs {
     /// Lay out a struct with C's rules (each field at the next multiple of its alignment, the
     /// size rounded up to the largest alignment) and return its index.
-    pub fn add(&mut self, name: &str, fields: Vec<(String, Ty)>, align: Option<u32>) -> usize {
+    pub fn add(
+        &mut self,
+        name: &str,
+        fields: Vec<(String, Ty)>,
+        align: Option<u32>,
+        def: Option<usize>,
+        tenv: Vec<(String, super::TArg)>,
+    ) -> usize {
         let mut off = 0u32;
         let mut max_align = align.unwrap_or(1);
         let mut laid = Vec::new();
@@ -290,6 +301,8 @@ impl Structs {
         }
         self.list.push(Layout {
             name: name.to_string(),
+            def,
+            tenv,
             fields: laid,
             size: off.next_multiple_of(max_align).max(1),
             align: max_align,

@@ -1,0 +1,386 @@
+//! Structs beyond their fields: layouts of struct templates (`SharedMemory<float>`), member
+//! functions, constructors, conversion operators (`operator T *()`) and overloaded operators
+//! (`operator+` as a member or a free function, as `helper_math.h` defines them for `float3`).
+//!
+//! A member function is inlined like any `__device__` function, with its object as `this`: the
+//! object's fields are bound by name in the callee's scope (its parameters shadow them), so a
+//! method reads and writes the fields of a value in registers or of a struct in memory alike.
+
+use super::types::Ty;
+use super::{ArgIn, Lowerer, Place, R, TArg, Val};
+use crate::cuda::front::ast::{Function, TemplateArg, TypeExpr};
+use crate::cuda::ir::Site;
+
+impl<'m> Lowerer<'m> {
+    /// The (non-template) struct called `n`, laid out at first use.
+    pub fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        if let Some(i) = self.structs.find(n) {
+            return Ok(Ty::Struct(i));
+        }
+        let Some(def) = self.m.ast.structs.iter().rposition(|s| s.name == n) else {
+            return Err(self.unknown(site, "type", n));
+        };
+        if !self.m.ast.structs[def].template.is_empty() {
+            return Err(self.err(
+                site,
+                format!("`{n}` is a struct template: give its template arguments (`{n}<float>`)"),
+                None,
+            ));
+        }
+        self.lay_out(def, Vec::new(), n.to_string()).map(Ty::Struct)
+    }
+
+    /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
+    /// template.
+    pub fn struct_instance(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<Option<Ty>> {
+        let Some(def) = self
+            .m
+            .ast
+            .structs
+            .iter()
+            .rposition(|s| s.name == n && !s.template.is_empty())
+        else {
+            return Ok(None);
+        };
+        let params = self.m.ast.structs[def].template.clone();
+        if params.len() != args.len() {
+            return Err(self.err(
+                site,
+                format!(
+                    "`{n}` takes {} template argument(s), {} given",
+                    params.len(),
+                    args.len()
+                ),
+                None,
+            ));
+        }
+        let mut tenv = Vec::new();
+        let mut shown = Vec::new();
+        for (p, a) in params.iter().zip(args) {
+            let v = self.targ_value(p, a, site)?;
+            shown.push(match &v {
+                TArg::Type(t) => t.show(&self.structs),
+                TArg::Value(c) => super::consts::as_int(*c).to_string(),
+            });
+            tenv.push((p.name().to_string(), v));
+        }
+        let name = format!("{n}<{}>", shown.join(", "));
+        if let Some(i) = self.structs.find(&name) {
+            return Ok(Some(Ty::Struct(i)));
+        }
+        self.lay_out(def, tenv, name).map(|i| Some(Ty::Struct(i)))
+    }
+
+    /// Lay out struct definition `def` with template arguments `tenv`, called `name`.
+    fn lay_out(&mut self, def: usize, tenv: Vec<(String, TArg)>, name: String) -> R<usize> {
+        let d = self.m.ast.structs[def].clone();
+        if self.globals_in_progress.iter().any(|g| *g == name) {
+            return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
+        }
+        self.globals_in_progress.push(name.clone());
+        let env = tenv.clone();
+        let laid = self.file_scope(|l| {
+            let frame = l.frames.last_mut().expect("pushed by file_scope");
+            frame.tenv.extend(env);
+            let mut fields = Vec::new();
+            for (fname, fty) in &d.fields {
+                let t = match fty {
+                    // A pointer field to a struct being laid out: only its size matters.
+                    TypeExpr::Pointer(_) if l.names_struct_in_progress(fty) => {
+                        Ty::Pointer(Box::new(Ty::Void))
+                    }
+                    _ => l.ty(fty, d.site)?,
+                };
+                fields.push((fname.clone(), t));
+            }
+            let align = match &d.align {
+                Some(e) => {
+                    let a = l.const_int(e)?;
+                    if !(1..=4096).contains(&a) || (a as u64).count_ones() != 1 {
+                        return Err(l.err(
+                            e.site,
+                            format!("alignment {a} is not a power of two up to 4096"),
+                            None,
+                        ));
+                    }
+                    Some(a as u32)
+                }
+                None => None,
+            };
+            Ok((fields, align))
+        });
+        self.globals_in_progress.pop();
+        let (fields, align) = laid?;
+        Ok(self.structs.add(&name, fields, align, Some(def), tenv))
+    }
+
+    /// Whether a pointer type points at a struct whose layout is being computed.
+    fn names_struct_in_progress(&self, t: &TypeExpr) -> bool {
+        match t {
+            TypeExpr::Pointer(inner) => self.names_struct_in_progress(inner),
+            TypeExpr::Name(n) | TypeExpr::Struct(n) | TypeExpr::Template(n, _) => {
+                self.globals_in_progress.iter().any(|g| g == n || g.starts_with(&format!("{n}<")))
+            }
+            _ => false,
+        }
+    }
+
+    /// The member functions of struct `i` called `name`: in its definition, or defined outside
+    /// it as `S::name`.
+    pub fn methods(&self, i: usize, name: &str) -> Vec<&'m Function> {
+        let Some(def) = self.structs.list[i].def else {
+            return Vec::new();
+        };
+        let m = self.m;
+        let d = &m.ast.structs[def];
+        let outside = format!("{}::{name}", d.name);
+        d.methods
+            .iter()
+            .filter(|f| f.name == name)
+            .chain(m.ast.functions.iter().filter(|f| f.name == outside))
+            .collect()
+    }
+
+    /// The struct (template instance, typedef) a callee names, if any: `S`, `S<float>`.
+    pub fn struct_named(&mut self, name: &str, targs: &[TemplateArg], site: Site) -> R<Option<Ty>> {
+        if !targs.is_empty() {
+            return self.struct_instance(name, targs, site);
+        }
+        if let Some(TArg::Type(t @ Ty::Struct(_))) = self.targ(name) {
+            return Ok(Some(t.clone()));
+        }
+        let canon = self.canon(name);
+        if self.m.ast.structs.iter().any(|s| s.name == canon && s.template.is_empty()) {
+            return self.struct_ty(&canon, site).map(Some);
+        }
+        if let Some((_, t)) = self.m.ast.typedefs.iter().rev().find(|(n, _)| *n == canon) {
+            let t = t.clone();
+            if let Ok(ty @ Ty::Struct(_)) = self.ty(&t, site) {
+                return Ok(Some(ty));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The struct a spelled name (`S`, `S<float, 4>`) names, if any.
+    pub fn struct_named_text(&mut self, text: &str, site: Site) -> R<Option<Ty>> {
+        let (base, args) = super::split_template_name(text);
+        let Some(args) = args else {
+            return self.struct_named(base, &[], site);
+        };
+        let targs: Vec<TemplateArg> = super::split_args(args)
+            .into_iter()
+            .map(|a| match crate::cuda::front::preprocess::parse_int(&a) {
+                Some(_) => TemplateArg::Expr(crate::cuda::front::ast::Expr {
+                    kind: crate::cuda::front::ast::ExprKind::Ident(a.clone()),
+                    site,
+                    span: (0, 0),
+                }),
+                None => TemplateArg::Type(TypeExpr::Name(a)),
+            })
+            .collect();
+        self.struct_named(base, &targs, site)
+    }
+
+    /// `obj.name(args)`: a member function of `obj`'s struct.
+    pub fn call_method(
+        &mut self,
+        obj: Place,
+        name: &str,
+        targs: &[TemplateArg],
+        args: Vec<ArgIn<'_>>,
+        site: Site,
+    ) -> R<Val> {
+        let ty = self.place_ty(&obj);
+        let Ty::Struct(i) = ty else {
+            return Err(self.err(
+                site,
+                format!("`.{name}()` needs a struct, not a `{}`", ty.show(&self.structs)),
+                None,
+            ));
+        };
+        let cands: Vec<&Function> = self
+            .methods(i, name)
+            .into_iter()
+            .filter(|f| f.params.len() == args.len())
+            .collect();
+        if cands.is_empty() {
+            return Err(self.err(
+                site,
+                format!(
+                    "`{}` has no member function `{name}` taking {} argument(s)",
+                    self.structs.list[i].name,
+                    args.len()
+                ),
+                Some("only member functions marked __device__ exist in device code".into()),
+            ));
+        }
+        let f = self.overload(&cands, targs, &args, site)?;
+        let this = (!f.is_static).then_some(obj);
+        self.inline(f, targs, args, Some((i, this)), site)
+    }
+
+    /// `S::name(args)`: a static member function.
+    pub fn call_static(
+        &mut self,
+        ty: &Ty,
+        name: &str,
+        targs: &[TemplateArg],
+        args: Vec<ArgIn<'_>>,
+        site: Site,
+    ) -> R<Option<Val>> {
+        let Ty::Struct(i) = *ty else {
+            return Ok(None);
+        };
+        let cands: Vec<&Function> = self
+            .methods(i, name)
+            .into_iter()
+            .filter(|f| f.params.len() == args.len())
+            .collect();
+        if cands.is_empty() {
+            return Ok(None);
+        }
+        let f = self.overload(&cands, targs, &args, site)?;
+        if !f.is_static {
+            return Err(self.err(
+                site,
+                format!("`{name}` is not a static member function: call it on an object"),
+                None,
+            ));
+        }
+        self.inline(f, targs, args, Some((i, None)), site).map(Some)
+    }
+
+    /// `S(args)` or `S{args}`: a struct value, by its constructor if it has one, else field by
+    /// field (missing fields zero).
+    pub fn construct(&mut self, ty: &Ty, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
+        let Ty::Struct(i) = *ty else {
+            return Err(self.err(site, format!("`{}` is not a struct", ty.show(&self.structs)), None));
+        };
+        let short = self.structs.list[i]
+            .def
+            .map(|d| self.m.ast.structs[d].name.clone())
+            .unwrap_or_default();
+        let ctors: Vec<&Function> = self
+            .methods(i, &short)
+            .into_iter()
+            .filter(|f| f.params.len() == args.len())
+            .collect();
+        if !ctors.is_empty() {
+            let f = self.overload(&ctors, &[], &args, site)?;
+            let zero = self.zero(ty, site)?;
+            let place = self.temp_place(zero, site);
+            self.inline(f, &[], args, Some((i, Some(place.clone()))), site)?;
+            return self.read(&place, site);
+        }
+        if !self.methods(i, &short).is_empty() {
+            return Err(self.err(
+                site,
+                format!("`{}` has no constructor taking {} argument(s)", self.structs.list[i].name, args.len()),
+                None,
+            ));
+        }
+        let fields: Vec<Ty> = self.structs.list[i].fields.iter().map(|f| f.1.clone()).collect();
+        if args.len() > fields.len() {
+            return Err(self.err(
+                site,
+                format!("`{}` has {} field(s), {} value(s) given", self.structs.list[i].name, fields.len(), args.len()),
+                None,
+            ));
+        }
+        let mut leaves = Vec::new();
+        let mut args = args.into_iter();
+        for ft in fields {
+            let v = match args.next() {
+                Some(a) => {
+                    let v = self.arg_val(a, site)?;
+                    self.convert_val(v, &ft, site)?
+                }
+                None => self.zero(&ft, site)?,
+            };
+            leaves.extend(self.leaves_of(v));
+        }
+        Ok(Val::Agg(ty.clone(), leaves))
+    }
+
+    /// An argument's value.
+    pub fn arg_val(&mut self, a: ArgIn<'_>, site: Site) -> R<Val> {
+        match a {
+            ArgIn::Expr(e) => self.rvalue(e),
+            ArgIn::Val(v) => Ok(v),
+            ArgIn::Place(p) => self.read(&p, site),
+        }
+    }
+
+    /// A struct value converted by one of its conversion operators to `to`, if it has one.
+    pub fn conversion(&mut self, v: &Val, to: &Ty, site: Site) -> R<Option<Val>> {
+        let Val::Agg(Ty::Struct(i), _) = v else {
+            return Ok(None);
+        };
+        let i = *i;
+        let mut chosen = None;
+        for f in self.methods(i, "operator cast") {
+            let env = self.structs.list[i].tenv.clone();
+            let ret = self.file_scope(|l| {
+                l.frames.last_mut().expect("pushed by file_scope").tenv.extend(env);
+                l.ty(&f.ret, f.site)
+            })?;
+            let fits = ret == *to
+                || matches!((&ret, to), (Ty::Pointer(_), Ty::Pointer(t)) if **t == Ty::Void)
+                || matches!((&ret, to), (Ty::Scalar(_), Ty::Scalar(_)));
+            if fits {
+                chosen = Some(f);
+                if ret == *to {
+                    break;
+                }
+            }
+        }
+        let Some(f) = chosen else {
+            return Ok(None);
+        };
+        let place = self.temp_place(v.clone(), site);
+        let r = self.inline(f, &[], Vec::new(), Some((i, Some(place))), site)?;
+        self.convert_val(r, to, site).map(Some)
+    }
+
+    /// An overloaded operator (`"operator+"`) applied to `args`: a member function of the first
+    /// operand's struct, or a free function; `None` when the program defines none that fits.
+    pub fn operator(&mut self, op: &str, mut args: Vec<ArgIn<'_>>, site: Site) -> R<Option<Val>> {
+        let Some(first) = args.first() else {
+            return Ok(None);
+        };
+        if let Ty::Struct(i) = self.arg_ty(first)? {
+            let cands: Vec<&Function> = self
+                .methods(i, op)
+                .into_iter()
+                .filter(|f| f.params.len() + 1 == args.len())
+                .collect();
+            if !cands.is_empty() {
+                let this = match args.remove(0) {
+                    ArgIn::Place(p) => p,
+                    ArgIn::Val(v) => self.temp_place(v, site),
+                    ArgIn::Expr(e) => {
+                        if super::expr::is_lvalue_like(e) {
+                            self.place(e)?
+                        } else {
+                            let v = self.rvalue(e)?;
+                            self.temp_place(v, site)
+                        }
+                    }
+                };
+                let f = self.overload(&cands, &[], &args, site)?;
+                return self.inline(f, &[], args, Some((i, Some(this))), site).map(Some);
+            }
+        }
+        let free = self
+            .m
+            .ast
+            .functions
+            .iter()
+            .any(|f| f.name == op && f.params.len() == args.len() && !f.global);
+        if !free {
+            return Ok(None);
+        }
+        self.call_user(op, &[], args, site)
+    }
+}
