@@ -226,6 +226,8 @@ impl Count {
         if a.mask != 0 {
             let bytes = u64::from(a.mask.count_ones() * t.elem);
             match (t.space, kind) {
+                // Constant memory goes through the constant cache: no global transaction.
+                (Space::Global, AccessKind::Load) if t.constant => {}
                 (Space::Global, AccessKind::Load) => {
                     let (sectors, lines) = coalesce(t, a);
                     sample(global, sectors, sectors, lines, (0, 0));

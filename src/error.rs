@@ -192,7 +192,7 @@ impl fmt::Display for Error {
             Error::InvalidAddress(a) => write!(
                 f,
                 "invalid {access} in kernel `{k}`{loc}: block {b}, thread {t}: address {addr:#x} \
-                 through {buf} is in no device allocation; pass a device pointer (from \
+                 (through {buf}) is in no device allocation; pass a device pointer (from \
                  cudaMalloc) or guard the access",
                 access = access_name(a.access),
                 k = a.kernel,

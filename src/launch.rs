@@ -268,7 +268,21 @@ impl Device {
     }
 
     fn alloc<T: Element>(&self, name: &str, len: usize, track_init: bool) -> Global<T> {
-        self.alloc_at(name, self.reserve(len * T::SIZE as usize), len, track_init)
+        self.alloc_at(
+            name,
+            self.reserve(len * T::SIZE as usize),
+            len,
+            track_init,
+            false,
+        )
+    }
+
+    /// Constant memory holding `data` (a `__constant__` variable): loads from it are not
+    /// counted as global transactions, as a GPU serves them from its constant cache.
+    pub(crate) fn alloc_constant(&self, name: &str, data: &[u8]) -> Global<u8> {
+        let g = self.alloc_at(name, self.reserve(data.len()), data.len(), false, true);
+        g.write_bytes(0, data);
+        g
     }
 
     /// A buffer at device address `base`, which the caller keeps apart from every other
@@ -279,8 +293,9 @@ impl Device {
         base: u64,
         len: usize,
         track_init: bool,
+        constant: bool,
     ) -> Global<T> {
-        let g = Global::new(name, base, len, track_init);
+        let g = Global::new(name, base, len, track_init, constant);
         let mut all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|a| a.strong_count() > 0);
         all.push(g.allocation());

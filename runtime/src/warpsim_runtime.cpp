@@ -11,6 +11,7 @@
 // launch and back at each synchronisation after one.
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ namespace {
 // ----- the channel ------------------------------------------------------------------------------
 
 [[noreturn]] void die(const char *what) {
-    fprintf(stderr, "warpsim runtime: %s\n", what);
+    fprintf(stderr, "==warpsim== runtime: %s\n", what);
     fflush(stderr);
     _exit(125);
 }
@@ -216,9 +217,12 @@ void start(State &s) {
         exit(1);
     }
     s.ch.fd = atoi(fd);
+    // Programs the program starts must not hold the channel open after it exits.
+    fcntl(s.ch.fd, F_SETFD, FD_CLOEXEC);
     size_t bytes = (size_t)strtoull(sbytes, nullptr, 10);
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, atoi(sfd), 0);
     if (p == MAP_FAILED) die("cannot map the staging memory warpsim shares");
+    close(atoi(sfd));
     s.ch.staging = (uint8_t *)p;
     s.ch.half = bytes / 2;
     s.started = true;
@@ -381,7 +385,7 @@ cudaError_t kernel_info(const void *func, const KernelInfo **out) {
     const Kernel *k = kernel_of(func);
     if (!k) {
         fprintf(stderr,
-                "warpsim: a launch names a function that is not a __global__ kernel of this "
+                "==warpsim== a launch names a function that is not a __global__ kernel of this "
                 "program\n");
         return fail(cudaErrorInvalidDeviceFunction);
     }
@@ -1021,7 +1025,7 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
     cudaError_t e = symbol_of(symbol, &a, &bytes);
     if (e != cudaSuccess) return e;
     if (offset > bytes || count > bytes - offset) {
-        fprintf(stderr, "warpsim: cudaMemcpyToSymbol: %zu bytes at offset %zu do not fit the %llu-byte symbol\n",
+        fprintf(stderr, "==warpsim== cudaMemcpyToSymbol: %zu bytes at offset %zu do not fit the %llu-byte symbol\n",
                 count, offset, (unsigned long long)bytes);
         return fail(cudaErrorInvalidValue);
     }
@@ -1037,7 +1041,7 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
     cudaError_t e = symbol_of(symbol, &a, &bytes);
     if (e != cudaSuccess) return e;
     if (offset > bytes || count > bytes - offset) {
-        fprintf(stderr, "warpsim: cudaMemcpyFromSymbol: %zu bytes at offset %zu do not fit the %llu-byte symbol\n",
+        fprintf(stderr, "==warpsim== cudaMemcpyFromSymbol: %zu bytes at offset %zu do not fit the %llu-byte symbol\n",
                 count, offset, (unsigned long long)bytes);
         return fail(cudaErrorInvalidValue);
     }

@@ -42,6 +42,7 @@ impl<'p> Buf<'p> {
             PlaceKind::Global(alloc, offset, len) => (
                 Target {
                     space: Space::Global,
+                    constant: alloc.constant,
                     name: &alloc.name,
                     len,
                     base: alloc.base + offset as u64,

@@ -90,7 +90,13 @@ pub fn launch(
     let globals: Vec<Global<u8>> = kernel
         .globals
         .iter()
-        .map(|g| dev.alloc_from(&g.name, &g.init))
+        .map(|g| {
+            if g.constant {
+                dev.alloc_constant(&g.name, &g.init)
+            } else {
+                dev.alloc_from(&g.name, &g.init)
+            }
+        })
         .collect();
     launch_with(dev, kernel, cfg, args, &globals)
 }

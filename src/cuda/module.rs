@@ -123,9 +123,9 @@ impl Module {
     }
 
     /// The bytes of the file-scope `__constant__` or `__device__` variable `name` as its
-    /// initializer leaves them (zeros where there is none); `None` when there is no such
-    /// variable.
-    pub fn global_init(&self, name: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
+    /// initializer leaves them (zeros where there is none), and whether it is `__constant__`;
+    /// `None` when there is no such variable.
+    pub fn global_init(&self, name: &str) -> Result<Option<(Vec<u8>, bool)>, Diagnostic> {
         crate::cuda::front::lower::global_init(&self.unit, name)
     }
 

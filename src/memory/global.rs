@@ -28,6 +28,8 @@ pub struct Allocation {
     pub(crate) words: Box<[AtomicU32]>,
     /// For allocations made uninitialised: one bit per word, set once the word is written.
     written: Option<Box<[AtomicU32]>>,
+    /// Constant memory (a `__constant__` variable): its loads are not global transactions.
+    pub(crate) constant: bool,
 }
 
 impl Allocation {
@@ -103,7 +105,13 @@ impl<T: Element> std::fmt::Debug for Global<T> {
 }
 
 impl<T: Element> Global<T> {
-    pub(crate) fn new(name: &str, base: u64, len: usize, track_init: bool) -> Global<T> {
+    pub(crate) fn new(
+        name: &str,
+        base: u64,
+        len: usize,
+        track_init: bool,
+        constant: bool,
+    ) -> Global<T> {
         let bytes = len.checked_mul(T::SIZE as usize).unwrap_or_else(|| {
             panic!(
                 "buffer `{name}`: {len} elements of {} bytes overflow the address space",
@@ -118,6 +126,7 @@ impl<T: Element> Global<T> {
                 words: (0..words).map(|_| AtomicU32::new(0)).collect(),
                 written: track_init
                     .then(|| (0..words.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()),
+                constant,
             }),
             offset: 0,
             len,

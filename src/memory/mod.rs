@@ -481,6 +481,9 @@ impl AtomicElement for f32 {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Target<'n> {
     pub space: Space,
+    /// Constant memory (`__constant__`): read through the constant cache, not counted as global
+    /// loads.
+    pub constant: bool,
     pub name: &'n str,
     /// Elements in the view.
     pub len: usize,

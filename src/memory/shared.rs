@@ -189,6 +189,7 @@ impl<T: Element> Shared<T> {
 /// The target of a shared array at byte `offset` with `len` elements of `elem` bytes.
 pub(crate) fn target(offset: usize, len: usize, name: &str, elem: u32) -> Target<'_> {
     Target {
+        constant: false,
         space: Space::Shared,
         name,
         len,

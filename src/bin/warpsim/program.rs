@@ -196,7 +196,10 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
     let mut out = String::new();
     let p = dev.profile();
     if launches.is_empty() {
-        let _ = writeln!(out, "{MARK} the program launched no kernel");
+        let _ = writeln!(
+            out,
+            "{MARK} no kernel launch of the program ran to completion"
+        );
         return out;
     }
     let mut by_kernel: BTreeMap<&str, (usize, std::time::Duration, Option<Counters>)> =

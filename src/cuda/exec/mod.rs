@@ -795,9 +795,9 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             frame::with(|fr| fr.src64(bytes).get(&fr.rows, w as usize).to_array()[l as usize]);
         let name = &self.k.params[param as usize].name;
         let what = if address == 0 {
-            format!("`{name}` (a null pointer)")
+            format!("`{name}`, a null pointer")
         } else {
-            format!("`{name}` (address {address:#x})")
+            format!("`{name}`, which points at {address:#x}")
         };
         fault(Error::InvalidAddress(Box::new(AccessFault {
             kernel: self.b.launch.name.clone(),

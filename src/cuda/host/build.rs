@@ -565,10 +565,12 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
     }
     let dir = cache.join("programs").join(h.hex());
     let exe = dir.join("program");
-    let cu: Vec<PathBuf> = sources
+    // The device pass reads the files as the user named them (its messages name them so).
+    let cu: Vec<PathBuf> = opts
+        .files
         .iter()
-        .filter(|(_, l)| *l == Lang::Cuda)
-        .map(|(p, _)| p.clone())
+        .filter(|f| lang(f) == Some(Lang::Cuda))
+        .cloned()
         .collect();
     if exe.is_file() {
         return Ok(Built {

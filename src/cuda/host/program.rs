@@ -34,9 +34,9 @@ impl DeviceCode {
         m.lower(name)
     }
 
-    /// The initial bytes of `__constant__`/`__device__` variable `name` of unit `unit`
-    /// (`None`: no such variable).
-    pub fn symbol(&self, unit: u32, name: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
+    /// The initial bytes of `__constant__`/`__device__` variable `name` of unit `unit`, and
+    /// whether it is `__constant__` (`None`: no such variable).
+    pub fn symbol(&self, unit: u32, name: &str) -> Result<Option<(Vec<u8>, bool)>, Diagnostic> {
         self.module(unit)?.global_init(name)
     }
 

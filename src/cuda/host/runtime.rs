@@ -308,7 +308,7 @@ impl<'d> Runtime<'d> {
         let name = format!("cudaMallocManaged#{}", self.allocations);
         let g = self
             .dev
-            .alloc_at::<u8>(&name, address, bytes as usize, false);
+            .alloc_at::<u8>(&name, address, bytes as usize, false, false);
         self.memory.insert(
             address,
             Allocation {
@@ -494,8 +494,8 @@ impl<'d> Runtime<'d> {
             let len = self.memory.get(&a).map_or(0, |x| x.global.len() as u64);
             return Ok((a, len));
         }
-        let init = match self.code.symbol(unit, name) {
-            Ok(Some(init)) => init,
+        let (init, constant) = match self.code.symbol(unit, name) {
+            Ok(Some(s)) => s,
             Ok(None) => {
                 events(Event::Note(format!(
                     "`{name}` is not a __constant__ or __device__ variable of the program's \
@@ -508,8 +508,11 @@ impl<'d> Runtime<'d> {
                 return Err(status::INVALID_SYMBOL);
             }
         };
-        let g = self.dev.alloc_zeroed::<u8>(name, init.len().max(1));
-        g.write_bytes(0, &init);
+        let g = if constant {
+            self.dev.alloc_constant(name, &init)
+        } else {
+            self.dev.alloc_from(name, &init)
+        };
         let a = g.address();
         self.memory.insert(
             a,

@@ -369,13 +369,13 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
 }
 
 /// The bytes of file-scope `__constant__`/`__device__` variable `name` as its initializer
-/// leaves them (`None`: no such variable).
-pub fn global_init(m: &Unit, name: &str) -> R<Option<Vec<u8>>> {
+/// leaves them, and whether it is `__constant__` (`None`: no such variable).
+pub fn global_init(m: &Unit, name: &str) -> R<Option<(Vec<u8>, bool)>> {
     let mut l = Lowerer::new(m, "");
     let Some(_) = l.device_global(name, Site::default())? else {
         return Ok(None);
     };
-    Ok(l.globals.pop().map(|(g, _)| g.init))
+    Ok(l.globals.pop().map(|(g, _)| (g.init, g.constant)))
 }
 
 /// `name<a, b>` into `name` and `a, b`.
@@ -1771,7 +1771,9 @@ impl<'m> Lowerer<'m> {
         }
         for (x, y) in a.iter().zip(b) {
             let same = match (x, y) {
-                (TemplateArg::Type(tx), TemplateArg::Type(ty)) => self.ty(tx, site)? == self.ty(ty, site)?,
+                (TemplateArg::Type(tx), TemplateArg::Type(ty)) => {
+                    self.ty(tx, site)? == self.ty(ty, site)?
+                }
                 (TemplateArg::Expr(ex), TemplateArg::Expr(ey)) => {
                     consts::as_int(self.const_eval(ex)?) == consts::as_int(self.const_eval(ey)?)
                 }
@@ -2006,7 +2008,11 @@ impl<'m> Lowerer<'m> {
     ) -> R<Val> {
         // A member function sees its object's fields by name (parameters shadow them).
         if let Some((p, i)) = &this {
-            let fields: Vec<String> = self.structs.list[*i].fields.iter().map(|f| f.0.clone()).collect();
+            let fields: Vec<String> = self.structs.list[*i]
+                .fields
+                .iter()
+                .map(|f| f.0.clone())
+                .collect();
             for name in fields {
                 let fp = self.member_place(p.clone(), &name, site)?;
                 self.bind(&name, Sym::Place(fp));

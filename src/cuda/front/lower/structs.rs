@@ -74,7 +74,7 @@ impl<'m> Lowerer<'m> {
     /// Lay out struct definition `def` with template arguments `tenv`, called `name`.
     fn lay_out(&mut self, def: usize, tenv: Vec<(String, TArg)>, name: String) -> R<usize> {
         let d = self.m.ast.structs[def].clone();
-        if self.globals_in_progress.iter().any(|g| *g == name) {
+        if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
         self.globals_in_progress.push(name.clone());
@@ -118,9 +118,10 @@ impl<'m> Lowerer<'m> {
     fn names_struct_in_progress(&self, t: &TypeExpr) -> bool {
         match t {
             TypeExpr::Pointer(inner) => self.names_struct_in_progress(inner),
-            TypeExpr::Name(n) | TypeExpr::Struct(n) | TypeExpr::Template(n, _) => {
-                self.globals_in_progress.iter().any(|g| g == n || g.starts_with(&format!("{n}<")))
-            }
+            TypeExpr::Name(n) | TypeExpr::Struct(n) | TypeExpr::Template(n, _) => self
+                .globals_in_progress
+                .iter()
+                .any(|g| g == n || g.starts_with(&format!("{n}<"))),
             _ => false,
         }
     }
@@ -150,7 +151,13 @@ impl<'m> Lowerer<'m> {
             return Ok(Some(t.clone()));
         }
         let canon = self.canon(name);
-        if self.m.ast.structs.iter().any(|s| s.name == canon && s.template.is_empty()) {
+        if self
+            .m
+            .ast
+            .structs
+            .iter()
+            .any(|s| s.name == canon && s.template.is_empty())
+        {
             return self.struct_ty(&canon, site).map(Some);
         }
         if let Some((_, t)) = self.m.ast.typedefs.iter().rev().find(|(n, _)| *n == canon) {
@@ -195,7 +202,10 @@ impl<'m> Lowerer<'m> {
         let Ty::Struct(i) = ty else {
             return Err(self.err(
                 site,
-                format!("`.{name}()` needs a struct, not a `{}`", ty.show(&self.structs)),
+                format!(
+                    "`.{name}()` needs a struct, not a `{}`",
+                    ty.show(&self.structs)
+                ),
                 None,
             ));
         };
@@ -255,7 +265,11 @@ impl<'m> Lowerer<'m> {
     /// field (missing fields zero).
     pub fn construct(&mut self, ty: &Ty, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
         let Ty::Struct(i) = *ty else {
-            return Err(self.err(site, format!("`{}` is not a struct", ty.show(&self.structs)), None));
+            return Err(self.err(
+                site,
+                format!("`{}` is not a struct", ty.show(&self.structs)),
+                None,
+            ));
         };
         let short = self.structs.list[i]
             .def
@@ -276,15 +290,28 @@ impl<'m> Lowerer<'m> {
         if !self.methods(i, &short).is_empty() {
             return Err(self.err(
                 site,
-                format!("`{}` has no constructor taking {} argument(s)", self.structs.list[i].name, args.len()),
+                format!(
+                    "`{}` has no constructor taking {} argument(s)",
+                    self.structs.list[i].name,
+                    args.len()
+                ),
                 None,
             ));
         }
-        let fields: Vec<Ty> = self.structs.list[i].fields.iter().map(|f| f.1.clone()).collect();
+        let fields: Vec<Ty> = self.structs.list[i]
+            .fields
+            .iter()
+            .map(|f| f.1.clone())
+            .collect();
         if args.len() > fields.len() {
             return Err(self.err(
                 site,
-                format!("`{}` has {} field(s), {} value(s) given", self.structs.list[i].name, fields.len(), args.len()),
+                format!(
+                    "`{}` has {} field(s), {} value(s) given",
+                    self.structs.list[i].name,
+                    fields.len(),
+                    args.len()
+                ),
                 None,
             ));
         }
@@ -322,7 +349,11 @@ impl<'m> Lowerer<'m> {
         for f in self.methods(i, "operator cast") {
             let env = self.structs.list[i].tenv.clone();
             let ret = self.file_scope(|l| {
-                l.frames.last_mut().expect("pushed by file_scope").tenv.extend(env);
+                l.frames
+                    .last_mut()
+                    .expect("pushed by file_scope")
+                    .tenv
+                    .extend(env);
                 l.ty(&f.ret, f.site)
             })?;
             let fits = ret == *to
@@ -369,7 +400,9 @@ impl<'m> Lowerer<'m> {
                     }
                 };
                 let f = self.overload(&cands, &[], &args, site)?;
-                return self.inline(f, &[], args, Some((i, Some(this))), site).map(Some);
+                return self
+                    .inline(f, &[], args, Some((i, Some(this))), site)
+                    .map(Some);
             }
         }
         let free = self

@@ -1,0 +1,40 @@
+// The program's own stdin, stdout, arguments and exit status; kernel printf output appears at the
+// synchronisation, in order with the host's own output; a crash is reported with its signal.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+__global__ void hello(int tag) {
+    if (threadIdx.x < 2) printf("kernel %d says hello from thread %d\n", tag, threadIdx.x);
+}
+
+int main(int argc, char **argv) {
+    const char *how = argc > 1 ? argv[1] : "order";
+    if (!strcmp(how, "order")) {
+        printf("host before\n");
+        hello<<<1, 32>>>(7);
+        printf("host after the launch\n");
+        cudaDeviceSynchronize();
+        printf("host after the sync\n");
+        return 0;
+    }
+    if (!strcmp(how, "stdin")) {
+        char line[100] = {0};
+        if (!fgets(line, sizeof line, stdin)) return 9;
+        printf("read: %s", line);
+        for (int i = 2; i < argc; i++) printf("arg %d: %s\n", i, argv[i]);
+        return 0;
+    }
+    if (!strcmp(how, "exit")) return atoi(argv[2]);
+    if (!strcmp(how, "crash")) {
+        fflush(stdout);
+        raise(SIGSEGV);
+    }
+    if (!strcmp(how, "no-sync")) {
+        hello<<<1, 32>>>(3);
+        return 0;  // the output still appears, as the runtime flushes at exit
+    }
+    return 1;
+}

@@ -1,0 +1,8 @@
+// A runtime call warpsim does not provide: the build names it.
+#include <cuda_runtime.h>
+
+int main() {
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    return 0;
+}

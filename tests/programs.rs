@@ -1,0 +1,553 @@
+//! Whole CUDA programs run with `warpsim cu FILE... [-- ARGS]`: the examples end to end (exit
+//! status, output, profile JSON, counters equal to `--kernel` runs of the same kernels), the
+//! runtime API, faults, misuse and protocol violations, and the build's messages.
+//!
+//! Every test builds its programs with the system C++ compiler into a cache under the test
+//! target directory, shared by the tests of one build.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("warpsim-cache")
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn show(&self) -> String {
+        format!(
+            "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// `warpsim ARGS` in the repository root, with `stdin` as its input.
+fn warpsim_with(args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .args(args)
+        .current_dir(root())
+        .env("WARPSIM_CACHE_DIR", cache())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("warpsim starts");
+    child
+        .stdin
+        .take()
+        .expect("a pipe")
+        .write_all(stdin.as_bytes())
+        .expect("stdin written");
+    let out = child.wait_with_output().expect("warpsim runs");
+    let r = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+    };
+    assert!(
+        !r.stderr.contains("panicked"),
+        "warpsim panicked:\n{}",
+        r.show()
+    );
+    r
+}
+
+fn warpsim(args: &[&str]) -> Run {
+    warpsim_with(args, "")
+}
+
+fn program(file: &str) -> String {
+    format!("tests/data/programs/{file}")
+}
+
+/// A program run with its profile written as JSON.
+fn with_json(files: &[&str], program_args: &[&str]) -> (Run, Value) {
+    let json = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "profile-{}-{}.json",
+        files[0].replace('/', "_"),
+        program_args.join("_")
+    ));
+    let mut args = vec!["cu"];
+    args.extend(files);
+    let j = json.display().to_string();
+    args.extend(["--json-out", &j, "--"]);
+    args.extend(program_args);
+    let r = warpsim(&args);
+    let v = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| panic!("no profile JSON\n{}", r.show()));
+    (r, v)
+}
+
+fn kernels(profile: &Value) -> Vec<String> {
+    profile["launches"]
+        .as_array()
+        .expect("launches")
+        .iter()
+        .map(|l| l["name"].as_str().expect("a name").to_string())
+        .collect()
+}
+
+fn passes(r: &Run) {
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stdout.contains("PASSED"), "{}", r.show());
+    assert!(r.stderr.contains("==warpsim== profile:"), "{}", r.show());
+}
+
+#[test]
+fn vector_add_runs_as_written() {
+    let (r, p) = with_json(&["examples/vector_add.cu"], &["5000"]);
+    passes(&r);
+    assert!(r.stdout.contains("PASSED: 5000 elements"));
+    assert_eq!(kernels(&p), ["vector_add"]);
+    assert_eq!(p["launches"][0]["grid"], serde_json::json!([20, 1, 1]));
+    assert_eq!(p["exit"]["code"], 0);
+    assert_eq!(p["launches"][0]["metrics"]["gst_efficiency"], 100.0);
+}
+
+#[test]
+fn reductions_chain_launches() {
+    let (r, p) = with_json(&["examples/reduce_two_pass.cu"], &["100000"]);
+    passes(&r);
+    // 100000 elements: 196 blocks, then 1 block.
+    assert_eq!(kernels(&p), ["reduce_pass", "reduce_pass"]);
+    assert_eq!(p["launches"][0]["grid"][0], 196);
+    assert_eq!(p["launches"][1]["grid"][0], 1);
+    let (r, p) = with_json(&["examples/reduce_template.cu"], &["20000", "128"]);
+    passes(&r);
+    assert_eq!(
+        kernels(&p),
+        [
+            "reduce<float, 128>",
+            "reduce<float, 128>",
+            "reduce<int, 128>",
+            "reduce<int, 128>"
+        ]
+    );
+}
+
+#[test]
+fn transpose_benchmark_times_with_events() {
+    let (r, p) = with_json(&["examples/transpose_bench.cu"], &["96", "64"]);
+    passes(&r);
+    assert_eq!(
+        kernels(&p),
+        ["transpose_naive", "transpose_tiled", "transpose_padded"]
+    );
+    let m = |k: usize, name: &str| p["launches"][k]["metrics"][name].as_u64().unwrap();
+    // The tile has bank conflicts that the padded tile does not.
+    assert!(m(1, "shared_ld_bank_conflicts") > 0);
+    assert_eq!(m(2, "shared_ld_bank_conflicts"), 0);
+    for line in ["naive", "tiled", "padded"] {
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.starts_with(line) && l.ends_with(" ms, ok")),
+            "{}",
+            r.show()
+        );
+    }
+}
+
+#[test]
+fn managed_memory_convolution_and_several_files() {
+    let (r, p) = with_json(&["examples/managed.cu"], &["5000"]);
+    passes(&r);
+    assert_eq!(kernels(&p), ["saxpy", "saxpy"]);
+    let (r, p) = with_json(&["examples/convolution.cu"], &["40", "30"]);
+    passes(&r);
+    assert_eq!(kernels(&p), ["convolve"]);
+    let (r, p) = with_json(
+        &[
+            "examples/multifile/main.cpp",
+            "examples/multifile/kernels.cu",
+        ],
+        &["3000"],
+    );
+    passes(&r);
+    assert_eq!(kernels(&p), ["histogram256", "scale"]);
+}
+
+/// The metrics of the first launch of `kernel --kernel ARGS`.
+fn kernel_metrics(args: &[&str]) -> Value {
+    let mut a = vec!["cu"];
+    a.extend(args);
+    a.push("--json");
+    let r = warpsim(&a);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let v: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    v["launches"][0]["metrics"].clone()
+}
+
+#[test]
+fn program_counters_equal_those_of_the_kernel_alone() {
+    let (_, p) = with_json(&["examples/vector_add.cu"], &["5000"]);
+    let alone = kernel_metrics(&[
+        "examples/vector_add.cu",
+        "--kernel",
+        "vector_add",
+        "--block",
+        "256",
+        "--grid",
+        "20",
+        "--arg",
+        "float[5000]:rand",
+        "--arg",
+        "float[5000]:iota",
+        "--arg",
+        "float[5000]:zeros",
+        "--arg",
+        "5000",
+    ]);
+    assert_eq!(p["launches"][0]["metrics"], alone);
+    let (_, p) = with_json(&["examples/transpose_bench.cu"], &["96", "64"]);
+    for (k, name) in ["transpose_naive", "transpose_tiled", "transpose_padded"]
+        .iter()
+        .enumerate()
+    {
+        let alone = kernel_metrics(&[
+            "examples/transpose_bench.cu",
+            "--kernel",
+            name,
+            "--block",
+            "32x8",
+            "--grid",
+            "3x2",
+            "--arg",
+            "float[6144]:zeros",
+            "--arg",
+            "float[6144]:iota",
+            "--arg",
+            "96",
+            "--arg",
+            "64",
+        ]);
+        assert_eq!(p["launches"][k]["metrics"], alone, "{name}");
+    }
+    let (_, p) = with_json(&["examples/convolution.cu"], &["40", "30"]);
+    let alone = kernel_metrics(&[
+        "examples/convolution.cu",
+        "--kernel",
+        "convolve",
+        "--block",
+        "16x16",
+        "--grid",
+        "3x2",
+        "--arg",
+        "float[1200]:rand",
+        "--arg",
+        "float[1200]:zeros",
+        "--arg",
+        "40",
+        "--arg",
+        "30",
+    ]);
+    assert_eq!(p["launches"][0]["metrics"], alone);
+}
+
+/// The lines of the program's stdout as `call -> cudaError` pairs, in order.
+fn transcript(r: &Run) -> Vec<(String, String)> {
+    r.stdout
+        .lines()
+        .filter_map(|l| l.split_once(" -> "))
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+fn status_of(r: &Run, call: &str) -> String {
+    transcript(r)
+        .into_iter()
+        .find(|(c, _)| c.starts_with(call))
+        .map(|(_, s)| s)
+        .unwrap_or_else(|| panic!("no `{call}` in the transcript\n{}", r.show()))
+}
+
+#[test]
+fn the_runtime_api_as_programs_use_it() {
+    let r = warpsim(&["cu", &program("api.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    for line in [
+        "devices 1, current 0",
+        "cc 9.0, 132 SMs, warp 32, 49152 shared/block, max threads 1024",
+        "major attribute 9",
+        "runtime 12040",
+        "scaled 0 2 6 12 3996",
+        "after memset 1996 0",
+        "scaled by the new symbol 0 20 60 120",
+        "counter after two launches 300",
+        "table 100 107",
+        "table size 32",
+        "shared_user: 1024 static shared bytes, max 1024 threads",
+        "occupancy: 8 blocks of 256 per SM",
+        "elapsed is non-negative",
+        "reversed 255 0",
+        "pinned 240",
+    ] {
+        assert!(
+            r.stdout.lines().any(|l| l == line),
+            "missing `{line}`\n{}",
+            r.show()
+        );
+    }
+    for (call, status) in transcript(&r) {
+        let expected = if call.starts_with("cudaMemcpyToSymbol(d_table, h, 9") {
+            "cudaErrorInvalidValue"
+        } else {
+            "cudaSuccess"
+        };
+        assert_eq!(status, expected, "{call}\n{}", r.show());
+    }
+    assert!(
+        r.stderr
+            .contains("36 bytes at offset 0 do not fit the 32-byte symbol")
+    );
+    // The device profile decides what the program sees.
+    let r = warpsim(&["cu", &program("api.cu"), "--device", "sm_61"]);
+    assert!(r.stdout.contains("cc 6.1, 20 SMs"), "{}", r.show());
+}
+
+#[test]
+fn a_fault_is_located_once_and_sticky() {
+    let r = warpsim(&["cu", &program("fault.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stderr.matches("==warpsim== error:").count(),
+        1,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains(
+            "out-of-bounds store of global buffer `cudaMalloc#1` in kernel `write_past` at \
+         tests/data/programs/fault.cu:10:5: block (3, 0, 0), thread (4, 0, 0): index 100 but \
+         the buffer has 100 elements"
+        ),
+        "{}",
+        r.show()
+    );
+    assert_eq!(status_of(&r, "cudaGetLastError"), "cudaErrorIllegalAddress");
+    assert_eq!(
+        status_of(&r, "cudaDeviceSynchronize"),
+        "cudaErrorIllegalAddress"
+    );
+    assert_eq!(
+        transcript(&r)[3],
+        (
+            "cudaMalloc(&e, 16)".to_string(),
+            "cudaErrorIllegalAddress".to_string()
+        )
+    );
+    assert_eq!(status_of(&r, "cudaDeviceReset"), "cudaSuccess");
+    // After the reset the device works again.
+    let last = transcript(&r).pop().expect("a transcript");
+    assert_eq!(last.1, "cudaSuccess", "{}", r.show());
+
+    let r = warpsim(&["cu", &program("fault.cu"), "--", "config"]);
+    let t = transcript(&r);
+    assert_eq!(t[1].1, "cudaErrorInvalidConfiguration", "{}", r.show());
+    assert_eq!(t[2].1, "cudaSuccess");
+    assert_eq!(t[3].1, "cudaSuccess");
+
+    let r = warpsim(&["cu", &program("fault.cu"), "--", "null"]);
+    assert!(
+        r.stderr
+            .contains("address 0x0 (through `p`, a null pointer) is in no device allocation"),
+        "{}",
+        r.show()
+    );
+    assert_eq!(
+        status_of(&r, "cudaDeviceSynchronize"),
+        "cudaErrorIllegalAddress"
+    );
+    let r = warpsim(&["cu", &program("fault.cu"), "--", "host"]);
+    assert!(
+        r.stderr.contains("(through `p`, which points at 0x"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
+fn misuse_is_an_error_for_the_program_not_for_warpsim() {
+    let r = warpsim(&["cu", &program("misuse.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let t = transcript(&r);
+    let expected = [
+        "cudaSuccess",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidDevicePointer",
+        "cudaErrorInvalidDevicePointer",
+        "cudaErrorInvalidDeviceFunction",
+        "cudaSuccess",
+        "cudaSuccess",
+        "cudaSuccess",
+    ];
+    assert_eq!(
+        t.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(),
+        expected,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr
+            .contains("256 bytes at 0x7f0000000000 run past the end of `cudaMalloc#1` (128 bytes")
+    );
+    assert!(r.stderr.contains("0x10 is not device memory"));
+    assert!(r.stderr.contains("not a __global__ kernel of this program"));
+}
+
+#[test]
+fn protocol_violations_stop_the_program() {
+    for how in [
+        "unknown-op",
+        "short-frame",
+        "huge-frame",
+        "chunk-too-big",
+        "bad-string",
+    ] {
+        let r = warpsim(&["cu", &program("rogue.cu"), "--", how]);
+        assert_eq!(r.code, Some(1), "{how}: {}", r.show());
+        assert!(
+            r.stderr
+                .contains("the program's runtime broke the protocol"),
+            "{how}: {}",
+            r.show()
+        );
+    }
+    // A program that leaves in the middle of a copy ends the run, it does not hang it.
+    let r = warpsim(&["cu", &program("rogue.cu"), "--", "close-mid-copy"]);
+    assert_ne!(r.code, None, "{}", r.show());
+}
+
+#[test]
+fn the_program_owns_stdin_stdout_and_its_exit_status() {
+    let r = warpsim(&["cu", &program("behaviour.cu")]);
+    assert_eq!(
+        r.stdout,
+        "host before\nhost after the launch\nkernel 7 says hello from thread 0\n\
+         kernel 7 says hello from thread 1\nhost after the sync\n"
+    );
+    let r = warpsim_with(
+        &["cu", &program("behaviour.cu"), "--", "stdin", "a b", "-x"],
+        "a line\n",
+    );
+    assert_eq!(
+        r.stdout,
+        "read: a line\narg 2: a b\narg 3: -x\n",
+        "{}",
+        r.show()
+    );
+    let r = warpsim(&["cu", &program("behaviour.cu"), "--", "no-sync"]);
+    assert!(
+        r.stdout.contains("kernel 3 says hello from thread 1"),
+        "{}",
+        r.show()
+    );
+    let r = warpsim(&["cu", &program("behaviour.cu"), "--", "exit", "3"]);
+    assert_eq!(r.code, Some(3), "{}", r.show());
+    let r = warpsim(&["cu", &program("behaviour.cu"), "--", "crash"]);
+    assert_eq!(r.code, Some(128 + 11), "{}", r.show());
+    assert!(r.stderr.contains("killed by signal 11 (SIGSEGV)"));
+}
+
+#[test]
+fn check_mode_runs_every_launch_and_fails_on_hazards() {
+    let r = warpsim(&["cu", &program("race.cu"), "--check"]);
+    assert_eq!(r.code, Some(1), "{}", r.show());
+    assert!(r.stdout.contains("done"));
+    assert!(
+        r.stderr.contains("RaceReadAfterWrite in kernel `racy`"),
+        "{}",
+        r.show()
+    );
+    assert!(r.stderr.contains("check mode found 2 hazard(s)"));
+    let r = warpsim(&["cu", "examples/vector_add.cu", "--check", "--", "3000"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stderr.contains("check mode"));
+}
+
+#[test]
+fn a_refused_kernel_is_named_and_its_launch_fails() {
+    let r = warpsim(&["cu", &program("refused.cu")]);
+    assert!(
+        r.stderr
+            .contains("refused.cu:8:5: error: inline PTX assembly (`asm`) is not supported"),
+        "{}",
+        r.show()
+    );
+    assert_eq!(status_of(&r, "launch"), "cudaErrorInvalidDeviceFunction");
+    assert!(r.stderr.contains("1 kernel(s) could not run on warpsim"));
+}
+
+#[test]
+fn build_errors_point_at_the_users_source() {
+    let r = warpsim(&["cu", &program("host_error.cu")]);
+    assert_eq!(r.code, Some(2), "{}", r.show());
+    assert!(r.stderr.contains("host_error.cu:7:"), "{}", r.show());
+    assert!(r.stderr.contains("undefined_variable"));
+    let r = warpsim(&["cu", &program("unsupported_api.cu")]);
+    assert_eq!(r.code, Some(2), "{}", r.show());
+    assert!(r.stderr.contains("unsupported_api.cu:5:"), "{}", r.show());
+    assert!(
+        r.stderr
+            .contains("`cudaGraphCreate` is not part of the CUDA runtime warpsim provides"),
+        "{}",
+        r.show()
+    );
+    let r = warpsim(&["cu", "examples/vector_add.cu", "--cxx", "/no/such/g++"]);
+    assert_eq!(r.code, Some(2), "{}", r.show());
+    assert!(
+        r.stderr
+            .contains("the C++ compiler `/no/such/g++` was not found"),
+        "{}",
+        r.show()
+    );
+    let r = warpsim(&["cu", "examples/vector_add.cu", "--arg", "1"]);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--arg belongs to --kernel mode"));
+}
+
+#[test]
+fn a_second_run_reuses_the_build() {
+    let r = warpsim(&["cu", "examples/managed.cu", "--", "100"]);
+    passes(&r);
+    let r = warpsim(&["cu", "examples/managed.cu", "--", "100"]);
+    passes(&r);
+    assert!(!r.stderr.contains("compiling"), "{}", r.show());
+}
+
+#[test]
+fn the_report_draws_each_kernel() {
+    let page = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("transpose.html");
+    let r = warpsim(&[
+        "cu",
+        "examples/transpose_bench.cu",
+        "--report",
+        &page.display().to_string(),
+        "--",
+        "64",
+    ]);
+    passes(&r);
+    let html = std::fs::read_to_string(&page).expect("a report");
+    for k in ["transpose_naive", "transpose_tiled", "transpose_padded"] {
+        assert!(html.contains(&format!("<h2>{k} (1 launch")), "{k}");
+    }
+    assert!(html.contains("<svg"));
+    let _ = Path::new(&page);
+}
