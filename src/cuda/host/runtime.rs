@@ -385,8 +385,7 @@ impl<'d> Runtime<'d> {
     }
 
     /// The buffer and offset a host-to-device or device-to-host copy of `bytes` at `address`
-    /// touches; the copy itself goes chunk by chunk ([`Runtime::write_chunk`],
-    /// [`Runtime::read_chunk`]).
+    /// touches; the bridge moves the bytes chunk by chunk through its staging file.
     pub fn transfer(
         &self,
         what: &str,
