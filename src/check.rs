@@ -699,7 +699,7 @@ impl BlockCheck {
         &mut self,
         cx: &Ctx<'_>,
         loc: Src,
-        mask: Mask,
+        masks: &Masks,
         active: &Masks,
         live: &Masks,
         name: &'static str,
@@ -710,11 +710,11 @@ impl BlockCheck {
             if a == 0 {
                 continue;
             }
+            let m = masks[w];
             let exists = shape.exists[w];
-            let absent = mask.0 & !exists;
-            let diverged = mask.0 & live[w] & !a;
-            let outside = a & !mask.0;
-            let m = mask.0;
+            let absent = m & !exists;
+            let diverged = m & live[w] & !a;
+            let outside = a & !m;
             let detail = if absent != 0 {
                 format!(
                     "{name}: mask {m:#010x} names lanes {absent:#010x} of warp {w}, which are not threads of the block (it has {} threads); name only lanes that exist, e.g. __activemask()",

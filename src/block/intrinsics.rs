@@ -4,7 +4,7 @@ use super::{Block, fault};
 use crate::error::Error;
 use crate::lanes::{Lanes, Mask, U32x32, U64x32, WARP_SIZE};
 use crate::site::Site;
-use crate::values::frame::{self, Frame, R32, R64};
+use crate::values::frame::{self, Frame, MAX_WARPS, Masks, R32, R64};
 use crate::values::{F32s, F64s, I32s, Pred, U32s, U64s};
 
 mod sealed {
@@ -125,21 +125,22 @@ impl<'a> Block<'a> {
     /// report a `mask` that names threads not executing it.
     #[track_caller]
     pub fn sync_warp(&mut self, mask: Mask) {
-        self.sync_warp_at(Site::here(), mask);
+        self.sync_warp_at(Site::here(), &[mask.0; MAX_WARPS]);
     }
 
-    pub(crate) fn sync_warp_at(&mut self, site: Site, mask: Mask) {
-        self.intrinsic(site, mask, "__syncwarp");
+    /// `__syncwarp` with each warp's member mask.
+    pub(crate) fn sync_warp_at(&mut self, site: Site, masks: &Masks) {
+        self.intrinsic(site, masks, "__syncwarp");
         if let Some(c) = &mut self.st.check {
             frame::with(|fr| c.on_sync_warp(&fr.active));
         }
     }
 
-    /// Count an intrinsic and check its member mask.
-    fn intrinsic(&mut self, site: Site, mask: Mask, name: &'static str) {
+    /// Count an intrinsic and check each warp's member mask.
+    fn intrinsic(&mut self, site: Site, masks: &Masks, name: &'static str) {
         frame::with(|fr| self.count_instr(fr, site));
         let (active, live) = frame::with(|fr| (fr.active, fr.live));
-        self.with_check(|c, cx| c.member_mask(cx, site, mask, &active, &live, name));
+        self.with_check(|c, cx| c.member_mask(cx, site, masks, &active, &live, name));
     }
 
     pub(crate) fn check_width(&self, width: u32) -> u32 {
@@ -158,12 +159,12 @@ impl<'a> Block<'a> {
     pub(crate) fn shuffle<V: Shuffle>(
         &mut self,
         site: Site,
-        mask: Mask,
+        masks: &Masks,
         v: V,
         name: &'static str,
         src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE],
     ) -> V {
-        self.intrinsic(site, mask, name);
+        self.intrinsic(site, masks, name);
         frame::with(|fr| V::from_repr(shuffle(fr, v.repr(), src)))
     }
 
@@ -178,14 +179,28 @@ impl<'a> Block<'a> {
         src: impl Into<U32s>,
         width: u32,
     ) -> V {
-        self.shfl_at(Site::here(), ShflOp::Idx, mask, v, src.into(), width)
+        self.shfl_at(
+            Site::here(),
+            ShflOp::Idx,
+            &[mask.0; MAX_WARPS],
+            v,
+            src.into(),
+            width,
+        )
     }
 
     /// `__shfl_up_sync(mask, v, delta, width)`: lane `l` reads lane `l - delta` of its segment;
     /// lanes below `delta` in their segment keep their own value.
     #[track_caller]
     pub fn shfl_up_sync<V: Shuffle>(&mut self, mask: Mask, v: V, delta: u32, width: u32) -> V {
-        self.shfl_at(Site::here(), ShflOp::Up, mask, v, U32s::splat(delta), width)
+        self.shfl_at(
+            Site::here(),
+            ShflOp::Up,
+            &[mask.0; MAX_WARPS],
+            v,
+            U32s::splat(delta),
+            width,
+        )
     }
 
     /// `__shfl_down_sync(mask, v, delta, width)`: lane `l` reads lane `l + delta` of its
@@ -195,7 +210,7 @@ impl<'a> Block<'a> {
         self.shfl_at(
             Site::here(),
             ShflOp::Down,
-            mask,
+            &[mask.0; MAX_WARPS],
             v,
             U32s::splat(delta),
             width,
@@ -209,19 +224,20 @@ impl<'a> Block<'a> {
         self.shfl_at(
             Site::here(),
             ShflOp::Xor,
-            mask,
+            &[mask.0; MAX_WARPS],
             v,
             U32s::splat(lane_mask),
             width,
         )
     }
 
-    /// A shuffle of `op` whose lane operand (source lane, delta or lane mask) is `x`.
+    /// A shuffle of `op` whose lane operand (source lane, delta or lane mask) is `x`, with
+    /// each warp's member mask.
     pub(crate) fn shfl_at<V: Shuffle>(
         &mut self,
         site: Site,
         op: ShflOp,
-        mask: Mask,
+        masks: &Masks,
         v: V,
         x: U32s,
         width: u32,
@@ -236,9 +252,9 @@ impl<'a> Block<'a> {
         match x.0.as_uniform() {
             Some(x) => {
                 let src: [u8; 32] = std::array::from_fn(|l| op.source(l as u32, x, w) as u8);
-                self.shuffle(site, mask, v, name, &|_, _| src)
+                self.shuffle(site, masks, v, name, &|_, _| src)
             }
-            None => self.shuffle(site, mask, v, name, &|fr, k| {
+            None => self.shuffle(site, masks, v, name, &|fr, k| {
                 let xs = fr.src32(x.0).get(&fr.rows, k).to_array();
                 std::array::from_fn(|l| op.source(l as u32, xs[l], w) as u8)
             }),
@@ -260,31 +276,32 @@ impl<'a> Block<'a> {
     /// active, named in `mask` and has `pred` set.
     #[track_caller]
     pub fn ballot_sync(&mut self, mask: Mask, pred: Pred) -> U32s {
-        self.ballot_at(Site::here(), mask, pred)
+        self.ballot_at(Site::here(), &[mask.0; MAX_WARPS], pred)
     }
 
-    pub(crate) fn ballot_at(&mut self, site: Site, mask: Mask, pred: Pred) -> U32s {
-        self.intrinsic(site, mask, "__ballot_sync");
+    /// `__ballot_sync` with each warp's member mask.
+    pub(crate) fn ballot_at(&mut self, site: Site, masks: &Masks, pred: Pred) -> U32s {
+        self.intrinsic(site, masks, "__ballot_sync");
         frame::with(|fr| {
             let active = fr.active;
-            Self::per_warp(fr, |w| pred.bits[w] & active[w] & mask.0)
+            Self::per_warp(fr, |w| pred.bits[w] & active[w] & masks[w])
         })
     }
 
     /// A vote: true in every active lane of a warp where `f(pred & active & mask, active &
-    /// mask)` holds.
+    /// mask)` holds, with each warp's member mask.
     pub(crate) fn vote(
         &mut self,
         site: Site,
-        mask: Mask,
+        masks: &Masks,
         pred: Pred,
         name: &'static str,
         f: fn(u32, u32) -> bool,
     ) -> Pred {
-        self.intrinsic(site, mask, name);
+        self.intrinsic(site, masks, name);
         frame::with(|fr| {
             Pred::from_masks(std::array::from_fn(|w| {
-                let m = fr.active[w] & mask.0;
+                let m = fr.active[w] & masks[w];
                 if w < fr.warps && f(pred.bits[w] & m, m) {
                     u32::MAX
                 } else {
@@ -298,14 +315,18 @@ impl<'a> Block<'a> {
     /// `mask` has `pred`.
     #[track_caller]
     pub fn any_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Site::here(), mask, pred, "__any_sync", |p, _| p != 0)
+        self.vote(Site::here(), &[mask.0; MAX_WARPS], pred, "__any_sync", |p, _| {
+            p != 0
+        })
     }
 
     /// `__all_sync(mask, pred)`: in every thread of a warp, whether every active lane named in
     /// `mask` has `pred`.
     #[track_caller]
     pub fn all_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Site::here(), mask, pred, "__all_sync", |p, m| p == m)
+        self.vote(Site::here(), &[mask.0; MAX_WARPS], pred, "__all_sync", |p, m| {
+            p == m
+        })
     }
 
     /// `__activemask()`: the lanes of its warp executing this instruction, in every thread.
@@ -326,16 +347,17 @@ impl<'a> Block<'a> {
     /// `mask`) whose `v` equals its own.
     #[track_caller]
     pub fn match_any_sync(&mut self, mask: Mask, v: U32s) -> U32s {
-        self.match_any_at(Site::here(), mask, v)
+        self.match_any_at(Site::here(), &[mask.0; MAX_WARPS], v)
     }
 
-    pub(crate) fn match_any_at(&mut self, site: Site, mask: Mask, v: U32s) -> U32s {
-        self.intrinsic(site, mask, "__match_any_sync");
+    /// `__match_any_sync` with each warp's member mask.
+    pub(crate) fn match_any_at(&mut self, site: Site, masks: &Masks, v: U32s) -> U32s {
+        self.intrinsic(site, masks, "__match_any_sync");
         frame::with(|fr| {
             let s = fr.src32(v.0);
             let dst = fr.alloc(1);
             for w in 0..fr.warps {
-                let m = Mask(fr.active[w] & mask.0);
+                let m = Mask(fr.active[w] & masks[w]);
                 if fr.active[w] == 0 {
                     continue;
                 }

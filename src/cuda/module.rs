@@ -70,6 +70,13 @@ impl Module {
         let mut sources = Sources::default();
         let pp = preprocess::preprocess(&mut sources, name, text, dir, options)?;
         let ast = crate::cuda::front::parse::parse(&pp);
+        if let Some((site, msg)) = &ast.kernel_syntax_error {
+            return Err(sources.error(
+                *site,
+                msg.clone(),
+                Some("the kernel does not parse: fix the code so that it compiles with nvcc".into()),
+            ));
+        }
         let mut warnings = pp.warnings.clone();
         // Syntax errors outside device code are warnings (host C++ the grammar may not know);
         // inside a kernel, lowering it reports them as errors.

@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use crate::cuda::ir::{Builtin, Kernel, Op, Operand, Stmt, VarId};
+use crate::cuda::ir::{Base, Builtin, Kernel, Op, Operand, Stmt, VarId};
 
 /// Decide uniformity and set every `varying` flag and [`crate::cuda::ir::Var::uniform`].
 pub fn analyze(k: &mut Kernel) {
@@ -114,7 +114,9 @@ impl State {
 
     fn op_varying(&self, op: &Operand) -> bool {
         match op {
-            Operand::Var(v) => self.varying[v.0 as usize],
+            Operand::Var(v) | Operand::Builtin(Builtin::BaseAddress(Base::Var(v))) => {
+                self.varying[v.0 as usize]
+            }
             Operand::Const(_) => false,
             Operand::Builtin(b) => matches!(
                 b,
@@ -124,8 +126,8 @@ impl State {
     }
 
     fn read(&mut self, op: &Operand, chain: &[u32]) {
-        if let Operand::Var(v) = op {
-            let e = self.lca.entry(*v).or_insert_with(|| chain.to_vec());
+        if let Some(v) = op.var() {
+            let e = self.lca.entry(v).or_insert_with(|| chain.to_vec());
             let n = e.iter().zip(chain).take_while(|(a, b)| a == b).count();
             e.truncate(n);
         }
@@ -178,9 +180,8 @@ impl State {
                 Exits::default()
             }
             Stmt::Load { dst, addr, .. } => {
-                self.read(&addr.offset, chain);
-                for (o, _) in &addr.index {
-                    self.read(o, chain);
+                for o in addr.operands() {
+                    self.read(&o, chain);
                 }
                 for d in dst {
                     self.write(*d, true, chain);
@@ -188,9 +189,8 @@ impl State {
                 Exits::default()
             }
             Stmt::Store { addr, values, .. } => {
-                self.read(&addr.offset, chain);
-                for (o, _) in &addr.index {
-                    self.read(o, chain);
+                for o in addr.operands() {
+                    self.read(&o, chain);
                 }
                 for v in values {
                     self.read(v, chain);
@@ -200,9 +200,8 @@ impl State {
             Stmt::Atomic {
                 dst, addr, a, b, ..
             } => {
-                self.read(&addr.offset, chain);
-                for (o, _) in &addr.index {
-                    self.read(o, chain);
+                for o in addr.operands() {
+                    self.read(&o, chain);
                 }
                 self.read(a, chain);
                 if let Some(b) = b {
@@ -317,7 +316,7 @@ impl State {
                 width,
                 ..
             } => {
-                for o in [mask, value, lane, width] {
+                for o in mask.iter().chain([value, lane, width]) {
                     self.read(o, chain);
                 }
                 self.write(*dst, true, chain);

@@ -18,7 +18,7 @@
 use crate::block::{Block, ShflOp, fault};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, Kernel, Op, Operand, ParamKind,
-    Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind,
+    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind,
 };
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
@@ -273,13 +273,13 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 ty,
                 addr,
                 site: s,
-            } => self.load(dst, *ty, addr, site(*s)),
+            } => self.each_base(addr, |e, a| e.load(dst, *ty, a, site(*s))),
             Stmt::Store {
                 ty,
                 addr,
                 values,
                 site: s,
-            } => self.store(*ty, addr, values, site(*s)),
+            } => self.each_base(addr, |e, a| e.store(*ty, a, values, site(*s))),
             Stmt::Atomic {
                 dst,
                 ty,
@@ -288,7 +288,9 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 a,
                 b,
                 site: s,
-            } => self.atomic(*dst, *ty, *op, addr, a, b.as_ref(), site(*s)),
+            } => self.each_base(addr, |e, ad| {
+                e.atomic(*dst, *ty, *op, ad, a, b.as_ref(), site(*s))
+            }),
             Stmt::If {
                 cond,
                 then,
@@ -355,8 +357,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 }
             }
             Stmt::SyncWarp { mask, site: s } => {
-                let m = self.uniform_u32(mask, "__syncwarp's mask");
-                self.b.sync_warp_at(site(*s), Mask(m));
+                let m = self.warp_masks(Some(mask), "__syncwarp's mask");
+                self.b.sync_warp_at(site(*s), &m);
             }
             Stmt::Shfl {
                 dst,
@@ -368,7 +370,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 width,
                 site: s,
             } => {
-                let m = Mask(self.uniform_u32(mask, "the shuffle's mask"));
+                let m = self.warp_masks(mask.as_ref(), "the shuffle's mask");
                 let w = self.uniform_u32(width, "the shuffle's width");
                 let x = U32s(self.get(lane).w());
                 let op = match kind {
@@ -379,14 +381,14 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 };
                 let st = site(*s);
                 let r = match self.get(value) {
-                    Val::D(d) => Val::D(self.b.shfl_at(st, op, m, U64s(d), x, w).0),
-                    Val::W(r) => Val::W(self.b.shfl_at(st, op, m, U32s(r), x, w).0),
+                    Val::D(d) => Val::D(self.b.shfl_at(st, op, &m, U64s(d), x, w).0),
+                    Val::W(r) => Val::W(self.b.shfl_at(st, op, &m, U32s(r), x, w).0),
                     b @ (Val::B(_) | Val::P(_)) => {
                         let bits = frame::with(|fr| {
                             let p = pred_of(fr, b);
                             bool_to_int(fr, &p)
                         });
-                        let r = self.b.shfl_at(st, op, m, U32s(bits), x, w).0;
+                        let r = self.b.shfl_at(st, op, &m, U32s(bits), x, w).0;
                         frame::with(|fr| {
                             let p = nonzero(fr, r);
                             keep(fr, p)
@@ -404,14 +406,11 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 site: s,
             } => {
                 let st = site(*s);
-                let m = match mask {
-                    Some(m) => Mask(self.uniform_u32(m, "the vote's mask")),
-                    None => Mask::FULL,
-                };
+                let m = self.warp_masks(mask.as_ref(), "the vote's mask");
                 let r = match kind {
                     VoteKind::Ballot => {
                         let p = self.pred(arg.as_ref().expect("a predicate"));
-                        Val::W(self.b.ballot_at(st, m, p).0)
+                        Val::W(self.b.ballot_at(st, &m, p).0)
                     }
                     VoteKind::Any | VoteKind::All => {
                         let p = self.pred(arg.as_ref().expect("a predicate"));
@@ -420,13 +419,13 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                         } else {
                             ("__all_sync", |p, m| p == m)
                         };
-                        let r = self.b.vote(st, m, p, name, f);
+                        let r = self.b.vote(st, &m, p, name, f);
                         Val::W(frame::with(|fr| bool_to_int(fr, &r)))
                     }
                     VoteKind::ActiveMask => Val::W(self.b.activemask_at(st).0),
                     VoteKind::MatchAny => {
                         let x = U32s(self.get(arg.as_ref().expect("a value")).w());
-                        Val::W(self.b.match_any_at(st, m, x).0)
+                        Val::W(self.b.match_any_at(st, &m, x).0)
                     }
                 };
                 let r = if self.k.vars[dst.0 as usize].ty == Scalar::Bool {
@@ -513,7 +512,88 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             Builtin::WarpSize => R32::uniform(WARP_SIZE as u32),
             Builtin::LaneId => self.b.lane_id().0,
             Builtin::LinearTid => self.b.linear_tid().0,
+            Builtin::BaseAddress(base) => return Val::D(self.base_address(base)),
         })
+    }
+
+    /// The address of a pointer's buffer (see [`Builtin::BaseAddress`]).
+    fn base_address(&self, base: Base) -> R64 {
+        let Base::Var(v) = base else {
+            return R64::uniform(self.static_address(base));
+        };
+        let r = self.vars[v.0 as usize].w();
+        if let Some(b) = r.as_uniform() {
+            return R64::uniform(self.static_address(Base::decode(b)));
+        }
+        frame::with(|fr| {
+            let src = fr.src32(r);
+            let dst = fr.alloc(2);
+            for w in 0..fr.warps {
+                if fr.active[w] == 0 {
+                    continue;
+                }
+                let lanes = src.get(&fr.rows, w).to_array();
+                let a = lanes.map(|b| self.static_address(Base::decode(b)));
+                fr.put64(dst, w, U64x32::from_array(a));
+            }
+            R64::Slot(dst)
+        })
+    }
+
+    /// The address of a buffer named at lowering time.
+    fn static_address(&self, base: Base) -> u64 {
+        match base {
+            Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
+                Some(Ok(g)) => g.address(),
+                Some(Err(address)) => address,
+                None => 0,
+            },
+            Base::Shared(i) => SHARED_WINDOW + self.shared[i as usize] as u64,
+            Base::DynamicShared => SHARED_WINDOW,
+            Base::Global(i) => self.plan.globals[i as usize].address(),
+            Base::Null | Base::Var(_) => 0,
+        }
+    }
+
+    /// Run a memory access once per buffer its pointer points into: once for a buffer named at
+    /// lowering time or the same for every thread, else once per buffer under the lanes that
+    /// point into it (each part is a request of its own).
+    fn each_base(&mut self, addr: &Addr, mut f: impl FnMut(&mut Self, &Addr)) {
+        let Base::Var(v) = addr.base else {
+            return f(self, addr);
+        };
+        let at = |b: u32| Addr {
+            base: Base::decode(b),
+            ..addr.clone()
+        };
+        let r = self.vars[v.0 as usize].w();
+        if let Some(b) = r.as_uniform() {
+            return f(self, &at(b));
+        }
+        let (groups, entry) = frame::with(|fr| {
+            let src = fr.src32(r);
+            let mut groups: Vec<(u32, Masks)> = Vec::new();
+            for w in 0..fr.warps {
+                let lanes = src.get(&fr.rows, w).to_array();
+                for l in Mask(fr.active[w]).lanes() {
+                    let b = lanes[l as usize];
+                    let k = match groups.iter().position(|(g, _)| *g == b) {
+                        Some(k) => k,
+                        None => {
+                            groups.push((b, [0; MAX_WARPS]));
+                            groups.len() - 1
+                        }
+                    };
+                    groups[k].1[w] |= 1 << l;
+                }
+            }
+            (groups, fr.active)
+        });
+        for (b, masks) in groups {
+            frame::with(|fr| fr.set_active(&masks));
+            f(self, &at(b));
+        }
+        frame::with(|fr| fr.set_active(&entry));
     }
 
     /// A `bool` operand as a predicate.
@@ -539,6 +619,59 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     "{what} differs between threads; warpsim needs it the same for the whole block"
                 ),
             })
+        })
+    }
+
+    /// Each warp's member mask of a warp intrinsic: `None` is the warp's executing lanes (the
+    /// legacy intrinsics without `_sync`); a value must be the same in the executing lanes of a
+    /// warp (as CUDA requires), and may differ between warps (`__ballot_sync`'s result).
+    fn warp_masks(&self, mask: Option<&Operand>, what: &str) -> Masks {
+        let Some(o) = mask else {
+            return frame::with(|fr| fr.active);
+        };
+        let v = self.get(o);
+        if let Val::W(r) = v
+            && let Some(m) = r.as_uniform()
+        {
+            return [m; MAX_WARPS];
+        }
+        let lanes = match v {
+            Val::W(r) => r,
+            Val::D(d) => frame::with(|fr| {
+                narrow_in::<U64x32, U32x32>(fr, d, |x| {
+                    U32x32::from_array(x.to_array().map(|v| v as u32))
+                })
+            }),
+            Val::B(b) => return [u32::from(b); MAX_WARPS],
+            Val::P(_) => {
+                let p = frame::with(|fr| pred_of(fr, v));
+                return std::array::from_fn(|w| u32::from(p.bits[w] != 0));
+            }
+        };
+        frame::with(|fr| {
+            let src = fr.src32(lanes);
+            let mut out = [0u32; MAX_WARPS];
+            for (w, m) in out.iter_mut().enumerate().take(fr.warps) {
+                let active = Mask(fr.active[w]);
+                let Some(first) = active.lanes().next() else {
+                    continue;
+                };
+                let vals = src.get(&fr.rows, w).to_array();
+                if let Some(l) = active.lanes().find(|&l| vals[l as usize] != vals[first as usize]) {
+                    fault(Error::InvalidArgument {
+                        kernel: self.b.launch.name.clone(),
+                        block: self.b.st.idx,
+                        warp: w as u32,
+                        reason: format!(
+                            "{what} differs between the lanes of warp {w} ({:#010x} in lane \
+                             {first}, {:#010x} in lane {l}); every thread must pass the same mask",
+                            vals[first as usize], vals[l as usize]
+                        ),
+                    });
+                }
+                *m = vals[first as usize];
+            }
+            out
         })
     }
 
@@ -750,7 +883,15 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let place = match addr.base {
             Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
                 Some(Ok(g)) => g.place_sized(size),
-                Some(Err(address)) => self.no_buffer(i, address, addr, size, access, st),
+                Some(Err(address)) => {
+                    let name = &self.k.params[i as usize].name;
+                    let what = if address == 0 {
+                        format!("`{name}`, a null pointer")
+                    } else {
+                        format!("`{name}`, which points at {address:#x}")
+                    };
+                    self.no_buffer(what, address, addr, size, access, st)
+                }
                 None => unreachable!("the launch binds every pointer parameter"),
             },
             Base::Shared(i) => {
@@ -763,6 +904,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 "extern __shared__",
             ),
             Base::Global(i) => self.plan.globals[i as usize].place_sized(size),
+            Base::Null => self.no_buffer("a null pointer".into(), 0, addr, size, access, st),
+            Base::Var(_) => unreachable!("each_base resolves a buffer held in a variable"),
         };
         // `a[i]` through an unmoved pointer: the index is the element index (a negative one
         // reads as an index past every buffer, and faults as out of bounds).
@@ -778,11 +921,11 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         (place, idx)
     }
 
-    /// An access through pointer parameter `param`, which points into no buffer (`address`):
-    /// the first executing lane faults at the address it used.
+    /// An access through a pointer that points into no buffer (`what`, at `address`): the
+    /// first executing lane faults at the address it used.
     fn no_buffer(
         &self,
-        param: u32,
+        what: String,
         address: u64,
         addr: &Addr,
         size: u32,
@@ -793,12 +936,6 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let (w, l) = Self::first_active();
         let offset =
             frame::with(|fr| fr.src64(bytes).get(&fr.rows, w as usize).to_array()[l as usize]);
-        let name = &self.k.params[param as usize].name;
-        let what = if address == 0 {
-            format!("`{name}`, a null pointer")
-        } else {
-            format!("`{name}`, which points at {address:#x}")
-        };
         fault(Error::InvalidAddress(Box::new(AccessFault {
             kernel: self.b.launch.name.clone(),
             block: self.b.st.idx,
@@ -1822,8 +1959,22 @@ fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
         BinOp::MulHi => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| {
             x.zip_each(y, |p, q| ((u64::from(p) * u64::from(q)) >> 32) as u32)
         }),
+        BinOp::NthSet => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| {
+            x.zip_each(y, |m, k| nth_set(m, k))
+        }),
         BinOp::Pow | BinOp::Atan2 => a,
     }
+}
+
+/// The lane of set bit number `k` of `m` (32 when there are fewer).
+fn nth_set(mut m: u32, k: u32) -> u32 {
+    for _ in 0..k {
+        if m == 0 {
+            return 32;
+        }
+        m &= m - 1;
+    }
+    if m == 0 { 32 } else { m.trailing_zeros() }
 }
 
 fn binary64(fr: &mut Frame, op: BinOp, signed: bool, a: R64, b: R64) -> R64 {
@@ -1890,7 +2041,8 @@ fn binary64(fr: &mut Frame, op: BinOp, signed: bool, a: R64, b: R64) -> R64 {
         BinOp::MulHi => bin64_in::<U64x32, U64x32>(fr, a, b, |x, y| {
             x.zip_each(y, |p, q| ((u128::from(p) * u128::from(q)) >> 64) as u64)
         }),
-        BinOp::Pow | BinOp::Atan2 => a,
+        // `NthSet` is lowered on 32-bit masks only.
+        BinOp::Pow | BinOp::Atan2 | BinOp::NthSet => a,
     }
 }
 
@@ -2020,13 +2172,12 @@ fn fresh_definitions(k: &Kernel) -> Vec<usize> {
         first: Option<(Vec<u32>, usize, bool)>,
     }
     fn vars(o: &Operand, out: &mut Vec<u32>) {
-        if let Operand::Var(v) = o {
+        if let Some(v) = o.var() {
             out.push(v.0);
         }
     }
     fn addr(a: &Addr, out: &mut Vec<u32>) {
-        vars(&a.offset, out);
-        a.index.iter().for_each(|(o, _)| vars(o, out));
+        a.operands().for_each(|o| vars(&o, out));
     }
     /// (variables read, variables written) by `s` itself, not its nested statements.
     fn effects(s: &Stmt) -> (Vec<u32>, Vec<u32>) {
@@ -2095,8 +2246,8 @@ fn fresh_definitions(k: &Kernel) -> Vec<usize> {
                 ..
             } => {
                 w.push(dst.0);
-                [mask, value, lane, width]
-                    .into_iter()
+                mask.iter()
+                    .chain([value, lane, width])
                     .for_each(|o| vars(o, &mut r));
             }
             Stmt::Vote { dst, mask, arg, .. } => {

@@ -144,10 +144,15 @@ pub enum ExprKind {
     SizeofType(TypeExpr),
     /// `sizeof x`.
     SizeofExpr(Box<Expr>),
+    /// `alignof(T)`.
+    Alignof(TypeExpr),
     /// `{a, b, ..}`.
     InitList(Vec<Expr>),
     /// `this` (in a member function).
     This,
+    /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
+    /// named `lambda`. It sees the variables in scope where it is written (by reference).
+    Lambda(Box<Function>),
     /// A construct the lowering rejects, with what it is and what to use instead.
     Unsupported(String, Option<String>),
 }
@@ -205,6 +210,8 @@ pub enum StmtKind {
     Return(Option<Expr>),
     /// `;`.
     Empty,
+    /// `typedef T Name;` or `using Name = T;` inside a function.
+    Typedef(String, TypeExpr),
     /// A construct the lowering rejects: what it is, and what to use instead.
     Unsupported(String, Option<String>),
 }
@@ -313,4 +320,6 @@ pub struct Unit {
     pub aliases: Vec<(String, String)>,
     /// Syntax errors (ERROR/MISSING nodes) anywhere, in file order.
     pub syntax_errors: Vec<(Site, String)>,
+    /// The first syntax error in a top-level item that declares a kernel.
+    pub kernel_syntax_error: Option<(Site, String)>,
 }

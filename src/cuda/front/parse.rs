@@ -34,6 +34,18 @@ pub fn parse(pp: &Preprocessed) -> Unit {
         pp,
     };
     p.collect_errors(tree.root_node(), &mut unit.syntax_errors);
+    p.aliases(tree.root_node(), &mut unit.aliases);
+    // A syntax error in a kernel's own declaration can leave no kernel to lower at all: such an
+    // error is the file's error, not a warning about host code.
+    for item in named_children(tree.root_node()) {
+        if item.has_error() && p.text(item).contains("__global__") {
+            let mut errs = Vec::new();
+            p.collect_errors(item, &mut errs);
+            if let Some(first) = errs.into_iter().next() {
+                unit.kernel_syntax_error.get_or_insert(first);
+            }
+        }
+    }
     p.items(tree.root_node(), "", &mut unit);
     unit
 }
@@ -87,6 +99,20 @@ impl<'a> P<'a> {
         }
     }
 
+    /// Every `namespace a = b;`, at file scope or in a function (one meaning per name).
+    fn aliases(&self, n: Node<'_>, out: &mut Vec<(String, String)>) {
+        if n.kind() == "namespace_alias_definition" {
+            let kids = named_children(n);
+            if let (Some(a), Some(b)) = (kids.first(), kids.last()) {
+                out.push((self.text(*a).to_string(), self.text(*b).trim().to_string()));
+            }
+            return;
+        }
+        for c in named_children(n) {
+            self.aliases(c, out);
+        }
+    }
+
     fn first_error(&self, n: Node<'_>) -> Option<Site> {
         let mut v = Vec::new();
         self.collect_errors(n, &mut v);
@@ -136,13 +162,6 @@ impl<'a> P<'a> {
                     } else {
                         self.item(b, ns, unit, template);
                     }
-                }
-            }
-            "namespace_alias_definition" => {
-                let kids = named_children(c);
-                if let (Some(a), Some(b)) = (kids.first(), kids.last()) {
-                    unit.aliases
-                        .push((self.text(*a).to_string(), self.text(*b).trim().to_string()));
                 }
             }
             "struct_specifier" | "class_specifier" | "union_specifier" => {
@@ -763,7 +782,20 @@ impl<'a> P<'a> {
             }
             let (name, ty) = self.declarator(d, base.clone());
             let init = if d.kind() == "init_declarator" {
-                d.child_by_field_name("value").map(|v| self.expr(v))
+                d.child_by_field_name("value").map(|v| {
+                    if v.kind() == "argument_list" {
+                        // `T x(a, b)`: as `T x{a, b}`.
+                        Expr {
+                            kind: ExprKind::InitList(
+                                named_children(v).into_iter().map(|c| self.expr(c)).collect(),
+                            ),
+                            site: self.site(v),
+                            span: (v.start_byte(), v.end_byte()),
+                        }
+                    } else {
+                        self.expr(v)
+                    }
+                })
             } else {
                 None
             };
@@ -959,12 +991,26 @@ impl<'a> P<'a> {
                         |c| self.stmt(c),
                     );
             }
-            "type_definition" | "alias_declaration" => {
-                return unsupported(
-                    "a typedef inside a function",
-                    Some("put the typedef at file scope"),
-                );
+            "type_definition" => {
+                let (Some(ty), Some(d)) =
+                    (n.child_by_field_name("type"), n.child_by_field_name("declarator"))
+                else {
+                    return unsupported("this typedef", None);
+                };
+                let (name, t) = self.declarator(d, self.type_expr(ty));
+                StmtKind::Typedef(name, t)
             }
+            "alias_declaration" => {
+                let (Some(name), Some(t)) =
+                    (n.child_by_field_name("name"), n.child_by_field_name("type"))
+                else {
+                    return unsupported("this type alias", None);
+                };
+                StmtKind::Typedef(self.text(name).to_string(), self.type_descriptor(t))
+            }
+            // `namespace cg = cooperative_groups;` (collected with the file's aliases) and
+            // `using namespace ...;`.
+            "namespace_alias_definition" | "using_declaration" => StmtKind::Empty,
             "try_statement" | "throw_statement" => {
                 return unsupported(
                     "C++ exceptions",
@@ -1268,7 +1314,10 @@ impl<'a> P<'a> {
                     mk(ExprKind::SizeofExpr(sub("value")))
                 }
             }
-            "alignof_expression" => self.bad(n, "alignof"),
+            "alignof_expression" => match field("type") {
+                Some(t) => mk(ExprKind::Alignof(self.type_descriptor(t))),
+                None => self.bad(n, "alignof of an expression"),
+            },
             "initializer_list" => mk(ExprKind::InitList(
                 named_children(n)
                     .into_iter()
@@ -1287,7 +1336,40 @@ impl<'a> P<'a> {
                 Some("write the operation in CUDA C; warpsim runs C, not PTX"),
             ),
             "lambda_expression" => {
-                self.unsupported(n, "a lambda", Some("write a __device__ function"))
+                let decl = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "lambda_declarator");
+                let params = decl
+                    .and_then(|d| {
+                        named_children(d)
+                            .into_iter()
+                            .find(|c| c.kind() == "parameter_list")
+                    })
+                    .map(|p| self.params(p))
+                    .unwrap_or_default();
+                let ret = decl
+                    .and_then(|d| {
+                        named_children(d)
+                            .into_iter()
+                            .find(|c| c.kind() == "trailing_return_type")
+                    })
+                    .and_then(|r| named_children(r).into_iter().next())
+                    .map_or(TypeExpr::Auto, |t| self.type_descriptor(t));
+                let body = field("body").map(|b| self.block(b)).unwrap_or_default();
+                mk(ExprKind::Lambda(Box::new(Function {
+                    name: "lambda".into(),
+                    global: false,
+                    device: true,
+                    template: Vec::new(),
+                    ret,
+                    params,
+                    body,
+                    site,
+                    syntax_error: self.first_error(n),
+                    is_static: false,
+                    inits: Vec::new(),
+                    specialization: Vec::new(),
+                })))
             }
             "new_expression" | "delete_expression" => self.unsupported(
                 n,

@@ -143,7 +143,15 @@ pub enum Builtin {
     LaneId,
     /// The block's linear thread index (`thread_block::thread_rank()`).
     LinearTid,
+    /// The address of a pointer's buffer (its element 0 as the launch binds it), of type
+    /// `U64`: what pointer comparisons and casts to integers read. Shared memory sits in a
+    /// window of its own ([`SHARED_WINDOW`]); a null pointer is 0.
+    BaseAddress(Base),
 }
+
+/// Where shared memory appears in the generic address space (as on a GPU, a window apart from
+/// global memory): the address of shared byte `k` is `SHARED_WINDOW + k`.
+pub const SHARED_WINDOW: u64 = 0xffff_8000_0000_0000;
 
 /// An axis of a 3-D index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,7 +175,8 @@ pub struct Site {
     pub col: u32,
 }
 
-/// What a pointer points into; fixed at lowering time for every pointer value.
+/// What a pointer points into: fixed at lowering time for most pointers; a pointer variable
+/// assigned pointers into different buffers holds its buffer in a variable ([`Base::Var`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Base {
     /// The buffer passed as kernel parameter `n` (a pointer parameter).
@@ -178,6 +187,36 @@ pub enum Base {
     DynamicShared,
     /// `__constant__` or `__device__` variable `n` of [`Kernel::globals`].
     Global(u32),
+    /// No buffer: a null pointer (an access through it faults).
+    Null,
+    /// The buffer whose [`Base::encode`] the `U32` variable holds (per thread).
+    Var(VarId),
+}
+
+impl Base {
+    /// The number a [`Base::Var`] variable holds for this buffer (`None` for `Var` itself).
+    pub fn encode(self) -> Option<u32> {
+        Some(match self {
+            Base::Param(i) => i,
+            Base::Shared(i) => 0x1_0000 + i,
+            Base::DynamicShared => 0x2_0000,
+            Base::Global(i) => 0x3_0000 + i,
+            Base::Null => u32::MAX,
+            Base::Var(_) => return None,
+        })
+    }
+
+    /// The buffer a [`Base::Var`] variable's number names.
+    pub fn decode(v: u32) -> Base {
+        match v >> 16 {
+            _ if v == u32::MAX => Base::Null,
+            0 => Base::Param(v),
+            1 => Base::Shared(v & 0xffff),
+            2 => Base::DynamicShared,
+            3 => Base::Global(v & 0xffff),
+            _ => Base::Null,
+        }
+    }
 }
 
 /// A memory location: `base` plus a byte offset.
@@ -201,6 +240,31 @@ pub struct Addr {
     pub offset: Operand,
     /// Implicitly scaled indexes: `(value, scale in bytes)`; the scale is negative for `p - k`.
     pub index: Vec<(Operand, i64)>,
+}
+
+impl Addr {
+    /// Every operand the address reads: its buffer's variable (for [`Base::Var`]), the offset
+    /// and the index terms.
+    pub fn operands(&self) -> impl Iterator<Item = Operand> + '_ {
+        let base = match self.base {
+            Base::Var(v) => Some(Operand::Var(v)),
+            _ => None,
+        };
+        base.into_iter()
+            .chain(std::iter::once(self.offset))
+            .chain(self.index.iter().map(|(o, _)| *o))
+    }
+}
+
+impl Operand {
+    /// The variable an operand reads, if any (a [`Builtin::BaseAddress`] of a [`Base::Var`]
+    /// reads that variable).
+    pub fn var(&self) -> Option<VarId> {
+        match *self {
+            Operand::Var(v) | Operand::Builtin(Builtin::BaseAddress(Base::Var(v))) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// Pure operations of one or two operands.
@@ -236,6 +300,9 @@ pub enum BinOp {
     Atan2,
     /// `__mulhi`/`__umulhi`: the high half of the product.
     MulHi,
+    /// The lane of set bit number `b` (from 0) of mask `a`, 32 when `a` has fewer (`U32`; a
+    /// coalesced group's rank to its lane).
+    NthSet,
 }
 
 /// Comparisons; the result is `Bool`.
@@ -602,8 +669,9 @@ pub enum Stmt {
         ty: Scalar,
         /// Which form.
         kind: ShflKind,
-        /// The member mask.
-        mask: Operand,
+        /// The member mask (`None`: the warp's executing lanes, as the legacy `__shfl` without
+        /// `_sync` acts).
+        mask: Option<Operand>,
         /// The value shuffled.
         value: Operand,
         /// The source lane, delta or lane mask.
@@ -620,7 +688,8 @@ pub enum Stmt {
         dst: VarId,
         /// Which form.
         kind: VoteKind,
-        /// The member mask.
+        /// The member mask (`None`: the warp's executing lanes, as `__activemask()` and the
+        /// legacy votes without `_sync` act).
         mask: Option<Operand>,
         /// The predicate or value.
         arg: Option<Operand>,

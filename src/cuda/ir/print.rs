@@ -65,6 +65,8 @@ fn addr(k: &Kernel, a: &Addr) -> String {
             .globals
             .get(i as usize)
             .map_or(format!("global{i}"), |g| g.name.clone()),
+        Base::Null => "null".into(),
+        Base::Var(v) => format!("buffer({})", var(k, v)),
     };
     let mut s = format!("{base}[{}", operand(k, &a.offset));
     for (o, scale) in &a.index {
@@ -224,7 +226,7 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                     out,
                     "{pad}*{} = shfl.{kind:?}.{ty}({}, {}, {}, {})",
                     var(k, *dst),
-                    operand(k, mask),
+                    mask.as_ref().map_or("active".to_string(), |m| operand(k, m)),
                     operand(k, value),
                     operand(k, lane),
                     operand(k, width)

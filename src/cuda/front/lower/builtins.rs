@@ -10,8 +10,8 @@ use super::types::{Group, Ty, promote, usual, vector_type};
 use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
-    AtomicOp, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp,
-    VoteKind,
+    AtomicOp, Axis, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind,
+    UnOp, VoteKind,
 };
 
 const FULL: u32 = 0xffff_ffff;
@@ -105,6 +105,10 @@ impl Lowerer<'_> {
             ExprKind::Ident(name) => {
                 let n = self.canon(name);
                 let exprs = || args.iter().map(ArgIn::Expr).collect::<Vec<_>>();
+                if let Some(super::Sym::Place(Place::Closure(c))) = self.lookup(name) {
+                    let c = *c;
+                    return self.call_closure(c, exprs(), site);
+                }
                 // `S(args)`, `S<T>()`: a struct value.
                 if let Some(ty) = self.struct_named(&n, targs, site)? {
                     return self.construct(&ty, exprs(), site);
@@ -165,6 +169,12 @@ impl Lowerer<'_> {
             }
             ExprKind::Unsupported(what, help) => {
                 Err(self.unsupported(f.site, what, help.as_deref()))
+            }
+            ExprKind::Lambda(l) => {
+                let Val::Closure(c) = self.closure(l) else {
+                    unreachable!("a lambda is a closure")
+                };
+                self.call_closure(c, args.iter().map(ArgIn::Expr).collect(), site)
             }
             _ => Err(self.unsupported(
                 site,
@@ -506,15 +516,61 @@ impl Lowerer<'_> {
                 } else {
                     self.arg_as(&args[2], Scalar::U32)?
                 };
-                return self.shfl(kind, mask, &args[1], lane, width, site);
+                return self.shfl(kind, Some(mask), &args[1], lane, width, site);
             }
             "__shfl" | "__shfl_up" | "__shfl_down" | "__shfl_xor" | "__ballot" | "__any"
             | "__all" => {
-                return Err(self.err(
+                // The warp-synchronous intrinsics of CUDA 8 and before: nvcc accepts them for
+                // devices before Volta, where they act on the warp's executing lanes.
+                if self.m.arch >= 700 {
+                    return Err(self.err(
+                        site,
+                        format!(
+                            "`{short}` (without _sync) is not available on sm_70 and later (nvcc \
+                             refuses it there too)"
+                        ),
+                        Some(format!(
+                            "use `{short}_sync(0xffffffff, ...)`, or run on a pre-Volta profile \
+                             (--device sm_61)"
+                        )),
+                    ));
+                }
+                if let Some(kind) = match short {
+                    "__shfl" => Some(ShflKind::Idx),
+                    "__shfl_up" => Some(ShflKind::Up),
+                    "__shfl_down" => Some(ShflKind::Down),
+                    "__shfl_xor" => Some(ShflKind::Xor),
+                    _ => None,
+                } {
+                    self.arity(short, args, 2..=3, site)?;
+                    let width = match args.get(2) {
+                        Some(w) => self.arg_as(w, Scalar::I32)?,
+                        None => Operand::Const(consts::int(Scalar::I32, 32)),
+                    };
+                    let lane_ty = if matches!(kind, ShflKind::Idx | ShflKind::Xor) {
+                        Scalar::I32
+                    } else {
+                        Scalar::U32
+                    };
+                    let lane = self.arg_as(&args[1], lane_ty)?;
+                    return self.shfl(kind, None, &args[0], lane, width, site);
+                }
+                self.arity(short, args, 1..=1, site)?;
+                let (kind, dst_ty) = match short {
+                    "__ballot" => (VoteKind::Ballot, Scalar::U32),
+                    "__any" => (VoteKind::Any, Scalar::I32),
+                    _ => (VoteKind::All, Scalar::I32),
+                };
+                let arg = self.truth_expr(&args[0])?;
+                let dst = self.temp(dst_ty);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind,
+                    mask: None,
+                    arg: Some(arg),
                     site,
-                    format!("`{short}` (without _sync) was removed in CUDA 9"),
-                    Some(format!("use `{short}_sync(0xffffffff, ...)`")),
-                ));
+                });
+                return Ok(Val::Scalar(Operand::Var(dst), dst_ty));
             }
             "__ballot_sync" | "__any_sync" | "__all_sync" | "__activemask" | "__match_any_sync" => {
                 let (kind, dst_ty) = match short {
@@ -599,6 +655,10 @@ impl Lowerer<'_> {
                 }
                 return Ok(Val::Void);
             }
+            "memcpy" | "memset" | "__builtin_memcpy" | "__builtin_memset" => {
+                self.arity(short, args, 3..=3, site)?;
+                return self.mem_op(short.ends_with("memcpy"), args, site);
+            }
             "__trap" | "abort" => {
                 self.emit(Stmt::Trap {
                     message: "__trap() called".into(),
@@ -632,13 +692,37 @@ impl Lowerer<'_> {
                 return self.tile(size as u32, site).map(Val::Group);
             }
             "coalesced_threads" => {
-                return Err(self.unsupported(
-                    site,
-                    "cg::coalesced_threads()",
-                    Some("use cg::tiled_partition<32>(cg::this_thread_block()) and __activemask()"),
-                ));
+                self.arity(short, args, 0..=0, site)?;
+                let m = self.active_mask(site);
+                return Ok(Val::Group(Group::Coalesced(m)));
             }
-            "this_grid" | "this_multi_grid" => return Err(self.grid_group(site)),
+            "labeled_partition" | "binary_partition" => {
+                self.arity(short, args, 2..=2, site)?;
+                let within = match self.rvalue(&args[0])? {
+                    Val::Group(Group::Coalesced(m)) => Operand::Var(m),
+                    Val::Group(_) => Operand::Var(self.active_mask(site)),
+                    _ => return Err(self.err(site, format!("cg::{short} needs a group"), None)),
+                };
+                let (v, vt) = self.scalar(&args[1])?;
+                let label = if short == "binary_partition" {
+                    let b = self.convert(v, vt, Scalar::Bool, site);
+                    self.convert(b, Scalar::Bool, Scalar::U32, site)
+                } else {
+                    let t = promote(vt);
+                    self.convert(v, vt, t, site)
+                };
+                let m = self.temp(Scalar::U32);
+                self.emit(Stmt::Vote {
+                    dst: m,
+                    kind: VoteKind::MatchAny,
+                    mask: Some(within),
+                    arg: Some(label),
+                    site,
+                });
+                return Ok(Val::Group(Group::Coalesced(m)));
+            }
+            "this_grid" => return Ok(Val::Group(Group::Grid)),
+            "this_multi_grid" => return Err(self.grid_group(site)),
             "sync" => {
                 self.arity(short, args, 1..=1, site)?;
                 let Val::Group(g) = self.rvalue(&args[0])? else {
@@ -646,7 +730,19 @@ impl Lowerer<'_> {
                 };
                 return self.group_method(g, "sync", &[], site);
             }
-            "reduce" | "inclusive_scan" | "exclusive_scan" => {
+            "reduce" => {
+                self.arity(short, args, 3..=3, site)?;
+                let Val::Group(g) = self.rvalue(&args[0])? else {
+                    return Err(self.err(site, "cg::reduce needs a group as its first argument", None));
+                };
+                let op = self.reduce_op(&args[2])?;
+                let (v, vt) = self.scalar(&args[1])?;
+                let t = if vt.is_float() { vt } else { promote(vt) };
+                let v = self.convert(v, vt, t, site);
+                let r = self.group_reduce(g, v, t, op, site)?;
+                return Ok(Val::Scalar(r, t));
+            }
+            "inclusive_scan" | "exclusive_scan" => {
                 return Err(self.unsupported(
                     site,
                     &format!("cg::{short}"),
@@ -692,23 +788,13 @@ impl Lowerer<'_> {
                 Some("declare it `__device__` (or `__host__ __device__`)".to_string()),
             ));
         }
-        if self.m.ast.structs.iter().any(|s| s.name == n) {
-            return Err(self.unsupported(
-                site,
-                &format!("calling the struct `{n}` (a constructor or conversion operator)"),
-                Some(
-                    "initialise a struct field by field; for shared memory declare \
-                     `extern __shared__ T s[];` in the kernel instead of a helper struct",
-                ),
-            ));
-        }
         Err(self.unknown(site, "function", n))
     }
 
     fn shfl(
         &mut self,
         kind: ShflKind,
-        mask: Operand,
+        mask: Option<Operand>,
         value: &ast::Expr,
         lane: Operand,
         width: Operand,
@@ -900,7 +986,118 @@ impl Lowerer<'_> {
             )
         };
         match (g, method) {
+            (Group::Grid, "thread_rank") => {
+                let block = self.linear_block(site);
+                let Val::Scalar(size, _) = self.group_method(Group::Block, "size", &[], site)?
+                else {
+                    unreachable!("size is a scalar")
+                };
+                let b = self.convert(block, Scalar::U32, Scalar::U64, site);
+                let s = self.convert(size, Scalar::U32, Scalar::U64, site);
+                let t = self.convert(
+                    Operand::Builtin(Builtin::LinearTid),
+                    Scalar::U32,
+                    Scalar::U64,
+                    site,
+                );
+                let first = self.binop(BinOp::Mul, Scalar::U64, b, s, site);
+                Ok(Val::Scalar(self.binop(BinOp::Add, Scalar::U64, first, t, site), Scalar::U64))
+            }
+            (Group::Grid, "size" | "num_threads") => {
+                let blocks = self.grid_blocks(site);
+                let Val::Scalar(size, _) = self.group_method(Group::Block, "size", &[], site)?
+                else {
+                    unreachable!("size is a scalar")
+                };
+                let b = self.convert(blocks, Scalar::U32, Scalar::U64, site);
+                let s = self.convert(size, Scalar::U32, Scalar::U64, site);
+                Ok(Val::Scalar(self.binop(BinOp::Mul, Scalar::U64, b, s, site), Scalar::U64))
+            }
+            (Group::Grid, "block_rank") => Ok(Val::Scalar(self.linear_block(site), Scalar::U32)),
+            (Group::Grid, "num_blocks") => Ok(Val::Scalar(self.grid_blocks(site), Scalar::U32)),
+            (Group::Grid, "block_index") => Ok(dims(Builtin::BlockIdx)),
+            (Group::Grid, "dim_blocks") => Ok(dims(Builtin::GridDim)),
+            (Group::Grid, "is_valid") => Ok(Val::Scalar(super::bool_const(true), Scalar::Bool)),
             (Group::Grid, _) => Err(self.grid_group(site)),
+            (Group::Coalesced(m), "size" | "num_threads") => {
+                let n = self.unop(UnOp::Popc, Scalar::I32, Operand::Var(m), site);
+                Ok(Val::Scalar(self.convert(n, Scalar::I32, Scalar::U32, site), Scalar::U32))
+            }
+            (Group::Coalesced(m), "thread_rank") => {
+                let below = self.lanes_below(site);
+                let mine = self.binop(BinOp::And, Scalar::U32, Operand::Var(m), below, site);
+                let n = self.unop(UnOp::Popc, Scalar::I32, mine, site);
+                Ok(Val::Scalar(self.convert(n, Scalar::I32, Scalar::U32, site), Scalar::U32))
+            }
+            (Group::Coalesced(_), "meta_group_rank") => Ok(Val::Scalar(u32c(0), Scalar::U32)),
+            (Group::Coalesced(_), "meta_group_size") => Ok(Val::Scalar(u32c(1), Scalar::U32)),
+            (Group::Coalesced(m), "sync") => {
+                self.emit(Stmt::SyncWarp {
+                    mask: Operand::Var(m),
+                    site,
+                });
+                Ok(Val::Void)
+            }
+            (Group::Coalesced(m), "shfl") => {
+                // The source is a rank among the group's threads: the lane of that set bit.
+                self.arity(method, args, 2..=2, site)?;
+                let rank = self.arg_as(&args[1], Scalar::U32)?;
+                let lane = self.binop(BinOp::NthSet, Scalar::U32, Operand::Var(m), rank, site);
+                let width = Operand::Const(consts::int(Scalar::I32, 32));
+                self.shfl(ShflKind::Idx, Some(Operand::Var(m)), &args[0], lane, width, site)
+            }
+            (Group::Coalesced(m), "any" | "all" | "ballot" | "match_any") => {
+                self.arity(method, args, 1..=1, site)?;
+                let (kind, t) = match method {
+                    "any" => (VoteKind::Any, Scalar::I32),
+                    "all" => (VoteKind::All, Scalar::I32),
+                    "ballot" => (VoteKind::Ballot, Scalar::U32),
+                    _ => (VoteKind::MatchAny, Scalar::U32),
+                };
+                let arg = if kind == VoteKind::MatchAny {
+                    let (v, vt) = self.scalar(&args[0])?;
+                    let pt = promote(vt);
+                    self.convert(v, vt, pt, site)
+                } else {
+                    self.truth_expr(&args[0])?
+                };
+                let dst = self.temp(t);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind,
+                    mask: Some(Operand::Var(m)),
+                    arg: Some(arg),
+                    site,
+                });
+                Ok(Val::Scalar(Operand::Var(dst), t))
+            }
+            (Group::Tile(n), "sync") if n > 32 => {
+                // A tile of several warps: its threads meet at a barrier (the whole block must
+                // reach it, as warpsim's barriers are block-wide).
+                self.emit(Stmt::Sync {
+                    kind: SyncKind::Plain,
+                    pred: None,
+                    dst: None,
+                    site,
+                });
+                Ok(Val::Void)
+            }
+            (Group::Tile(n), "thread_rank") if n > 32 => Ok(Val::Scalar(
+                self.binop(
+                    BinOp::And,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::LinearTid),
+                    u32c(n - 1),
+                    site,
+                ),
+                Scalar::U32,
+            )),
+            (Group::Tile(n), "shfl" | "shfl_down" | "shfl_up" | "shfl_xor" | "any" | "all"
+                | "ballot" | "match_any") if n > 32 => Err(self.err(
+                site,
+                format!("`{method}` on a tile of {n} threads: CUDA has warp operations on tiles of at most 32"),
+                None,
+            )),
             (Group::Block, "sync") | (Group::Block, "barrier_wait") => {
                 self.emit(Stmt::Sync {
                     kind: SyncKind::Plain,
@@ -988,7 +1185,7 @@ impl Lowerer<'_> {
                 };
                 let lane = self.arg_as(&args[1], lane_ty)?;
                 let width = Operand::Const(consts::int(Scalar::I32, i128::from(n)));
-                self.shfl(kind, u32c(FULL), &args[0], lane, width, site)
+                self.shfl(kind, Some(u32c(FULL)), &args[0], lane, width, site)
             }
             (Group::Tile(_), "any" | "all" | "ballot") => {
                 self.arity(method, args, 1..=1, site)?;
@@ -1029,6 +1226,445 @@ impl Lowerer<'_> {
                 Err(self.unsupported(site, &format!("`{ty}::{m}()`"), Some("supported: sync, thread_rank, size, meta_group_rank, shfl, shfl_down, shfl_up, shfl_xor, any, all, ballot")))
             }
         }
+    }
+}
+
+/// A reduction's operation: `cg::plus<T>()` & co.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// `cg::plus`.
+    Plus,
+    /// `cg::less` (the minimum).
+    Less,
+    /// `cg::greater` (the maximum).
+    Greater,
+    /// `cg::bit_and`.
+    BitAnd,
+    /// `cg::bit_or`.
+    BitOr,
+    /// `cg::bit_xor`.
+    BitXor,
+    /// A lambda of two arguments.
+    Closure(usize),
+}
+
+impl Lowerer<'_> {
+    /// The executing lanes of each warp, as a `U32` variable.
+    fn active_mask(&mut self, site: Site) -> crate::cuda::ir::VarId {
+        let m = self.temp(Scalar::U32);
+        self.emit(Stmt::Vote {
+            dst: m,
+            kind: VoteKind::ActiveMask,
+            mask: None,
+            arg: None,
+            site,
+        });
+        m
+    }
+
+    /// The lanes below this thread's: `(1 << lane) - 1`.
+    fn lanes_below(&mut self, site: Site) -> Operand {
+        let bit = self.binop(
+            BinOp::Shl,
+            Scalar::U32,
+            u32c(1),
+            Operand::Builtin(Builtin::LaneId),
+            site,
+        );
+        self.binop(BinOp::Sub, Scalar::U32, bit, u32c(1), site)
+    }
+
+    /// The block's linear index in the grid.
+    fn linear_block(&mut self, site: Site) -> Operand {
+        let (x, y, z) = (
+            Operand::Builtin(Builtin::BlockIdx(Axis::X)),
+            Operand::Builtin(Builtin::BlockIdx(Axis::Y)),
+            Operand::Builtin(Builtin::BlockIdx(Axis::Z)),
+        );
+        let (gx, gy) = (
+            Operand::Builtin(Builtin::GridDim(Axis::X)),
+            Operand::Builtin(Builtin::GridDim(Axis::Y)),
+        );
+        let zy = self.binop(BinOp::Mul, Scalar::U32, z, gy, site);
+        let zy = self.binop(BinOp::Add, Scalar::U32, zy, y, site);
+        let r = self.binop(BinOp::Mul, Scalar::U32, zy, gx, site);
+        self.binop(BinOp::Add, Scalar::U32, r, x, site)
+    }
+
+    /// Blocks in the grid.
+    fn grid_blocks(&mut self, site: Site) -> Operand {
+        let xy = self.binop(
+            BinOp::Mul,
+            Scalar::U32,
+            Operand::Builtin(Builtin::GridDim(Axis::X)),
+            Operand::Builtin(Builtin::GridDim(Axis::Y)),
+            site,
+        );
+        self.binop(
+            BinOp::Mul,
+            Scalar::U32,
+            xy,
+            Operand::Builtin(Builtin::GridDim(Axis::Z)),
+            site,
+        )
+    }
+
+    /// The operation of `cg::reduce`'s third argument.
+    fn reduce_op(&mut self, e: &ast::Expr) -> R<ReduceOp> {
+        if let ExprKind::Lambda(l) = &e.kind {
+            let Val::Closure(c) = self.closure(l) else {
+                unreachable!("a lambda is a closure")
+            };
+            return Ok(ReduceOp::Closure(c));
+        }
+        if let ExprKind::Ident(n) = &e.kind
+            && let Some(super::Sym::Place(Place::Closure(c))) = self.lookup(n)
+        {
+            return Ok(ReduceOp::Closure(*c));
+        }
+        let name = match &e.kind {
+            ExprKind::Call(f, _, args) if args.is_empty() => match &f.kind {
+                ExprKind::Ident(n) => self.canon(n),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        let short = name.rsplit("::").next().unwrap_or("");
+        Ok(match short {
+            "plus" => ReduceOp::Plus,
+            "less" => ReduceOp::Less,
+            "greater" => ReduceOp::Greater,
+            "bit_and" => ReduceOp::BitAnd,
+            "bit_or" => ReduceOp::BitOr,
+            "bit_xor" => ReduceOp::BitXor,
+            _ => {
+                return Err(self.unsupported(
+                    e.site,
+                    "this reduction operation",
+                    Some("use cg::plus<T>(), cg::less<T>(), cg::greater<T>(), cg::bit_and/or/xor<T>()"),
+                ));
+            }
+        })
+    }
+
+    /// `op(a, b)` in type `t`.
+    fn reduce_step(
+        &mut self,
+        op: ReduceOp,
+        t: Scalar,
+        a: Operand,
+        b: Operand,
+        site: Site,
+    ) -> R<Operand> {
+        let bin = match op {
+            ReduceOp::Closure(c) => {
+                let args = vec![ArgIn::Val(Val::Scalar(a, t)), ArgIn::Val(Val::Scalar(b, t))];
+                let v = self.call_closure(c, args, site)?;
+                let v = self.convert_val(v, &Ty::Scalar(t), site)?;
+                let Val::Scalar(r, _) = v else {
+                    unreachable!("converted to a scalar")
+                };
+                return Ok(r);
+            }
+            ReduceOp::Plus => BinOp::Add,
+            ReduceOp::Less => BinOp::Min,
+            ReduceOp::Greater => BinOp::Max,
+            ReduceOp::BitAnd => BinOp::And,
+            ReduceOp::BitOr => BinOp::Or,
+            ReduceOp::BitXor => BinOp::Xor,
+        };
+        Ok(self.binop(bin, t, a, b, site))
+    }
+
+    /// `cg::reduce(group, v, op)` of a value `v` of type `t`: every thread of the group gets
+    /// `op` over the group's values.
+    fn group_reduce(
+        &mut self,
+        g: Group,
+        v: Operand,
+        t: Scalar,
+        op: ReduceOp,
+        site: Site,
+    ) -> R<Operand> {
+        let acc = self.temp(t);
+        self.assign_to(acc, t, Op::Copy { src: v }, site);
+        match g {
+            Group::Tile(n) if n <= 32 => {
+                // A butterfly within the tile: log2(n) exchanges.
+                let mut k = n / 2;
+                while k > 0 {
+                    let other = self.temp(t);
+                    self.emit(Stmt::Shfl {
+                        dst: other,
+                        ty: t,
+                        kind: ShflKind::Xor,
+                        mask: Some(u32c(FULL)),
+                        value: Operand::Var(acc),
+                        lane: Operand::Const(consts::int(Scalar::I32, i128::from(k))),
+                        width: Operand::Const(consts::int(Scalar::I32, i128::from(n))),
+                        site,
+                    });
+                    let r = self.reduce_step(op, t, Operand::Var(acc), Operand::Var(other), site)?;
+                    self.assign_to(acc, t, Op::Copy { src: r }, site);
+                    k /= 2;
+                }
+            }
+            Group::Coalesced(m) => {
+                // Any subset of the warp: combine the members' values in lane order.
+                let mut first = true;
+                for lane in 0..32u32 {
+                    let x = self.temp(t);
+                    self.emit(Stmt::Shfl {
+                        dst: x,
+                        ty: t,
+                        kind: ShflKind::Idx,
+                        mask: Some(Operand::Var(m)),
+                        value: v,
+                        lane: Operand::Const(consts::int(Scalar::I32, i128::from(lane))),
+                        width: Operand::Const(consts::int(Scalar::I32, 32)),
+                        site,
+                    });
+                    let bit = self.binop(BinOp::Shr, Scalar::U32, Operand::Var(m), u32c(lane), site);
+                    let bit = self.binop(BinOp::And, Scalar::U32, bit, u32c(1), site);
+                    let member = self.convert(bit, Scalar::U32, Scalar::Bool, site);
+                    let combined = if first {
+                        Operand::Var(x)
+                    } else {
+                        self.reduce_step(op, t, Operand::Var(acc), Operand::Var(x), site)?
+                    };
+                    let next = self.assign(
+                        t,
+                        Op::Select {
+                            cond: member,
+                            a: combined,
+                            b: Operand::Var(acc),
+                        },
+                        site,
+                    );
+                    self.assign_to(acc, t, Op::Copy { src: next }, site);
+                    first = false;
+                }
+            }
+            Group::Tile(n) => {
+                // A tile of several warps: each warp reduces, then the tile's warps combine
+                // through shared memory between two barriers (as CUDA's own implementation
+                // does, in its block_tile_memory).
+                let w = self.group_reduce(Group::Tile(32), v, t, op, site)?;
+                let size = t.size();
+                self.shared.push(crate::cuda::ir::SharedArray {
+                    name: "cg::reduce".into(),
+                    bytes: 32 * size,
+                    align: size,
+                    site,
+                });
+                let base = crate::cuda::ir::Base::Shared(self.shared.len() as u32 - 1);
+                let at = |slot: Operand| crate::cuda::ir::Addr {
+                    base,
+                    offset: Operand::Const(consts::int(Scalar::I64, 0)),
+                    index: vec![(slot, i64::from(size))],
+                };
+                let warp = self.binop(
+                    BinOp::Shr,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::LinearTid),
+                    u32c(5),
+                    site,
+                );
+                let leader = self.cmp(
+                    CmpOp::Eq,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::LaneId),
+                    u32c(0),
+                    site,
+                );
+                let store = Stmt::Store {
+                    ty: t,
+                    addr: at(warp),
+                    values: vec![w],
+                    site,
+                };
+                self.emit(Stmt::If {
+                    cond: leader,
+                    then: vec![store],
+                    els: Vec::new(),
+                    varying: false,
+                    site,
+                });
+                let barrier = Stmt::Sync {
+                    kind: SyncKind::Plain,
+                    pred: None,
+                    dst: None,
+                    site,
+                };
+                self.emit(barrier.clone());
+                let per_tile = n / 32;
+                let first = self.binop(BinOp::Div, Scalar::U32, warp, u32c(per_tile), site);
+                let first = self.binop(BinOp::Mul, Scalar::U32, first, u32c(per_tile), site);
+                for k in 0..per_tile {
+                    let slot = self.binop(BinOp::Add, Scalar::U32, first, u32c(k), site);
+                    let x = self.temp(t);
+                    self.emit(Stmt::Load {
+                        dst: vec![x],
+                        ty: t,
+                        addr: at(slot),
+                        site,
+                    });
+                    let r = if k == 0 {
+                        Operand::Var(x)
+                    } else {
+                        self.reduce_step(op, t, Operand::Var(acc), Operand::Var(x), site)?
+                    };
+                    self.assign_to(acc, t, Op::Copy { src: r }, site);
+                }
+                self.emit(barrier);
+            }
+            Group::Block | Group::Grid => {
+                return Err(self.unsupported(
+                    site,
+                    "cg::reduce over a whole block or grid",
+                    Some("reduce within tiles of 32 threads (cg::tiled_partition<32>)"),
+                ));
+            }
+        }
+        Ok(Operand::Var(acc))
+    }
+}
+
+impl Lowerer<'_> {
+    /// `memcpy(dst, src, n)` / `memset(dst, byte, n)` with a constant `n`: the bytes as the
+    /// scalars of the two places (locals, registers or memory), which must line up.
+    fn mem_op(&mut self, copy: bool, args: &[ast::Expr], site: Site) -> R<Val> {
+        let n = self.const_int(&args[2]).map_err(|_| {
+            self.unsupported(
+                args[2].site,
+                "memcpy/memset of a size known only at run time",
+                Some("copy element by element in a loop"),
+            )
+        })?;
+        let n = u32::try_from(n).map_err(|_| self.err(args[2].site, "a negative size", None))?;
+        let dst = self.mem_place(&args[0], n)?;
+        let dt = self.place_ty(&dst);
+        let dl = dt.leaves(&self.structs);
+        let leaves: Vec<Operand> = if copy {
+            let src = self.mem_place(&args[1], n)?;
+            let st = self.place_ty(&src);
+            let sl = st.leaves(&self.structs);
+            let lined_up = dl.len() == sl.len()
+                && dl.iter().zip(&sl).all(|(a, b)| a.0 == b.0 && a.1.size() == b.1.size());
+            if !lined_up {
+                return Err(self.unsupported(
+                    site,
+                    &format!(
+                        "memcpy between a `{}` and a `{}`, whose fields do not line up",
+                        dt.show(&self.structs),
+                        st.show(&self.structs)
+                    ),
+                    Some("copy field by field"),
+                ));
+            }
+            let from = self.read_leaves(&src, site)?;
+            from.into_iter()
+                .zip(dl.iter().zip(&sl))
+                .map(|(o, ((_, d), (_, s)))| {
+                    if d == s {
+                        o
+                    } else {
+                        self.assign(*d, Op::Bitcast { src: o, from: *s }, site)
+                    }
+                })
+                .collect()
+        } else {
+            let byte = self.const_int(&args[1]).map_err(|_| {
+                self.unsupported(args[1].site, "memset with a value known only at run time", None)
+            })? as u8;
+            dl.iter()
+                .map(|(_, s)| {
+                    let bits = u64::from_le_bytes([byte; 8]);
+                    let raw = if s.size() == 8 { bits } else { bits & ((1u64 << (8 * s.size())) - 1) };
+                    Operand::Const(crate::cuda::ir::Const { ty: *s, bits: raw })
+                })
+                .collect()
+        };
+        self.write_leaves(&dst, &leaves, site)?;
+        Ok(Val::Void)
+    }
+
+    /// Every scalar of a place, arrays element by element.
+    fn read_leaves(&mut self, p: &Place, site: Site) -> R<Vec<Operand>> {
+        if let Ty::Array(_, Some(n)) = self.place_ty(p)
+            && matches!(p, Place::Local { .. } | Place::Reg { .. })
+        {
+            let mut out = Vec::new();
+            for k in 0..n {
+                let e = self.index_place(p.clone(), u32c(k), site)?;
+                out.extend(self.read_leaves(&e, site)?);
+            }
+            return Ok(out);
+        }
+        if let Place::Mem { ptr, ty } = p {
+            return self.load(ptr, ty, site);
+        }
+        let v = self.read(p, site)?;
+        Ok(self.leaves_of(v))
+    }
+
+    /// Write every scalar of a place, arrays element by element.
+    fn write_leaves(&mut self, p: &Place, leaves: &[Operand], site: Site) -> R<()> {
+        let ty = self.place_ty(p);
+        if let Ty::Array(elem, Some(n)) = &ty {
+            let per = elem.leaf_count(&self.structs);
+            for k in 0..*n {
+                let e = self.index_place(p.clone(), u32c(k), site)?;
+                let at = k as usize * per;
+                self.write_leaves(&e, &leaves[at..at + per], site)?;
+            }
+            return Ok(());
+        }
+        let v = match ty {
+            Ty::Scalar(s) => Val::Scalar(leaves[0], s),
+            t => Val::Agg(t, leaves.to_vec()),
+        };
+        self.write(p, v, site)?;
+        Ok(())
+    }
+
+    /// The `n` bytes a memcpy/memset argument designates: `&x`, a local array, or memory
+    /// through a pointer.
+    fn mem_place(&mut self, e: &ast::Expr, n: u32) -> R<Place> {
+        let p = match &e.kind {
+            ExprKind::Unary(ast::Unary::AddrOf, x) => self.place(x)?,
+            ExprKind::Ident(_) => match self.place(e) {
+                Ok(p @ (Place::Local { .. } | Place::Mem { .. })) => p,
+                _ => self.pointee_place(e, n)?,
+            },
+            _ => self.pointee_place(e, n)?,
+        };
+        let size = self.place_ty(&p).size(&self.structs);
+        if size != n {
+            return Err(self.unsupported(
+                e.site,
+                &format!("memcpy/memset of {n} bytes over a `{}` of {size}", self.place_ty(&p).show(&self.structs)),
+                Some("copy whole variables or arrays"),
+            ));
+        }
+        Ok(p)
+    }
+
+    /// The memory a pointer argument points at, as `n` bytes of its pointee type.
+    fn pointee_place(&mut self, e: &ast::Expr, n: u32) -> R<Place> {
+        let Val::Ptr(mut ptr) = self.rvalue(e)? else {
+            return Err(self.err(e.site, "memcpy/memset needs a pointer or an array", None));
+        };
+        if ptr.pointee == Ty::Void {
+            ptr.pointee = Ty::Scalar(Scalar::U8);
+        }
+        let size = ptr.pointee.size(&self.structs).max(1);
+        let ty = if size == n {
+            ptr.pointee.clone()
+        } else {
+            Ty::Array(Box::new(ptr.pointee.clone()), Some(n / size))
+        };
+        Ok(Place::Mem { ptr, ty })
     }
 }
 

@@ -134,11 +134,16 @@ impl Lowerer<'_> {
                 Ok(Val::Ptr(p))
             }
             (Val::Group(g), Ty::Group(_)) => Ok(Val::Group(g)),
-            (Val::Scalar(Operand::Const(c), _), Ty::Pointer(_)) if c.bits == 0 => Err(self.unsupported(
-                site,
-                "a null pointer",
-                Some("every pointer must point into a kernel parameter's buffer or shared memory"),
-            )),
+            (Val::Closure(c), Ty::Closure(d)) if c == *d => Ok(Val::Closure(c)),
+            (Val::Scalar(Operand::Const(c), s), Ty::Pointer(to)) if c.bits == 0 && !s.is_float() => {
+                Ok(Val::Ptr(PtrVal {
+                    base: crate::cuda::ir::Base::Null,
+                    offset: Operand::Const(consts::int(Scalar::I64, 0)),
+                    disp: 0,
+                    terms: Vec::new(),
+                    pointee: (**to).clone(),
+                }))
+            }
             (v, ty) => {
                 if let Some(c) = self.conversion(&v, ty, site)? {
                     return Ok(c);
@@ -164,6 +169,7 @@ impl Lowerer<'_> {
             Val::Agg(t, _) => t.clone(),
             Val::Ptr(p) => Ty::Pointer(Box::new(p.pointee.clone())),
             Val::Group(g) => Ty::Group(*g),
+            Val::Closure(c) => Ty::Closure(*c),
             Val::Str(_) => Ty::Pointer(Box::new(Ty::Scalar(Scalar::I8))),
             Val::Void => Ty::Void,
         }
@@ -175,6 +181,7 @@ impl Lowerer<'_> {
             Place::Reg { ty, .. } | Place::Mem { ty, .. } | Place::Local { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
             Place::Group(g) => Ty::Group(*g),
+            Place::Closure(c) => Ty::Closure(*c),
         }
     }
 
@@ -315,6 +322,16 @@ impl Lowerer<'_> {
         match v {
             Val::Scalar(op, Scalar::Bool) => Ok(op),
             Val::Scalar(op, s) => Ok(self.convert(op, s, Scalar::Bool, site)),
+            Val::Ptr(p) => {
+                let a = self.ptr_address(&p, site);
+                Ok(self.cmp(
+                    CmpOp::Ne,
+                    Scalar::U64,
+                    a,
+                    Operand::Const(consts::int(Scalar::U64, 0)),
+                    site,
+                ))
+            }
             _ => Err(self.unsupported(
                 site,
                 "a pointer or aggregate as a condition",
@@ -336,7 +353,8 @@ impl Lowerer<'_> {
             | ExprKind::Char(_)
             | ExprKind::Bool(_)
             | ExprKind::SizeofType(_)
-            | ExprKind::SizeofExpr(_) => true,
+            | ExprKind::SizeofExpr(_)
+            | ExprKind::Alignof(_) => true,
             ExprKind::Unary(u, x) => !matches!(u, Unary::Deref | Unary::AddrOf) && self.is_pure(x),
             ExprKind::Binary(_, a, b) => self.is_pure(a) && self.is_pure(b),
             ExprKind::Cond(c, a, b) => self.is_pure(c) && self.is_pure(a) && self.is_pure(b),
@@ -378,6 +396,7 @@ impl Lowerer<'_> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             ExprKind::Ident(name) => self.ident(name, site),
+            ExprKind::Lambda(f) => Ok(self.closure(f)),
             ExprKind::This => match self.this_place(site)? {
                 Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
                 _ => Err(self.unsupported(
@@ -440,6 +459,11 @@ impl Lowerer<'_> {
                             )),
                         };
                     }
+                    Val::Ptr(p) if *u == Unary::Not => {
+                        let a = self.ptr_address(&p, site);
+                        let z = Operand::Const(consts::int(Scalar::U64, 0));
+                        return Ok(Val::Scalar(self.cmp(CmpOp::Eq, Scalar::U64, a, z, site), Scalar::Bool));
+                    }
                     v => {
                         let t = self.val_ty(&v);
                         return Err(self.err(
@@ -499,11 +523,14 @@ impl Lowerer<'_> {
                 }
                 let v = self.rvalue(x)?;
                 match (&v, &ty) {
-                    (Val::Ptr(_), Ty::Scalar(_)) => Err(self.unsupported(
-                        site,
-                        "casting a pointer to an integer",
-                        Some("index the buffer instead of computing raw addresses"),
-                    )),
+                    (Val::Ptr(p), Ty::Scalar(to)) if is_integer(*to) => {
+                        // `(uintptr_t)p`: its address, as an alignment test reads it.
+                        let a = self.ptr_address(p, site);
+                        Ok(Val::Scalar(self.convert(a, Scalar::U64, *to, site), *to))
+                    }
+                    (Val::Scalar(Operand::Const(c), _), Ty::Pointer(_)) if c.bits == 0 => {
+                        self.convert_val(v, &ty, site)
+                    }
                     (Val::Scalar(..), Ty::Pointer(_)) => Err(self.unsupported(
                         site,
                         "casting an integer to a pointer",
@@ -520,6 +547,20 @@ impl Lowerer<'_> {
             ExprKind::SizeofType(t) => {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.size(&self.structs)))
+            }
+            ExprKind::SizeofExpr(x)
+                if matches!(&x.kind, ExprKind::Ident(n) if self.lookup(n).is_none() && self.is_type_name(n)) =>
+            {
+                // `sizeof(T)` with `T` a name the grammar cannot tell from a variable.
+                let ExprKind::Ident(n) = &x.kind else {
+                    unreachable!("matched above")
+                };
+                let ty = self.ty(&ast::TypeExpr::Name(n.clone()), site)?;
+                Ok(size_t(ty.size(&self.structs)))
+            }
+            ExprKind::Alignof(t) => {
+                let ty = self.ty(t, site)?;
+                Ok(size_t(ty.align(&self.structs)))
             }
             ExprKind::SizeofExpr(x) => {
                 let mut ty = Ty::Void;
@@ -875,7 +916,7 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Group(_) => {
+            Place::Ptr(_) | Place::Group(_) | Place::Closure(_) => {
                 Err(self.err(site, format!("`.{f}` needs a struct"), None))
             }
         }
@@ -886,6 +927,7 @@ impl Lowerer<'_> {
     /// Read a place (a memory place is one load per scalar, or one for an aligned vector).
     pub fn read(&mut self, p: &Place, site: Site) -> R<Val> {
         match p {
+            Place::Closure(c) => Ok(Val::Closure(*c)),
             Place::Reg { ty, vars } => Ok(match ty {
                 Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
                 t => Val::Agg(t.clone(), vars.iter().map(|v| Operand::Var(*v)).collect()),
@@ -980,7 +1022,7 @@ impl Lowerer<'_> {
     }
 
     /// Memory loads of a value of type `ty` at `ptr`: its leaves.
-    fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
+    pub fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
         match ty {
             Ty::Scalar(s) => {
                 let dst = self.temp(*s);
@@ -1132,29 +1174,8 @@ impl Lowerer<'_> {
                 let Val::Ptr(ptr) = v else {
                     return Err(self.err(site, "a pointer is needed here", None));
                 };
+                self.set_base(*k, ptr.base, site)?;
                 let pv = self.ptrs[*k].clone();
-                match pv.base {
-                    None => {
-                        self.ptrs[*k].base = Some(ptr.base);
-                        self.ptrs[*k].base_site = site;
-                    }
-                    Some(b) if b != ptr.base => {
-                        return Err(self.err(
-                            site,
-                            format!(
-                                "pointer `{}` would point into two buffers ({} and {})",
-                                pv.name,
-                                self.base_name(b),
-                                self.base_name(ptr.base)
-                            ),
-                            Some(format!(
-                                "warpsim fixes each pointer's buffer when lowering (first assigned at line {}); use one pointer per buffer",
-                                pv.base_site.line
-                            )),
-                        ));
-                    }
-                    Some(_) => {}
-                }
                 let mut index = ptr.terms.clone();
                 if ptr.disp != 0 {
                     index.push((
@@ -1204,11 +1225,12 @@ impl Lowerer<'_> {
                 Ok(v)
             }
             Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
+            Place::Closure(_) => Err(self.err(site, "a lambda variable cannot be reassigned", None)),
         }
     }
 
     /// A buffer's name for messages.
-    fn base_name(&self, b: crate::cuda::ir::Base) -> String {
+    pub fn base_name(&self, b: crate::cuda::ir::Base) -> String {
         match b {
             crate::cuda::ir::Base::Param(i) => format!("parameter {i}"),
             crate::cuda::ir::Base::Shared(i) => {
@@ -1216,6 +1238,8 @@ impl Lowerer<'_> {
             }
             crate::cuda::ir::Base::DynamicShared => "extern __shared__ memory".into(),
             crate::cuda::ir::Base::Global(i) => format!("`{}`", self.globals[i as usize].0.name),
+            crate::cuda::ir::Base::Null => "no buffer (a null pointer)".into(),
+            crate::cuda::ir::Base::Var(_) => "a buffer chosen at run time".into(),
         }
     }
 
@@ -1317,12 +1341,32 @@ impl Lowerer<'_> {
             (Val::Scalar(i, it), Val::Ptr(p)) if op == Binary::Add && is_integer(it) => {
                 self.ptr_add(p, i, false, site)
             }
-            (Val::Ptr(_), Val::Ptr(_))
-            | (Val::Ptr(_), Val::Scalar(..))
-            | (Val::Scalar(..), Val::Ptr(_)) => Err(self.unsupported(
+            (Val::Ptr(p), Val::Ptr(q)) if op == Binary::Sub => {
+                // `p - q`: the distance in elements.
+                let size = i64::from(p.pointee.size(&self.structs).max(1));
+                let (a, b) = (self.ptr_address(&p, site), self.ptr_address(&q, site));
+                let d = self.binop(BinOp::Sub, Scalar::I64, a, b, site);
+                let n = self.binop(
+                    BinOp::Div,
+                    Scalar::I64,
+                    d,
+                    Operand::Const(consts::int(Scalar::I64, i128::from(size))),
+                    site,
+                );
+                Ok(Val::Scalar(n, Scalar::I64))
+            }
+            (x @ (Val::Ptr(_) | Val::Scalar(..)), y @ (Val::Ptr(_) | Val::Scalar(..)))
+                if compare_op(op).is_some() =>
+            {
+                // Pointers compare as addresses; an integer they meet must be 0 (`NULL`).
+                let (a, b) = (self.address_of(x, site)?, self.address_of(y, site)?);
+                let c = compare_op(op).expect("checked by the guard");
+                Ok(Val::Scalar(self.cmp(c, Scalar::U64, a, b, site), Scalar::Bool))
+            }
+            (Val::Ptr(_), _) | (_, Val::Ptr(_)) => Err(self.unsupported(
                 site,
-                "comparing or subtracting pointers",
-                Some("compare the indexes instead"),
+                "this operator on pointers",
+                Some("pointers can be offset, subtracted and compared"),
             )),
             (x, y) => {
                 let (tx, ty) = (self.val_ty(&x), self.val_ty(&y));
@@ -1340,6 +1384,39 @@ impl Lowerer<'_> {
                     Some("CUDA defines no arithmetic on vector types: define the operator (as helper_math.h does) or operate on the fields (.x, .y, ...)".into()),
                 ))
             }
+        }
+    }
+
+    /// A pointer's address (`U64`, not a counted operation: addresses are formed as C spells
+    /// them, see [`crate::cuda::ir::Addr`]).
+    pub fn ptr_address(&mut self, p: &PtrVal, site: Site) -> Operand {
+        let mut index = vec![(p.offset, 1)];
+        index.extend(p.terms.iter().copied());
+        if p.disp != 0 {
+            index.push((Operand::Const(consts::int(Scalar::I64, i128::from(p.disp))), 1));
+        }
+        self.assign(
+            Scalar::U64,
+            Op::Offset {
+                offset: Operand::Builtin(crate::cuda::ir::Builtin::BaseAddress(p.base)),
+                index,
+            },
+            site,
+        )
+    }
+
+    /// An operand of a pointer comparison as an address: a pointer's, or the integer 0.
+    fn address_of(&mut self, v: Val, site: Site) -> R<Operand> {
+        match v {
+            Val::Ptr(p) => Ok(self.ptr_address(&p, site)),
+            Val::Scalar(Operand::Const(c), s) if c.bits == 0 && !s.is_float() => {
+                Ok(Operand::Const(consts::int(Scalar::U64, 0)))
+            }
+            _ => Err(self.unsupported(
+                site,
+                "comparing a pointer with a number other than 0",
+                Some("compare with NULL, or compare indexes"),
+            )),
         }
     }
 
@@ -1393,13 +1470,30 @@ impl Lowerer<'_> {
         Ok(Val::Scalar(Operand::Var(r), Scalar::Bool))
     }
 
+    /// Whether two arms are pointers into different buffers (then `?:` assigns a pointer
+    /// variable in each branch, rather than selecting an offset).
+    fn two_buffers(&mut self, a: &ast::Expr, b: &ast::Expr) -> R<bool> {
+        let mut bases = (None, None);
+        self.sub_block(|l| {
+            if let Val::Ptr(p) = l.rvalue(a)? {
+                bases.0 = Some(p.base);
+            }
+            if let Val::Ptr(q) = l.rvalue(b)? {
+                bases.1 = Some(q.base);
+            }
+            Ok(())
+        })?;
+        Ok(matches!(bases, (Some(x), Some(y)) if x != y)
+            || matches!(bases, (Some(_), None) | (None, Some(_))))
+    }
+
     /// `c ? a : b`: a `Select` when both arms are pure, else a branch.
     fn conditional(&mut self, c: &ast::Expr, a: &ast::Expr, b: &ast::Expr, site: Site) -> R<Val> {
         let cond = self.truth_expr(c)?;
         if let Operand::Const(k) = cond {
             return self.rvalue(if consts::truthy(k) { a } else { b });
         }
-        if self.is_pure(a) && self.is_pure(b) {
+        if self.is_pure(a) && self.is_pure(b) && !self.two_buffers(a, b)? {
             let va = self.rvalue(a)?;
             let vb = self.rvalue(b)?;
             let ty = self.common_ty(&va, &vb, site)?;
@@ -1435,17 +1529,7 @@ impl Lowerer<'_> {
         })?;
         let ty = self.common_ty(&va, &vb, site)?;
         let result = match &ty {
-            Ty::Pointer(p) => {
-                let off = self.new_var("$cond", Scalar::I64);
-                self.ptrs.push(super::PtrVar {
-                    name: "?:".into(),
-                    base: None,
-                    base_site: site,
-                    off,
-                    pointee: (**p).clone(),
-                });
-                Place::Ptr(self.ptrs.len() - 1)
-            }
+            Ty::Pointer(p) => Place::Ptr(self.new_ptr("?:", (**p).clone(), site)),
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
                 let vars = ty
                     .leaves(&self.structs)
@@ -1498,14 +1582,7 @@ impl Lowerer<'_> {
     fn common_ty(&self, a: &Val, b: &Val, site: Site) -> R<Ty> {
         match (a, b) {
             (Val::Scalar(_, x), Val::Scalar(_, y)) => Ok(Ty::Scalar(usual(*x, *y))),
-            (Val::Ptr(p), Val::Ptr(q)) => {
-                if p.base != q.base {
-                    return Err(self.unsupported(
-                        site,
-                        "a pointer that may point into two different buffers",
-                        Some("warpsim fixes each pointer's buffer when lowering; index one buffer or the other in two branches"),
-                    ));
-                }
+            (Val::Ptr(p), Val::Ptr(_)) | (Val::Ptr(p), Val::Scalar(..)) | (Val::Scalar(..), Val::Ptr(p)) => {
                 Ok(Ty::Pointer(Box::new(p.pointee.clone())))
             }
             _ => {
@@ -1637,6 +1714,19 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
             | ExprKind::Member(..)
             | ExprKind::Unary(Unary::Deref, _)
     )
+}
+
+/// The comparison a binary operator is, if it is one.
+fn compare_op(op: Binary) -> Option<CmpOp> {
+    Some(match op {
+        Binary::Lt => CmpOp::Lt,
+        Binary::Le => CmpOp::Le,
+        Binary::Gt => CmpOp::Gt,
+        Binary::Ge => CmpOp::Ge,
+        Binary::Eq => CmpOp::Eq,
+        Binary::Ne => CmpOp::Ne,
+        _ => return None,
+    })
 }
 
 /// The C spelling of a binary operator, for `operator+` & co.

@@ -11,7 +11,7 @@
 //! leaves); a pointer is a [`Base`] fixed here plus an `I64` byte-offset variable, and a pointer
 //! variable that would point into two different buffers is rejected.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 mod builtins;
 pub(crate) mod consts;
@@ -90,6 +90,8 @@ pub enum Val {
     Ptr(PtrVal),
     /// A cooperative-groups handle.
     Group(Group),
+    /// A lambda (index into [`Lowerer::closures`]).
+    Closure(usize),
     /// A string literal (only `printf` takes one).
     Str(String),
     /// `void`.
@@ -127,6 +129,8 @@ pub enum Place {
     },
     /// A cooperative-groups handle variable.
     Group(Group),
+    /// A variable holding a lambda.
+    Closure(usize),
 }
 
 /// A name in scope.
@@ -143,8 +147,11 @@ pub enum Sym {
 pub struct PtrVar {
     /// The source name.
     pub name: String,
-    /// The buffer (unknown until assigned).
+    /// The buffer (unknown until assigned; [`Base::Var`] of `base_var` for a pointer into
+    /// several).
     pub base: Option<Base>,
+    /// The variable holding the buffer of a pointer into several buffers.
+    pub base_var: Option<VarId>,
     /// Where the first assignment was.
     pub base_site: Site,
     /// Its byte offset.
@@ -171,6 +178,11 @@ struct Frame {
     ns: String,
     /// The object of a member function.
     this: Option<Place>,
+    /// For a lambda: the scopes where it was written (it sees their variables), with the
+    /// serial number of the innermost, to tell that they still exist.
+    captures: Option<(usize, usize, u64)>,
+    /// Whether the return type is deduced from the first `return` (`auto`, a lambda's).
+    deduce_ret: bool,
 }
 
 /// What `break`/`continue` leave.
@@ -199,10 +211,33 @@ pub struct Lowerer<'m> {
     globals_in_progress: Vec<String>,
     /// The `__constant__`/`__device__` variables used so far, with their types.
     pub(crate) globals: Vec<(ir::GlobalVar, Ty)>,
+    /// Pointer variables (by creation order) that hold their buffer in a variable.
+    dynamic: HashSet<usize>,
+    /// A pointer variable found to point into two buffers: lower again with it dynamic.
+    retry: Option<usize>,
+    /// The lambdas written so far, with the scopes they see.
+    pub(crate) closures: Vec<(Function, (usize, usize, u64))>,
+    /// A serial number per open scope (parallel to `scopes`).
+    scope_ids: Vec<u64>,
+    next_scope_id: u64,
 }
 
 /// Lower kernel `name` (`"reduce<256>"`, `"k<float, 4>"`) of a parsed unit.
 pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
+    // Pointer variables that turn out to point into several buffers hold their buffer in a
+    // variable: lower again with those known, until none is found late.
+    let mut dynamic = HashSet::new();
+    loop {
+        let mut l = Lowerer::new(m, name);
+        l.dynamic = dynamic.clone();
+        match lower_with(&mut l, m, name) {
+            Err(_) if l.retry.is_some_and(|k| dynamic.insert(k)) => continue,
+            r => return r,
+        }
+    }
+}
+
+fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     let (base, targs_text) = split_template_name(name);
     let kernels: Vec<&Function> = m
         .ast
@@ -213,7 +248,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
     let Some(f) = kernels.last().copied() else {
         return Err(not_found(m, base));
     };
-    let mut l = Lowerer::new(m, &f.name);
+    l.inline_stack = vec![f.name.clone()];
     if let Some(site) = f.syntax_error {
         return Err(l.syntax_error(site));
     }
@@ -269,6 +304,8 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
         ret: None,
         ns,
         this: None,
+        captures: None,
+        deduce_ret: false,
     });
     // Parameters.
     let mut params = Vec::new();
@@ -276,15 +313,9 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
         let ty = l.ty(&p.ty, p.site)?;
         let kind = match &ty {
             Ty::Pointer(pointee) | Ty::Array(pointee, _) => {
-                let off = l.new_var(&p.name, Scalar::I64);
-                let idx = l.ptrs.len();
-                l.ptrs.push(PtrVar {
-                    name: p.name.clone(),
-                    base: Some(Base::Param(i as u32)),
-                    base_site: p.site,
-                    off,
-                    pointee: (**pointee).clone(),
-                });
+                let idx = l.new_ptr(&p.name, (**pointee).clone(), p.site);
+                l.set_base(idx, Base::Param(i as u32), p.site)?;
+                let off = l.ptrs[idx].off;
                 l.bind(&p.name, Sym::Place(Place::Ptr(idx)));
                 ir::ParamKind::Pointer {
                     elem: if **pointee == Ty::Void {
@@ -345,7 +376,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
             kind,
         });
     }
-    l.scopes.push(HashMap::new());
+    l.open_scope();
     l.body(&f.body)?;
     let body = l.blocks.pop().unwrap_or_default();
     let display = if shown_args.is_empty() {
@@ -356,10 +387,13 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
     let mut k = ir::Kernel {
         name: display,
         params,
-        vars: l.vars,
-        shared: l.shared,
-        locals: l.locals,
-        globals: l.globals.into_iter().map(|(g, _)| g).collect(),
+        vars: std::mem::take(&mut l.vars),
+        shared: std::mem::take(&mut l.shared),
+        locals: std::mem::take(&mut l.locals),
+        globals: std::mem::take(&mut l.globals)
+            .into_iter()
+            .map(|(g, _)| g)
+            .collect(),
         body,
         files: m.sources.files.iter().map(|f| f.name.clone()).collect(),
         site: f.site,
@@ -469,6 +503,112 @@ impl<'m> Lowerer<'m> {
             inline_stack: vec![entry.to_string()],
             globals_in_progress: Vec::new(),
             globals: Vec::new(),
+            dynamic: HashSet::new(),
+            retry: None,
+            closures: Vec::new(),
+            scope_ids: vec![0],
+            next_scope_id: 1,
+        }
+    }
+
+    /// Open a scope.
+    fn open_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+        self.scope_ids.push(self.next_scope_id);
+        self.next_scope_id += 1;
+    }
+
+    /// Close scopes down to `len`.
+    fn close_scopes(&mut self, len: usize) {
+        self.scopes.truncate(len);
+        self.scope_ids.truncate(len);
+    }
+
+    /// A lambda written here: it sees the current function's scopes as they are.
+    pub fn closure(&mut self, f: &Function) -> Val {
+        let start = self.frames.last().map_or(0, |f| f.scope_start);
+        let end = self.scopes.len();
+        let id = self.scope_ids.last().copied().unwrap_or(0);
+        self.closures.push((f.clone(), (start, end, id)));
+        Val::Closure(self.closures.len() - 1)
+    }
+
+    /// Call lambda `c`.
+    pub fn call_closure(&mut self, c: usize, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
+        let (f, (start, end, id)) = self.closures[c].clone();
+        if end > self.scope_ids.len() || self.scope_ids[end - 1] != id {
+            return Err(self.unsupported(
+                site,
+                "calling a lambda after the scope it was written in has ended",
+                Some("call it where it is written, or pass it down to the functions it calls"),
+            ));
+        }
+        if f.params.len() != args.len() {
+            return Err(self.err(
+                site,
+                format!("the lambda takes {} argument(s), {} given", f.params.len(), args.len()),
+                None,
+            ));
+        }
+        self.inline_captured(&f, args, Some((start, end, id)), site)
+    }
+
+    /// A new pointer variable (its buffer set by its first assignment).
+    pub fn new_ptr(&mut self, name: &str, pointee: Ty, site: Site) -> usize {
+        let off = self.new_var(name, Scalar::I64);
+        let idx = self.ptrs.len();
+        let base_var = self
+            .dynamic
+            .contains(&idx)
+            .then(|| self.new_var(&format!("{name}.buffer"), Scalar::U32));
+        self.ptrs.push(PtrVar {
+            name: name.to_string(),
+            base: base_var.map(Base::Var),
+            base_var,
+            base_site: site,
+            off,
+            pointee,
+        });
+        idx
+    }
+
+    /// Pointer variable `k` now points into `base`: a buffer fixed at lowering time, or (for a
+    /// variable that points into several) the value of its buffer variable.
+    pub fn set_base(&mut self, k: usize, base: Base, site: Site) -> R<()> {
+        let pv = self.ptrs[k].clone();
+        if let Some(bv) = pv.base_var {
+            let src = match base {
+                Base::Var(v) => Operand::Var(v),
+                b => Operand::Const(consts::int(
+                    Scalar::U32,
+                    i128::from(b.encode().expect("not a Var")),
+                )),
+            };
+            if src != Operand::Var(bv) {
+                self.assign_to(bv, Scalar::U32, Op::Copy { src }, site);
+            }
+            return Ok(());
+        }
+        match pv.base {
+            None => {
+                self.ptrs[k].base = Some(base);
+                self.ptrs[k].base_site = site;
+                Ok(())
+            }
+            Some(b) if b != base => {
+                self.retry = Some(k);
+                Err(self.err(
+                    site,
+                    format!(
+                        "pointer `{}` points into two buffers ({} and {})",
+                        pv.name,
+                        self.base_name(b),
+                        self.base_name(base)
+                    ),
+                    None,
+                ))
+            }
+            Some(_) => Ok(()),
         }
     }
 
@@ -596,10 +736,19 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// Look a name up in the current function's scopes.
+    /// Look a name up in the current function's scopes (and, in a lambda, in the scopes it
+    /// was written in).
     pub fn lookup(&self, name: &str) -> Option<&Sym> {
-        let start = self.frames.last().map_or(0, |f| f.scope_start);
-        self.scopes[start..].iter().rev().find_map(|s| s.get(name))
+        let f = self.frames.last();
+        let start = f.map_or(0, |f| f.scope_start);
+        self.scopes[start..]
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| {
+                let (a, b, _) = f.and_then(|f| f.captures)?;
+                self.scopes[a..b.min(start)].iter().rev().find_map(|s| s.get(name))
+            })
     }
 
     /// Whether `name` is a template type parameter or a typedef (so `name(x)` is a cast).
@@ -621,17 +770,28 @@ impl<'m> Lowerer<'m> {
             .ok_or_else(|| self.err(site, "`this` outside a member function", None))
     }
 
+    /// Whether `name` names a type: a template type parameter, a typedef, a struct, a scalar
+    /// or vector type.
+    pub fn is_type_name(&self, name: &str) -> bool {
+        let n = self.canon(name);
+        self.names_type(name)
+            || scalar_type(&n).is_some()
+            || vector_type(&n).is_some()
+            || self.m.ast.structs.iter().any(|s| s.name == n)
+    }
+
     /// A template argument of the current function.
     pub fn targ(&self, name: &str) -> Option<&TArg> {
         self.frames.last().and_then(|f| f.tenv.get(name))
     }
 
     fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.open_scope();
     }
 
     fn pop_scope(&mut self) {
-        self.scopes.pop();
+        let n = self.scopes.len() - 1;
+        self.close_scopes(n);
     }
 
     /// A name with namespace aliases resolved and `::` prefixes normalised.
@@ -657,6 +817,10 @@ impl<'m> Lowerer<'m> {
                 let short = n.trim_start_matches("cooperative_groups::");
                 if let Some(t) = self.struct_instance(&n, args, site)? {
                     return Ok(t);
+                }
+                if short == "block_tile_memory" {
+                    // Scratch space for tiles of several warps: warpsim needs none.
+                    return Ok(Ty::Group(Group::Block));
                 }
                 if short == "thread_block_tile" {
                     let size = match args.first() {
@@ -692,12 +856,13 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// A tile size check.
+    /// A tile size check: a power of two up to a block of 1024 threads (tiles of more than 32
+    /// threads span warps).
     pub fn tile(&self, size: u32, site: Site) -> R<Group> {
-        if !size.is_power_of_two() || size > 32 {
+        if !size.is_power_of_two() || size > 1024 {
             return Err(self.err(
                 site,
-                format!("thread_block_tile<{size}>: the size must be a power of two up to 32"),
+                format!("thread_block_tile<{size}>: the size must be a power of two up to 1024"),
                 None,
             ));
         }
@@ -948,6 +1113,8 @@ impl<'m> Lowerer<'m> {
             ret: None,
             ns: String::new(),
             this: None,
+            captures: None,
+            deduce_ret: false,
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -1034,6 +1201,13 @@ impl<'m> Lowerer<'m> {
         let site = s.site;
         match &s.kind {
             StmtKind::Empty => Ok(()),
+            StmtKind::Typedef(name, t) => {
+                let ty = self.ty(t, site)?;
+                if let Some(f) = self.frames.last_mut() {
+                    f.tenv.insert(name.clone(), TArg::Type(ty));
+                }
+                Ok(())
+            }
             StmtKind::Unsupported(what, help) => {
                 if what == "a syntax error" {
                     return Err(self.syntax_error(site));
@@ -1135,12 +1309,25 @@ impl<'m> Lowerer<'m> {
     }
 
     fn ret(&mut self, v: Option<&ast::Expr>, site: Site, tail: bool) -> R<()> {
+        let deduce = self.frames.last().is_some_and(|f| f.deduce_ret);
         let ret = self.frames.last().and_then(|f| f.ret.clone());
         match (v, ret) {
             (Some(e), Some((place, ty))) => {
-                let val = self.rvalue(e)?;
+                let val = match &e.kind {
+                    ast::ExprKind::InitList(items) => self.init_list(items, &ty, e.site)?,
+                    _ => self.rvalue(e)?,
+                };
                 let val = self.convert_val(val, &ty, e.site)?;
                 self.write(&place, val, site)?;
+            }
+            (Some(e), None) if deduce => {
+                // The first `return` of a deduced return type: a place of its value's type.
+                let val = self.rvalue(e)?;
+                let place = self.temp_place(val.clone(), site);
+                let ty = self.val_ty(&val);
+                if let Some(f) = self.frames.last_mut() {
+                    f.ret = Some((place, ty));
+                }
             }
             (Some(e), None) => {
                 // `return f();` of a void function still evaluates f().
@@ -1369,6 +1556,10 @@ impl<'m> Lowerer<'m> {
             return self.declare_with(d, ty, Some(v));
         }
         let ty = self.ty(&d.ty, site)?;
+        if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
+            self.bind(&d.name, Sym::Place(Place::Group(*g)));
+            return Ok(());
+        }
         if d.quals.shared {
             return self.declare_shared(d, ty);
         }
@@ -1403,6 +1594,10 @@ impl<'m> Lowerer<'m> {
                 (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
                 _ => Some(self.rvalue(e)?),
             },
+            // `S s;` runs a default constructor, if `S` has one.
+            None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
+                Some(self.construct(&ty, Vec::new(), site)?)
+            }
             None => None,
         };
         self.declare_with(d, ty, v)
@@ -1417,21 +1612,16 @@ impl<'m> Lowerer<'m> {
                     None => *g,
                     Some(_) => return Err(self.err(site, "a group handle must come from cg::this_thread_block() or cg::tiled_partition", None)),
                 };
-                if g == Group::Grid {
-                    return Err(self.grid_group(site));
-                }
                 self.bind(&d.name, Sym::Place(Place::Group(g)));
             }
+            Ty::Closure(_) => {
+                let Some(Val::Closure(c)) = init else {
+                    return Err(self.err(site, "a lambda variable needs a lambda", None));
+                };
+                self.bind(&d.name, Sym::Place(Place::Closure(c)));
+            }
             Ty::Pointer(pointee) => {
-                let off = self.new_var(&d.name, Scalar::I64);
-                let idx = self.ptrs.len();
-                self.ptrs.push(PtrVar {
-                    name: d.name.clone(),
-                    base: None,
-                    base_site: site,
-                    off,
-                    pointee: (**pointee).clone(),
-                });
+                let idx = self.new_ptr(&d.name, (**pointee).clone(), site);
                 if let Some(v) = init {
                     let v = self.convert_val(v, &ty, site)?;
                     self.write(&Place::Ptr(idx), v, site)?;
@@ -1549,6 +1739,18 @@ impl<'m> Lowerer<'m> {
                 }
                 None => Ok(Val::Scalar(Operand::Const(consts::int(*s, 0)), *s)),
             },
+            Ty::Struct(i)
+                if {
+                    let short = self.structs.list[*i]
+                        .def
+                        .map(|d| self.m.ast.structs[d].name.clone())
+                        .unwrap_or_default();
+                    !self.methods(*i, &short).is_empty()
+                } =>
+            {
+                // A struct with constructors: `S s{a, b}` and `S s(a, b)` call one.
+                self.construct(ty, items.iter().map(ArgIn::Expr).collect(), site)
+            }
             Ty::Vector(..) | Ty::Struct(_) => {
                 let mut leaves = Vec::new();
                 let parts: Vec<Ty> = match ty {
@@ -1796,6 +1998,29 @@ impl<'m> Lowerer<'m> {
         owner: Option<(usize, Option<Place>)>,
         site: Site,
     ) -> R<Val> {
+        self.inline_full(f, targs, args, owner, None, site)
+    }
+
+    /// Inline a lambda, which sees the scopes `captures` names.
+    fn inline_captured(
+        &mut self,
+        f: &Function,
+        args: Vec<ArgIn<'_>>,
+        captures: Option<(usize, usize, u64)>,
+        site: Site,
+    ) -> R<Val> {
+        self.inline_full(f, &[], args, None, captures, site)
+    }
+
+    fn inline_full(
+        &mut self,
+        f: &Function,
+        targs: &[TemplateArg],
+        args: Vec<ArgIn<'_>>,
+        owner: Option<(usize, Option<Place>)>,
+        captures: Option<(usize, usize, u64)>,
+        site: Site,
+    ) -> R<Val> {
         if let Some(s) = f.syntax_error {
             return Err(self.syntax_error(s));
         }
@@ -1821,6 +2046,23 @@ impl<'m> Lowerer<'m> {
         for (p, a) in f.params.iter().zip(args) {
             let by_ref = matches!(p.ty, TypeExpr::Ref(_));
             vals.push(match (a, by_ref) {
+                (ArgIn::Expr(e), by_ref) if matches!(e.kind, ast::ExprKind::InitList(_)) => {
+                    // `f({a, b})`: the list initializes the parameter's type.
+                    let ast::ExprKind::InitList(items) = &e.kind else {
+                        unreachable!("matched above")
+                    };
+                    let pt = match &p.ty {
+                        TypeExpr::Ref(inner) => (**inner).clone(),
+                        t => t.clone(),
+                    };
+                    let ty = self.ty(&pt, p.site)?;
+                    let v = self.init_list(items, &ty, e.site)?;
+                    if by_ref {
+                        Err(self.temp_place(v, e.site))
+                    } else {
+                        Ok(v)
+                    }
+                }
                 (ArgIn::Expr(e), true) => match self.place(e) {
                     Ok(pl) => Err(pl),
                     // A temporary bound to a `const T &`.
@@ -1829,6 +2071,21 @@ impl<'m> Lowerer<'m> {
                         Err(self.temp_place(v, e.site))
                     }
                 },
+                // A local array passed to a pointer parameter: the parameter names the array
+                // (the call is inlined, so the callee indexes the caller's registers).
+                (ArgIn::Expr(e), false)
+                    if matches!(p.ty, TypeExpr::Pointer(_) | TypeExpr::Array(..))
+                        && matches!(e.kind, ast::ExprKind::Ident(_))
+                        && matches!(
+                            self.place(e),
+                            Ok(Place::Local {
+                                ty: Ty::Array(..),
+                                ..
+                            })
+                        ) =>
+                {
+                    Err(self.place(e)?)
+                }
                 (ArgIn::Expr(e), false) => Ok(self.rvalue(e)?),
                 (ArgIn::Val(v), true) => Err(self.temp_place(v, site)),
                 (ArgIn::Val(v), false) => Ok(v),
@@ -1843,6 +2100,8 @@ impl<'m> Lowerer<'m> {
             ret: None,
             ns: String::new(),
             this: None,
+            captures: None,
+            deduce_ret: false,
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -1879,13 +2138,14 @@ impl<'m> Lowerer<'m> {
             ret: None,
             ns,
             this: this.as_ref().map(|(p, _)| p.clone()),
+            captures,
+            deduce_ret: f.ret == TypeExpr::Auto,
         });
-        self.scopes.push(HashMap::new());
+        self.open_scope();
         self.inline_stack.push(key);
         let r = self.inline_body(f, vals, this, site);
         self.inline_stack.pop();
-        self.scopes
-            .truncate(self.frames.last().map_or(1, |fr| fr.scope_start));
+        self.close_scopes(self.frames.last().map_or(1, |fr| fr.scope_start));
         self.frames.pop();
         r
     }
@@ -1988,6 +2248,7 @@ impl<'m> Lowerer<'m> {
                 Place::Reg { ty, vars }
             }
             Val::Group(g) => Place::Group(g),
+            Val::Closure(c) => Place::Closure(c),
             Val::Ptr(p) => Place::Mem {
                 ty: p.pointee.clone(),
                 ptr: p,
@@ -2058,19 +2319,17 @@ impl<'m> Lowerer<'m> {
                 self.write(&fp, v, site)?;
             }
         }
-        let rty = self.ty(&f.ret, f.site)?;
+        // `auto` (and a lambda without `-> T`): the first `return` decides.
+        let rty = if f.ret == TypeExpr::Auto {
+            Ty::Void
+        } else {
+            self.ty(&f.ret, f.site)?
+        };
         let ret = match &rty {
-            Ty::Void => None,
+            Ty::Void | Ty::Closure(_) => None,
             Ty::Pointer(pointee) => {
-                let off = self.new_var(&format!("{}.ret", f.name), Scalar::I64);
-                self.ptrs.push(PtrVar {
-                    name: format!("{}.ret", f.name),
-                    base: None,
-                    base_site: f.site,
-                    off,
-                    pointee: (**pointee).clone(),
-                });
-                Some((Place::Ptr(self.ptrs.len() - 1), rty.clone()))
+                let k = self.new_ptr(&format!("{}.ret", f.name), (**pointee).clone(), f.site);
+                Some((Place::Ptr(k), rty.clone()))
             }
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
                 let vars = rty
@@ -2101,10 +2360,10 @@ impl<'m> Lowerer<'m> {
                 Some("return a value, or write through a pointer"),
             ));
         }
-        self.frames.last_mut().expect("pushed by inline").ret = ret.clone();
+        self.frames.last_mut().expect("pushed by inline").ret = ret;
         let body = self.sub_block(|l| l.body(&f.body))?;
         self.emit(Stmt::Inline { body });
-        match ret {
+        match self.frames.last().and_then(|fr| fr.ret.clone()) {
             None => Ok(Val::Void),
             Some((p, _)) => self.read(&p, site),
         }

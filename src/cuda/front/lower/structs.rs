@@ -261,6 +261,18 @@ impl<'m> Lowerer<'m> {
         self.inline(f, targs, args, Some((i, None)), site).map(Some)
     }
 
+    /// Whether struct type `ty` has a constructor without parameters.
+    pub fn has_default_ctor(&self, ty: &Ty) -> bool {
+        let Ty::Struct(i) = *ty else {
+            return false;
+        };
+        let short = self.structs.list[i]
+            .def
+            .map(|d| self.m.ast.structs[d].name.clone())
+            .unwrap_or_default();
+        self.methods(i, &short).iter().any(|f| f.params.is_empty())
+    }
+
     /// `S(args)` or `S{args}`: a struct value, by its constructor if it has one, else field by
     /// field (missing fields zero).
     pub fn construct(&mut self, ty: &Ty, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {

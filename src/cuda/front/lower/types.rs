@@ -12,8 +12,11 @@ pub enum Group {
     Block,
     /// `cg::thread_block_tile<n>` (also `coalesced_group` of a full warp: 32).
     Tile(u32),
-    /// `cg::grid_group` (rejected on use).
+    /// `cg::grid_group`: every thread of the launch (`grid.sync()` is refused).
     Grid,
+    /// `cg::coalesced_group`: the threads of a warp whose mask the variable holds (the
+    /// executing lanes where it was made, or a `labeled_partition` of them).
+    Coalesced(crate::cuda::ir::VarId),
 }
 
 /// A resolved type.
@@ -33,6 +36,8 @@ pub enum Ty {
     Array(Box<Ty>, Option<u32>),
     /// A cooperative-groups handle.
     Group(Group),
+    /// A lambda (index into the lowering's closures): a value that exists at lowering only.
+    Closure(usize),
 }
 
 /// One struct's layout.
@@ -103,7 +108,7 @@ impl Ty {
     /// Size in bytes (unsized arrays and handles: 0).
     pub fn size(&self, structs: &Structs) -> u32 {
         match self {
-            Ty::Void | Ty::Group(_) => 0,
+            Ty::Void | Ty::Group(_) | Ty::Closure(_) => 0,
             Ty::Scalar(s) => s.size(),
             Ty::Vector(s, n) => {
                 let raw = s.size() * n;
@@ -118,7 +123,7 @@ impl Ty {
     /// Alignment in bytes (CUDA's: `float2` 8, `float4` 16, `float3` 4, …).
     pub fn align(&self, structs: &Structs) -> u32 {
         match self {
-            Ty::Void | Ty::Group(_) => 1,
+            Ty::Void | Ty::Group(_) | Ty::Closure(_) => 1,
             Ty::Scalar(s) => s.size(),
             Ty::Vector(s, n) => match n {
                 2 | 4 => (s.size() * n).min(16),
@@ -170,7 +175,7 @@ impl Ty {
                     t.push_leaves(structs, at + k * step, out);
                 }
             }
-            Ty::Void | Ty::Pointer(_) | Ty::Group(_) => {}
+            Ty::Void | Ty::Pointer(_) | Ty::Group(_) | Ty::Closure(_) => {}
         }
     }
 
@@ -225,6 +230,8 @@ impl Ty {
             Ty::Group(Group::Block) => "cg::thread_block".into(),
             Ty::Group(Group::Tile(n)) => format!("cg::thread_block_tile<{n}>"),
             Ty::Group(Group::Grid) => "cg::grid_group".into(),
+            Ty::Group(Group::Coalesced(_)) => "cg::coalesced_group".into(),
+            Ty::Closure(_) => "a lambda".into(),
         }
     }
 
