@@ -549,10 +549,16 @@ impl BlockCheck {
             let byte = t.address(index) as usize;
             let first = if sub_word { byte } else { byte / 4 };
             for key in first..first + keys_per {
+                // A byte written through a word access (or a word through byte accesses)
+                // has been written: each view starts from what the other knows.
                 let s = if sub_word {
                     self.shadow_bytes
                         .get(&(key as u64))
                         .copied()
+                        .unwrap_or_else(|| self.shadow.get(key / 4).copied().unwrap_or_default())
+                } else if !self.shadow[key].touched {
+                    (0..4)
+                        .find_map(|b| self.shadow_bytes.get(&(key as u64 * 4 + b)).copied())
                         .unwrap_or_default()
                 } else {
                     self.shadow[key]
@@ -561,12 +567,15 @@ impl BlockCheck {
                 if sub_word {
                     self.shadow_bytes.insert(key as u64, new);
                 } else {
-                    if !s.touched {
+                    if !self.shadow[key].touched {
                         self.dirty.push(key as u32);
                     }
                     self.shadow[key] = new;
                 }
                 if let Some((hk, them, their_access)) = hazard {
+                    if hk == Kind::IntraWarpHazard && !cx.launch.independent_threads {
+                        continue; // a lockstep warp: the warp-synchronous idiom is correct
+                    }
                     let me = cx.site(a.warp, l, kind, loc);
                     let other = (hk != Kind::UninitializedRead).then(|| Site {
                         access: their_access,
@@ -906,16 +915,20 @@ pub(crate) struct LaunchCheck {
     global_bytes: Mutex<AddrMap<GlobalOwner>>,
     /// Allocations for memcheck's "nearest allocation": (base, bytes, name).
     pub allocations: Vec<(u64, u64, String)>,
+    /// Whether the profile schedules the threads of a warp independently (sm_70 and later):
+    /// before it, a warp runs in lockstep and warp-synchronous code needs no `__syncwarp`.
+    pub independent_threads: bool,
 }
 
 impl LaunchCheck {
-    pub fn new(mut allocations: Vec<(u64, u64, String)>) -> LaunchCheck {
+    pub fn new(mut allocations: Vec<(u64, u64, String)>, independent_threads: bool) -> LaunchCheck {
         allocations.sort_by_key(|a| a.0);
         LaunchCheck {
             findings: Mutex::new(Vec::new()),
             global: Mutex::new(Vec::new()),
             global_bytes: Mutex::new(AddrMap::default()),
             allocations,
+            independent_threads,
         }
     }
 }

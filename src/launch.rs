@@ -410,6 +410,7 @@ impl Device {
                     .filter_map(|a| a.upgrade())
                     .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
                     .collect(),
+                self.profile.compute_capability.0 >= 7,
             )
         });
         let ctx = launch_ctx(cfg, &self.profile, check, sites, self.lines);

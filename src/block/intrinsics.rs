@@ -315,18 +315,26 @@ impl<'a> Block<'a> {
     /// `mask` has `pred`.
     #[track_caller]
     pub fn any_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Site::here(), &[mask.0; MAX_WARPS], pred, "__any_sync", |p, _| {
-            p != 0
-        })
+        self.vote(
+            Site::here(),
+            &[mask.0; MAX_WARPS],
+            pred,
+            "__any_sync",
+            |p, _| p != 0,
+        )
     }
 
     /// `__all_sync(mask, pred)`: in every thread of a warp, whether every active lane named in
     /// `mask` has `pred`.
     #[track_caller]
     pub fn all_sync(&mut self, mask: Mask, pred: Pred) -> Pred {
-        self.vote(Site::here(), &[mask.0; MAX_WARPS], pred, "__all_sync", |p, m| {
-            p == m
-        })
+        self.vote(
+            Site::here(),
+            &[mask.0; MAX_WARPS],
+            pred,
+            "__all_sync",
+            |p, m| p == m,
+        )
     }
 
     /// `__activemask()`: the lanes of its warp executing this instruction, in every thread.

@@ -74,7 +74,9 @@ impl Module {
             return Err(sources.error(
                 *site,
                 msg.clone(),
-                Some("the kernel does not parse: fix the code so that it compiles with nvcc".into()),
+                Some(
+                    "the kernel does not parse: fix the code so that it compiles with nvcc".into(),
+                ),
             ));
         }
         let mut warnings = pp.warnings.clone();

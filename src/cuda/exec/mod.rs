@@ -657,7 +657,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     continue;
                 };
                 let vals = src.get(&fr.rows, w).to_array();
-                if let Some(l) = active.lanes().find(|&l| vals[l as usize] != vals[first as usize]) {
+                if let Some(l) = active
+                    .lanes()
+                    .find(|&l| vals[l as usize] != vals[first as usize])
+                {
                     fault(Error::InvalidArgument {
                         kernel: self.b.launch.name.clone(),
                         block: self.b.st.idx,
@@ -1959,9 +1962,9 @@ fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
         BinOp::MulHi => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| {
             x.zip_each(y, |p, q| ((u64::from(p) * u64::from(q)) >> 32) as u32)
         }),
-        BinOp::NthSet => bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| {
-            x.zip_each(y, |m, k| nth_set(m, k))
-        }),
+        BinOp::NthSet => {
+            bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.zip_each(y, |m, k| nth_set(m, k)))
+        }
         BinOp::Pow | BinOp::Atan2 => a,
     }
 }

@@ -787,7 +787,10 @@ impl<'a> P<'a> {
                         // `T x(a, b)`: as `T x{a, b}`.
                         Expr {
                             kind: ExprKind::InitList(
-                                named_children(v).into_iter().map(|c| self.expr(c)).collect(),
+                                named_children(v)
+                                    .into_iter()
+                                    .map(|c| self.expr(c))
+                                    .collect(),
                             ),
                             site: self.site(v),
                             span: (v.start_byte(), v.end_byte()),
@@ -992,9 +995,10 @@ impl<'a> P<'a> {
                     );
             }
             "type_definition" => {
-                let (Some(ty), Some(d)) =
-                    (n.child_by_field_name("type"), n.child_by_field_name("declarator"))
-                else {
+                let (Some(ty), Some(d)) = (
+                    n.child_by_field_name("type"),
+                    n.child_by_field_name("declarator"),
+                ) else {
                     return unsupported("this typedef", None);
                 };
                 let (name, t) = self.declarator(d, self.type_expr(ty));

@@ -226,7 +226,8 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                     out,
                     "{pad}*{} = shfl.{kind:?}.{ty}({}, {}, {}, {})",
                     var(k, *dst),
-                    mask.as_ref().map_or("active".to_string(), |m| operand(k, m)),
+                    mask.as_ref()
+                        .map_or("active".to_string(), |m| operand(k, m)),
                     operand(k, value),
                     operand(k, lane),
                     operand(k, width)

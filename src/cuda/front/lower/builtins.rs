@@ -733,7 +733,11 @@ impl Lowerer<'_> {
             "reduce" => {
                 self.arity(short, args, 3..=3, site)?;
                 let Val::Group(g) = self.rvalue(&args[0])? else {
-                    return Err(self.err(site, "cg::reduce needs a group as its first argument", None));
+                    return Err(self.err(
+                        site,
+                        "cg::reduce needs a group as its first argument",
+                        None,
+                    ));
                 };
                 let op = self.reduce_op(&args[2])?;
                 let (v, vt) = self.scalar(&args[1])?;
@@ -1404,7 +1408,8 @@ impl Lowerer<'_> {
                         width: Operand::Const(consts::int(Scalar::I32, i128::from(n))),
                         site,
                     });
-                    let r = self.reduce_step(op, t, Operand::Var(acc), Operand::Var(other), site)?;
+                    let r =
+                        self.reduce_step(op, t, Operand::Var(acc), Operand::Var(other), site)?;
                     self.assign_to(acc, t, Op::Copy { src: r }, site);
                     k /= 2;
                 }
@@ -1424,7 +1429,8 @@ impl Lowerer<'_> {
                         width: Operand::Const(consts::int(Scalar::I32, 32)),
                         site,
                     });
-                    let bit = self.binop(BinOp::Shr, Scalar::U32, Operand::Var(m), u32c(lane), site);
+                    let bit =
+                        self.binop(BinOp::Shr, Scalar::U32, Operand::Var(m), u32c(lane), site);
                     let bit = self.binop(BinOp::And, Scalar::U32, bit, u32c(1), site);
                     let member = self.convert(bit, Scalar::U32, Scalar::Bool, site);
                     let combined = if first {
@@ -1550,7 +1556,10 @@ impl Lowerer<'_> {
             let st = self.place_ty(&src);
             let sl = st.leaves(&self.structs);
             let lined_up = dl.len() == sl.len()
-                && dl.iter().zip(&sl).all(|(a, b)| a.0 == b.0 && a.1.size() == b.1.size());
+                && dl
+                    .iter()
+                    .zip(&sl)
+                    .all(|(a, b)| a.0 == b.0 && a.1.size() == b.1.size());
             if !lined_up {
                 return Err(self.unsupported(
                     site,
@@ -1575,12 +1584,20 @@ impl Lowerer<'_> {
                 .collect()
         } else {
             let byte = self.const_int(&args[1]).map_err(|_| {
-                self.unsupported(args[1].site, "memset with a value known only at run time", None)
+                self.unsupported(
+                    args[1].site,
+                    "memset with a value known only at run time",
+                    None,
+                )
             })? as u8;
             dl.iter()
                 .map(|(_, s)| {
                     let bits = u64::from_le_bytes([byte; 8]);
-                    let raw = if s.size() == 8 { bits } else { bits & ((1u64 << (8 * s.size())) - 1) };
+                    let raw = if s.size() == 8 {
+                        bits
+                    } else {
+                        bits & ((1u64 << (8 * s.size())) - 1)
+                    };
                     Operand::Const(crate::cuda::ir::Const { ty: *s, bits: raw })
                 })
                 .collect()
@@ -1643,7 +1660,10 @@ impl Lowerer<'_> {
         if size != n {
             return Err(self.unsupported(
                 e.site,
-                &format!("memcpy/memset of {n} bytes over a `{}` of {size}", self.place_ty(&p).show(&self.structs)),
+                &format!(
+                    "memcpy/memset of {n} bytes over a `{}` of {size}",
+                    self.place_ty(&p).show(&self.structs)
+                ),
                 Some("copy whole variables or arrays"),
             ));
         }

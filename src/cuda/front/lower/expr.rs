@@ -123,7 +123,9 @@ impl Lowerer<'_> {
     /// Convert a value to type `ty` (assignment, argument passing, return).
     pub fn convert_val(&mut self, v: Val, ty: &Ty, site: Site) -> R<Val> {
         match (v, ty) {
-            (Val::Scalar(op, from), Ty::Scalar(to)) => Ok(Val::Scalar(self.convert(op, from, *to, site), *to)),
+            (Val::Scalar(op, from), Ty::Scalar(to)) => {
+                Ok(Val::Scalar(self.convert(op, from, *to, site), *to))
+            }
             (Val::Agg(t, leaves), _) if t == *ty => Ok(Val::Agg(t, leaves)),
             (Val::Ptr(mut p), Ty::Pointer(to)) => {
                 p.pointee = (**to).clone();
@@ -135,7 +137,9 @@ impl Lowerer<'_> {
             }
             (Val::Group(g), Ty::Group(_)) => Ok(Val::Group(g)),
             (Val::Closure(c), Ty::Closure(d)) if c == *d => Ok(Val::Closure(c)),
-            (Val::Scalar(Operand::Const(c), s), Ty::Pointer(to)) if c.bits == 0 && !s.is_float() => {
+            (Val::Scalar(Operand::Const(c), s), Ty::Pointer(to))
+                if c.bits == 0 && !s.is_float() =>
+            {
                 Ok(Val::Ptr(PtrVal {
                     base: crate::cuda::ir::Base::Null,
                     offset: Operand::Const(consts::int(Scalar::I64, 0)),
@@ -462,7 +466,10 @@ impl Lowerer<'_> {
                     Val::Ptr(p) if *u == Unary::Not => {
                         let a = self.ptr_address(&p, site);
                         let z = Operand::Const(consts::int(Scalar::U64, 0));
-                        return Ok(Val::Scalar(self.cmp(CmpOp::Eq, Scalar::U64, a, z, site), Scalar::Bool));
+                        return Ok(Val::Scalar(
+                            self.cmp(CmpOp::Eq, Scalar::U64, a, z, site),
+                            Scalar::Bool,
+                        ));
                     }
                     v => {
                         let t = self.val_ty(&v);
@@ -548,8 +555,7 @@ impl Lowerer<'_> {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.size(&self.structs)))
             }
-            ExprKind::SizeofExpr(x)
-                if matches!(&x.kind, ExprKind::Ident(n) if self.lookup(n).is_none() && self.is_type_name(n)) =>
+            ExprKind::SizeofExpr(x) if matches!(&x.kind, ExprKind::Ident(n) if self.lookup(n).is_none() && self.is_type_name(n)) =>
             {
                 // `sizeof(T)` with `T` a name the grammar cannot tell from a variable.
                 let ExprKind::Ident(n) = &x.kind else {
@@ -1225,7 +1231,9 @@ impl Lowerer<'_> {
                 Ok(v)
             }
             Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
-            Place::Closure(_) => Err(self.err(site, "a lambda variable cannot be reassigned", None)),
+            Place::Closure(_) => {
+                Err(self.err(site, "a lambda variable cannot be reassigned", None))
+            }
         }
     }
 
@@ -1361,7 +1369,10 @@ impl Lowerer<'_> {
                 // Pointers compare as addresses; an integer they meet must be 0 (`NULL`).
                 let (a, b) = (self.address_of(x, site)?, self.address_of(y, site)?);
                 let c = compare_op(op).expect("checked by the guard");
-                Ok(Val::Scalar(self.cmp(c, Scalar::U64, a, b, site), Scalar::Bool))
+                Ok(Val::Scalar(
+                    self.cmp(c, Scalar::U64, a, b, site),
+                    Scalar::Bool,
+                ))
             }
             (Val::Ptr(_), _) | (_, Val::Ptr(_)) => Err(self.unsupported(
                 site,
@@ -1393,7 +1404,10 @@ impl Lowerer<'_> {
         let mut index = vec![(p.offset, 1)];
         index.extend(p.terms.iter().copied());
         if p.disp != 0 {
-            index.push((Operand::Const(consts::int(Scalar::I64, i128::from(p.disp))), 1));
+            index.push((
+                Operand::Const(consts::int(Scalar::I64, i128::from(p.disp))),
+                1,
+            ));
         }
         self.assign(
             Scalar::U64,
@@ -1582,9 +1596,9 @@ impl Lowerer<'_> {
     fn common_ty(&self, a: &Val, b: &Val, site: Site) -> R<Ty> {
         match (a, b) {
             (Val::Scalar(_, x), Val::Scalar(_, y)) => Ok(Ty::Scalar(usual(*x, *y))),
-            (Val::Ptr(p), Val::Ptr(_)) | (Val::Ptr(p), Val::Scalar(..)) | (Val::Scalar(..), Val::Ptr(p)) => {
-                Ok(Ty::Pointer(Box::new(p.pointee.clone())))
-            }
+            (Val::Ptr(p), Val::Ptr(_))
+            | (Val::Ptr(p), Val::Scalar(..))
+            | (Val::Scalar(..), Val::Ptr(p)) => Ok(Ty::Pointer(Box::new(p.pointee.clone()))),
             _ => {
                 let (x, y) = (self.val_ty(a), self.val_ty(b));
                 if x == y {

@@ -546,7 +546,11 @@ impl<'m> Lowerer<'m> {
         if f.params.len() != args.len() {
             return Err(self.err(
                 site,
-                format!("the lambda takes {} argument(s), {} given", f.params.len(), args.len()),
+                format!(
+                    "the lambda takes {} argument(s), {} given",
+                    f.params.len(),
+                    args.len()
+                ),
                 None,
             ));
         }
@@ -747,7 +751,10 @@ impl<'m> Lowerer<'m> {
             .find_map(|s| s.get(name))
             .or_else(|| {
                 let (a, b, _) = f.and_then(|f| f.captures)?;
-                self.scopes[a..b.min(start)].iter().rev().find_map(|s| s.get(name))
+                self.scopes[a..b.min(start)]
+                    .iter()
+                    .rev()
+                    .find_map(|s| s.get(name))
             })
     }
 

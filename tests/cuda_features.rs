@@ -1,0 +1,390 @@
+//! Device code that real programs use, each feature lowered, run and checked against what
+//! CUDA computes: structs with member functions and operators, legacy warp intrinsics, warp
+//! masks from votes, cooperative groups, `__constant__`/`__device__` variables, pointers,
+//! `sizeof`/`__align__`, lambdas and initializer lists, memcpy, `__CUDA_ARCH__`, and check
+//! mode on the idioms of older code.
+
+use warpsim::cuda::{self, Arg, CudaReport, Module, Options};
+use warpsim::{Device, Global, LaunchConfig, Mode, Profile};
+
+fn module(src: &str, arch: u32) -> Module {
+    let options = Options {
+        arch,
+        ..Options::default()
+    };
+    Module::from_source("features.cu", src, &options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Run kernel `name` of `src` on `dev` with `args`, in `mode`.
+fn run_on(
+    dev: &Device,
+    src: &str,
+    name: &str,
+    grid: u32,
+    block: u32,
+    args: &[Arg],
+    mode: Mode,
+) -> CudaReport {
+    let arch = {
+        let (major, minor) = dev.profile().compute_capability;
+        major * 100 + minor * 10
+    };
+    let k = module(src, arch)
+        .lower(name)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = LaunchConfig::new(grid, block).name(name).mode(mode);
+    cuda::launch(dev, &k, &cfg, args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(src: &str, name: &str, grid: u32, block: u32, args: &[Arg]) -> CudaReport {
+    run_on(&Device::default(), src, name, grid, block, args, Mode::Fast)
+}
+
+fn ints(dev: &Device, n: usize) -> Global<i32> {
+    dev.alloc_zeroed::<i32>("out", n)
+}
+
+#[test]
+fn structs_with_methods_constructors_conversions_and_operators() {
+    let src = r#"
+template <class T> struct SharedMemory {
+    __device__ inline operator T *() { extern __shared__ int __smem[]; return (T *)__smem; }
+};
+struct V2 {
+    float x, y;
+    __device__ V2() : x(0), y(0) {}
+    __device__ V2(float a, float b) : x(a), y(b) {}
+    __device__ V2 operator+(const V2 &o) const { return V2(x + o.x, y + o.y); }
+    __device__ float dot(V2 o) const { return x * o.x + y * o.y; }
+    __device__ static float twice(float v) { return 2 * v; }
+    __device__ void scale(float k) { x *= k; this->y *= k; }
+};
+inline __device__ float3 operator*(float3 a, float s) { return make_float3(a.x * s, a.y * s, a.z * s); }
+inline __device__ void operator+=(float3 &a, float3 b) { a.x += b.x; a.y += b.y; a.z += b.z; }
+__global__ void k(float *out) {
+    float *s = SharedMemory<float>();
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    V2 a(1, 2), b{3, 4}, c;
+    V2 d = a + b;
+    d.scale(2);
+    float3 p = make_float3(1, 2, 3) * 2.0f;
+    p += make_float3(t, t, t);
+    out[t] = s[31 - t] + d.dot(V2(1, 1)) + c.x + p.z + V2::twice(1);
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 32);
+    let k = module(src, 900)
+        .lower("k")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = LaunchConfig::new(1, 32).dynamic_shared(32 * 4);
+    cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out)]).unwrap_or_else(|e| panic!("{e}"));
+    let expected: Vec<f32> = (0..32)
+        .map(|t| (31 - t) as f32 + 20.0 + 0.0 + (6 + t) as f32 + 2.0)
+        .collect();
+    assert_eq!(out.to_vec(), expected);
+}
+
+#[test]
+fn legacy_intrinsics_run_before_volta_and_are_refused_after() {
+    let src = r#"
+__global__ void k(int *out) {
+    int v = threadIdx.x;
+    v += __shfl_xor(v, 1);
+    unsigned b = __ballot(v > 10);
+    out[threadIdx.x] = v + (__any(v > 60) ? 1000 : 0) + (__all(v >= 0) ? 10000 : 0) + (int)(b & 1);
+}
+"#;
+    let dev = Device::new(Profile::sm_61());
+    let out = ints(&dev, 64);
+    run_on(&dev, src, "k", 1, 64, &[Arg::buffer(&out)], Mode::Fast);
+    let o = out.to_vec();
+    assert_eq!(o[0], 11001); // 0 + 1, no lane of warp 0 has v > 60 but lane 31's 61
+    assert_eq!(o[33], 10000 + 65 + 1000 + 1);
+    let e = module(src, 900).lower("k").expect_err("refused on sm_90");
+    assert!(
+        e.message.contains("not available on sm_70 and later"),
+        "{e}"
+    );
+    assert_eq!(e.line, 4);
+}
+
+#[test]
+fn a_mask_from_a_ballot_is_the_same_in_every_lane_of_the_warp() {
+    let src = r#"
+__global__ void k(int *out) {
+    int t = threadIdx.x;
+    int v = t;
+    unsigned m = __ballot_sync(~0u, t < 8);
+    if (t < 8) v += __shfl_down_sync(m, v, 1);
+    out[t] = v;
+}
+"#;
+    let dev = Device::default();
+    let out = ints(&dev, 64);
+    run_on(&dev, src, "k", 1, 64, &[Arg::buffer(&out)], Mode::Check);
+    let o = out.to_vec();
+    assert_eq!(&o[..8], &[1, 3, 5, 7, 9, 11, 13, 15]);
+    assert_eq!(o[40], 40);
+}
+
+#[test]
+fn cooperative_groups_beyond_the_block() {
+    let src = r#"
+#include <cooperative_groups.h>
+__device__ int agg(int *counter) {
+    namespace cg = cooperative_groups;
+    cg::coalesced_group active = cg::coalesced_threads();
+    int res = 0;
+    if (active.thread_rank() == 0) res = atomicAdd(counter, active.size());
+    res = active.shfl(res, 0);
+    return res + active.thread_rank();
+}
+__global__ void k(int *out, int *counter, int *red, int *lab) {
+    namespace cg = cooperative_groups;
+    __shared__ cg::block_tile_memory<128> scratch;
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block cta = cg::this_thread_block(scratch);
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+    int t = grid.thread_rank();
+    if (t % 3 == 0) out[agg(counter)] = t;
+    red[t] = cg::reduce(tile, t, cg::plus<int>());
+    auto big = cg::tiled_partition<64>(cta);
+    int m = cg::reduce(big, t, cg::greater<int>());
+    if (big.thread_rank() == 0) red[128 + big.meta_group_rank()] = m;
+    int lo = cg::reduce(tile, t, [](int a, int b) { return a < b ? a : b; });
+    if (tile.thread_rank() == 0) red[130 + tile.meta_group_rank()] = lo;
+    auto g = cg::labeled_partition(cg::coalesced_threads(), t % 4);
+    lab[t] = g.size() * 1000 + g.thread_rank();
+    if (t == 0) lab[128] = grid.size();
+}
+"#;
+    let dev = Device::default();
+    let (out, counter, red, lab) = (
+        ints(&dev, 128),
+        ints(&dev, 1),
+        ints(&dev, 134),
+        ints(&dev, 129),
+    );
+    run(
+        src,
+        "k",
+        1,
+        128,
+        &[
+            Arg::buffer(&out),
+            Arg::buffer(&counter),
+            Arg::buffer(&red),
+            Arg::buffer(&lab),
+        ],
+    );
+    assert_eq!(counter.to_vec(), [43]);
+    let mut taken: Vec<i32> = out.to_vec()[..43].to_vec();
+    taken.sort();
+    assert_eq!(taken, (0..128).filter(|t| t % 3 == 0).collect::<Vec<_>>());
+    let r = red.to_vec();
+    assert_eq!((r[0], r[31], r[32]), (496, 496, 1520));
+    assert_eq!(&r[128..134], &[63, 127, 0, 32, 64, 96]);
+    let l = lab.to_vec();
+    assert_eq!((l[0], l[4], l[5], l[128]), (8000, 8001, 8001, 128));
+    // grid.sync() is refused where a kernel calls it, and only there.
+    let e = module(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void s(int *a) {\n  cg::grid_group g = cg::this_grid();\n  a[g.thread_rank()] = 1;\n  g.sync();\n}\n",
+        900,
+    )
+    .lower("s")
+    .expect_err("grid.sync");
+    assert_eq!(e.line, 6, "{e}");
+}
+
+#[test]
+fn constant_and_device_variables_start_from_their_initializers() {
+    let src = r#"
+__constant__ float c_k[4] = {1.0f, 2.0f, 3.0f};
+__device__ int d_n = 7;
+struct P { int a; float b; };
+__constant__ P c_p = {5, 0.5f};
+__global__ void k(float *out) {
+    int t = threadIdx.x;
+    out[t] = c_k[t % 4] * d_n + c_p.a + c_p.b;
+    if (t == 0) d_n = 100;
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 8);
+    let r = run_on(&dev, src, "k", 1, 8, &[Arg::buffer(&out)], Mode::Count);
+    assert_eq!(out.to_vec(), [12.5, 19.5, 26.5, 5.5, 12.5, 19.5, 26.5, 5.5]);
+    // Constant memory is no global load: the only global loads are d_n's.
+    let m = r.launch.metrics().unwrap();
+    assert_eq!(m.gld_requests, 1);
+}
+
+#[test]
+fn pointers_compare_and_move_between_buffers() {
+    let src = r#"
+__device__ float sum3(const float *v) { return v[0] + v[1] + v[2]; }
+__device__ void fill(float *v, float x) { for (int k = 0; k < 3; k++) v[k] = x + k; }
+__global__ void k(float *a, float *b, float *out, int n, int steps, float *maybe) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float *src = a, *dst = b;
+    for (int s = 0; s < steps; s++) {
+        if (i < n) dst[i] = src[i] + 1.0f;
+        float *t = src; src = dst; dst = t;
+    }
+    float buf[3];
+    fill(buf, 1.0f);
+    float *per_thread = (i & 1) ? a : b;
+    float extra = maybe != NULL ? maybe[0] : 0.0f;
+    if (i < n) out[i] = src[i] + sum3(buf) + (per_thread == a ? 100.0f : 0.0f) + per_thread[i] * 0.0f + extra;
+    if (i == 0) out[n] = (float)(b - a > 0) + (float)(((unsigned long long)out & 3) == 0);
+}
+"#;
+    let dev = Device::default();
+    let a = dev.alloc_from("a", &(0..64).map(|x| x as f32).collect::<Vec<_>>());
+    let b = dev.alloc_zeroed::<f32>("b", 64);
+    let out = dev.alloc_zeroed::<f32>("out", 33);
+    run(
+        src,
+        "k",
+        1,
+        32,
+        &[
+            Arg::buffer(&a),
+            Arg::buffer(&b),
+            Arg::buffer(&out),
+            Arg::Int(32),
+            Arg::Int(3),
+            Arg::NoBuffer(0),
+        ],
+    );
+    let o = out.to_vec();
+    assert_eq!((o[0], o[1], o[2], o[31]), (9.0, 110.0, 11.0, 140.0));
+    assert_eq!(o[32], 2.0);
+}
+
+#[test]
+fn memcpy_memset_sizeof_and_alignment() {
+    let src = r#"
+typedef unsigned int uint;
+struct __align__(16) RGB32 { unsigned r, g, b; };
+struct packed { uint4 x, y; };
+__global__ void k(uint *out, float *f) {
+    uint r[8];
+    for (int i = 0; i < 8; i++) r[i] = threadIdx.x * 10 + i;
+    packed p;
+    memcpy(&p, r, sizeof(p));
+    float loc[4];
+    memcpy(loc, f + 4 * threadIdx.x, 4 * sizeof(float));
+    out[threadIdx.x] = p.y.z + (uint)loc[1] * 1000;
+    memset(&p, 0, sizeof(p));
+    RGB32 arr[2];
+    if (threadIdx.x == 0) {
+        out[4] = sizeof(uint) + 100 * sizeof(RGB32) + 10000 * sizeof(arr) + p.x.x;
+        out[5] = alignof(RGB32);
+    }
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 6);
+    let f = dev.alloc_from("f", &(0..16).map(|x| x as f32).collect::<Vec<_>>());
+    run(src, "k", 1, 4, &[Arg::buffer(&out), Arg::buffer(&f)]);
+    assert_eq!(
+        out.to_vec(),
+        [1006, 5016, 9026, 13036, 4 + 1600 + 320000, 16]
+    );
+}
+
+#[test]
+fn lambdas_initializer_lists_auto_and_constexpr() {
+    let src = r#"
+struct V2 { float x, y; };
+template <class F> __device__ float apply(F f, float v) { return f(v); }
+__device__ auto twice(int v) { return 2 * v; }
+__device__ V2 make(float a) { return {a, a + 1}; }
+__device__ float norm1(V2 v) { return v.x + v.y; }
+__global__ void k(float *out, float s) {
+    int t = threadIdx.x;
+    constexpr int N = 4;
+    static_assert(N == 4, "four");
+    auto sq = [](float v) { return v * v; };
+    auto add_s = [&](float v) -> float { return v + s; };
+    float acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc += i;
+    typedef float real;
+    real e = make(5).y;
+    out[t] = sq(2.0f) + apply(add_s, 1.0f) + twice(t) + acc + e + norm1({1, 2});
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run(src, "k", 1, 4, &[Arg::buffer(&out), Arg::Float(10.0)]);
+    assert_eq!(out.to_vec(), [30.0, 32.0, 34.0, 36.0]);
+}
+
+#[test]
+fn cuda_arch_follows_the_device() {
+    let src = "__global__ void k(int *a) { a[0] = __CUDA_ARCH__; a[1] = CUDART_VERSION; }";
+    for (p, arch) in [(Profile::sm_61(), 610), (Profile::sm_90(), 900)] {
+        let dev = Device::new(p);
+        let a = ints(&dev, 2);
+        run_on(&dev, src, "k", 1, 1, &[Arg::buffer(&a)], Mode::Fast);
+        assert_eq!(a.to_vec(), [arch, 12040]);
+    }
+}
+
+#[test]
+fn check_mode_accepts_bytes_written_as_words_and_lockstep_warps_before_volta() {
+    let src = r#"
+__global__ void bytes(unsigned char *out) {
+    __shared__ unsigned char s[256];
+    ((unsigned *)s)[threadIdx.x] = 0x01020304u * threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+__device__ void warp_reduce(volatile float *s, int t) {
+    s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];
+    s[t] += s[t + 4]; s[t] += s[t + 2]; s[t] += s[t + 1];
+}
+__global__ void legacy_reduce(const float *in, float *out) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    if (t < 64) s[t] += s[t + 64];
+    __syncthreads();
+    if (t < 32) warp_reduce(s, t);
+    if (t == 0) out[0] = s[0];
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u8>("out", 64);
+    let r = run_on(&dev, src, "bytes", 1, 64, &[Arg::buffer(&out)], Mode::Check);
+    assert!(r.launch.findings.is_empty(), "{:?}", r.launch.findings);
+    let input: Vec<f32> = (0..128).map(|x| x as f32).collect();
+    for (p, hazards) in [(Profile::sm_61(), false), (Profile::sm_90(), true)] {
+        let dev = Device::new(p);
+        let (i, o) = (
+            dev.alloc_from("in", &input),
+            dev.alloc_zeroed::<f32>("out", 1),
+        );
+        let r = run_on(
+            &dev,
+            src,
+            "legacy_reduce",
+            1,
+            128,
+            &[Arg::buffer(&i), Arg::buffer(&o)],
+            Mode::Check,
+        );
+        assert_eq!(o.to_vec(), [8128.0]);
+        assert_eq!(
+            !r.launch.findings.is_empty(),
+            hazards,
+            "{:?}",
+            r.launch.findings
+        );
+    }
+}
