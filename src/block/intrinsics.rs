@@ -364,8 +364,8 @@ impl<'a> Block<'a> {
         frame::with(|fr| {
             let s = fr.src32(v.0);
             let dst = fr.alloc(1);
-            for w in 0..fr.warps {
-                let m = Mask(fr.active[w] & masks[w]);
+            for (w, &member) in masks.iter().enumerate().take(fr.warps) {
+                let m = Mask(fr.active[w] & member);
                 if fr.active[w] == 0 {
                     continue;
                 }

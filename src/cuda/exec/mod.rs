@@ -1963,7 +1963,7 @@ fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
             x.zip_each(y, |p, q| ((u64::from(p) * u64::from(q)) >> 32) as u32)
         }),
         BinOp::NthSet => {
-            bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.zip_each(y, |m, k| nth_set(m, k)))
+            bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.zip_each(y, nth_set))
         }
         BinOp::Pow | BinOp::Atan2 => a,
     }

@@ -795,6 +795,8 @@ impl Lowerer<'_> {
         Err(self.unknown(site, "function", n))
     }
 
+    /// A shuffle of a value: a scalar is one shuffle; a vector or struct (as cooperative groups
+    /// allow) one shuffle per scalar field.
     fn shfl(
         &mut self,
         kind: ShflKind,
@@ -804,21 +806,46 @@ impl Lowerer<'_> {
         width: Operand,
         site: Site,
     ) -> R<Val> {
-        let (v, vt) = self.scalar(value)?;
-        let t = if vt.is_float() { vt } else { promote(vt) };
-        let v = self.convert(v, vt, t, site);
-        let dst = self.temp(t);
-        self.emit(Stmt::Shfl {
-            dst,
-            ty: t,
-            kind,
-            mask,
-            value: v,
-            lane,
-            width,
-            site,
-        });
-        Ok(Val::Scalar(Operand::Var(dst), t))
+        let v = self.rvalue(value)?;
+        let one = |l: &mut Self, v: Operand, vt: Scalar| {
+            let t = if vt.is_float() { vt } else { promote(vt) };
+            let v = l.convert(v, vt, t, site);
+            let dst = l.temp(t);
+            l.emit(Stmt::Shfl {
+                dst,
+                ty: t,
+                kind,
+                mask,
+                value: v,
+                lane,
+                width,
+                site,
+            });
+            (Operand::Var(dst), t, vt)
+        };
+        match v {
+            Val::Scalar(v, vt) => {
+                let (r, t, _) = one(self, v, vt);
+                Ok(Val::Scalar(r, t))
+            }
+            Val::Agg(ty, leaves) => {
+                let kinds = ty.leaves(&self.structs);
+                let mut out = Vec::new();
+                for (leaf, (_, s)) in leaves.into_iter().zip(kinds) {
+                    let (r, t, vt) = one(self, leaf, s);
+                    out.push(self.convert(r, t, vt, site));
+                }
+                Ok(Val::Agg(ty, out))
+            }
+            other => {
+                let t = self.val_ty(&other);
+                Err(self.err(
+                    value.site,
+                    format!("a shuffle of a `{}`", t.show(&self.structs)),
+                    None,
+                ))
+            }
+        }
     }
 
     fn atomic(&mut self, name: &str, args: &[ast::Expr], site: Site, discard: bool) -> R<Val> {
