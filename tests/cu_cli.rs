@@ -323,7 +323,7 @@ fn mistakes_are_explained() {
     // What the engine does not implement is refused before running, located.
     let a64 = write(
         "a64.cu",
-        "__global__ void k(double *p) { atomicAdd(p, 0.5); }\n",
+        "__global__ void k(double *p) { atomicAnd((unsigned long long *)p, 1ull); atomicOr((double *)p, 0.5); }\n",
     );
     expect(
         &[
@@ -337,7 +337,7 @@ fn mistakes_are_explained() {
             "double[1]:zeros",
         ],
         2,
-        &["a64.cu:1:", "`atomicAdd` on `double` is not supported"],
+        &["a64.cu:1:", "`atomicOr` on `double` is not supported"],
     );
     // A per-thread array indexed past its end: the line and the thread.
     let local = write(

@@ -388,3 +388,145 @@ __global__ void legacy_reduce(const float *in, float *out) {
         );
     }
 }
+
+#[test]
+fn warp_reductions_and_groups_that_split_a_warp() {
+    let src = r#"
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(int *out, unsigned *bits, int *parts, int *tiles) {
+    int t = threadIdx.x;
+    // The sm_80 warp reductions: int overloads compare signed, unsigned ones unsigned.
+    out[t] = __reduce_add_sync(0xffffffff, t) + __reduce_min_sync(0xffffffff, t - 5) * 1000
+           + (t >= 16 ? __reduce_max_sync(0xffff0000u, t) * 100000 : 0);
+    bits[t] = t < 16 ? __reduce_or_sync(0xffff, 1u << t) : __reduce_max_sync(0xffff0000u, (unsigned)(t - 20));
+    // Lanes of a warp in groups of their own: each group's shuffle and reduction names only
+    // its members.
+    auto g = cg::labeled_partition(cg::coalesced_threads(), t % 3);
+    int first = g.shfl(t, 0);
+    parts[t] = first * 100 + cg::reduce(g, 1, cg::plus<int>());
+    auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+    tiles[t] = cg::reduce(tile, t, cg::plus<int>()) + cg::reduce(tile, t, cg::less<int>()) * 1000;
+}
+"#;
+    let dev = Device::default();
+    let (out, bits, parts, tiles) = (
+        ints(&dev, 32),
+        dev.alloc_zeroed::<u32>("bits", 32),
+        ints(&dev, 32),
+        ints(&dev, 32),
+    );
+    let report = run_on(
+        &dev,
+        src,
+        "k",
+        1,
+        32,
+        &[
+            Arg::buffer(&out),
+            Arg::buffer(&bits),
+            Arg::buffer(&parts),
+            Arg::buffer(&tiles),
+        ],
+        Mode::Check,
+    );
+    let o = out.to_vec();
+    assert_eq!(o[0], 496 - 5000);
+    assert_eq!(o[16], 496 - 5000 + 3_100_000);
+    let b = bits.to_vec();
+    assert_eq!(b[3], 0xffff);
+    // (unsigned)(19 - 20) is the largest unsigned value of the upper half (signed: 11).
+    assert_eq!(b[20], 19u32.wrapping_sub(20));
+    let p = parts.to_vec();
+    assert_eq!((p[0], p[3], p[1], p[31], p[2]), (11, 11, 111, 111, 210));
+    let tl = tiles.to_vec();
+    assert_eq!((tl[0], tl[9], tl[31]), (28, 8000 + 92, 24000 + 220));
+    assert!(
+        report.launch.findings.is_empty(),
+        "{:?}",
+        report.launch.findings
+    );
+    // A warp issues a reduction once, whatever masks its lanes pass: the same code counts the
+    // same instructions with one mask for the warp and with one per half.
+    let one = module(
+        "__global__ void r(const unsigned *m, int *o) { o[threadIdx.x] = __reduce_add_sync(m[threadIdx.x], 1); }\n",
+        900,
+    )
+    .lower("r")
+    .unwrap();
+    let cfg = LaunchConfig::new(1, 32).name("r").mode(Mode::Count);
+    let count = |masks: Vec<u32>| {
+        let m = dev.alloc_from("m", &masks);
+        let o = ints(&dev, 32);
+        let rep = cuda::launch(&dev, &one, &cfg, &[Arg::buffer(&m), Arg::buffer(&o)]).unwrap();
+        (o.to_vec(), rep.launch.counters.unwrap().warp_instructions)
+    };
+    let (whole, n1) = count(vec![!0; 32]);
+    let (halves, n2) = count(
+        (0..32)
+            .map(|t| if t < 16 { 0xffff } else { 0xffff_0000 })
+            .collect(),
+    );
+    assert_eq!(whole, vec![32; 32]);
+    assert_eq!(halves, vec![16; 32]);
+    assert_eq!(n1, n2);
+    // Before sm_80 nvcc has no __reduce_*_sync.
+    let e = module(
+        "__global__ void r(int *o) { o[0] = __reduce_add_sync(~0u, 1); }\n",
+        750,
+    )
+    .lower("r")
+    .unwrap_err();
+    assert!(e.message.contains("sm_80"), "{e}");
+}
+
+#[test]
+fn atomics_on_eight_byte_numbers() {
+    let src = r#"
+__global__ void k(unsigned long long *c, double *s, long long *m, unsigned long long *cas) {
+    __shared__ unsigned long long sh;
+    __shared__ double sd;
+    if (threadIdx.x == 0) { sh = 0; sd = 0; }
+    __syncthreads();
+    long long t = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&sh, 1ull << 33);
+    atomicAdd(&sd, 0.5);
+    __syncthreads();
+    if (threadIdx.x == 0) { atomicAdd(c, sh); atomicAdd(s, sd); }
+    atomicMax(m, t - 1000);
+    atomicMin(m + 1, -t);
+    // The compare-and-swap loop of code written before 64-bit atomicAdd existed.
+    unsigned long long old = *cas, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(cas, assumed, assumed + 3);
+    } while (assumed != old);
+}
+"#;
+    let dev = Device::default();
+    let c = dev.alloc_zeroed::<u64>("c", 1);
+    let s = dev.alloc_zeroed::<f64>("s", 1);
+    // `long long` buffers, as their bits.
+    let m = dev.alloc_from::<u64>("m", &[i64::MIN as u64, i64::MAX as u64]);
+    let cas = dev.alloc_zeroed::<u64>("cas", 1);
+    let args = [
+        Arg::buffer(&c),
+        Arg::buffer(&s),
+        Arg::buffer(&m),
+        Arg::buffer(&cas),
+    ];
+    run_on(&dev, src, "k", 8, 64, &args, Mode::Count);
+    assert_eq!(c.to_vec(), [512u64 << 33]);
+    assert_eq!(s.to_vec(), [256.0]);
+    assert_eq!(m.to_vec(), [(511i64 - 1000) as u64, -511i64 as u64]);
+    assert_eq!(cas.to_vec(), [3 * 512]);
+    // What CUDA has no 8-byte form of is refused with what there is.
+    let e = module(
+        "__global__ void k(unsigned long long *x) { atomicInc(x, 5ull); }\n",
+        900,
+    )
+    .lower("k")
+    .unwrap_err();
+    assert!(e.to_string().contains("atomicInc"), "{e}");
+}

@@ -1000,3 +1000,23 @@ fn a_syntax_error_in_a_kernel_is_an_error_of_the_file() {
     assert_eq!((e.line, e.col), (1, 17), "{e}");
     assert!(e.to_string().contains("syntax error"), "{e}");
 }
+
+#[test]
+fn host_code_parses_as_written_and_its_syntax_errors_are_kept_apart() {
+    // `operator()` of a specialised functor must survive preprocessing with its tokens
+    // adjacent (the grammar does not read `operator ( )`).
+    let m = module(
+        "template <class T> struct Conv;\ntemplate <> struct Conv<float> {\n  float operator()(const unsigned char &v) { return v / 255.0f; }\n};\n__global__ void k(float *x) { x[0] = 1; }\n",
+    );
+    assert!(
+        m.host_syntax_errors().is_empty(),
+        "{:?}",
+        m.host_syntax_errors()
+    );
+    m.lower("k").unwrap();
+    let m = module("int host() { return 1 + ; }\n__global__ void k(float *x) { x[0] = 1; }\n");
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+    let e = &m.host_syntax_errors()[0];
+    assert_eq!(e.line, 1, "{e}");
+    m.lower("k").unwrap();
+}

@@ -26,6 +26,27 @@ enum Store<'m> {
     Shared,
 }
 
+/// An atomic's operands and old values: 4 or 8 bytes per lane.
+#[derive(Clone, Copy)]
+pub(crate) enum AtomicVal {
+    W(R32),
+    D(R64),
+}
+
+/// Update the element of 4 or 8 bytes (`wide`) at word `i` by `f` on its bits; the old bits.
+fn update_bits<W: WordsMut + ?Sized>(
+    words: &mut W,
+    i: usize,
+    wide: bool,
+    f: &dyn Fn(u64) -> u64,
+) -> u64 {
+    if wide {
+        words.update64(i, f)
+    } else {
+        u64::from(words.update(i, |b| f(u64::from(b)) as u32))
+    }
+}
+
 /// One instruction's buffer: its target, its words and where element 0 lies among them.
 #[derive(Clone, Copy)]
 struct Buf<'p> {
@@ -376,15 +397,50 @@ impl<'a> Block<'a> {
         operands: [R32; 2],
         op: impl Fn(T, T, T) -> T,
     ) -> R32 {
+        let bits = move |o: u64, x: u64, y: u64| {
+            let t = |v: u64| T::from_words([v as u32, 0, 0, 0]);
+            u64::from(op(t(o), t(x), t(y)).to_words()[0])
+        };
+        let [x, y] = operands.map(AtomicVal::W);
+        match self.atomic_bits::<T>(site, place, idx, [x, y], bits) {
+            AtomicVal::W(r) => r,
+            AtomicVal::D(_) => unreachable!("a 4-byte atomic returns 4-byte values"),
+        }
+    }
+
+    /// A read-modify-write of 4- or 8-byte elements of type `T` (its size alone matters), per
+    /// active thread, lane by lane: `op(old, x, y)` on the elements' bits with the lane's
+    /// operands; returns the old values. An 8-byte update is indivisible against the other
+    /// 8-byte atomics (global memory's words are 4-byte atomics: the pair is updated under a
+    /// lock).
+    pub(crate) fn atomic_bits<T: Element>(
+        &mut self,
+        site: Site,
+        place: &PlaceKind<'_>,
+        idx: R32,
+        operands: [AtomicVal; 2],
+        op: impl Fn(u64, u64, u64) -> u64,
+    ) -> AtomicVal {
+        let wide = T::SIZE == 8;
         frame::with(|fr| {
+            let out = fr.alloc(if wide { 2 } else { 1 });
+            let result = if wide {
+                AtomicVal::D(R64::Slot(out))
+            } else {
+                AtomicVal::W(R32::Slot(out))
+            };
             if !fr.any_active() {
-                return R32::uniform(0);
+                return result;
             }
             let buf = Buf::new::<T>(place);
             self.begin(fr, site);
             let src = fr.src32(idx);
-            let (s0, s1) = (fr.src32(operands[0]), fr.src32(operands[1]));
-            let out = fr.alloc(1);
+            let lanes_of = |fr: &Frame, v: AtomicVal, w: usize| -> [u64; 32] {
+                match v {
+                    AtomicVal::W(r) => fr.src32(r).get(&fr.rows, w).to_array().map(u64::from),
+                    AtomicVal::D(r) => fr.src64(r).get(&fr.rows, w).to_array(),
+                }
+            };
             let order = self.order(fr.warps);
             for &w in &order[..fr.warps] {
                 let w = usize::from(w);
@@ -410,47 +466,40 @@ impl<'a> Block<'a> {
                 if !self.warp_access(fr, site, &buf, AccessKind::Atomic, &mut a) {
                     continue;
                 }
-                let (v0, v1) = (
-                    s0.get(&fr.rows, w).to_array(),
-                    s1.get(&fr.rows, w).to_array(),
-                );
-                let mut old = [0u32; 32];
+                let (v0, v1) = (lanes_of(fr, operands[0], w), lanes_of(fr, operands[1], w));
+                let mut old = [0u64; 32];
                 let mut each = |update: Update<'_>| {
                     for l in a.lanes() {
                         let l = l as usize;
-                        let (x, y) = (
-                            T::from_words([v0[l], 0, 0, 0]),
-                            T::from_words([v1[l], 0, 0, 0]),
-                        );
                         let word = buf.byte(a.idx.lane(l as u32)) / 4;
-                        old[l] = update(word, &|bits| {
-                            op(T::from_words([bits, 0, 0, 0]), x, y).to_words()[0]
-                        });
+                        old[l] = update(word, &|bits| op(bits, v0[l], v1[l]));
                     }
                 };
                 match buf.store {
                     Store::Global(alloc) => {
                         let mut words = Atomics(&alloc.words);
-                        each(&mut |i, f| words.update(i, f));
+                        each(&mut |i, f| update_bits(&mut words, i, wide, f));
                         if alloc.tracks_init() {
                             for l in a.lanes() {
-                                alloc.mark_written(buf.byte(a.idx.lane(l)), 4);
+                                alloc.mark_written(buf.byte(a.idx.lane(l)), T::SIZE as usize);
                             }
                         }
                     }
                     Store::Shared => {
                         let words = &mut self.st.arena.words[..];
-                        each(&mut |i, f| words.update(i, f));
+                        each(&mut |i, f| update_bits(words, i, wide, f));
                     }
                 }
-                fr.rows[out.row as usize + w] = U32x32::from_array(old);
+                if wide {
+                    fr.put64(out, w, U64x32::from_array(old));
+                } else {
+                    fr.rows[out.row as usize + w] = U32x32::from_array(old.map(|v| v as u32));
+                }
             }
-            R32::Slot(out)
+            result
         })
     }
 
-    /// An instruction starts: one warp instruction per active warp, one check-mode instruction.
-    #[inline]
     fn begin(&mut self, fr: &mut Frame, site: Site) {
         self.count_instr(fr, site);
         if let Some(c) = &mut self.st.check {
@@ -882,9 +931,9 @@ fn store_rows<W: WordsMut + ?Sized>(
     slow
 }
 
-/// An atomic's word update: applied to lane `l`'s word with the lane's function of the old
-/// value, returning the old value.
-type Update<'f> = &'f mut dyn FnMut(usize, &dyn Fn(u32) -> u32) -> u32;
+/// An atomic's update of one element: its word index and the function of its old bits;
+/// returns the old bits.
+type Update<'f> = &'f mut dyn FnMut(usize, &dyn Fn(u64) -> u64) -> u64;
 
 /// A stored value's lanes, by layout.
 #[expect(

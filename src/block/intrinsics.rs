@@ -358,6 +358,33 @@ impl<'a> Block<'a> {
         self.match_any_at(Site::here(), &[mask.0; MAX_WARPS], v)
     }
 
+    /// `__reduce_OP_sync` with each warp's member mask: `op` folds the values of the lanes
+    /// that are active and in the mask; every such lane gets the result.
+    pub(crate) fn reduce_at(
+        &mut self,
+        site: Site,
+        masks: &Masks,
+        v: U32s,
+        name: &'static str,
+        op: fn(u32, u32) -> u32,
+    ) -> U32s {
+        self.intrinsic(site, masks, name);
+        frame::with(|fr| {
+            let s = fr.src32(v.0);
+            let active = fr.active;
+            let lanes: Vec<[u32; WARP_SIZE]> = (0..fr.warps)
+                .map(|w| s.get(&fr.rows, w).to_array())
+                .collect();
+            Self::per_warp(fr, |w| {
+                Mask(active[w] & masks[w])
+                    .lanes()
+                    .map(|l| lanes[w][l as usize])
+                    .reduce(op)
+                    .unwrap_or(0)
+            })
+        })
+    }
+
     /// `__match_any_sync` with each warp's member mask.
     pub(crate) fn match_any_at(&mut self, site: Site, masks: &Masks, v: U32s) -> U32s {
         self.intrinsic(site, masks, "__match_any_sync");

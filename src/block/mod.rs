@@ -40,6 +40,7 @@
 mod access;
 mod intrinsics;
 
+pub(crate) use access::AtomicVal;
 pub(crate) use intrinsics::ShflOp;
 pub use intrinsics::Shuffle;
 
@@ -330,6 +331,19 @@ impl<'a> Block<'a> {
             let s = fr.site_index(site);
             c.instr(s, &fr.active, fr.warps);
         }
+    }
+
+    /// Count one instruction for the executing lanes, then stop counting until
+    /// [`Block::resume_counting`] gets the returned counters back: a warp that the interpreter
+    /// serves in several passes still issues the instruction once.
+    pub(crate) fn count_once_and_pause(&mut self, site: Site) -> Option<Count> {
+        frame::with(|fr| self.count_instr(fr, site));
+        self.st.count.take()
+    }
+
+    /// Count again, after [`Block::count_once_and_pause`].
+    pub(crate) fn resume_counting(&mut self, count: Option<Count>) {
+        self.st.count = count;
     }
 
     /// A lane-varying branch on `cond`: the taken lanes, counted.

@@ -28,6 +28,7 @@ use crate::cuda::source::Sources;
 pub struct Module {
     unit: Unit,
     warnings: Vec<Diagnostic>,
+    host_syntax_errors: Vec<Diagnostic>,
 }
 
 /// A kernel of a module, for listing.
@@ -79,13 +80,14 @@ impl Module {
                 ),
             ));
         }
-        let mut warnings = pp.warnings.clone();
+        let warnings = pp.warnings.clone();
         // Syntax errors outside device code are warnings (host C++ the grammar may not know);
         // inside a kernel, lowering it reports them as errors.
+        let mut host_syntax_errors = Vec::new();
         for (site, msg) in &ast.syntax_errors {
             let in_device = ast.functions.iter().any(|f| f.syntax_error == Some(*site));
             if !in_device {
-                warnings.push(sources.diag(
+                host_syntax_errors.push(sources.diag(
                     Severity::Warning,
                     *site,
                     msg.clone(),
@@ -102,6 +104,7 @@ impl Module {
                 arch: options.arch,
             },
             warnings,
+            host_syntax_errors,
         })
     }
 
@@ -138,9 +141,16 @@ impl Module {
         crate::cuda::front::lower::global_init(&self.unit, name)
     }
 
-    /// Warnings: headers not found, syntax errors in host code, `#warning`s.
+    /// Warnings: headers not found, `#warning`s.
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// Warnings about host code the device pass could not parse and skipped. Worth showing
+    /// when one kernel runs out of the file; a whole program's host code is the C++
+    /// compiler's to judge.
+    pub fn host_syntax_errors(&self) -> &[Diagnostic] {
+        &self.host_syntax_errors
     }
 
     /// The source line of a site.

@@ -71,7 +71,14 @@ pub(crate) trait WordsMut: Words {
     fn set_row(&mut self, i: usize, v: U32x32);
     /// Replace word `i` by `f(old)` as one indivisible step; returns the old word.
     fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32;
+    /// Replace words `i` and `i + 1` (the low word first) by `f(old)` as one step indivisible
+    /// against the other 8-byte updates; returns the old value.
+    fn update64(&mut self, i: usize, f: impl Fn(u64) -> u64) -> u64;
 }
+
+/// Locks for 8-byte atomics on global memory, whose words are 4-byte atomics: an update holds
+/// the lock its address picks (striped, so that atomics on different addresses rarely wait).
+static WIDE_LOCKS: [std::sync::Mutex<()>; 64] = [const { std::sync::Mutex::new(()) }; 64];
 
 /// Global memory's words, written through relaxed atomics.
 pub(crate) struct Atomics<'a>(pub &'a [AtomicU32]);
@@ -116,6 +123,19 @@ impl WordsMut for Atomics<'_> {
             Ok(v) | Err(v) => v,
         }
     }
+    fn update64(&mut self, i: usize, f: impl Fn(u64) -> u64) -> u64 {
+        let stripe = (std::ptr::from_ref(&self.0[i]) as usize / 8) % WIDE_LOCKS.len();
+        // A poisoned lock only means another block faulted while holding it: the words are
+        // whole either way (each is written by one store).
+        let _guard = WIDE_LOCKS[stripe]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let old = u64::from(self.0[i].load(Relaxed)) | u64::from(self.0[i + 1].load(Relaxed)) << 32;
+        let new = f(old);
+        self.0[i].store(new as u32, Relaxed);
+        self.0[i + 1].store((new >> 32) as u32, Relaxed);
+        old
+    }
 }
 
 impl Words for [u32] {
@@ -151,6 +171,13 @@ impl WordsMut for [u32] {
     fn update(&mut self, i: usize, f: impl Fn(u32) -> u32) -> u32 {
         let old = self[i];
         self[i] = f(old);
+        old
+    }
+    fn update64(&mut self, i: usize, f: impl Fn(u64) -> u64) -> u64 {
+        let old = u64::from(self[i]) | u64::from(self[i + 1]) << 32;
+        let new = f(old);
+        self[i] = new as u32;
+        self[i + 1] = (new >> 32) as u32;
         old
     }
 }

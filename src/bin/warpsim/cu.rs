@@ -108,7 +108,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         ));
     };
     let module = Module::from_file(file, options).map_err(|d| Failure::Usage(d.to_string()))?;
-    for w in module.warnings() {
+    for w in module.warnings().iter().chain(module.host_syntax_errors()) {
         eprintln!("{w}");
     }
     let kernel = module

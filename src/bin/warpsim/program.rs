@@ -71,11 +71,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;
     for m in program.device_code().units() {
-        for w in m
-            .warnings()
-            .iter()
-            .filter(|w| !w.message.contains("outside device code"))
-        {
+        for w in m.warnings() {
             eprintln!("{w}");
         }
     }
@@ -262,7 +258,7 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
                     },
                     (m.shared_ld_bank_conflicts + m.shared_st_bank_conflicts).to_string(),
                     format!("{:.2}", m.branch_efficiency),
-                    format!("{:.2}", m.warp_execution_efficiency),
+                    pct_or_dash(m.warp_instructions, m.warp_execution_efficiency),
                 ]);
             }
             None => row.extend(std::iter::repeat_n("-".to_string(), 6)),
@@ -275,8 +271,9 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
     out
 }
 
-fn pct_or_dash(requests: u64, pct: f64) -> String {
-    if requests == 0 {
+/// A percentage of `count` things, or `-` when there were none.
+fn pct_or_dash(count: u64, pct: f64) -> String {
+    if count == 0 {
         "-".into()
     } else {
         format!("{pct:.2}")

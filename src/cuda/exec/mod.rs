@@ -15,10 +15,10 @@
 //! warp with an executing lane (a copy or a same-width integer reinterpretation is free), a
 //! varying branch one branch; memory instructions, barriers, shuffles and votes always count.
 
-use crate::block::{Block, ShflOp, fault};
+use crate::block::{AtomicVal, Block, ShflOp, fault};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, Kernel, Op, Operand, ParamKind,
-    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind,
+    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
 };
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
@@ -357,8 +357,11 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 }
             }
             Stmt::SyncWarp { mask, site: s } => {
-                let m = self.warp_masks(Some(mask), "__syncwarp's mask");
-                self.b.sync_warp_at(site(*s), &m);
+                let st = site(*s);
+                self.per_mask(st, Some(mask), "__syncwarp's mask", |x, m| {
+                    x.b.sync_warp_at(st, m);
+                    Val::B(false)
+                });
             }
             Stmt::Shfl {
                 dst,
@@ -370,9 +373,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 width,
                 site: s,
             } => {
-                let m = self.warp_masks(mask.as_ref(), "the shuffle's mask");
                 let w = self.uniform_u32(width, "the shuffle's width");
-                let x = U32s(self.get(lane).w());
                 let op = match kind {
                     ShflKind::Idx => ShflOp::Idx,
                     ShflKind::Up => ShflOp::Up,
@@ -380,21 +381,24 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     ShflKind::Xor => ShflOp::Xor,
                 };
                 let st = site(*s);
-                let r = match self.get(value) {
-                    Val::D(d) => Val::D(self.b.shfl_at(st, op, &m, U64s(d), x, w).0),
-                    Val::W(r) => Val::W(self.b.shfl_at(st, op, &m, U32s(r), x, w).0),
-                    b @ (Val::B(_) | Val::P(_)) => {
-                        let bits = frame::with(|fr| {
-                            let p = pred_of(fr, b);
-                            bool_to_int(fr, &p)
-                        });
-                        let r = self.b.shfl_at(st, op, &m, U32s(bits), x, w).0;
-                        frame::with(|fr| {
-                            let p = nonzero(fr, r);
-                            keep(fr, p)
-                        })
+                let r = self.per_mask(st, mask.as_ref(), "the shuffle's mask", |x, m| {
+                    let src = U32s(x.get(lane).w());
+                    match x.get(value) {
+                        Val::D(d) => Val::D(x.b.shfl_at(st, op, m, U64s(d), src, w).0),
+                        Val::W(r) => Val::W(x.b.shfl_at(st, op, m, U32s(r), src, w).0),
+                        b @ (Val::B(_) | Val::P(_)) => {
+                            let bits = frame::with(|fr| {
+                                let p = pred_of(fr, b);
+                                bool_to_int(fr, &p)
+                            });
+                            let r = x.b.shfl_at(st, op, m, U32s(bits), src, w).0;
+                            frame::with(|fr| {
+                                let p = nonzero(fr, r);
+                                keep(fr, p)
+                            })
+                        }
                     }
-                };
+                });
                 let _ = ty;
                 self.assign(dst.0, r, false);
             }
@@ -406,28 +410,46 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 site: s,
             } => {
                 let st = site(*s);
-                let m = self.warp_masks(mask.as_ref(), "the vote's mask");
-                let r = match kind {
+                let r = self.per_mask(st, mask.as_ref(), "the vote's mask", |x, m| match kind {
                     VoteKind::Ballot => {
-                        let p = self.pred(arg.as_ref().expect("a predicate"));
-                        Val::W(self.b.ballot_at(st, &m, p).0)
+                        let p = x.pred(arg.as_ref().expect("a predicate"));
+                        Val::W(x.b.ballot_at(st, m, p).0)
                     }
                     VoteKind::Any | VoteKind::All => {
-                        let p = self.pred(arg.as_ref().expect("a predicate"));
+                        let p = x.pred(arg.as_ref().expect("a predicate"));
                         let (name, f): (_, fn(u32, u32) -> bool) = if *kind == VoteKind::Any {
                             ("__any_sync", |p, _| p != 0)
                         } else {
                             ("__all_sync", |p, m| p == m)
                         };
-                        let r = self.b.vote(st, &m, p, name, f);
+                        let r = x.b.vote(st, m, p, name, f);
                         Val::W(frame::with(|fr| bool_to_int(fr, &r)))
                     }
-                    VoteKind::ActiveMask => Val::W(self.b.activemask_at(st).0),
+                    VoteKind::ActiveMask => Val::W(x.b.activemask_at(st).0),
                     VoteKind::MatchAny => {
-                        let x = U32s(self.get(arg.as_ref().expect("a value")).w());
-                        Val::W(self.b.match_any_at(st, &m, x).0)
+                        let v = U32s(x.get(arg.as_ref().expect("a value")).w());
+                        Val::W(x.b.match_any_at(st, m, v).0)
                     }
-                };
+                    VoteKind::Reduce(op) => {
+                        let v = U32s(x.get(arg.as_ref().expect("a value")).w());
+                        let signed = x.k.vars[dst.0 as usize].ty == Scalar::I32;
+                        let (name, f): (_, fn(u32, u32) -> u32) = match (op, signed) {
+                            (WarpReduce::Add, _) => ("__reduce_add_sync", u32::wrapping_add),
+                            (WarpReduce::Min, false) => ("__reduce_min_sync", u32::min),
+                            (WarpReduce::Min, true) => {
+                                ("__reduce_min_sync", |a, b| (a as i32).min(b as i32) as u32)
+                            }
+                            (WarpReduce::Max, false) => ("__reduce_max_sync", u32::max),
+                            (WarpReduce::Max, true) => {
+                                ("__reduce_max_sync", |a, b| (a as i32).max(b as i32) as u32)
+                            }
+                            (WarpReduce::And, _) => ("__reduce_and_sync", |a, b| a & b),
+                            (WarpReduce::Or, _) => ("__reduce_or_sync", |a, b| a | b),
+                            (WarpReduce::Xor, _) => ("__reduce_xor_sync", |a, b| a ^ b),
+                        };
+                        Val::W(x.b.reduce_at(st, m, v, name, f).0)
+                    }
+                });
                 let r = if self.k.vars[dst.0 as usize].ty == Scalar::Bool {
                     frame::with(|fr| {
                         let p = nonzero(fr, r.w());
@@ -622,18 +644,21 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         })
     }
 
-    /// Each warp's member mask of a warp intrinsic: `None` is the warp's executing lanes (the
-    /// legacy intrinsics without `_sync`); a value must be the same in the executing lanes of a
-    /// warp (as CUDA requires), and may differ between warps (`__ballot_sync`'s result).
-    fn warp_masks(&self, mask: Option<&Operand>, what: &str) -> Masks {
+    /// The member masks of a warp intrinsic, as passes: the lanes each pass executes and each
+    /// warp's mask for them. `None` is the warp's executing lanes (the legacy intrinsics
+    /// without `_sync`). One pass when the lanes of each warp pass one mask (it may differ
+    /// between warps: `__ballot_sync`'s result); several when lanes pass different masks, as
+    /// after `labeled_partition`, where every lane a mask names must pass that same mask.
+    fn mask_passes(&self, mask: Option<&Operand>, what: &str) -> Vec<(Masks, Masks)> {
+        let active = frame::with(|fr| fr.active);
         let Some(o) = mask else {
-            return frame::with(|fr| fr.active);
+            return vec![(active, active)];
         };
         let v = self.get(o);
         if let Val::W(r) = v
             && let Some(m) = r.as_uniform()
         {
-            return [m; MAX_WARPS];
+            return vec![(active, [m; MAX_WARPS])];
         }
         let lanes = match v {
             Val::W(r) => r,
@@ -642,40 +667,80 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     U32x32::from_array(x.to_array().map(|v| v as u32))
                 })
             }),
-            Val::B(b) => return [u32::from(b); MAX_WARPS],
+            Val::B(b) => return vec![(active, [u32::from(b); MAX_WARPS])],
             Val::P(_) => {
                 let p = frame::with(|fr| pred_of(fr, v));
-                return std::array::from_fn(|w| u32::from(p.bits[w] != 0));
+                return vec![(active, std::array::from_fn(|w| u32::from(p.bits[w] != 0)))];
             }
         };
         frame::with(|fr| {
             let src = fr.src32(lanes);
-            let mut out = [0u32; MAX_WARPS];
-            for (w, m) in out.iter_mut().enumerate().take(fr.warps) {
-                let active = Mask(fr.active[w]);
-                let Some(first) = active.lanes().next() else {
-                    continue;
-                };
+            let mut passes: Vec<(Masks, Masks)> = Vec::new();
+            for (w, &executing) in active.iter().enumerate().take(fr.warps) {
                 let vals = src.get(&fr.rows, w).to_array();
-                if let Some(l) = active
-                    .lanes()
-                    .find(|&l| vals[l as usize] != vals[first as usize])
-                {
-                    fault(Error::InvalidArgument {
-                        kernel: self.b.launch.name.clone(),
-                        block: self.b.st.idx,
-                        warp: w as u32,
-                        reason: format!(
-                            "{what} differs between the lanes of warp {w} ({:#010x} in lane \
-                             {first}, {:#010x} in lane {l}); every thread must pass the same mask",
-                            vals[first as usize], vals[l as usize]
-                        ),
+                let mut distinct: Vec<u32> = Vec::new();
+                for l in Mask(executing).lanes() {
+                    let m = vals[l as usize];
+                    let named = Mask(m & executing);
+                    if let Some(j) = named.lanes().find(|&j| vals[j as usize] != m) {
+                        fault(Error::InvalidArgument {
+                            kernel: self.b.launch.name.clone(),
+                            block: self.b.st.idx,
+                            warp: w as u32,
+                            reason: format!(
+                                "{what} differs between the lanes of warp {w} ({m:#010x} in lane \
+                                 {l}, which names lane {j}, whose mask is {:#010x}); the threads a \
+                                 mask names must pass the same mask",
+                                vals[j as usize]
+                            ),
+                        });
+                    }
+                    let k = distinct.iter().position(|&d| d == m).unwrap_or_else(|| {
+                        distinct.push(m);
+                        distinct.len() - 1
                     });
+                    if passes.len() <= k {
+                        passes.push(([0; MAX_WARPS], [0; MAX_WARPS]));
+                    }
+                    passes[k].0[w] |= 1 << l;
+                    passes[k].1[w] = m;
                 }
-                *m = vals[first as usize];
             }
-            out
+            if passes.is_empty() {
+                passes.push((active, [0; MAX_WARPS]));
+            }
+            passes
         })
+    }
+
+    /// Run a warp intrinsic once per pass of [`Exec::mask_passes`], counted as the one
+    /// instruction the warp issues, and merge the passes' results.
+    fn per_mask(
+        &mut self,
+        site: Site,
+        mask: Option<&Operand>,
+        what: &str,
+        mut f: impl FnMut(&mut Self, &Masks) -> Val,
+    ) -> Val {
+        let passes = self.mask_passes(mask, what);
+        if let [(_, m)] = passes.as_slice() {
+            return f(self, m);
+        }
+        let active = frame::with(|fr| fr.active);
+        let paused = self.b.count_once_and_pause(site);
+        let mut merged: Option<Val> = None;
+        for (lanes, m) in &passes {
+            frame::with(|fr| fr.active = *lanes);
+            let r = f(self, m);
+            frame::with(|fr| fr.active = active);
+            // Merged under all the executing lanes (a selection computes only active lanes).
+            merged = Some(match merged {
+                None => r,
+                Some(acc) => frame::with(|fr| merge(fr, &Pred::from_masks(*lanes), r, acc)),
+            });
+        }
+        self.b.resume_counting(paused);
+        merged.expect("at least one pass")
     }
 
     /// `dst = r` for the executing lanes (all of them for a uniform variable).
@@ -1193,36 +1258,38 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let x = self.get(a);
         let y = b.map_or(x, |b| self.get(b));
         let (x, y) = match (x, y) {
-            (Val::W(x), Val::W(y)) => (x, y),
+            (Val::W(x), Val::W(y)) => (AtomicVal::W(x), AtomicVal::W(y)),
+            (Val::D(x), Val::D(y)) => (AtomicVal::D(x), AtomicVal::D(y)),
             _ => self.unsupported(&format!("an atomic on `{ty}`")),
         };
+        if ty.is_float() && !op.takes_floats() {
+            self.unsupported(&format!("{op:?} on `{ty}`"));
+        }
+        // `$t` computes, `$e` is an element of its size.
         macro_rules! run {
-            ($t:ty) => {{
-                let f = move |o: $t, x: $t, y: $t| -> $t { atomic_op(op, o, x, y) };
-                self.b.atomic::<$t>(st, &place, idx, [x, y], f)
+            ($t:ty, $e:ty) => {{
+                let f = move |o: u64, x: u64, y: u64| -> u64 {
+                    let t = <$t as AtomicNum>::from_bits;
+                    AtomicNum::to_bits(atomic_op(op, t(o), t(x), t(y)))
+                };
+                self.b.atomic_bits::<$e>(st, &place, idx, [x, y], f)
             }};
         }
         let old = match ty {
-            Scalar::I32 => run!(i32),
-            Scalar::U32 => run!(u32),
-            Scalar::F32 => {
-                if !matches!(
-                    op,
-                    AtomicOp::Add
-                        | AtomicOp::Sub
-                        | AtomicOp::Exch
-                        | AtomicOp::Min
-                        | AtomicOp::Max
-                        | AtomicOp::Cas
-                ) {
-                    self.unsupported(&format!("{op:?} on `float`"));
-                }
-                run!(f32)
-            }
+            Scalar::I32 => run!(i32, u32),
+            Scalar::U32 => run!(u32, u32),
+            Scalar::F32 => run!(f32, u32),
+            Scalar::I64 => run!(i64, u64),
+            Scalar::U64 => run!(u64, u64),
+            Scalar::F64 => run!(f64, u64),
             _ => self.unsupported(&format!("an atomic on `{ty}`")),
         };
         if let Some(d) = dst {
-            self.assign(d.0, Val::W(old), false);
+            let v = match old {
+                AtomicVal::W(r) => Val::W(r),
+                AtomicVal::D(r) => Val::D(r),
+            };
+            self.assign(d.0, v, false);
         }
     }
 
@@ -1568,20 +1635,16 @@ fn join(fr: &mut Frame, ty: Scalar, vals: &[Val]) -> Parts {
 }
 
 /// The value of an atomic's new word.
-fn atomic_op<T>(op: AtomicOp, o: T, x: T, y: T) -> T
-where
-    T: crate::memory::AtomicElement + PartialOrd + AtomicInc,
-{
-    use crate::memory::AtomicElement as A;
+fn atomic_op<T: AtomicNum>(op: AtomicOp, o: T, x: T, y: T) -> T {
     match op {
-        AtomicOp::Add => A::add(o, x),
-        AtomicOp::Sub => A::sub(o, x),
-        AtomicOp::Min => A::min(o, x),
-        AtomicOp::Max => A::max(o, x),
+        AtomicOp::Add => o.atomic_add(x),
+        AtomicOp::Sub => o.atomic_sub(x),
+        AtomicOp::Min => o.atomic_min(x),
+        AtomicOp::Max => o.atomic_max(x),
         AtomicOp::Exch => x,
-        AtomicOp::And => T::and(o, x),
-        AtomicOp::Or => T::or(o, x),
-        AtomicOp::Xor => T::xor(o, x),
+        AtomicOp::And => o.atomic_and(x),
+        AtomicOp::Or => o.atomic_or(x),
+        AtomicOp::Xor => o.atomic_xor(x),
         AtomicOp::Cas => {
             if o == x {
                 y
@@ -1589,62 +1652,114 @@ where
                 o
             }
         }
-        AtomicOp::Inc => T::inc(o, x),
-        AtomicOp::Dec => T::dec(o, x),
+        AtomicOp::Inc => o.atomic_inc(x),
+        AtomicOp::Dec => o.atomic_dec(x),
     }
 }
 
-/// The integer-only atomics, defined for every atomic element (floats never reach them: the
-/// executor rejects them first).
-trait AtomicInc: Sized {
-    fn and(o: Self, x: Self) -> Self;
-    fn or(o: Self, x: Self) -> Self;
-    fn xor(o: Self, x: Self) -> Self;
-    fn inc(o: Self, x: Self) -> Self;
-    fn dec(o: Self, x: Self) -> Self;
+/// The numbers atomics work on, 4 or 8 bytes, as bits. The bitwise and wrapping operations
+/// are defined for floats too (as no-ops) but never reach them: the executor rejects them
+/// first ([`AtomicOp::takes_floats`]).
+trait AtomicNum: Copy + PartialEq {
+    fn from_bits(b: u64) -> Self;
+    fn to_bits(self) -> u64;
+    fn atomic_add(self, x: Self) -> Self;
+    fn atomic_sub(self, x: Self) -> Self;
+    fn atomic_min(self, x: Self) -> Self;
+    fn atomic_max(self, x: Self) -> Self;
+    fn atomic_and(self, x: Self) -> Self;
+    fn atomic_or(self, x: Self) -> Self;
+    fn atomic_xor(self, x: Self) -> Self;
+    fn atomic_inc(self, x: Self) -> Self;
+    fn atomic_dec(self, x: Self) -> Self;
 }
 
 macro_rules! atomic_int {
     ($t:ty) => {
-        impl AtomicInc for $t {
-            fn and(o: $t, x: $t) -> $t {
-                o & x
+        impl AtomicNum for $t {
+            fn from_bits(b: u64) -> $t {
+                b as $t
             }
-            fn or(o: $t, x: $t) -> $t {
-                o | x
+            fn to_bits(self) -> u64 {
+                // Sign bits above the element's width are dropped where the bits are stored.
+                self as u64
             }
-            fn xor(o: $t, x: $t) -> $t {
-                o ^ x
+            fn atomic_add(self, x: $t) -> $t {
+                self.wrapping_add(x)
             }
-            fn inc(o: $t, x: $t) -> $t {
-                if o >= x { 0 } else { o + 1 }
+            fn atomic_sub(self, x: $t) -> $t {
+                self.wrapping_sub(x)
             }
-            fn dec(o: $t, x: $t) -> $t {
-                if o == 0 || o > x { x } else { o - 1 }
+            fn atomic_min(self, x: $t) -> $t {
+                Ord::min(self, x)
+            }
+            fn atomic_max(self, x: $t) -> $t {
+                Ord::max(self, x)
+            }
+            fn atomic_and(self, x: $t) -> $t {
+                self & x
+            }
+            fn atomic_or(self, x: $t) -> $t {
+                self | x
+            }
+            fn atomic_xor(self, x: $t) -> $t {
+                self ^ x
+            }
+            fn atomic_inc(self, x: $t) -> $t {
+                if self >= x { 0 } else { self + 1 }
+            }
+            fn atomic_dec(self, x: $t) -> $t {
+                if self == 0 || self > x { x } else { self - 1 }
             }
         }
     };
 }
 atomic_int!(i32);
 atomic_int!(u32);
+atomic_int!(i64);
+atomic_int!(u64);
 
-impl AtomicInc for f32 {
-    fn and(o: f32, _: f32) -> f32 {
-        o
-    }
-    fn or(o: f32, _: f32) -> f32 {
-        o
-    }
-    fn xor(o: f32, _: f32) -> f32 {
-        o
-    }
-    fn inc(o: f32, _: f32) -> f32 {
-        o
-    }
-    fn dec(o: f32, _: f32) -> f32 {
-        o
-    }
+macro_rules! atomic_float {
+    ($t:ty, $bits:ty) => {
+        impl AtomicNum for $t {
+            fn from_bits(b: u64) -> $t {
+                <$t>::from_bits(b as $bits)
+            }
+            fn to_bits(self) -> u64 {
+                u64::from(<$t>::to_bits(self))
+            }
+            fn atomic_add(self, x: $t) -> $t {
+                self + x
+            }
+            fn atomic_sub(self, x: $t) -> $t {
+                self - x
+            }
+            fn atomic_min(self, x: $t) -> $t {
+                <$t>::min(self, x)
+            }
+            fn atomic_max(self, x: $t) -> $t {
+                <$t>::max(self, x)
+            }
+            fn atomic_and(self, _: $t) -> $t {
+                self
+            }
+            fn atomic_or(self, _: $t) -> $t {
+                self
+            }
+            fn atomic_xor(self, _: $t) -> $t {
+                self
+            }
+            fn atomic_inc(self, _: $t) -> $t {
+                self
+            }
+            fn atomic_dec(self, _: $t) -> $t {
+                self
+            }
+        }
+    };
 }
+atomic_float!(f32, u32);
+atomic_float!(f64, u64);
 
 /// `(to) x` with C's conversion rules.
 fn convert(fr: &mut Frame, x: Val, from: Scalar, to: Scalar) -> Val {

@@ -348,7 +348,8 @@ struct Pp<'s> {
     macros: HashMap<String, Macro>,
     once: HashSet<PathBuf>,
     out: Preprocessed,
-    last_site: Option<Site>,
+    /// Where the last emitted token ends: its site and the column after it.
+    last_end: Option<(Site, u32)>,
     depth: usize,
 }
 
@@ -370,7 +371,7 @@ pub fn preprocess(
         macros: HashMap::new(),
         once: HashSet::new(),
         out: Preprocessed::default(),
-        last_site: None,
+        last_end: None,
         depth: 0,
     };
     let arch = options.arch.to_string();
@@ -572,14 +573,19 @@ impl Pp<'_> {
 
     fn emit(&mut self, t: &Tok) {
         let text = &mut self.out.text;
-        match self.last_site {
-            Some(prev) if prev.file == t.site.file && prev.line == t.site.line => text.push(' '),
-            Some(_) => text.push('\n'),
-            None => {}
+        // Tokens adjacent in the source stay adjacent: the grammar reads `operator()` but
+        // not `operator ( )`.
+        match self.last_end {
+            Some((prev, _)) if prev.file != t.site.file || prev.line != t.site.line => {
+                text.push('\n');
+            }
+            Some((_, end)) if end != t.site.col || t.site == Site::default() => text.push(' '),
+            _ => {}
         }
         self.out.map.push((text.len(), t.site));
         text.push_str(&t.text);
-        self.last_site = Some(t.site);
+        let len = u32::try_from(t.text.chars().count()).unwrap_or(u32::MAX);
+        self.last_end = Some((t.site, t.site.col.saturating_add(len)));
     }
 
     fn define(&mut self, args: &[Tok], site: Site) -> PpResult<()> {
@@ -652,9 +658,7 @@ impl Pp<'_> {
             if let Some((_, text)) = SHIPPED.iter().find(|(n, _)| *n == hname) {
                 let canon = PathBuf::from(format!("<warpsim>/{hname}"));
                 if self.once.insert(canon) {
-                    let r = self.file(&format!("<warpsim>/{hname}"), text, dir);
-                    self.last_site = None;
-                    return r;
+                    return self.file(&format!("<warpsim>/{hname}"), text, dir);
                 }
                 return Ok(());
             }
@@ -688,7 +692,6 @@ impl Pp<'_> {
         let shown = path.to_string_lossy().trim_start_matches("./").to_string();
         let r = self.file(&shown, &text, &sub);
         self.depth -= 1;
-        self.last_site = None;
         r
     }
 

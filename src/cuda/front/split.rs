@@ -83,6 +83,14 @@ pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
         edits: Vec::new(),
         kernels: Vec::new(),
         symbols: Vec::new(),
+        tag: {
+            // Unique per file: a header with kernels and the .cu including it are split apart
+            // and then compiled as one unit.
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            name.hash(&mut h);
+            format!("{:08x}", h.finish() as u32)
+        },
         next: 0,
     };
     s.items(tree.root_node(), "")?;
@@ -124,6 +132,8 @@ struct Splitter<'a> {
     edits: Vec<Edit>,
     kernels: Vec<String>,
     symbols: Vec<String>,
+    /// The file's part of the names of generated declarations.
+    tag: String,
     /// A counter for the names of generated declarations.
     next: usize,
 }
@@ -405,7 +415,7 @@ impl<'a> Splitter<'a> {
             Some(t) => self.template_params(t)?,
             None => (String::new(), Vec::new()),
         };
-        let id = self.next;
+        let id = format!("{}_{}", self.tag, self.next);
         self.next += 1;
         let callee = if targs.is_empty() {
             name.clone()
@@ -584,7 +594,7 @@ impl<'a> Splitter<'a> {
             let Some(name) = self.declared_name(decl) else {
                 continue;
             };
-            let id = self.next;
+            let id = format!("{}_{}", self.tag, self.next);
             self.next += 1;
             register.push_str(&format!(
                 " static const int __warpsim_symbol_{id} = ::__warpsim_register_symbol((const void *)&{name}, __WARPSIM_XSTR({name}), __WARPSIM_UNIT);"
@@ -689,8 +699,19 @@ mod tests {
         assert_eq!(h.kernels, vec!["ns::red"]);
         assert_eq!(h.symbols, vec!["coef", "counter"]);
         let t = h.text;
-        assert!(t.contains("template <typename T, unsigned int B> struct __warpsim_kernel_0; template <typename T, unsigned int B = 256>"), "{t}");
-        assert!(t.contains("(void)__warpsim_kernel_0<T, B>::done;"), "{t}");
+        let tag = &t[t.find("__warpsim_kernel_").expect("a registration") + 17..][..10];
+        assert!(t.contains(&format!("template <typename T, unsigned int B> struct __warpsim_kernel_{tag}; template <typename T, unsigned int B = 256>")), "{t}");
+        assert!(
+            t.contains(&format!("(void)__warpsim_kernel_{tag}<T, B>::done;")),
+            "{t}"
+        );
+        // Another file's generated names differ (a header with kernels is split apart from
+        // the file that includes it).
+        let other = host_file("u.cuh", src).unwrap().text;
+        assert!(
+            !other.contains(&format!("__warpsim_kernel_{tag}")),
+            "{other}"
+        );
         assert!(t.contains("::__warpsim::kernel_name(\"ns::\" __WARPSIM_XSTR(red), {::__warpsim::type_name<T>(), ::__warpsim::value_name(B)})"), "{t}");
         assert!(t.contains(
             "__warpsim_register_symbol((const void *)&coef, __WARPSIM_XSTR(coef), __WARPSIM_UNIT)"

@@ -512,6 +512,21 @@ pub enum AtomicOp {
     Dec,
 }
 
+impl AtomicOp {
+    /// Whether the operation has a floating-point form (the others are integer-only).
+    pub fn takes_floats(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::Exch
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::Cas
+        )
+    }
+}
+
 /// `__syncthreads` and its reducing forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncKind {
@@ -551,6 +566,26 @@ pub enum VoteKind {
     ActiveMask,
     /// `__match_any_sync(mask, value)` → `U32`.
     MatchAny,
+    /// `__reduce_OP_sync(mask, value)` → the value's type (`U32` or `I32`, which decides
+    /// whether min and max compare signed): the values of the lanes in `mask` combined.
+    Reduce(WarpReduce),
+}
+
+/// The operation of `__reduce_OP_sync` (sm_80 and later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpReduce {
+    /// `__reduce_add_sync` (wrapping).
+    Add,
+    /// `__reduce_min_sync`.
+    Min,
+    /// `__reduce_max_sync`.
+    Max,
+    /// `__reduce_and_sync`.
+    And,
+    /// `__reduce_or_sync`.
+    Or,
+    /// `__reduce_xor_sync`.
+    Xor,
 }
 
 /// A statement.

@@ -11,7 +11,7 @@ use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
     AtomicOp, Axis, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind,
-    UnOp, VoteKind,
+    UnOp, VoteKind, WarpReduce,
 };
 
 const FULL: u32 = 0xffff_ffff;
@@ -605,6 +605,48 @@ impl Lowerer<'_> {
                 });
                 return Ok(Val::Scalar(Operand::Var(dst), dst_ty));
             }
+            "__reduce_add_sync" | "__reduce_min_sync" | "__reduce_max_sync"
+            | "__reduce_and_sync" | "__reduce_or_sync" | "__reduce_xor_sync" => {
+                self.arity(short, args, 2..=2, site)?;
+                if self.m.arch < 800 {
+                    return Err(self.err(
+                        site,
+                        format!("`{short}` needs sm_80 or later (nvcc refuses it before)"),
+                        Some(
+                            "guard it with `#if __CUDA_ARCH__ >= 800`, or run on a later profile"
+                                .into(),
+                        ),
+                    ));
+                }
+                let op = match &short[9..short.len() - 5] {
+                    "add" => WarpReduce::Add,
+                    "min" => WarpReduce::Min,
+                    "max" => WarpReduce::Max,
+                    "and" => WarpReduce::And,
+                    "or" => WarpReduce::Or,
+                    _ => WarpReduce::Xor,
+                };
+                let mask = self.arg_as(&args[0], Scalar::U32)?;
+                let (v, vt) = self.scalar(&args[1])?;
+                // The overloads take `unsigned` or (add, min, max) `int`.
+                let t = if vt.is_signed()
+                    && matches!(op, WarpReduce::Add | WarpReduce::Min | WarpReduce::Max)
+                {
+                    Scalar::I32
+                } else {
+                    Scalar::U32
+                };
+                let arg = self.convert(v, vt, t, site);
+                let dst = self.temp(t);
+                self.emit(Stmt::Vote {
+                    dst,
+                    kind: VoteKind::Reduce(op),
+                    mask: Some(mask),
+                    arg: Some(arg),
+                    site,
+                });
+                return Ok(Val::Scalar(Operand::Var(dst), t));
+            }
             "__lane_id" => return Ok(Val::Scalar(Operand::Builtin(Builtin::LaneId), Scalar::U32)),
             // Memory.
             "__ldg" | "__ldcg" | "__ldca" | "__ldcs" | "__ldlu" | "__ldcv" => {
@@ -870,23 +912,20 @@ impl Lowerer<'_> {
         let Ty::Scalar(ty) = p.pointee else {
             return Err(self.err(site, format!("{name} needs a pointer to a number"), None));
         };
-        let float_op = matches!(
-            op,
-            AtomicOp::Add
-                | AtomicOp::Sub
-                | AtomicOp::Exch
-                | AtomicOp::Min
-                | AtomicOp::Max
-                | AtomicOp::Cas
-        );
-        if !(matches!(ty, Scalar::I32 | Scalar::U32) || ty == Scalar::F32 && float_op) {
+        let supported = match ty {
+            Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 => {
+                !matches!(op, AtomicOp::Inc | AtomicOp::Dec) || ty == Scalar::U32
+            }
+            Scalar::F32 | Scalar::F64 => op.takes_floats(),
+            _ => false,
+        };
+        if !supported {
             return Err(self.unsupported(
                 site,
                 &format!("`{name}` on `{ty}`"),
                 Some(
-                    "atomics work on `int`, `unsigned int` and `float` (64-bit atomics are not \
-                     implemented); accumulate per block in shared memory and combine the partial \
-                     results in a second launch",
+                    "atomics work on 4- and 8-byte integers (atomicInc/atomicDec on `unsigned \
+                     int`), and atomicAdd/Sub/Min/Max/Exch/CAS on `float` and `double`",
                 ),
             ));
         }
@@ -1409,6 +1448,56 @@ impl Lowerer<'_> {
 
     /// `cg::reduce(group, v, op)` of a value `v` of type `t`: every thread of the group gets
     /// `op` over the group's values.
+    /// `cg::reduce` as the one `__reduce_OP_sync` that cooperative groups use on sm_80 and
+    /// later for a 4-byte integer and a built-in operation within a warp; `None` where they
+    /// fall back to shuffles.
+    fn redux(
+        &mut self,
+        g: Group,
+        v: Operand,
+        t: Scalar,
+        op: ReduceOp,
+        site: Site,
+    ) -> Option<Operand> {
+        let op = match op {
+            ReduceOp::Plus => WarpReduce::Add,
+            ReduceOp::Less => WarpReduce::Min,
+            ReduceOp::Greater => WarpReduce::Max,
+            ReduceOp::BitAnd => WarpReduce::And,
+            ReduceOp::BitOr => WarpReduce::Or,
+            ReduceOp::BitXor => WarpReduce::Xor,
+            ReduceOp::Closure(_) => return None,
+        };
+        if self.m.arch < 800 || !matches!(t, Scalar::I32 | Scalar::U32) {
+            return None;
+        }
+        let mask = match g {
+            Group::Coalesced(m) => Operand::Var(m),
+            Group::Tile(32) => u32c(FULL),
+            Group::Tile(n) if n < 32 => {
+                // The lanes of this thread's tile.
+                let first = self.binop(
+                    BinOp::And,
+                    Scalar::U32,
+                    Operand::Builtin(Builtin::LaneId),
+                    u32c(!(n - 1)),
+                    site,
+                );
+                self.binop(BinOp::Shl, Scalar::U32, u32c((1 << n) - 1), first, site)
+            }
+            _ => return None,
+        };
+        let dst = self.temp(t);
+        self.emit(Stmt::Vote {
+            dst,
+            kind: VoteKind::Reduce(op),
+            mask: Some(mask),
+            arg: Some(v),
+            site,
+        });
+        Some(Operand::Var(dst))
+    }
+
     fn group_reduce(
         &mut self,
         g: Group,
@@ -1417,6 +1506,9 @@ impl Lowerer<'_> {
         op: ReduceOp,
         site: Site,
     ) -> R<Operand> {
+        if let Some(r) = self.redux(g, v, t, op, site) {
+            return Ok(r);
+        }
         let acc = self.temp(t);
         self.assign_to(acc, t, Op::Copy { src: v }, site);
         match g {
