@@ -459,6 +459,9 @@ impl Device {
             }
         };
         let totals = match &self.pool {
+            // One block runs on the calling thread: handing it to the pool costs two thread
+            // switches, more than a small kernel's whole run.
+            _ if blocks == 1 => run_range(&mut (0..1)),
             Some(pool) => pool.install(run),
             None => run(),
         };

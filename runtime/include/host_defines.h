@@ -19,7 +19,9 @@
 #define __launch_bounds__(...)
 #define __maxnreg__(n)
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// Empty, not __attribute__((noinline)): libstdc++ 13 spells `__attribute__((__noinline__))`,
+// which the longer form would break; the hint means nothing to host code.
+#define __noinline__
 #define __align__(n) __attribute__((aligned(n)))
 #define __builtin_align__(n) __attribute__((aligned(n)))
 #define __thread__ __thread

@@ -102,8 +102,20 @@ struct Channel {
             n -= (size_t)w;
         }
     }
-    void read_all(void *p, size_t n) {
+    // `patient`: most replies come within microseconds, so poll for a short while before
+    // sleeping in read(), as waking a sleeping process costs more than a small launch. (Not
+    // while a copy streams: warpsim's threads need the cores then.)
+    void read_all(void *p, size_t n, bool patient) {
         uint8_t *c = (uint8_t *)p;
+        for (int spin = 0; patient && n > 0 && spin < 4000; spin++) {
+            ssize_t r = ::recv(fd, c, n, MSG_DONTWAIT);
+            if (r > 0) {
+                c += r;
+                n -= (size_t)r;
+            } else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                die("warpsim closed the channel (it has stopped)");
+            }
+        }
         while (n > 0) {
             ssize_t r = ::read(fd, c, n);
             if (r < 0 && errno == EINTR) continue;
@@ -117,18 +129,18 @@ struct Channel {
         memcpy(w.b.data(), &len, 4);
         write_all(w.b.data(), w.b.size());
     }
-    Reader recv() {
+    Reader recv(bool patient = false) {
         uint32_t len;
-        read_all(&len, 4);
+        read_all(&len, 4, patient);
         if (len < 4 || len > (1u << 30)) die("a malformed reply from warpsim");
         Reader r;
         r.b.resize(len);
-        read_all(r.b.data(), len);
+        read_all(r.b.data(), len, false);
         return r;
     }
     Reader call(Writer &w) {
         send(w);
-        return recv();
+        return recv(true);
     }
 };
 

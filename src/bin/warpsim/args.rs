@@ -319,6 +319,11 @@ pub struct BenchArgs {
     /// kernel again under valgrind's callgrind, one CPU thread; slow: use with --quick).
     #[arg(long)]
     pub instructions: bool,
+    /// Measure what whole programs cost beside their kernels instead: a cached rebuild,
+    /// cudaMemcpy of 256 MiB each way against memcpy, and 10,000 empty launches (needs a C++
+    /// compiler, as `warpsim cu` does).
+    #[arg(long)]
+    pub programs: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

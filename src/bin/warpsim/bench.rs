@@ -144,6 +144,9 @@ fn median(mut v: Vec<Duration>) -> f64 {
 }
 
 pub fn bench(a: &BenchArgs) -> Result<(), String> {
+    if a.programs {
+        return programs(a);
+    }
     match a.threads {
         // warpsim and the native baselines run on the same CPU threads: the whole benchmark
         // runs inside one pool, whose threads both use.
@@ -320,6 +323,102 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
                 ""
             }
         );
+    }
+    Ok(())
+}
+
+/// `--programs`: what running a whole program costs beside its kernels, measured by a program
+/// of our own (`benches/bridge.cu`): a rebuild from the cache, `cudaMemcpy` each way against a
+/// plain `memcpy` of the same size in the same process, and a launch's round trip.
+fn programs(a: &BenchArgs) -> Result<(), String> {
+    use warpsim::cuda::host::{BuildOptions, Exit, Program};
+    let (bytes, launches) = if a.quick {
+        (16usize << 20, 1000)
+    } else {
+        (256 << 20, 10_000)
+    };
+    let dir = std::env::temp_dir().join(format!("warpsim-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let source = dir.join("bridge.cu");
+    std::fs::write(&source, include_str!("../../../benches/bridge.cu"))
+        .map_err(|e| format!("{}: {e}", source.display()))?;
+    let opts = BuildOptions {
+        files: vec![source],
+        include_dirs: Vec::new(),
+        defines: Vec::new(),
+        cxx: None,
+        cache: None,
+    };
+    let build = || Program::build(&opts, 900, &mut |what| eprintln!("==warpsim== {what}"));
+    let program = build().map_err(|e| e.to_string())?;
+    let runs = a.runs.max(1);
+    let mut rebuilds = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        build().map_err(|e| e.to_string())?;
+        rebuilds.push(t.elapsed());
+    }
+    let dev = match a.threads {
+        Some(t) => Device::default()
+            .with_threads(t)
+            .map_err(|e| e.to_string())?,
+        None => Device::default(),
+    };
+    let out = dir.join("bridge.txt");
+    let args = [
+        out.display().to_string(),
+        bytes.to_string(),
+        launches.to_string(),
+        runs.to_string(),
+    ];
+    let outcome = program
+        .run(&dev, &args, Mode::Count, false, &mut |_| {})
+        .map_err(|e| e.to_string())?;
+    if !matches!(outcome.exit, Exit::Code(0)) {
+        return Err(format!("the bridge benchmark failed: {:?}", outcome.exit));
+    }
+    let text = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let value = |name: &str| -> Result<f64, String> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .ok_or_else(|| format!("the bridge benchmark wrote no `{name}`"))
+    };
+    let (plain, h2d, d2h, launch_us) = (
+        value("memcpy_ms")?,
+        value("h2d_ms")?,
+        value("d2h_ms")?,
+        value("launch_us")?,
+    );
+    let rebuild_ms = median(rebuilds);
+    if a.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "threads": dev.threads(), "bytes": bytes, "launches": launches,
+                "memcpy_ms": plain, "h2d_ms": h2d, "d2h_ms": d2h,
+                "h2d_over_memcpy": h2d / plain, "d2h_over_memcpy": d2h / plain,
+                "launch_us": launch_us, "cached_rebuild_ms": rebuild_ms,
+            }))
+            .expect("plain JSON")
+        );
+    } else {
+        out!(
+            "warpsim bench --programs: {} CPU threads, median of {runs} runs",
+            dev.threads()
+        );
+        out!("  cached rebuild           {rebuild_ms:>9.1} ms");
+        out!(
+            "  cudaMemcpy {} MiB H2D   {h2d:>9.1} ms   {:.2}x memcpy ({plain:.1} ms, same process)",
+            bytes >> 20,
+            h2d / plain
+        );
+        out!(
+            "  cudaMemcpy {} MiB D2H   {d2h:>9.1} ms   {:.2}x memcpy",
+            bytes >> 20,
+            d2h / plain
+        );
+        out!("  empty launch            {launch_us:>9.1} µs   ({launches} launches, count mode)");
     }
     Ok(())
 }

@@ -6,20 +6,24 @@
 //! program, never a panic), and the bridge only waits on the channel, which the kernel closes
 //! when the program exits, so warpsim does not outlive its program.
 
+use rayon::prelude::*;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use command_fds::{CommandFdExt, FdMapping};
 
 use super::protocol::{self, Body, Frame, Op, WireError};
 use super::runtime::{Event, Runtime, status};
 use crate::Dim3;
+
+/// A copy's chunk moves in pieces of this size, in parallel on the CPU threads.
+const PIECE: usize = 1 << 19;
 
 /// Bytes of the staging file; each of its two halves carries one chunk of a copy.
 pub const STAGING_BYTES: u64 = 16 << 20;
@@ -114,7 +118,7 @@ pub fn run(
     // the program exits.
     drop(cmd);
     let mut s = Session {
-        reader: BufReader::new(ours.try_clone().map_err(spawn)?),
+        reader: BufReader::new(Patient(ours.try_clone().map_err(spawn)?)),
         writer: ours,
         staging,
         buf: vec![0; (STAGING_BYTES / 2) as usize],
@@ -134,8 +138,40 @@ pub fn run(
     })
 }
 
+/// The channel's reading end. A program's requests often follow each other within
+/// microseconds (a loop of launches): reading polls for a while before it sleeps, since waking
+/// a sleeping process costs more than serving a small launch.
+struct Patient(UnixStream);
+
+/// How long a read polls before it sleeps.
+const POLL: Duration = Duration::from_micros(200);
+
+impl Read for Patient {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.set_nonblocking(true)?;
+        let start = Instant::now();
+        let polled = loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if start.elapsed() > POLL {
+                        break None;
+                    }
+                    std::hint::spin_loop();
+                }
+                r => break Some(r),
+            }
+        };
+        // Blocking again: the writer shares the socket's flags.
+        self.0.set_nonblocking(false)?;
+        match polled {
+            Some(r) => r,
+            None => self.0.read(buf),
+        }
+    }
+}
+
 struct Session {
-    reader: BufReader<UnixStream>,
+    reader: BufReader<Patient>,
     writer: UnixStream,
     staging: File,
     buf: Vec<u8>,
@@ -329,9 +365,17 @@ impl Session {
             if len == 0 || len > STAGING_BYTES / 2 || len > bytes - done {
                 return Err(WireError::Malformed(format!("a chunk of {len} bytes")));
             }
-            let chunk = &mut self.buf[..len as usize];
-            self.staging.read_exact_at(chunk, Self::half(k))?;
-            g.write_bytes(off + done as usize, chunk);
+            let at = off + done as usize;
+            let staging = &self.staging;
+            let half = Self::half(k);
+            self.buf[..len as usize]
+                .par_chunks_mut(PIECE)
+                .enumerate()
+                .try_for_each(|(i, piece)| {
+                    staging.read_exact_at(piece, half + (i * PIECE) as u64)?;
+                    g.write_bytes(at + i * PIECE, piece);
+                    Ok::<(), std::io::Error>(())
+                })?;
             self.send(Frame::reply(status::SUCCESS))?;
             done += len;
             k += 1;
@@ -360,9 +404,16 @@ impl Session {
                 self.ack()?;
             }
             let len = (bytes - done).min(STAGING_BYTES / 2);
-            let chunk = &mut self.buf[..len as usize];
-            g.read_bytes(off + done as usize, chunk);
-            self.staging.write_all_at(chunk, Self::half(k))?;
+            let at = off + done as usize;
+            let staging = &self.staging;
+            let half = Self::half(k);
+            self.buf[..len as usize]
+                .par_chunks_mut(PIECE)
+                .enumerate()
+                .try_for_each(|(i, piece)| {
+                    g.read_bytes(at + i * PIECE, piece);
+                    staging.write_all_at(piece, half + (i * PIECE) as u64)
+                })?;
             self.send(Frame::reply(status::SUCCESS).u64(len))?;
             done += len;
             k += 1;
