@@ -19,7 +19,11 @@
 //!   distance to it; instead of stopping the launch the bad lanes are skipped and checking goes
 //!   on, up to [`MAX_FINDINGS`].
 //! * **global races**: plain accesses to one global address by different blocks of a launch
-//!   where one writes, and plain accesses racing atomics.
+//!   where one writes, and plain accesses racing atomics, unless the blocks ordered them: a
+//!   block that fences (`__threadfence`, [`crate::Block::thread_fence`]) and then makes an
+//!   atomic on some address publishes its earlier accesses to any block whose atomic on that
+//!   address comes later (the single-pass reduction's ticket); and what a block does to an
+//!   address after its own atomic on it follows the earlier blocks' atomics there.
 //!
 //! [`explore`]'s instruction-granularity schedules ([`WarpOrder::Interleaved`]) let a shared load
 //! see a word as it was before another warp's store in the same interval.
@@ -301,6 +305,14 @@ pub(crate) struct BlockCheck {
     sync_epoch: [u32; MAX_WARPS],
     /// Memory instructions so far (lanes of one instruction never race with each other).
     inst: u32,
+    /// `__threadfence()`s so far.
+    fences: u32,
+    /// Global addresses of the block's atomics so far, in order.
+    atomics: Vec<u64>,
+    /// The atomics that followed a fence: (fences before it, address). Each publishes the
+    /// block's global accesses made before that fence to the blocks whose atomics on the same
+    /// address come later (the single-pass reduction's `__threadfence(); atomicInc(&count)`).
+    releases: Vec<(u32, u64)>,
 }
 
 /// A map keyed by device address (no need for SipHash's protection against chosen keys).
@@ -333,6 +345,8 @@ struct Who {
     thread: u16,
     access: AccessKind,
     loc: Option<Src>,
+    /// Global memory: the block's fences before its last access to the address.
+    fences: u32,
 }
 
 impl Who {
@@ -361,6 +375,11 @@ struct GlobalUse {
     index: u32,
     /// Element size: 1- and 2-byte elements share words, so they are tracked by byte.
     elem: u8,
+    /// The block's fences before the last access.
+    fences: u32,
+    /// The block's atomics before the first access, and before the first plain access.
+    atomics_before: u32,
+    atomics_before_plain: Option<u32>,
 }
 
 /// What the checker needs to know about the running block.
@@ -436,6 +455,14 @@ impl BlockCheck {
         self.findings.clear();
         self.sync_epoch = [0; MAX_WARPS];
         self.inst = 0;
+        self.fences = 0;
+        self.atomics.clear();
+        self.releases.clear();
+    }
+
+    /// `__threadfence()`: the block's global accesses so far are published by its next atomic.
+    pub fn on_fence(&mut self) {
+        self.fences += 1;
     }
 
     /// Add `f` to the block's findings, merging it into an equal one.
@@ -613,7 +640,9 @@ impl BlockCheck {
                 thread: (a.warp * 32 + l) as u16,
                 access: kind,
                 loc: Some(loc),
+                fences: self.fences,
             };
+            let atomics = self.atomics.len() as u32;
             let entry = self.global.entry(address).or_insert(GlobalUse {
                 read: false,
                 write: false,
@@ -623,7 +652,11 @@ impl BlockCheck {
                 first_atomic: None,
                 index,
                 elem: t.elem as u8,
+                fences: 0,
+                atomics_before: atomics,
+                atomics_before_plain: None,
             });
+            entry.fences = self.fences;
             match kind {
                 AccessKind::Load => entry.read = true,
                 AccessKind::Store => {
@@ -633,6 +666,18 @@ impl BlockCheck {
                 AccessKind::Atomic => {
                     entry.atomic = true;
                     entry.first_atomic.get_or_insert(who);
+                }
+            }
+            if kind != AccessKind::Atomic {
+                entry.atomics_before_plain.get_or_insert(atomics);
+            }
+        }
+        if kind == AccessKind::Atomic {
+            for l in a.lanes() {
+                let address = t.address(a.idx.lane(l));
+                self.atomics.push(address);
+                if self.fences > 0 && !self.releases.contains(&(self.fences, address)) {
+                    self.releases.push((self.fences, address));
                 }
             }
         }
@@ -771,6 +816,7 @@ impl BlockCheck {
                 .global_bytes
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
+            let releases = launch.releases.lock().unwrap_or_else(|p| p.into_inner());
             for (&address, u) in &self.global {
                 // The word's owner record; an address in no live allocation cannot be shared.
                 let Some(a) = launch
@@ -795,7 +841,22 @@ impl BlockCheck {
                     }
                     &mut global[a][((address - base) / 4) as usize]
                 };
-                let other = |o: &Option<Who>| o.filter(|w| w.block != me);
+                // Blocks run one after another in check mode: the other block's access came
+                // first. It is ordered before this block's when that block published it (a
+                // fence after it, then an atomic on some address) and this block's atomic on
+                // that address came before its own access; an atomic on this very address is
+                // ordered before what follows this block's atomic on it.
+                let ordered = |them: &Who, atomics_before: u32| {
+                    let acquired = &self.atomics[..atomics_before as usize];
+                    them.block != me
+                        && (them.access == AccessKind::Atomic && acquired.contains(&address)
+                            || releases.get(&them.block).is_some_and(|r| {
+                                r.iter()
+                                    .any(|(f, at)| them.fences < *f && acquired.contains(at))
+                            }))
+                };
+                let before = u.atomics_before_plain.unwrap_or(u.atomics_before);
+                let other = |o: &Option<Who>| o.filter(|w| w.block != me && !ordered(w, before));
                 let wrote = u.first_write.unwrap_or(u.who);
                 // (kind, this block's access, the other block's).
                 let conflict = if u.write || u.read {
@@ -833,15 +894,20 @@ impl BlockCheck {
                         count: 1,
                     });
                 }
+                // As later blocks see them: with the fences before the last access.
+                let last = |w: Who| Who {
+                    fences: u.fences,
+                    ..w
+                };
                 if u.read {
                     match owner.reader {
                         Some(w) if w.block != me => owner.many_readers = true,
-                        None => owner.reader = Some(u.who),
+                        None => owner.reader = Some(last(u.who)),
                         _ => {}
                     }
                 }
                 if u.write && owner.writer.is_none() {
-                    owner.writer = Some(wrote);
+                    owner.writer = Some(last(wrote));
                 }
                 if u.atomic && owner.atomic.is_none() {
                     owner.atomic = u.first_atomic;
@@ -850,6 +916,13 @@ impl BlockCheck {
         }
         for f in found {
             self.record(f);
+        }
+        if !self.releases.is_empty() {
+            launch
+                .releases
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(me, std::mem::take(&mut self.releases));
         }
         let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
         for f in self.findings.drain(..) {
@@ -913,6 +986,8 @@ pub(crate) struct LaunchCheck {
     global: Mutex<Vec<Vec<GlobalOwner>>>,
     /// The same for 1- and 2-byte elements, by byte address.
     global_bytes: Mutex<AddrMap<GlobalOwner>>,
+    /// Per finished block that published accesses: its [`BlockCheck::releases`].
+    releases: Mutex<HashMap<u32, Vec<(u32, u64)>>>,
     /// Allocations for memcheck's "nearest allocation": (base, bytes, name).
     pub allocations: Vec<(u64, u64, String)>,
     /// Whether the profile schedules the threads of a warp independently (sm_70 and later):
@@ -927,6 +1002,7 @@ impl LaunchCheck {
             findings: Mutex::new(Vec::new()),
             global: Mutex::new(Vec::new()),
             global_bytes: Mutex::new(AddrMap::default()),
+            releases: Mutex::new(HashMap::new()),
             allocations,
             independent_threads,
         }

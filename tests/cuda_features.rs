@@ -530,3 +530,61 @@ __global__ void k(unsigned long long *c, double *s, long long *m, unsigned long 
     .unwrap_err();
     assert!(e.to_string().contains("atomicInc"), "{e}");
 }
+
+#[test]
+fn check_mode_orders_blocks_that_publish_through_a_fence_and_an_atomic() {
+    // The single-pass reduction: each block writes its partial sum, fences, and takes a
+    // ticket; the block with the last ticket reads every partial sum and resets the counter.
+    let single_pass = |fence: &str| {
+        format!(
+            r#"
+__device__ unsigned int count = 0;
+__global__ void k(unsigned *partial, unsigned *out) {{
+    __shared__ bool last;
+    unsigned t = threadIdx.x;
+    if (t == 0) {{
+        partial[blockIdx.x] = blockIdx.x + 1;
+        {fence}
+        unsigned ticket = atomicInc(&count, gridDim.x);
+        last = ticket == gridDim.x - 1;
+    }}
+    __syncthreads();
+    if (last && t == 0) {{
+        unsigned sum = 0;
+        for (unsigned b = 0; b < gridDim.x; b++) sum += partial[b];
+        *out = sum;
+        count = 0;
+    }}
+}}
+"#
+        )
+    };
+    let dev = Device::default();
+    let run_check = |src: &str| {
+        let (partial, out) = (
+            dev.alloc_zeroed::<u32>("partial", 8),
+            dev.alloc_zeroed::<u32>("out", 1),
+        );
+        let r = run_on(
+            &dev,
+            src,
+            "k",
+            8,
+            32,
+            &[Arg::buffer(&partial), Arg::buffer(&out)],
+            Mode::Check,
+        );
+        assert_eq!(out.to_vec(), [36]);
+        r.launch.findings
+    };
+    let fenced = run_check(&single_pass("__threadfence();"));
+    assert!(fenced.is_empty(), "{fenced:#?}");
+    // Without the fence the partial sums are not published: a race, found.
+    let unfenced = run_check(&single_pass(""));
+    assert!(
+        unfenced
+            .iter()
+            .any(|f| f.kind == warpsim::check::Kind::GlobalRace && f.buffer == "partial"),
+        "{unfenced:#?}"
+    );
+}

@@ -128,6 +128,24 @@ impl<'a> Block<'a> {
         self.sync_warp_at(Site::here(), &[mask.0; MAX_WARPS]);
     }
 
+    /// `__threadfence()`: the block's global accesses before it are ordered before those after
+    /// it, as other blocks see them. Memory in warpsim is sequentially consistent, so this
+    /// matters to check mode only: a fence followed by an atomic publishes the block's earlier
+    /// accesses to every block whose atomic on the same address comes later (the single-pass
+    /// reduction: `__threadfence(); if (atomicInc(&count, n) == n - 1) /* read the others' */`).
+    #[track_caller]
+    pub fn thread_fence(&mut self) {
+        self.thread_fence_at(Site::here());
+    }
+
+    /// [`Block::thread_fence`] at `site`.
+    pub(crate) fn thread_fence_at(&mut self, site: Site) {
+        frame::with(|fr| self.count_instr(fr, site));
+        if let Some(c) = &mut self.st.check {
+            c.on_fence();
+        }
+    }
+
     /// `__syncwarp` with each warp's member mask.
     pub(crate) fn sync_warp_at(&mut self, site: Site, masks: &Masks) {
         self.intrinsic(site, masks, "__syncwarp");

@@ -308,6 +308,7 @@ impl State {
                 self.read(mask, chain);
                 Exits::default()
             }
+            Stmt::Fence { .. } => Exits::default(),
             Stmt::Shfl {
                 dst,
                 mask,

@@ -356,6 +356,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     self.assign(d.0, val, true);
                 }
             }
+            Stmt::Fence { site: s } => self.b.thread_fence_at(site(*s)),
             Stmt::SyncWarp { mask, site: s } => {
                 let st = site(*s);
                 self.per_mask(st, Some(mask), "__syncwarp's mask", |x, m| {
@@ -2355,6 +2356,7 @@ fn fresh_definitions(k: &Kernel) -> Vec<usize> {
                 w.extend(dst.map(|d| d.0));
             }
             Stmt::SyncWarp { mask, .. } => vars(mask, &mut r),
+            Stmt::Fence { .. } => {}
             Stmt::Shfl {
                 dst,
                 mask,

@@ -689,6 +689,12 @@ pub enum Stmt {
         /// Where it is in the source.
         site: Site,
     },
+    /// `__threadfence()` (and `__threadfence_system()`): the block's global accesses before it
+    /// are ordered before those after it, as other blocks see them.
+    Fence {
+        /// Where it is in the source.
+        site: Site,
+    },
     /// `__syncwarp(mask)` (also cooperative groups' `tile.sync()`).
     SyncWarp {
         /// The member mask.

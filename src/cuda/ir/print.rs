@@ -212,6 +212,9 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
             Stmt::SyncWarp { mask, .. } => {
                 let _ = writeln!(out, "{pad}*syncwarp({})", operand(k, mask));
             }
+            Stmt::Fence { .. } => {
+                let _ = writeln!(out, "{pad}*threadfence");
+            }
             Stmt::Shfl {
                 dst,
                 ty,

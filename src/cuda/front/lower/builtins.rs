@@ -493,8 +493,14 @@ impl Lowerer<'_> {
                 self.emit(Stmt::SyncWarp { mask, site });
                 return Ok(Val::Void);
             }
-            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
-                // Memory ordering is sequential in warpsim: fences are no-ops.
+            "__threadfence" | "__threadfence_system" => {
+                self.arity(short, args, 0..=0, site)?;
+                self.emit(Stmt::Fence { site });
+                return Ok(Val::Void);
+            }
+            "__threadfence_block" => {
+                // Within a block, warpsim's lockstep order already is the program's order.
+                self.arity(short, args, 0..=0, site)?;
                 return Ok(Val::Void);
             }
             // Shuffles and votes.
