@@ -25,6 +25,17 @@ use crate::Dim3;
 /// A copy's chunk moves in pieces of this size, in parallel on the CPU threads.
 const PIECE: usize = 1 << 19;
 
+/// Move a chunk piece by piece, in parallel: `f` gets each piece of `buf` and its offset in
+/// the chunk.
+fn in_pieces(
+    buf: &mut [u8],
+    f: impl Fn(&mut [u8], usize) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    buf.par_chunks_mut(PIECE)
+        .enumerate()
+        .try_for_each(|(i, piece)| f(piece, i * PIECE))
+}
+
 /// Bytes of the staging file; each of its two halves carries one chunk of a copy.
 pub const STAGING_BYTES: u64 = 16 << 20;
 
@@ -365,17 +376,12 @@ impl Session {
             if len == 0 || len > STAGING_BYTES / 2 || len > bytes - done {
                 return Err(WireError::Malformed(format!("a chunk of {len} bytes")));
             }
-            let at = off + done as usize;
-            let staging = &self.staging;
-            let half = Self::half(k);
-            self.buf[..len as usize]
-                .par_chunks_mut(PIECE)
-                .enumerate()
-                .try_for_each(|(i, piece)| {
-                    staging.read_exact_at(piece, half + (i * PIECE) as u64)?;
-                    g.write_bytes(at + i * PIECE, piece);
-                    Ok::<(), std::io::Error>(())
-                })?;
+            let (at, half, staging) = (off + done as usize, Self::half(k), &self.staging);
+            in_pieces(&mut self.buf[..len as usize], |piece, o| {
+                staging.read_exact_at(piece, half + o as u64)?;
+                g.write_bytes(at + o, piece);
+                Ok(())
+            })?;
             self.send(Frame::reply(status::SUCCESS))?;
             done += len;
             k += 1;
@@ -404,16 +410,11 @@ impl Session {
                 self.ack()?;
             }
             let len = (bytes - done).min(STAGING_BYTES / 2);
-            let at = off + done as usize;
-            let staging = &self.staging;
-            let half = Self::half(k);
-            self.buf[..len as usize]
-                .par_chunks_mut(PIECE)
-                .enumerate()
-                .try_for_each(|(i, piece)| {
-                    g.read_bytes(at + i * PIECE, piece);
-                    staging.write_all_at(piece, half + (i * PIECE) as u64)
-                })?;
+            let (at, half, staging) = (off + done as usize, Self::half(k), &self.staging);
+            in_pieces(&mut self.buf[..len as usize], |piece, o| {
+                g.read_bytes(at + o, piece);
+                staging.write_all_at(piece, half + o as u64)
+            })?;
             self.send(Frame::reply(status::SUCCESS).u64(len))?;
             done += len;
             k += 1;

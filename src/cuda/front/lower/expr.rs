@@ -657,23 +657,35 @@ impl Lowerer<'_> {
         Err(self.unknown(site, "identifier", &n))
     }
 
-    /// `v.f` of an rvalue aggregate.
-    fn member_val(&mut self, v: Val, f: &str, site: Site) -> R<Val> {
-        let ty = self.val_ty(&v);
-        if let Val::Group(_) = v {
+    /// Field `f` of a value of type `ty` (a group handle's members are methods): its type,
+    /// byte offset and leaves.
+    fn field(
+        &self,
+        ty: &Ty,
+        group: bool,
+        f: &str,
+        site: Site,
+    ) -> R<(Ty, u32, std::ops::Range<usize>)> {
+        if group {
             return Err(self.err(
                 site,
                 format!("`.{f}` of a group handle must be called: `.{f}()`"),
                 None,
             ));
         }
-        let Some((fty, _, range)) = ty.member(&self.structs, f) else {
-            return Err(self.err(
+        ty.member(&self.structs, f).ok_or_else(|| {
+            self.err(
                 site,
                 format!("`{}` has no member `{f}`", ty.show(&self.structs)),
                 None,
-            ));
-        };
+            )
+        })
+    }
+
+    /// `v.f` of an rvalue aggregate.
+    fn member_val(&mut self, v: Val, f: &str, site: Site) -> R<Val> {
+        let ty = self.val_ty(&v);
+        let (fty, _, range) = self.field(&ty, matches!(v, Val::Group(_)), f, site)?;
         let leaves = self.leaves_of(v);
         let sel: Vec<Operand> = leaves[range].to_vec();
         Ok(match fty {
@@ -884,20 +896,7 @@ impl Lowerer<'_> {
     /// Field `f` of a struct/vector place.
     pub fn member_place(&mut self, p: Place, f: &str, site: Site) -> R<Place> {
         let ty = self.place_ty(&p);
-        if let Place::Group(_) = p {
-            return Err(self.err(
-                site,
-                format!("`.{f}` of a group handle must be called: `.{f}()`"),
-                None,
-            ));
-        }
-        let Some((fty, off, range)) = ty.member(&self.structs, f) else {
-            return Err(self.err(
-                site,
-                format!("`{}` has no member `{f}`", ty.show(&self.structs)),
-                None,
-            ));
-        };
+        let (fty, off, range) = self.field(&ty, matches!(p, Place::Group(_)), f, site)?;
         match p {
             Place::Reg { vars, .. } => Ok(Place::Reg {
                 ty: fty,
