@@ -14,7 +14,7 @@ pub enum Site {
     /// A Rust kernel's call site.
     Rust(&'static Location<'static>),
     /// A position in a file of the launch's [`SiteTable`], packed (see [`Site::packed`]).
-    Table(u32),
+    Table(u64),
 }
 
 impl Site {
@@ -25,11 +25,12 @@ impl Site {
         Site::Rust(Location::caller())
     }
 
-    /// A table site: file `file` of the launch's [`SiteTable`], `line`, `col`, packed into 32
-    /// bits (4 for the file, 18 for the line, 10 for the column; larger values saturate) so
-    /// that naming a site costs no lookup.
+    /// A table site: file `file` of the launch's [`SiteTable`], `line`, `col`, packed into 64
+    /// bits (16 for the file, 32 for the line, 16 for the column; a larger column saturates)
+    /// so that naming a site costs no lookup.
     pub fn packed(file: u32, line: u32, col: u32) -> Site {
-        Site::Table(file.min(15) << 28 | line.min(0x3ffff) << 10 | col.min(0x3ff))
+        let (file, col) = (u64::from(file.min(0xffff)), u64::from(col.min(0xffff)));
+        Site::Table(file << 48 | u64::from(line) << 16 | col)
     }
 
     /// A key that identifies the site, for hashing by address.
@@ -74,9 +75,9 @@ impl SiteTable {
                 col: l.column(),
             }),
             Site::Table(p) => Some(SourcePos {
-                file: self.0.get((p >> 28) as usize)?.clone(),
-                line: (p >> 10) & 0x3ffff,
-                col: p & 0x3ff,
+                file: self.0.get((p >> 48) as usize)?.clone(),
+                line: (p >> 16) as u32,
+                col: (p & 0xffff) as u32,
             }),
         }
     }

@@ -588,3 +588,161 @@ __global__ void k(unsigned *partial, unsigned *out) {{
         "{unfenced:#?}"
     );
 }
+
+#[test]
+fn the_math_library_beyond_the_basics() {
+    let src = r#"
+__global__ void k(const float *x, float *f, int *i, double *d) {
+    int t = threadIdx.x;
+    float v = x[t];
+    float s, c, whole;
+    int e;
+    sincosf(v, &s, &c);
+    f[t * 12 + 0] = asinf(v / 4) + acosf(v / 4) + atanf(v);
+    f[t * 12 + 1] = cbrtf(v) + erff(v) + erfcf(v);
+    f[t * 12 + 2] = expm1f(v) + log1pf(fabsf(v)) + hypotf(v, 3.0f);
+    f[t * 12 + 3] = copysignf(2.0f, v) + fdimf(v, 1.0f) + ldexpf(v, 3);
+    f[t * 12 + 4] = s * 10 + c;
+    f[t * 12 + 5] = modff(v, &whole) + 100 * whole;
+    f[t * 12 + 6] = frexpf(v, &e) + 100 * e;
+    f[t * 12 + 7] = normcdff(v) + sinhf(v / 8) + coshf(v / 8);
+    f[t * 12 + 8] = lgammaf(fabsf(v) + 1) + tgammaf(fabsf(v) / 2 + 1);
+    f[t * 12 + 9] = remainderf(v * 7, 2.0f) + exp10f(v / 10) + sinpif(v) + cospif(v);
+    f[t * 12 + 10] = asinhf(v) + logbf(v + 7.5f) + scalbnf(v, -2);
+    f[t * 12 + 11] = tanhf(v);
+    i[t] = isnan(v) + 2 * isinf(v) + 4 * isfinite(v) + 8 * (signbit(v) != 0) + 16 * ilogbf(v + 9);
+    d[t] = erf((double)v) + cbrt((double)v) + hypot((double)v, 4.0);
+}
+"#;
+    let xs = [0.3f32, -1.7, 2.5, 0.0, -0.0, f32::INFINITY, f32::NAN, 1e-30];
+    let n = 32;
+    let input: Vec<f32> = (0..n).map(|t| xs[t % xs.len()]).collect();
+    let dev = Device::default();
+    let x = dev.alloc_from("x", &input);
+    let f = dev.alloc_zeroed::<f32>("f", n * 12);
+    let i = ints(&dev, n);
+    let d = dev.alloc_zeroed::<f64>("d", n);
+    run(
+        src,
+        "k",
+        1,
+        n as u32,
+        &[
+            Arg::buffer(&x),
+            Arg::buffer(&f),
+            Arg::buffer(&i),
+            Arg::buffer(&d),
+        ],
+    );
+    let (f, i, d) = (f.to_vec(), i.to_vec(), d.to_vec());
+    // What C's math library gives (libm, f32 functions; f64 where float has no twin here).
+    let frexp = |v: f32| libm::frexpf(v);
+    for (t, &v) in input.iter().enumerate().take(xs.len()) {
+        let whole = v.trunc();
+        let frac = if v.is_infinite() {
+            0.0f32.copysign(v)
+        } else {
+            v - whole
+        };
+        let (fr, e) = frexp(v);
+        let want = [
+            (v / 4.0).asin() + (v / 4.0).acos() + v.atan(),
+            v.cbrt() + libm::erff(v) + libm::erfcf(v),
+            v.exp_m1() + v.abs().ln_1p() + (f64::from(v).hypot(3.0) as f32),
+            2.0f32.copysign(v)
+                + (f64::from(v) - 1.0).max(0.0) as f32 * if v.is_nan() { f32::NAN } else { 1.0 }
+                + v * 8.0,
+            v.sin() * 10.0 + v.cos(),
+            frac + 100.0 * whole,
+            fr + 100.0 * e as f32,
+            0.5 * libm::erfcf(-v * std::f32::consts::FRAC_1_SQRT_2)
+                + (v / 8.0).sinh()
+                + (v / 8.0).cosh(),
+            libm::lgammaf(v.abs() + 1.0) + libm::tgammaf(v.abs() / 2.0 + 1.0),
+            (libm::remainder(f64::from(v * 7.0), 2.0) as f32)
+                + libm::exp10f(v / 10.0)
+                + (v * std::f32::consts::PI).sin()
+                + (v * std::f32::consts::PI).cos(),
+            v.asinh() + (libm::ilogbf(v + 7.5) as f32) + v / 4.0,
+            v.tanh(),
+        ];
+        for (col, w) in want.iter().enumerate() {
+            let got = f[t * 12 + col];
+            assert!(
+                got == *w
+                    || got.is_nan() && w.is_nan()
+                    || (got - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "x = {v}, column {col}: {got} against {w}"
+            );
+        }
+        let classes = i32::from(v.is_nan())
+            + 2 * i32::from(v.is_infinite())
+            + 4 * i32::from(v.is_finite())
+            + 8 * i32::from(v.is_sign_negative())
+            + 16 * libm::ilogbf(v + 9.0);
+        assert_eq!(i[t], classes, "x = {v}");
+        let v = f64::from(v);
+        let want = libm::erf(v) + v.cbrt() + v.hypot(4.0);
+        assert!(
+            d[t] == want || d[t].is_nan() && want.is_nan(),
+            "x = {v}: {} against {want}",
+            d[t]
+        );
+    }
+}
+
+#[test]
+fn templates_constructors_and_overloads_as_cpp_resolves_them() {
+    let src = r#"
+template <typename T> struct Pick { __device__ T get() { return 1; } };
+template <> struct Pick<float> { __device__ float get() { return 2.5f; } };
+template <class T, int N> struct Box { T v[N]; };
+template <class T, int N> __device__ int capacity(Box<T, N> &b) { b.v[0] = (T)N; return N; }
+struct P {
+    int n;
+    __device__ P(int *b, int t) : n(t + b[0]) {}
+};
+inline __device__ float3 make_float3(float s) { return make_float3(s, s, s); }
+__global__ void k(float *out, int *buf) {
+    Pick<float> p;
+    Pick<int> q;
+    Box<float, 6> b;
+    int t = threadIdx.x;
+    P s(buf, t);
+    float3 a = make_float3(2.0f), c = make_float3(1.0f, 2.0f, 3.0f);
+    out[0] = p.get() + 10 * q.get();
+    out[1] = capacity<float>(b) + 10 * capacity(b);
+    out[2] = s.n;
+    out[3] = a.y + c.z;
+    out[4] = sizeof(Box<double, 3>) + sizeof(Pick<float>);
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 5);
+    let buf = dev.alloc_from::<i32>("buf", &[40]);
+    run(src, "k", 1, 1, &[Arg::buffer(&out), Arg::buffer(&buf)]);
+    // The explicit specialization for float, the primary for int; N deduced from `Box<float,
+    // 6>`; `P s(buf, t)` constructs; the program's make_float3 adds to the built-in one.
+    assert_eq!(out.to_vec(), [12.5, 66.0, 40.0, 5.0, 25.0]);
+}
+
+#[test]
+fn clock_counts_the_blocks_work_and_a_wait_on_it_ends() {
+    let src = r#"
+__global__ void k(long long *o, clock_t wait) {
+    clock_t start = clock();
+    long long t = 0;
+    int turns = 0;
+    while (t < wait) { t = clock64() - start; turns++; }
+    o[threadIdx.x] = turns;
+}
+"#;
+    let dev = Device::default();
+    let o = dev.alloc_zeroed::<u64>("o", 32);
+    run(src, "k", 1, 32, &[Arg::buffer(&o), Arg::Int(1000)]);
+    let turns = o.to_vec();
+    assert!(
+        turns[0] > 1 && turns.iter().all(|&t| t == turns[0]),
+        "{turns:?}"
+    );
+}

@@ -551,3 +551,62 @@ fn the_report_draws_each_kernel() {
     assert!(html.contains("<svg"));
     let _ = Path::new(&page);
 }
+
+#[test]
+fn habits_of_real_programs() {
+    let r = warpsim(&["cu", &program("real/habits.cu"), "-D", "EMPTY="]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stdout.contains("managed: 132 5\n"), "{}", r.show());
+    assert!(
+        r.stdout.contains("interior: cudaSuccess 0 31\n"),
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stdout.contains("callback: 1, EMPTY=\"\", latin1: 1\n"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
+fn faults_name_the_file_among_many() {
+    // A fault in the twentieth file of a translation unit is reported in that file.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("many-files");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut main = String::from("#include <cstdio>\n");
+    for k in 0..19 {
+        std::fs::write(
+            dir.join(format!("h{k}.h")),
+            format!("#pragma once\n#define H{k} {k}\n"),
+        )
+        .unwrap();
+        main += &format!("#include \"h{k}.h\"\n");
+    }
+    std::fs::write(
+        dir.join("last.cuh"),
+        "#pragma once\n\n__global__ void k(int *p) {\n  p[threadIdx.x + 100] = 1;\n}\n",
+    )
+    .unwrap();
+    main += "#include \"last.cuh\"\nint main() {\n  int *d;\n  cudaMalloc(&d, 4);\n  k<<<1, 1>>>(d);\n  return cudaDeviceSynchronize() == cudaErrorIllegalAddress ? 0 : 1;\n}\n";
+    std::fs::write(dir.join("main.cu"), main).unwrap();
+    let r = warpsim(&["cu", &dir.join("main.cu").display().to_string()]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stderr.contains("last.cuh:4:"), "{}", r.show());
+}
+
+#[test]
+fn a_closed_stderr_does_not_crash_warpsim() {
+    // `warpsim cu prog.cu 2>&1 | head -1`: warpsim's messages meet a closed pipe.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .args(["cu", "examples/vector_add.cu", "--", "1000"])
+        .current_dir(root())
+        .env("WARPSIM_CACHE_DIR", cache())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("warpsim starts");
+    drop(child.stderr.take());
+    let status = child.wait().expect("warpsim runs");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}

@@ -29,6 +29,7 @@
 #define __export__
 #define __location__(a) __##a
 #define CUDARTAPI
+#define CUDART_CB
 #define CUDAAPI
 
 

@@ -8,7 +8,8 @@
 //
 // Managed memory (cudaMallocManaged, cudaHostAlloc with cudaHostAllocMapped) is host memory
 // that warpsim mirrors on the device at the same address: it is copied to the device before each
-// launch and back at each synchronisation after one.
+// launch and back when the launch returns (a launch runs to completion before it answers), so the
+// host's writes between a launch and the next synchronisation are kept.
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,7 +186,6 @@ struct State {
     std::map<uintptr_t, size_t> device;                // cudaMalloc'd ranges
     std::map<uintptr_t, size_t> managed;               // managed ranges (host memory)
     std::map<uintptr_t, size_t> pinned;                // cudaMallocHost'd ranges
-    bool launched_since_sync = false;
     int device_flags = 0;
 };
 
@@ -321,7 +321,7 @@ cudaError_t read_device(void *dst, uint64_t src, size_t n) {
     return cudaSuccess;
 }
 
-// Managed memory goes to the device before a launch...
+// Managed memory goes to the device before a launch and comes back after it.
 cudaError_t managed_to_device() {
     State &s = state();
     for (auto &m : s.managed) {
@@ -331,7 +331,16 @@ cudaError_t managed_to_device() {
     return cudaSuccess;
 }
 
-// ...and comes back, with the kernels' printf output, at a synchronisation.
+cudaError_t managed_to_host() {
+    State &s = state();
+    for (auto &m : s.managed) {
+        cudaError_t e = read_device((void *)m.first, m.first, m.second);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+// The kernels' printf output comes at a synchronisation.
 cudaError_t sync_point() {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
@@ -341,13 +350,6 @@ cudaError_t sync_point() {
     std::string text = r.str();
     if (!text.empty()) {
         fwrite(text.data(), 1, text.size(), stdout);
-    }
-    if (status == cudaSuccess && s.launched_since_sync) {
-        for (auto &m : s.managed) {
-            cudaError_t e = read_device((void *)m.first, m.first, m.second);
-            if (e != cudaSuccess) return e;
-        }
-        s.launched_since_sync = false;
     }
     return fail(status);
 }
@@ -466,8 +468,9 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
         if (!args || !args[i]) return fail(cudaErrorInvalidValue);
         w.blob(args[i], info->sizes[i]);
     }
-    s.launched_since_sync = true;
-    return simple(w);
+    e = simple(w);
+    if (e == cudaSuccess && !s.managed.empty()) e = managed_to_host();
+    return e;
 }
 
 // What the direction of a copy is, with cudaMemcpyDefault resolved by the pointers.
@@ -813,7 +816,6 @@ cudaError_t cudaDeviceReset(void) {
     s.managed.clear();
     s.device.clear();
     s.symbols.clear();
-    s.launched_since_sync = false;
     last_error = cudaSuccess;
     return e;
 }

@@ -192,8 +192,11 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                 buffers.push(None);
             }
             (ParamKind::Pointer { .. }, Arg::Buffer(g)) => {
-                vals.push(Val::D(R64::uniform(0)));
-                buffers.push(Some(Ok(g.clone())));
+                // The pointer is the whole allocation plus an offset, as on a GPU: a view into
+                // its middle (`d + 1` from the host) may be indexed backwards.
+                let (whole, offset) = g.whole();
+                vals.push(Val::D(R64::uniform(offset as u64)));
+                buffers.push(Some(Ok(whole)));
             }
             (ParamKind::Pointer { .. }, Arg::NoBuffer(address)) => {
                 vals.push(Val::D(R64::uniform(0)));

@@ -48,7 +48,7 @@ impl Module {
     /// Read, preprocess and parse `path`; `#include "x.h"` resolves beside it, then in the
     /// include directories of `options`.
     pub fn from_file(path: &Path, options: &Options) -> Result<Module, Diagnostic> {
-        let text = std::fs::read_to_string(path).map_err(|e| Diagnostic {
+        let bytes = std::fs::read(path).map_err(|e| Diagnostic {
             severity: Severity::Error,
             file: path.display().to_string(),
             line: 0,
@@ -58,6 +58,7 @@ impl Module {
             help: None,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
+        let text = String::from_utf8_lossy(&bytes);
         Self::build(&path.display().to_string(), &text, dir, options)
     }
 

@@ -25,6 +25,8 @@ use std::sync::{Arc, Weak};
 pub struct Allocation {
     pub(crate) name: String,
     pub(crate) base: u64,
+    /// The bytes allocated (the words round them up to a multiple of 4).
+    len: usize,
     pub(crate) words: Box<[AtomicU32]>,
     /// For allocations made uninitialised: one bit per word, set once the word is written.
     written: Option<Box<[AtomicU32]>>,
@@ -34,7 +36,7 @@ pub struct Allocation {
 
 impl Allocation {
     pub fn bytes(&self) -> usize {
-        self.words.len() * 4
+        self.len
     }
 
     /// Note that the words holding bytes `byte..byte + len` have been written.
@@ -123,6 +125,7 @@ impl<T: Element> Global<T> {
             alloc: Arc::new(Allocation {
                 name: name.to_string(),
                 base,
+                len: bytes,
                 words: (0..words).map(|_| AtomicU32::new(0)).collect(),
                 written: track_init
                     .then(|| (0..words.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()),
@@ -132,6 +135,18 @@ impl<T: Element> Global<T> {
             len,
             _elem: PhantomData,
         }
+    }
+
+    /// The whole allocation as bytes, and the byte offset of this view in it: a pointer into the
+    /// middle of an allocation may be indexed backwards, as far as the allocation's start.
+    pub(crate) fn whole(&self) -> (Global<u8>, usize) {
+        let whole = Global {
+            alloc: Arc::clone(&self.alloc),
+            offset: 0,
+            len: self.alloc.len,
+            _elem: PhantomData,
+        };
+        (whole, self.offset)
     }
 
     pub(crate) fn allocation(&self) -> Weak<Allocation> {

@@ -349,7 +349,7 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         cxx: None,
         cache: None,
     };
-    let build = || Program::build(&opts, 900, &mut |what| eprintln!("==warpsim== {what}"));
+    let build = || Program::build(&opts, 900, &mut |what| note!("==warpsim== {what}"));
     let program = build().map_err(|e| e.to_string())?;
     let runs = a.runs.max(1);
     let mut rebuilds = Vec::new();

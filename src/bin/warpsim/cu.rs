@@ -109,7 +109,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
     };
     let module = Module::from_file(file, options).map_err(|d| Failure::Usage(d.to_string()))?;
     for w in module.warnings().iter().chain(module.host_syntax_errors()) {
-        eprintln!("{w}");
+        note!("{w}");
     }
     let kernel = module
         .lower(name)
@@ -243,7 +243,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         );
     } else if a.csv {
         for f in &l.findings {
-            eprintln!("{f}");
+            note!("{f}");
         }
         let names: Vec<&str> = Metrics::NAMES
             .iter()
@@ -276,7 +276,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
             time.as_secs_f64() * 1e3
         );
         for p in &r.printed {
-            eprint!("{}", p.text);
+            note_raw!("{}", p.text);
         }
     } else {
         out!(

@@ -10,6 +10,22 @@ macro_rules! out {
     };
 }
 
+/// `eprintln!` that never panics: with stderr closed there is no one left to tell.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` with the same care.
+macro_rules! note_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// `print!` with the same care.
 macro_rules! out_raw {
     ($($arg:tt)*) => {
@@ -86,11 +102,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
-            eprintln!("error: {msg}");
+            note!("error: {msg}");
             ExitCode::from(2)
         }
         Err(Failure::Failed(msg)) => {
-            eprintln!("error: {msg}");
+            note!("error: {msg}");
             ExitCode::from(1)
         }
         Err(Failure::Status(code)) => ExitCode::from(code),
@@ -112,7 +128,7 @@ fn emit(args: std::fmt::Arguments<'_>, newline: bool) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("error: cannot write the output: {e}");
+        note!("error: cannot write the output: {e}");
         std::process::exit(1);
     }
 }
@@ -442,7 +458,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
     } else if a.csv {
         // Rows on stdout stay machine-readable; check-mode findings go to stderr.
         for f in o.launches.iter().flat_map(|l| &l.findings) {
-            eprintln!("{f}");
+            note!("{f}");
         }
         let names: Vec<&str> = Metrics::NAMES
             .iter()
@@ -545,7 +561,7 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
         });
         std::fs::write(path, page)
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("report written to {}", path.display());
+        note!("report written to {}", path.display());
     }
     let errors = o
         .launches
@@ -820,7 +836,7 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
         }
         std::fs::write(path, html::report(dev.profile(), &rows, &extras))
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("report written to {}", path.display());
+        note!("report written to {}", path.display());
     }
     if wrong.is_empty() {
         Ok(())

@@ -67,12 +67,12 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         cache: None,
     };
     let program = Program::build(&opts, options.arch, &mut |what| {
-        eprintln!("{MARK} {what}");
+        note!("{MARK} {what}");
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;
     for m in program.device_code().units() {
         for w in m.warnings() {
-            eprintln!("{w}");
+            note!("{w}");
         }
     }
     let mode = if a.no_counters {
@@ -86,8 +86,8 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
     let outcome = program
         .run(&dev, &a.program_args, mode, a.lines, &mut |e| match e {
             Event::Fault { error, code } => {
-                eprintln!("{MARK} error: {error}");
-                eprintln!(
+                note!("{MARK} error: {error}");
+                note!(
                     "{MARK} the program gets {} from this launch{}",
                     error_name(code),
                     if code == 700 || code == 716 || code == 710 || code == 719 {
@@ -100,10 +100,10 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             }
             Event::Refused(d) => {
                 refused += 1;
-                eprintln!("{d}");
-                eprintln!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
+                note!("{d}");
+                note!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
             }
-            Event::Note(n) => eprintln!("{MARK} {n}"),
+            Event::Note(n) => note!("{MARK} {n}"),
         })
         .map_err(|e| Failure::Failed(e.to_string()))?;
     let findings: Vec<(&str, &warpsim::check::Finding)> = outcome
@@ -117,9 +117,9 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         })
         .collect();
     for (k, f) in &findings {
-        eprintln!("{MARK} {k}: {f}");
+        note!("{MARK} {k}: {f}");
     }
-    eprint!("{}", summary(&outcome.launches, &dev, mode));
+    note_raw!("{}", summary(&outcome.launches, &dev, mode));
     if let Some(path) = &a.json_out {
         let mut sources = lines::Sources::default();
         let v = json!({
@@ -164,12 +164,12 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         .count();
     match outcome.exit {
         Exit::Code(0) if errors > 0 => {
-            eprintln!("{MARK} check mode found {errors} hazard(s)");
+            note!("{MARK} check mode found {errors} hazard(s)");
             Err(Failure::Status(1))
         }
         Exit::Code(0) => {
             if refused > 0 {
-                eprintln!(
+                note!(
                     "{MARK} {refused} kernel(s) could not run on warpsim (see above); the \
                      program's results do not include them"
                 );
@@ -178,7 +178,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         }
         Exit::Code(c) => Err(Failure::Status(u8::try_from(c & 0xff).unwrap_or(1).max(1))),
         Exit::Signal(s) => {
-            eprintln!(
+            note!(
                 "{MARK} the program was killed by signal {s} ({})",
                 signal_name(s)
             );

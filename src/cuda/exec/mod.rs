@@ -17,8 +17,8 @@
 
 use crate::block::{AtomicVal, Block, ShflOp, fault};
 use crate::cuda::ir::{
-    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, Kernel, Op, Operand, ParamKind,
-    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
+    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, MathFn, Op, Operand,
+    ParamKind, SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
 };
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
@@ -124,6 +124,8 @@ pub(crate) struct Exec<'k, 'b, 'a> {
     calls: Vec<Masks>,
     printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
     printf_seq: usize,
+    /// Statements the block has executed: its `clock()`.
+    ticks: u64,
     /// The statement executing (its address), for [`Plan::fresh`].
     cur: usize,
 }
@@ -189,9 +191,9 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         for (p, a) in k.params.iter().zip(args) {
             match &p.kind {
                 ParamKind::Scalar { var, .. } => vars[var.0 as usize] = *a,
-                ParamKind::Pointer { offset, .. } => {
-                    vars[offset.0 as usize] = Val::D(R64::uniform(0))
-                }
+                // Its offset in the buffer the launch bound (a pointer into the middle of an
+                // allocation starts past 0).
+                ParamKind::Pointer { offset, .. } => vars[offset.0 as usize] = *a,
                 ParamKind::Struct { .. } => {}
             }
         }
@@ -230,6 +232,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             calls: Vec::new(),
             printed,
             printf_seq: 0,
+            ticks: 0,
             cur: 0,
         };
         e.block(&k.body);
@@ -261,6 +264,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     fn stmt(&mut self, s: &Stmt) {
         self.cur = s as *const Stmt as usize;
+        self.ticks += 1;
         match s {
             Stmt::Assign(a) => {
                 let uniform = self.k.vars[a.dst.0 as usize].uniform;
@@ -536,6 +540,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             Builtin::LaneId => self.b.lane_id().0,
             Builtin::LinearTid => self.b.linear_tid().0,
             Builtin::BaseAddress(base) => return Val::D(self.base_address(base)),
+            Builtin::Clock => return Val::D(R64::uniform(self.ticks)),
         })
     }
 
@@ -1903,6 +1908,18 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         };
         return keep(fr, p);
     }
+    if let UnOp::Test(t) = op {
+        return Val::W(match x {
+            Val::D(d) => narrow_in::<U64x32, U32x32>(fr, d, move |v| {
+                U32x32::from_array(v.to_array().map(|b| fp_test(t, f64::from_bits(b)) as u32))
+            }),
+            Val::W(r) => un32_in::<U32x32, U32x32>(fr, r, move |v| {
+                v.map_each(|b| fp_test(t, f64::from(f32::from_bits(b))) as u32)
+            }),
+            // A `bool` is a number that is neither NaN nor infinite.
+            Val::B(_) | Val::P(_) => R32::uniform(u32::from(t == FpTest::IsFinite)),
+        });
+    }
     if matches!(op, UnOp::Popc | UnOp::Clz | UnOp::Ffs) {
         // The result is an `int`; the operand keeps its own width.
         let bits = move |x: u64, width: u32| match op {
@@ -1953,6 +1970,7 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         (F32, UnOp::Trunc) => f32op!(|x| x.map_each(f32::trunc)),
         (F32, UnOp::Round) => f32op!(|x| x.map_each(f32::round)),
         (F32, UnOp::Rint) => f32op!(|x| x.map_each(f32::round_ties_even)),
+        (F32, UnOp::Math(f)) => f32op!(move |x| x.map_each(|v| math32(f, v))),
         (F64, UnOp::Neg) => f64op!(|x| -x),
         (F64, UnOp::Abs) => f64op!(|x| x.abs()),
         (F64, UnOp::Sqrt) => f64op!(|x| x.sqrt()),
@@ -1971,6 +1989,7 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         (F64, UnOp::Trunc) => f64op!(|x| x.map_each(f64::trunc)),
         (F64, UnOp::Round) => f64op!(|x| x.map_each(f64::round)),
         (F64, UnOp::Rint) => f64op!(|x| x.map_each(f64::round_ties_even)),
+        (F64, UnOp::Math(f)) => f64op!(move |x| x.map_each(|v| math64(f, v))),
         (I64 | U64, op) => Val::D(un64_in::<U64x32, U64x32>(fr, x.d(), move |v| match op {
             UnOp::Neg => U64x32::ZERO - v,
             UnOp::Not => !v,
@@ -1988,6 +2007,98 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         (_, op) => {
             unreachable!("the front-end converts an integer operand of {op:?} to floating point")
         }
+    }
+}
+
+/// A math function on a `float`, as the C library's `f`-suffixed function computes it.
+fn math32(f: MathFn, x: f32) -> f32 {
+    use std::f32::consts::{FRAC_1_SQRT_2, PI};
+    match f {
+        MathFn::Asin => x.asin(),
+        MathFn::Acos => x.acos(),
+        MathFn::Atan => x.atan(),
+        MathFn::Sinh => x.sinh(),
+        MathFn::Cosh => x.cosh(),
+        MathFn::Asinh => x.asinh(),
+        MathFn::Acosh => x.acosh(),
+        MathFn::Atanh => x.atanh(),
+        MathFn::Cbrt => x.cbrt(),
+        MathFn::Erf => libm::erff(x),
+        MathFn::Erfc => libm::erfcf(x),
+        MathFn::Lgamma => libm::lgammaf(x),
+        MathFn::Tgamma => libm::tgammaf(x),
+        MathFn::Expm1 => x.exp_m1(),
+        MathFn::Log1p => x.ln_1p(),
+        MathFn::Exp10 => libm::exp10f(x),
+        MathFn::SinPi => (x * PI).sin(),
+        MathFn::CosPi => (x * PI).cos(),
+        MathFn::Logb => logb(f64::from(x)) as f32,
+        MathFn::NormCdf => 0.5 * libm::erfcf(-x * FRAC_1_SQRT_2),
+        MathFn::FrexpFrac => libm::frexpf(x).0,
+    }
+}
+
+/// A math function on a `double`.
+fn math64(f: MathFn, x: f64) -> f64 {
+    use std::f64::consts::{FRAC_1_SQRT_2, PI};
+    match f {
+        MathFn::Asin => x.asin(),
+        MathFn::Acos => x.acos(),
+        MathFn::Atan => x.atan(),
+        MathFn::Sinh => x.sinh(),
+        MathFn::Cosh => x.cosh(),
+        MathFn::Asinh => x.asinh(),
+        MathFn::Acosh => x.acosh(),
+        MathFn::Atanh => x.atanh(),
+        MathFn::Cbrt => x.cbrt(),
+        MathFn::Erf => libm::erf(x),
+        MathFn::Erfc => libm::erfc(x),
+        MathFn::Lgamma => libm::lgamma(x),
+        MathFn::Tgamma => libm::tgamma(x),
+        MathFn::Expm1 => x.exp_m1(),
+        MathFn::Log1p => x.ln_1p(),
+        MathFn::Exp10 => libm::exp10(x),
+        MathFn::SinPi => (x * PI).sin(),
+        MathFn::CosPi => (x * PI).cos(),
+        MathFn::Logb => logb(x),
+        MathFn::NormCdf => 0.5 * libm::erfc(-x * FRAC_1_SQRT_2),
+        MathFn::FrexpFrac => libm::frexp(x).0,
+    }
+}
+
+/// `logb`: the exponent of `x` as a floating value (`-inf` for 0, `|x|` for inf and NaN).
+fn logb(x: f64) -> f64 {
+    if x == 0.0 {
+        f64::NEG_INFINITY
+    } else if !x.is_finite() {
+        x.abs()
+    } else {
+        f64::from(libm::ilogb(x))
+    }
+}
+
+/// A two-operand math function, computed in `double` (a `float`'s operands are exact there;
+/// rounding the result to `float` gives the `float` function's result but for a last-bit
+/// double rounding).
+fn math2(op: BinOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinOp::Hypot => x.hypot(y),
+        BinOp::CopySign => x.copysign(y),
+        BinOp::Fdim => libm::fdim(x, y),
+        BinOp::Remainder => libm::remainder(x, y),
+        _ => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
+    }
+}
+
+/// A test of a floating-point value (a `float` widened exactly to `double`).
+fn fp_test(t: FpTest, x: f64) -> i32 {
+    match t {
+        FpTest::IsNan => i32::from(x.is_nan()),
+        FpTest::IsInf => i32::from(x.is_infinite()),
+        FpTest::IsFinite => i32::from(x.is_finite()),
+        FpTest::SignBit => i32::from(x.is_sign_negative()),
+        FpTest::Ilogb => libm::ilogb(x),
+        FpTest::FrexpExp => libm::frexp(x).1,
     }
 }
 
@@ -2011,6 +2122,11 @@ fn binary(fr: &mut Frame, op: BinOp, ty: Scalar, x: Val, y: Val) -> Val {
                 BinOp::Atan2 => {
                     bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.zip_each(y, f32::atan2))
                 }
+                BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+                    bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, move |x, y| {
+                        x.zip_each(y, |p, q| math2(op, f64::from(p), f64::from(q)) as f32)
+                    })
+                }
                 _ => a,
             })
         }
@@ -2027,6 +2143,11 @@ fn binary(fr: &mut Frame, op: BinOp, ty: Scalar, x: Val, y: Val) -> Val {
                 BinOp::Pow => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::powf)),
                 BinOp::Atan2 => {
                     bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::atan2))
+                }
+                BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+                    bin64_in::<F64x32, F64x32>(fr, a, b, move |x, y| {
+                        x.zip_each(y, |p, q| math2(op, p, q))
+                    })
                 }
                 _ => a,
             })
@@ -2081,7 +2202,13 @@ fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
         BinOp::NthSet => {
             bin32_in::<U32x32, U32x32, U32x32>(fr, a, b, |x, y| x.zip_each(y, nth_set))
         }
-        BinOp::Pow | BinOp::Atan2 => a,
+        BinOp::Pow
+        | BinOp::Atan2
+        | BinOp::Hypot
+        | BinOp::CopySign
+        | BinOp::Fdim
+        | BinOp::Remainder
+        | BinOp::Ldexp => a,
     }
 }
 
@@ -2161,7 +2288,14 @@ fn binary64(fr: &mut Frame, op: BinOp, signed: bool, a: R64, b: R64) -> R64 {
             x.zip_each(y, |p, q| ((u128::from(p) * u128::from(q)) >> 64) as u64)
         }),
         // `NthSet` is lowered on 32-bit masks only.
-        BinOp::Pow | BinOp::Atan2 | BinOp::NthSet => a,
+        BinOp::Pow
+        | BinOp::Atan2
+        | BinOp::NthSet
+        | BinOp::Hypot
+        | BinOp::CopySign
+        | BinOp::Fdim
+        | BinOp::Remainder
+        | BinOp::Ldexp => a,
     }
 }
 

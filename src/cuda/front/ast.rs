@@ -285,6 +285,9 @@ pub struct StructDef {
     pub name: String,
     /// Template parameters (empty when not a template).
     pub template: Vec<TemplateParam>,
+    /// A specialization's template arguments (`template <> struct S<float>`; with
+    /// [`StructDef::template`] not empty, a partial specialization).
+    pub specialization: Vec<TemplateArg>,
     /// Member functions with device code: methods, operators (`operator+`), constructors (named
     /// as the struct) and conversions (`operator cast`, the target type as the return type).
     pub methods: Vec<Function>,

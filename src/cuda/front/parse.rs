@@ -489,8 +489,19 @@ impl<'a> P<'a> {
             return None;
         }
         let body = n.child_by_field_name("body")?;
+        let mut specialization = Vec::new();
         let name = match (name_override, n.child_by_field_name("name")) {
             (Some(o), _) => o.to_string(),
+            // `S<float>` in `template <> struct S<float> {...}`: a specialization of `S`.
+            (None, Some(nm)) if nm.kind() == "template_type" => {
+                specialization = nm
+                    .child_by_field_name("arguments")
+                    .map(|a| self.template_args(a))
+                    .unwrap_or_default();
+                nm.child_by_field_name("name")
+                    .map_or("", |x| self.text(x))
+                    .to_string()
+            }
             (None, Some(nm)) => self.text(nm).to_string(),
             (None, None) => return Some(String::new()),
         };
@@ -549,6 +560,7 @@ impl<'a> P<'a> {
         unit.structs.push(StructDef {
             name: name.clone(),
             template: template.to_vec(),
+            specialization,
             methods,
             fields,
             align,
@@ -768,6 +780,54 @@ impl<'a> P<'a> {
         }
     }
 
+    /// A declaration in a function body: `P s(buf, t);` with plain names for arguments parses
+    /// as a function's prototype, but there it defines `s` by a constructor call.
+    fn local_declaration(&self, n: Node<'_>) -> Vec<VarDecl> {
+        let mut out = self.declaration(n);
+        let (Some(t), mut c) = (n.child_by_field_name("type"), n.walk()) else {
+            return out;
+        };
+        for d in n.children_by_field_name("declarator", &mut c) {
+            let (Some(name), Some(params)) = (
+                d.child_by_field_name("declarator"),
+                d.child_by_field_name("parameters"),
+            ) else {
+                continue;
+            };
+            let args: Vec<Node<'_>> = named_children(params);
+            let names_only = d.kind() == "function_declarator"
+                && name.kind() == "identifier"
+                && !args.is_empty()
+                && args.iter().all(|a| {
+                    a.kind() == "parameter_declaration"
+                        && a.child_by_field_name("declarator").is_none()
+                        && a.child_by_field_name("type")
+                            .is_some_and(|t| t.kind() == "type_identifier")
+                });
+            if !names_only {
+                continue;
+            }
+            let (quals, ..) = self.quals(n);
+            let ident = |a: Node<'_>| Expr {
+                kind: ExprKind::Ident(self.text(a).to_string()),
+                site: self.site(a),
+                span: (a.start_byte(), a.end_byte()),
+            };
+            out.push(VarDecl {
+                name: self.text(name).to_string(),
+                ty: self.type_expr(t),
+                quals,
+                init: Some(Expr {
+                    kind: ExprKind::InitList(args.into_iter().map(ident).collect()),
+                    site: self.site(params),
+                    span: (params.start_byte(), params.end_byte()),
+                }),
+                site: self.site(d),
+            });
+        }
+        out
+    }
+
     fn declaration(&self, n: Node<'_>) -> Vec<VarDecl> {
         let (quals, ..) = self.quals(n);
         let Some(t) = n.child_by_field_name("type") else {
@@ -846,7 +906,7 @@ impl<'a> P<'a> {
                         Some("define the struct at file scope"),
                     );
                 }
-                StmtKind::Decl(self.declaration(n))
+                StmtKind::Decl(self.local_declaration(n))
             }
             "expression_statement" => match named_children(n).into_iter().next() {
                 Some(e) if e.kind() == "gnu_asm_expression" => {

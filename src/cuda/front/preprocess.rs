@@ -83,7 +83,8 @@ impl Preprocessed {
 /// What the preprocessor is told: definitions, include directories and the target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// `-D NAME=VALUE` definitions, in order (an empty value defines the name as `1`).
+    /// `-D NAME=VALUE` definitions, in order (`-D NAME` is `NAME=1`; `-D NAME=` defines NAME as
+    /// nothing, as in C compilers).
     pub defines: Vec<(String, String)>,
     /// `-I` directories, searched in order after the including file's directory.
     pub include_dirs: Vec<PathBuf>,
@@ -408,7 +409,7 @@ pub fn preprocess(
         );
     }
     for (k, v) in &options.defines {
-        pp.define_text(k, if v.is_empty() { "1" } else { v });
+        pp.define_text(k, v);
     }
     pp.file(name, text, dir)?;
     Ok(pp.out)
@@ -680,8 +681,10 @@ impl Pp<'_> {
         if self.once.contains(&canon) {
             return Ok(());
         }
-        let text = std::fs::read_to_string(&path)
+        let bytes = std::fs::read(&path)
             .map_err(|e| self.err(site, format!("cannot read {}: {e}", path.display()), None))?;
+        // Another encoding (a Latin-1 comment) is read as far as UTF-8 goes, as compilers do.
+        let text = String::from_utf8_lossy(&bytes);
         if self.depth > 64 {
             return Err(self.err(site, "#include nested too deeply (a cycle?)", None));
         }

@@ -104,7 +104,7 @@ pub struct BuildOptions {
     pub files: Vec<PathBuf>,
     /// `-I` directories.
     pub include_dirs: Vec<PathBuf>,
-    /// `-D NAME=VALUE` definitions (an empty value defines `1`).
+    /// `-D NAME=VALUE` definitions (`-D NAME` is `NAME=1`; an empty value defines nothing).
     pub defines: Vec<(String, String)>,
     /// The C++ compiler; `None`: `$CXX`, else `c++`, `g++` or `clang++` on `PATH`.
     pub cxx: Option<String>,
@@ -275,7 +275,7 @@ struct Mirrored {
     /// The original, absolute.
     original: PathBuf,
     /// The text the compiler reads.
-    text: String,
+    text: Vec<u8>,
 }
 
 /// Every local file reachable from the sources, with its host-pass text.
@@ -300,8 +300,11 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
         if out.contains_key(&path) {
             continue;
         }
-        let text = std::fs::read_to_string(&path)
+        let bytes = std::fs::read(&path)
             .map_err(|e| BuildError::Usage(format!("cannot read {}: {e}", path.display())))?;
+        // Sources in another encoding (Latin-1 comments) are read as far as UTF-8 goes; a file
+        // without device code is mirrored byte for byte.
+        let text = String::from_utf8_lossy(&bytes);
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for (name, quoted) in includes(&text) {
             let found = quoted
@@ -318,8 +321,11 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
             split::host_file(&shown, &text)
                 .map_err(BuildError::Split)?
                 .text
+                .into_bytes()
         } else {
-            format!("#line 1 \"{}\"\n{text}", shown.replace('"', "\\\""))
+            let mut h = format!("#line 1 \"{}\"\n", shown.replace('"', "\\\"")).into_bytes();
+            h.extend_from_slice(&bytes);
+            h
         };
         out.insert(
             path.clone(),
@@ -419,7 +425,7 @@ fn io(p: &Path, e: std::io::Error) -> BuildError {
     BuildError::Io(format!("{}: {e}", p.display()))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), BuildError> {
+fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<(), BuildError> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
     }
@@ -561,7 +567,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
     }
     for (path, m) in &files {
         h.add(path.as_os_str().as_encoded_bytes());
-        h.add(m.text.as_bytes());
+        h.add(&m.text);
     }
     let dir = cache.join("programs").join(h.hex());
     let exe = dir.join("program");
@@ -598,13 +604,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
         let defines: Vec<String> = opts
             .defines
             .iter()
-            .map(|(k, v)| {
-                if v.is_empty() {
-                    format!("-D{k}")
-                } else {
-                    format!("-D{k}={v}")
-                }
-            })
+            .map(|(k, v)| format!("-D{k}={v}"))
             .collect();
         let mut objects = Vec::new();
         let mut children = Vec::new();

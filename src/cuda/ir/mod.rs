@@ -147,6 +147,10 @@ pub enum Builtin {
     /// `U64`: what pointer comparisons and casts to integers read. Shared memory sits in a
     /// window of its own ([`SHARED_WINDOW`]); a null pointer is 0.
     BaseAddress(Base),
+    /// `clock()`/`clock64()` (`I64`): warpsim's clock ticks once per statement the block
+    /// executes, so a time measured with it is the work between two readings, and a loop that
+    /// waits for it ends.
+    Clock,
 }
 
 /// Where shared memory appears in the generic address space (as on a GPU, a window apart from
@@ -300,6 +304,16 @@ pub enum BinOp {
     Atan2,
     /// `__mulhi`/`__umulhi`: the high half of the product.
     MulHi,
+    /// `hypotf`.
+    Hypot,
+    /// `copysignf`.
+    CopySign,
+    /// `fdimf`: `x - y` when positive, else 0.
+    Fdim,
+    /// `remainderf`: IEEE remainder (the quotient rounded to nearest).
+    Remainder,
+    /// `ldexpf(x, n)`, with `n` converted to the floating type (exactly: it is an `int`).
+    Ldexp,
     /// The lane of set bit number `b` (from 0) of mask `a`, 32 when `a` has fewer (`U32`; a
     /// coalesced group's rank to its lane).
     NthSet,
@@ -374,6 +388,60 @@ pub enum UnOp {
     Ffs,
     /// `__brev`/`__brevll`.
     Brev,
+    /// A function of the C math library (`asinf`, `erff`, `cbrtf` …).
+    Math(MathFn),
+    /// A test of a floating-point value; the result type `ty` is `I32`, the operand keeps its
+    /// own type (as for `Popc`).
+    Test(FpTest),
+}
+
+/// The C math library's functions of one argument beyond [`UnOp`]'s own, evaluated as a
+/// correctly rounded C library (`libm`) does: within CUDA's documented error bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum MathFn {
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Cbrt,
+    Erf,
+    Erfc,
+    Lgamma,
+    Tgamma,
+    Expm1,
+    Log1p,
+    Exp10,
+    /// `sinpif(x)`: sin(πx).
+    SinPi,
+    /// `cospif(x)`: cos(πx).
+    CosPi,
+    Logb,
+    /// `normcdff(x)`: the standard normal distribution function.
+    NormCdf,
+    /// `frexpf`'s fraction (the exponent is [`FpTest::FrexpExp`]).
+    FrexpFrac,
+}
+
+/// Tests of a floating-point value, with an `int` result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FpTest {
+    /// `isnan`.
+    IsNan,
+    /// `isinf`.
+    IsInf,
+    /// `isfinite`.
+    IsFinite,
+    /// `signbit`.
+    SignBit,
+    /// `ilogbf`.
+    Ilogb,
+    /// `frexpf`'s exponent.
+    FrexpExp,
 }
 
 /// One computation; `dst` gets a value of type `ty` (except comparisons: `Bool`).

@@ -10,8 +10,8 @@ use super::types::{Group, Ty, promote, usual, vector_type};
 use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
-    AtomicOp, Axis, BinOp, Builtin, CmpOp, Op, Operand, Scalar, ShflKind, Site, Stmt, SyncKind,
-    UnOp, VoteKind, WarpReduce,
+    AtomicOp, Axis, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Scalar, ShflKind, Site,
+    Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
 };
 
 const FULL: u32 = 0xffff_ffff;
@@ -66,6 +66,47 @@ const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
     ("tan", UnOp::Tan, None),
     ("tanhf", UnOp::Tanh, Some(Scalar::F32)),
     ("tanh", UnOp::Tanh, None),
+    ("asinf", UnOp::Math(MathFn::Asin), Some(Scalar::F32)),
+    ("asin", UnOp::Math(MathFn::Asin), None),
+    ("acosf", UnOp::Math(MathFn::Acos), Some(Scalar::F32)),
+    ("acos", UnOp::Math(MathFn::Acos), None),
+    ("atanf", UnOp::Math(MathFn::Atan), Some(Scalar::F32)),
+    ("atan", UnOp::Math(MathFn::Atan), None),
+    ("sinhf", UnOp::Math(MathFn::Sinh), Some(Scalar::F32)),
+    ("sinh", UnOp::Math(MathFn::Sinh), None),
+    ("coshf", UnOp::Math(MathFn::Cosh), Some(Scalar::F32)),
+    ("cosh", UnOp::Math(MathFn::Cosh), None),
+    ("asinhf", UnOp::Math(MathFn::Asinh), Some(Scalar::F32)),
+    ("asinh", UnOp::Math(MathFn::Asinh), None),
+    ("acoshf", UnOp::Math(MathFn::Acosh), Some(Scalar::F32)),
+    ("acosh", UnOp::Math(MathFn::Acosh), None),
+    ("atanhf", UnOp::Math(MathFn::Atanh), Some(Scalar::F32)),
+    ("atanh", UnOp::Math(MathFn::Atanh), None),
+    ("cbrtf", UnOp::Math(MathFn::Cbrt), Some(Scalar::F32)),
+    ("cbrt", UnOp::Math(MathFn::Cbrt), None),
+    ("erff", UnOp::Math(MathFn::Erf), Some(Scalar::F32)),
+    ("erf", UnOp::Math(MathFn::Erf), None),
+    ("erfcf", UnOp::Math(MathFn::Erfc), Some(Scalar::F32)),
+    ("erfc", UnOp::Math(MathFn::Erfc), None),
+    ("lgammaf", UnOp::Math(MathFn::Lgamma), Some(Scalar::F32)),
+    ("lgamma", UnOp::Math(MathFn::Lgamma), None),
+    ("tgammaf", UnOp::Math(MathFn::Tgamma), Some(Scalar::F32)),
+    ("tgamma", UnOp::Math(MathFn::Tgamma), None),
+    ("expm1f", UnOp::Math(MathFn::Expm1), Some(Scalar::F32)),
+    ("expm1", UnOp::Math(MathFn::Expm1), None),
+    ("log1pf", UnOp::Math(MathFn::Log1p), Some(Scalar::F32)),
+    ("log1p", UnOp::Math(MathFn::Log1p), None),
+    ("exp10f", UnOp::Math(MathFn::Exp10), Some(Scalar::F32)),
+    ("exp10", UnOp::Math(MathFn::Exp10), None),
+    ("sinpif", UnOp::Math(MathFn::SinPi), Some(Scalar::F32)),
+    ("sinpi", UnOp::Math(MathFn::SinPi), None),
+    ("cospif", UnOp::Math(MathFn::CosPi), Some(Scalar::F32)),
+    ("cospi", UnOp::Math(MathFn::CosPi), None),
+    ("logbf", UnOp::Math(MathFn::Logb), Some(Scalar::F32)),
+    ("logb", UnOp::Math(MathFn::Logb), None),
+    ("normcdff", UnOp::Math(MathFn::NormCdf), Some(Scalar::F32)),
+    ("normcdf", UnOp::Math(MathFn::NormCdf), None),
+    ("__exp10f", UnOp::Math(MathFn::Exp10), Some(Scalar::F32)),
 ];
 
 /// Math functions of two arguments.
@@ -89,6 +130,40 @@ const BINARY_MATH: &[(&str, BinOp, Option<Scalar>)] = &[
     ("__fmul_rn", BinOp::Mul, Some(Scalar::F32)),
     ("__dadd_rn", BinOp::Add, Some(Scalar::F64)),
     ("__dmul_rn", BinOp::Mul, Some(Scalar::F64)),
+    ("hypotf", BinOp::Hypot, Some(Scalar::F32)),
+    ("hypot", BinOp::Hypot, None),
+    ("copysignf", BinOp::CopySign, Some(Scalar::F32)),
+    ("copysign", BinOp::CopySign, None),
+    ("fdimf", BinOp::Fdim, Some(Scalar::F32)),
+    ("fdim", BinOp::Fdim, None),
+    ("remainderf", BinOp::Remainder, Some(Scalar::F32)),
+    ("remainder", BinOp::Remainder, None),
+];
+
+/// `ldexpf(x, n)` and `scalbnf(x, n)`: a float and an `int`.
+const LDEXP: &[(&str, Option<Scalar>)] = &[
+    ("ldexpf", Some(Scalar::F32)),
+    ("ldexp", None),
+    ("scalbnf", Some(Scalar::F32)),
+    ("scalbn", None),
+];
+
+/// Tests of a floating-point value, with an `int` result.
+const FP_TESTS: &[(&str, FpTest)] = &[
+    ("isnan", FpTest::IsNan),
+    ("__isnan", FpTest::IsNan),
+    ("__isnanf", FpTest::IsNan),
+    ("isinf", FpTest::IsInf),
+    ("__isinf", FpTest::IsInf),
+    ("__isinff", FpTest::IsInf),
+    ("isfinite", FpTest::IsFinite),
+    ("__finite", FpTest::IsFinite),
+    ("__finitef", FpTest::IsFinite),
+    ("signbit", FpTest::SignBit),
+    ("__signbit", FpTest::SignBit),
+    ("__signbitf", FpTest::SignBit),
+    ("ilogbf", FpTest::Ilogb),
+    ("ilogb", FpTest::Ilogb),
 ];
 
 impl Lowerer<'_> {
@@ -263,7 +338,99 @@ impl Lowerer<'_> {
             let b = self.convert(v[1].0, v[1].1, t, site);
             return Ok(Val::Scalar(self.binop(*op, t, a, b, site), t));
         }
+        if let Some((_, ty)) = LDEXP.iter().find(|(name, _)| *name == short) {
+            self.arity(short, args, 2..=2, site)?;
+            let v = self.args_scalar(args)?;
+            let t = ty.unwrap_or(if v[0].1 == Scalar::F32 {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            });
+            let x = self.convert(v[0].0, v[0].1, t, site);
+            let n = self.convert(v[1].0, v[1].1, Scalar::I32, site);
+            let n = self.convert(n, Scalar::I32, t, site);
+            return Ok(Val::Scalar(self.binop(BinOp::Ldexp, t, x, n, site), t));
+        }
+        if let Some((_, test)) = FP_TESTS.iter().find(|(name, _)| *name == short) {
+            self.arity(short, args, 1..=1, site)?;
+            let (a, at) = self.scalar(&args[0])?;
+            let t = if at == Scalar::F32 {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            };
+            let a = self.convert(a, at, t, site);
+            return Ok(Val::Scalar(
+                self.unop(UnOp::Test(*test), Scalar::I32, a, site),
+                Scalar::I32,
+            ));
+        }
         match short {
+            // The functions that also write through pointers.
+            "sincosf" | "__sincosf" | "sincos" | "sincospif" | "sincospi" => {
+                self.arity(short, args, 3..=3, site)?;
+                let (a, at) = self.scalar(&args[0])?;
+                // The `f` forms, and C++'s `float` overloads of the others.
+                let t = if short.ends_with('f') || at == Scalar::F32 {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                let x = self.convert(a, at, t, site);
+                let (sin, cos) = if short.contains("pi") {
+                    (UnOp::Math(MathFn::SinPi), UnOp::Math(MathFn::CosPi))
+                } else {
+                    (UnOp::Sin, UnOp::Cos)
+                };
+                let s = self.unop(sin, t, x, site);
+                let c = self.unop(cos, t, x, site);
+                self.write_out(&args[1], Val::Scalar(s, t), short, site)?;
+                self.write_out(&args[2], Val::Scalar(c, t), short, site)?;
+                return Ok(Val::Void);
+            }
+            "modff" | "modf" => {
+                self.arity(short, args, 2..=2, site)?;
+                let (a, at) = self.scalar(&args[0])?;
+                let t = if short == "modff" || at == Scalar::F32 {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                let x = self.convert(a, at, t, site);
+                let whole = self.unop(UnOp::Trunc, t, x, site);
+                // The fraction keeps the sign of `x`; an infinite `x` has fraction 0. (Stored
+                // last: storing a value just computed may rename it.)
+                let frac = self.binop(BinOp::Sub, t, x, whole, site);
+                let inf = self.unop(UnOp::Test(FpTest::IsInf), Scalar::I32, x, site);
+                let inf = self.convert(inf, Scalar::I32, Scalar::Bool, site);
+                let zero = Operand::Const(super::consts::float(t, 0.0));
+                let zero = self.binop(BinOp::CopySign, t, zero, x, site);
+                let frac = self.assign(
+                    t,
+                    Op::Select {
+                        cond: inf,
+                        a: zero,
+                        b: frac,
+                    },
+                    site,
+                );
+                self.write_out(&args[1], Val::Scalar(whole, t), short, site)?;
+                return Ok(Val::Scalar(frac, t));
+            }
+            "frexpf" | "frexp" => {
+                self.arity(short, args, 2..=2, site)?;
+                let (a, at) = self.scalar(&args[0])?;
+                let t = if short == "frexpf" || at == Scalar::F32 {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                let x = self.convert(a, at, t, site);
+                let e = self.unop(UnOp::Test(FpTest::FrexpExp), Scalar::I32, x, site);
+                self.write_out(&args[1], Val::Scalar(e, Scalar::I32), short, site)?;
+                let frac = self.unop(UnOp::Math(MathFn::FrexpFrac), t, x, site);
+                return Ok(Val::Scalar(frac, t));
+            }
             "min" | "max" | "umin" | "umax" | "llmin" | "llmax" | "ullmin" | "ullmax" => {
                 self.arity(short, args, 2..=2, site)?;
                 let v = self.args_scalar(args)?;
@@ -654,6 +821,10 @@ impl Lowerer<'_> {
                 return Ok(Val::Scalar(Operand::Var(dst), t));
             }
             "__lane_id" => return Ok(Val::Scalar(Operand::Builtin(Builtin::LaneId), Scalar::U32)),
+            "clock" | "clock64" => {
+                self.arity(short, args, 0..=0, site)?;
+                return Ok(Val::Scalar(Operand::Builtin(Builtin::Clock), Scalar::I64));
+            }
             // Memory.
             "__ldg" | "__ldcg" | "__ldca" | "__ldcs" | "__ldlu" | "__ldcv" => {
                 self.arity(short, args, 1..=1, site)?;
@@ -826,11 +997,11 @@ impl Lowerer<'_> {
                 Some("allocate and copy on the host; pass buffers as kernel parameters"),
             ));
         }
-        if matches!(short, "clock" | "clock64" | "__globaltimer") {
+        if short == "__globaltimer" {
             return Err(self.unsupported(
                 site,
-                "reading clocks in device code",
-                Some("warpsim reports counters instead of time"),
+                "the global nanosecond timer",
+                Some("use clock64(), which counts the block's work in warpsim"),
             ));
         }
         if self.m.ast.host_functions.iter().any(|h| h == n) {
@@ -840,7 +1011,32 @@ impl Lowerer<'_> {
                 Some("declare it `__device__` (or `__host__ __device__`)".to_string()),
             ));
         }
+        let overloads = self.m.ast.functions.iter().filter(|f| f.name == n).count();
+        if overloads > 0 {
+            return Err(self.err(
+                site,
+                format!(
+                    "no overload of `{n}` takes these {} argument(s) ({overloads} declared)",
+                    args.len()
+                ),
+                Some("check the number and types of the arguments".into()),
+            ));
+        }
         Err(self.unknown(site, "function", n))
+    }
+
+    /// Store `v` where an output argument (`&s`, or a pointer) of `name` points.
+    fn write_out(&mut self, arg: &ast::Expr, v: Val, name: &str, site: Site) -> R<()> {
+        let place = match &arg.kind {
+            ExprKind::Unary(ast::Unary::AddrOf, inner) => self.place(inner)?,
+            _ => {
+                let p = self.ptr_arg(arg, name)?;
+                let ty = p.pointee.clone();
+                Place::Mem { ptr: p, ty }
+            }
+        };
+        self.write(&place, v, site)?;
+        Ok(())
     }
 
     /// A shuffle of a value: a scalar is one shuffle; a vector or struct (as cooperative groups

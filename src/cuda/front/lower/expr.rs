@@ -568,6 +568,33 @@ impl Lowerer<'_> {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.align(&self.structs)))
             }
+            // `sizeof(S<int>)`: the grammar reads a struct template's name with arguments as
+            // an expression (as it would `S<int>()`, whose size is the same).
+            ExprKind::SizeofExpr(x)
+                if matches!(&x.kind, ExprKind::Call(f, targs, args)
+                    if args.is_empty() && !targs.is_empty() && matches!(f.kind, ExprKind::Ident(_))) =>
+            {
+                let ExprKind::Call(f, targs, _) = &x.kind else {
+                    unreachable!("matched above")
+                };
+                let ExprKind::Ident(n) = &f.kind else {
+                    unreachable!("matched above")
+                };
+                let n = self.canon(n);
+                match self.struct_instance(&n, targs, site)? {
+                    Some(ty) => Ok(size_t(ty.size(&self.structs))),
+                    None => {
+                        // A function template's call: its type, not evaluated.
+                        let mut ty = Ty::Void;
+                        self.sub_block(|l| {
+                            let v = l.rvalue(x)?;
+                            ty = l.val_ty(&v);
+                            Ok(())
+                        })?;
+                        Ok(size_t(ty.size(&self.structs)))
+                    }
+                }
+            }
             ExprKind::SizeofExpr(x) => {
                 let mut ty = Ty::Void;
                 self.sub_block(|l| {

@@ -1899,15 +1899,45 @@ impl<'m> Lowerer<'m> {
             ));
         }
         cands.retain(|f| !f.global && f.params.len() == args.len());
-        if cands.is_empty() {
-            return Err(self.err(
-                site,
-                format!("no overload of `{name}` takes {} argument(s)", args.len()),
-                None,
-            ));
+        // The program's overloads add to the built-in ones (helper_math.h's
+        // `make_float3(float)`, `fminf(float3, float3)`): with none that can take these
+        // arguments, the built-in function is called.
+        // (An argument typed only by its parameter, `{1, 2}` or a local array, fits any.)
+        let arg_tys: Vec<Option<Ty>> = args.iter().map(|a| self.arg_ty(a).ok()).collect();
+        let mut viable = Vec::new();
+        for f in cands {
+            if self.viable(f, &arg_tys, site) {
+                viable.push(f);
+            }
         }
-        let f = self.overload(&cands, targs, &args, site)?;
+        if viable.is_empty() {
+            return Ok(None);
+        }
+        let f = self.overload(&viable, targs, &args, site)?;
         self.inline(f, targs, args, None, site).map(Some)
+    }
+
+    /// Whether `f`'s parameters can take arguments of types `arg_tys`: numbers convert to
+    /// numbers and pointers to pointers; vectors and structs must be the same (a parameter
+    /// whose type depends on a template parameter takes anything).
+    fn viable(&mut self, f: &Function, arg_tys: &[Option<Ty>], site: Site) -> bool {
+        f.params.iter().zip(arg_tys).all(|(p, at)| {
+            let Some(at) = at else {
+                return true;
+            };
+            let pt = match &p.ty {
+                TypeExpr::Ref(inner) => (**inner).clone(),
+                t => t.clone(),
+            };
+            let Ok(pt) = self.ty(&pt, site) else {
+                return true;
+            };
+            match (&pt, at) {
+                (Ty::Scalar(_), Ty::Scalar(_)) | (Ty::Pointer(_), Ty::Pointer(_)) => true,
+                (Ty::Scalar(_) | Ty::Pointer(_), _) | (_, Ty::Scalar(_) | Ty::Pointer(_)) => false,
+                (a, b) => a == b,
+            }
+        })
     }
 
     /// The type an argument has (an expression is lowered into a block that is dropped).
@@ -2199,25 +2229,22 @@ impl<'m> Lowerer<'m> {
             if self.targ(p.name()).is_some() {
                 continue;
             }
-            let ast::TemplateParam::Type(tn) = p else {
-                return Err(self.err(
-                    site,
-                    format!(
-                        "cannot deduce template parameter `{}` of `{}`",
-                        p.name(),
-                        f.name
-                    ),
-                    None,
-                ));
-            };
+            let tn = p.name();
             let mut found = None;
             for (fp, a) in f.params.iter().zip(vals) {
                 let at = match a {
                     Ok(v) => self.val_ty(v),
                     Err(p) => self.place_ty(p),
                 };
-                if let Some(t) = deduce(&fp.ty, &at, tn) {
-                    found = Some(t);
+                // A type parameter deduces a type, a value parameter a value.
+                found = deduce(&fp.ty, &at, tn, &self.structs).filter(|t| {
+                    matches!(
+                        (p, t),
+                        (ast::TemplateParam::Type(_), TArg::Type(_))
+                            | (ast::TemplateParam::Value(..), TArg::Value(_))
+                    )
+                });
+                if found.is_some() {
                     break;
                 }
             }
@@ -2225,10 +2252,10 @@ impl<'m> Lowerer<'m> {
                 return Err(self.err(
                     site,
                     format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
-                    Some(format!("call it as {}<float>(...)", f.name)),
+                    Some(format!("give the template arguments: {}<...>(...)", f.name)),
                 ));
             };
-            out.push((tn.clone(), TArg::Type(t)));
+            out.push((tn.to_string(), t));
         }
         Ok(out)
     }
@@ -2389,12 +2416,32 @@ pub enum ArgIn<'e> {
 }
 
 /// Deduce template type parameter `tn` from a parameter type and an argument type.
-fn deduce(param: &TypeExpr, arg: &Ty, tn: &str) -> Option<Ty> {
+fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Option<TArg> {
     match (param, arg) {
-        (TypeExpr::Name(n), t) if n == tn => Some(t.clone()),
-        (TypeExpr::Ref(inner), t) => deduce(inner, t, tn),
-        (TypeExpr::Pointer(inner), Ty::Pointer(t)) => deduce(inner, t, tn),
-        (TypeExpr::Array(inner, _), Ty::Pointer(t)) => deduce(inner, t, tn),
+        (TypeExpr::Name(n), t) if n == tn => Some(TArg::Type(t.clone())),
+        (TypeExpr::Ref(inner), t) => deduce(inner, t, tn, structs),
+        (TypeExpr::Pointer(inner), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
+        (TypeExpr::Array(inner, _), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
+        // `Box<T, N>` against an instance of `Box`: its arguments, position by position.
+        (TypeExpr::Template(name, targs), Ty::Struct(i))
+            if structs.list[*i].name.starts_with(&format!("{name}<")) =>
+        {
+            targs
+                .iter()
+                .zip(&structs.list[*i].tenv)
+                .find_map(|(ta, (_, v))| match (ta, v) {
+                    (TemplateArg::Type(TypeExpr::Name(n)), TArg::Value(c)) if n == tn => {
+                        Some(TArg::Value(*c))
+                    }
+                    (TemplateArg::Type(t), TArg::Type(vt)) => deduce(t, vt, tn, structs),
+                    (TemplateArg::Expr(e), TArg::Value(c))
+                        if matches!(&e.kind, ast::ExprKind::Ident(n) if n == tn) =>
+                    {
+                        Some(TArg::Value(*c))
+                    }
+                    _ => None,
+                })
+        }
         _ => None,
     }
 }

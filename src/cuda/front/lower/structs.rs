@@ -17,7 +17,13 @@ impl<'m> Lowerer<'m> {
         if let Some(i) = self.structs.find(n) {
             return Ok(Ty::Struct(i));
         }
-        let Some(def) = self.m.ast.structs.iter().rposition(|s| s.name == n) else {
+        let Some(def) = self
+            .m
+            .ast
+            .structs
+            .iter()
+            .rposition(|s| s.name == n && s.specialization.is_empty())
+        else {
             return Err(self.unknown(site, "type", n));
         };
         if !self.m.ast.structs[def].template.is_empty() {
@@ -33,6 +39,34 @@ impl<'m> Lowerer<'m> {
     /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
     /// template.
     pub fn struct_instance(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<Option<Ty>> {
+        // An explicit specialization for these arguments is the instance.
+        let specializations: Vec<usize> = (0..self.m.ast.structs.len())
+            .filter(|&d| {
+                let s = &self.m.ast.structs[d];
+                s.name == n && !s.specialization.is_empty()
+            })
+            .collect();
+        for d in specializations {
+            let s = &self.m.ast.structs[d];
+            if !s.template.is_empty() {
+                let site = s.site;
+                return Err(self.unsupported(
+                    site,
+                    &format!("a partial specialization of the struct template `{n}`"),
+                    Some("write an explicit specialization for each argument used (`template <> struct S<float>`)"),
+                ));
+            }
+            let spec = s.specialization.clone();
+            if self.same_targs(&spec, args, site)? {
+                let name = self.instance_name(n, args, site)?;
+                if let Some(i) = self.structs.find(&name) {
+                    return Ok(Some(Ty::Struct(i)));
+                }
+                return self
+                    .lay_out(d, Vec::new(), name)
+                    .map(|i| Some(Ty::Struct(i)));
+            }
+        }
         let Some(def) = self
             .m
             .ast
@@ -69,6 +103,18 @@ impl<'m> Lowerer<'m> {
             return Ok(Some(Ty::Struct(i)));
         }
         self.lay_out(def, tenv, name).map(|i| Some(Ty::Struct(i)))
+    }
+
+    /// `n<args>` as the instance's name (`Pick<float>`).
+    fn instance_name(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<String> {
+        let mut shown = Vec::new();
+        for a in args {
+            shown.push(match a {
+                TemplateArg::Type(t) => self.ty(t, site)?.show(&self.structs),
+                TemplateArg::Expr(e) => super::consts::as_int(self.const_eval(e)?).to_string(),
+            });
+        }
+        Ok(format!("{n}<{}>", shown.join(", ")))
     }
 
     /// Lay out struct definition `def` with template arguments `tenv`, called `name`.

@@ -96,7 +96,9 @@ pub fn scalar_type(name: &str) -> Option<Scalar> {
         "unsigned short" | "uint16_t" | "ushort" => Scalar::U16,
         "int" | "int32_t" | "signed" => Scalar::I32,
         "unsigned int" | "unsigned" | "uint32_t" | "uint" => Scalar::U32,
-        "long" | "long long" | "int64_t" | "ptrdiff_t" | "intptr_t" | "ssize_t" => Scalar::I64,
+        "long" | "long long" | "int64_t" | "ptrdiff_t" | "intptr_t" | "ssize_t" | "clock_t" => {
+            Scalar::I64
+        }
         "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" | "uintptr_t" => Scalar::U64,
         "float" => Scalar::F32,
         "double" => Scalar::F64,

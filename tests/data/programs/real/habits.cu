@@ -1,0 +1,47 @@
+// What real programs do that a simulator must take as it comes: managed memory written by the
+// host between a launch and the synchronisation, a pointer into the middle of an allocation
+// indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
+// line, and a header that is not UTF-8.
+#include <cstdio>
+#include <cstring>
+#include "latin1.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+__global__ void count(int *x) { atomicAdd(&x[0], 1); }
+__global__ void back(const float *p, float *out) { out[threadIdx.x] = p[(int)threadIdx.x - 1]; }
+
+static int calls = 0;
+void CUDART_CB done(cudaStream_t, cudaError_t status, void *n) {
+    if (status == cudaSuccess) ++*(int *)n;
+}
+
+int main() {
+    int *m;
+    cudaMallocManaged(&m, 2 * sizeof(int));
+    m[0] = 0;
+    m[1] = 0;
+    count<<<1, 32>>>(m);
+    m[1] = 5;  // the kernel never touches it
+    __sync_fetch_and_add(&m[0], 100);
+    cudaDeviceSynchronize();
+    printf("managed: %d %d\n", m[0], m[1]);
+
+    float h[33], *d, *o, r[32];
+    for (int j = 0; j < 33; ++j) h[j] = (float)j;
+    cudaMalloc(&d, sizeof h);
+    cudaMalloc(&o, sizeof r);
+    cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+    back<<<1, 32>>>(d + 1, o);
+    cudaError_t e = cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost);
+    printf("interior: %s %g %g\n", cudaGetErrorName(e), r[0], r[31]);
+
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    count<<<1, 1, 0, s>>>(m);
+    cudaStreamAddCallback(s, done, &calls, 0);
+    cudaStreamSynchronize(s);
+    printf("callback: %d, EMPTY=\"%s\", latin1: %d\n", calls, STR(EMPTY), LATIN1_OK);
+    return 0;
+}
