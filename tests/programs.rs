@@ -295,6 +295,7 @@ fn the_runtime_api_as_programs_use_it() {
         "elapsed is non-negative",
         "reversed 255 0",
         "pinned 240",
+        "pool threshold 1048576",
     ] {
         assert!(
             r.stdout.lines().any(|l| l == line),

@@ -887,6 +887,81 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
 
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
 
+// One memory pool per device (warpsim has one): allocations from it are cudaMalloc's, its
+// attributes are kept for the program to read back.
+struct CUmemPoolHandle_st {
+    std::map<int, uint64_t> attrs;
+};
+
+namespace {
+CUmemPoolHandle_st default_pool;
+
+bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
+}  // namespace
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t) {
+    if (!is_pool(pool)) return fail(cudaErrorInvalidValue);
+    return cudaMalloc(ptr, size);
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+    if (!pool) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    *pool = &default_pool;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    return is_pool(pool) ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!is_pool(pool) || !value) return fail(cudaErrorInvalidValue);
+    // The reuse flags are ints, the sizes 64-bit.
+    pool->attrs[attr] = attr <= cudaMemPoolReuseAllowInternalDependencies ? (uint64_t) * (int *)value
+                                                                          : *(uint64_t *)value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!is_pool(pool) || !value) return fail(cudaErrorInvalidValue);
+    uint64_t v = pool->attrs.count(attr) ? pool->attrs[attr] : 0;
+    if (attr <= cudaMemPoolReuseAllowInternalDependencies) {
+        *(int *)value = (int)v;
+    } else {
+        *(uint64_t *)value = v;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+    return is_pool(pool) ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+// Stream attributes steer the GPU's L2 and scheduling: accepted, with nothing to steer.
+cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *value) {
+    return value ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *value) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    memset(value, 0, sizeof *value);
+    return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
+// One device: no pair of distinct devices exists, so every pair asked about is invalid.
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr, int, int) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    return fail(cudaErrorInvalidDevice);
+}
+
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
     if (!pitch) return fail(cudaErrorInvalidValue);
     // Rows start at multiples of 512 bytes, as on current GPUs.

@@ -120,6 +120,24 @@ int main(int argc, char **argv) {
     printf("pinned %.0f\n", pinned[15]);
     SAY(cudaFreeHost(pinned));
 
+    // Stream-ordered allocation from the device's pool, whose attributes are kept; stream
+    // attributes for the L2 are accepted.
+    cudaMemPool_t pool;
+    SAY(cudaDeviceGetDefaultMemPool(&pool, 0));
+    uint64_t threshold = 1 << 20, kept = 0;
+    SAY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    SAY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &kept));
+    printf("pool threshold %llu\n", (unsigned long long)kept);
+    float *pooled = nullptr;
+    SAY(cudaMallocFromPoolAsync((void **)&pooled, 64, pool, 0));
+    SAY(cudaFreeAsync(pooled, 0));
+    cudaStreamAttrValue window = {};
+    window.accessPolicyWindow.base_ptr = d;
+    window.accessPolicyWindow.num_bytes = 64;
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    SAY(cudaStreamSetAttribute(0, cudaStreamAttributeAccessPolicyWindow, &window));
+    SAY(cudaCtxResetPersistingL2Cache());
+
     SAY(cudaFree(d));
     SAY(cudaFree(d2));
     SAY(cudaDeviceSynchronize());
