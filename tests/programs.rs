@@ -35,10 +35,16 @@ impl Run {
 
 /// `warpsim ARGS` in the repository root, with `stdin` as its input.
 fn warpsim_with(args: &[&str], stdin: &str) -> Run {
+    warpsim_env(args, stdin, &[])
+}
+
+/// `warpsim ARGS` with `stdin` as its input and `env` added to its environment.
+fn warpsim_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_warpsim"))
         .args(args)
         .current_dir(root())
         .env("WARPSIM_CACHE_DIR", cache())
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -275,10 +281,23 @@ fn status_of(r: &Run, call: &str) -> String {
         .unwrap_or_else(|| panic!("no `{call}` in the transcript\n{}", r.show()))
 }
 
+/// Both ways bulk copies move: the default (straight between the program's memory and
+/// warpsim's where the system allows) and through the staging file.
+const COPIES: [&[(&str, &str)]; 2] = [&[], &[("WARPSIM_COPIES", "staged")]];
+
 #[test]
 fn the_runtime_api_as_programs_use_it() {
-    let r = warpsim(&["cu", &program("api.cu")]);
-    assert_eq!(r.code, Some(0), "{}", r.show());
+    for env in COPIES {
+        the_runtime_api_with(env);
+    }
+    // The device profile decides what the program sees.
+    let r = warpsim(&["cu", &program("api.cu"), "--device", "sm_61"]);
+    assert!(r.stdout.contains("cc 6.1, 20 SMs"), "{}", r.show());
+}
+
+fn the_runtime_api_with(env: &[(&str, &str)]) {
+    let r = warpsim_env(&["cu", &program("api.cu")], "", env);
+    assert_eq!(r.code, Some(0), "{env:?}: {}", r.show());
     for line in [
         "devices 1, current 0",
         "cc 9.0, 132 SMs, warp 32, 49152 shared/block, max threads 1024",
@@ -296,10 +315,11 @@ fn the_runtime_api_as_programs_use_it() {
         "reversed 255 0",
         "pinned 240",
         "pool threshold 1048576",
+        "big copy round trip 20971523 bytes intact",
     ] {
         assert!(
             r.stdout.lines().any(|l| l == line),
-            "missing `{line}`\n{}",
+            "{env:?}: missing `{line}`\n{}",
             r.show()
         );
     }
@@ -309,15 +329,57 @@ fn the_runtime_api_as_programs_use_it() {
         } else {
             "cudaSuccess"
         };
-        assert_eq!(status, expected, "{call}\n{}", r.show());
+        assert_eq!(status, expected, "{env:?}: {call}\n{}", r.show());
     }
     assert!(
         r.stderr
             .contains("36 bytes at offset 0 do not fit the 32-byte symbol")
     );
-    // The device profile decides what the program sees.
-    let r = warpsim(&["cu", &program("api.cu"), "--device", "sm_61"]);
-    assert!(r.stdout.contains("cc 6.1, 20 SMs"), "{}", r.show());
+}
+
+#[test]
+fn a_host_pointer_that_is_no_memory_is_the_programs_error() {
+    let (r, profile) = with_json(&[&program("host_pointer.cu")], &[]);
+    match profile["copies"].as_str() {
+        // warpsim copies itself, and the kernel tells it the range is not there.
+        Some("direct") => {
+            assert_eq!(r.code, Some(0), "{}", r.show());
+            let t = transcript(&r);
+            let statuses: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
+            assert_eq!(
+                statuses,
+                [
+                    "cudaErrorInvalidValue",
+                    "cudaErrorInvalidValue",
+                    "cudaSuccess"
+                ],
+                "{}",
+                r.show()
+            );
+            assert!(
+                r.stderr.contains("is not readable memory of the program"),
+                "{}",
+                r.show()
+            );
+            assert!(
+                r.stderr.contains("is not writable memory of the program"),
+                "{}",
+                r.show()
+            );
+        }
+        // The program's own memcpy into the staging file crashes, as it would with CUDA.
+        Some("staged") => {
+            assert_eq!(r.code, Some(128 + 11), "{}", r.show());
+            assert!(r.stderr.contains("killed by signal 11 (SIGSEGV)"));
+        }
+        other => panic!("copies {other:?}\n{}", r.show()),
+    }
+    let r = warpsim_env(
+        &["cu", &program("host_pointer.cu")],
+        "",
+        &[("WARPSIM_COPIES", "staged")],
+    );
+    assert_eq!(r.code, Some(128 + 11), "{}", r.show());
 }
 
 #[test]
@@ -422,7 +484,11 @@ fn protocol_violations_stop_the_program() {
         "chunk-too-big",
         "bad-string",
     ] {
-        let r = warpsim(&["cu", &program("rogue.cu"), "--", how]);
+        let r = warpsim_env(
+            &["cu", &program("rogue.cu"), "--", how],
+            "",
+            &[("WARPSIM_COPIES", "staged")],
+        );
         assert_eq!(r.code, Some(1), "{how}: {}", r.show());
         assert!(
             r.stderr

@@ -1,4 +1,4 @@
-/* The messages between a host program and warpsim (protocol version 1).
+/* The messages between a host program and warpsim (protocol version 2).
  *
  * src/cuda/host/protocol.rs is the other side; a test checks that both list the same numbers.
  *
@@ -9,8 +9,10 @@
  * Every message is a frame: u32 length of what follows, then the body, little-endian. A request
  * body is u32 opcode, then its fields; a reply body is i32 status (a cudaError_t), then its
  * fields. Strings are u32 length + bytes; byte blobs likewise. The program sends HELLO first and
- * nothing else until warpsim has replied. Each request gets exactly one reply, except the bulk
- * copies:
+ * nothing else until warpsim has replied. HELLO carries the address of 8 bytes in the program's
+ * memory and their value: if warpsim can read them (process_vm_readv), its reply says "direct"
+ * and every bulk copy moves straight between the program's memory and warpsim's, one reply per
+ * request. Each request gets exactly one reply, except the bulk copies when not direct:
  *
  *   WRITE (host to device): reply (status) to the request; then for each chunk the program fills
  *     half k % 2 of the staging file and sends a CHUNK frame (u32 opcode, u64 bytes), which
@@ -24,18 +26,19 @@
 #define WARPSIM_PROTOCOL_H
 
 #define WARPSIM_PROTOCOL_MAGIC 0x54525357u /* "WSRT" */
-#define WARPSIM_PROTOCOL_VERSION 1u
+#define WARPSIM_PROTOCOL_VERSION 2u
 
 enum warpsim_op {
-    WS_HELLO = 1,       /* u32 magic, u32 version -> u32 version, u64 staging bytes */
+    WS_HELLO = 1,       /* u32 magic, u32 version, u64 probe address, u64 probe value
+                           -> u32 version, u64 staging bytes, u32 direct */
     WS_PROPS = 2,       /* -> str device name, u32 n, n x (str property, i64 value) */
     WS_MALLOC = 3,      /* u64 bytes -> u64 address */
     WS_MANAGED = 4,     /* u64 host address, u64 bytes -> (device memory at that address) */
     WS_FREE = 5,        /* u64 address -> */
     WS_MEMSET = 6,      /* u64 address, u32 byte value, u64 bytes -> */
     WS_COPY = 7,        /* u64 dst, u64 src, u64 bytes (device to device) -> */
-    WS_WRITE = 8,       /* u64 dst, u64 bytes -> then chunks */
-    WS_READ = 9,        /* u64 src, u64 bytes -> then chunks */
+    WS_WRITE = 8,       /* u64 dst, u64 bytes, u64 host address -> (direct: done; else chunks) */
+    WS_READ = 9,        /* u64 src, u64 bytes, u64 host address -> (direct: done; else chunks) */
     WS_CHUNK = 10,      /* u64 bytes (in the staging half) */
     WS_ACK = 11,        /* (the program has copied a READY chunk out) */
     WS_KERNEL = 12,     /* str name, u32 unit -> u32 n, n x u32 parameter size, then

@@ -391,6 +391,7 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         value("launch_us")?,
     );
     let rebuild_ms = median(rebuilds);
+    let copies = outcome.copies.map_or("none", |c| c.name());
     if a.json {
         out!(
             "{}",
@@ -398,7 +399,7 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
                 "threads": dev.threads(), "bytes": bytes, "launches": launches,
                 "memcpy_ms": plain, "h2d_ms": h2d, "d2h_ms": d2h,
                 "h2d_over_memcpy": h2d / plain, "d2h_over_memcpy": d2h / plain,
-                "launch_us": launch_us, "cached_rebuild_ms": rebuild_ms,
+                "launch_us": launch_us, "cached_rebuild_ms": rebuild_ms, "copies": copies,
             }))
             .expect("plain JSON")
         );
@@ -409,7 +410,8 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         );
         out!("  cached rebuild           {rebuild_ms:>9.1} ms");
         out!(
-            "  cudaMemcpy {} MiB H2D   {h2d:>9.1} ms   {:.2}x memcpy ({plain:.1} ms, same process)",
+            "  cudaMemcpy {} MiB H2D   {h2d:>9.1} ms   {:.2}x memcpy ({plain:.1} ms, same process; \
+             {copies} copies)",
             bytes >> 20,
             h2d / plain
         );

@@ -127,6 +127,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             "args": a.program_args,
             "device": dev.profile().name,
             "mode": format!("{mode:?}").to_lowercase(),
+            "copies": outcome.copies.map(|c| c.name()),
             "exit": match outcome.exit {
                 Exit::Code(c) => json!({"code": c}),
                 Exit::Signal(s) => json!({"signal": s}),

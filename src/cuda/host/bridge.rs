@@ -1,5 +1,8 @@
 //! The bridge: the host program runs as a child process and sends its runtime calls to warpsim
-//! over a socket pair it inherits; bulk copies go through a shared memory file.
+//! over a socket pair it inherits. Bulk copies move straight between the program's memory and
+//! warpsim's where the kernel allows it (`process_vm_readv`/`writev` on Linux, on the child
+//! warpsim started: one copy per byte), else through a shared memory file (two copies).
+//! `WARPSIM_COPIES=staged` chooses the shared memory file.
 //!
 //! Nothing here trusts the program: every message is checked (an unknown opcode, a field past
 //! the frame's end, a chunk larger than its staging half are protocol errors that stop the
@@ -8,7 +11,7 @@
 
 use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, IoSlice, IoSliceMut, Read};
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
@@ -23,7 +26,7 @@ use super::runtime::{Event, Runtime, status};
 use crate::Dim3;
 
 /// A copy's chunk moves in pieces of this size, in parallel on the CPU threads.
-const PIECE: usize = 1 << 19;
+const PIECE: usize = 1 << 20;
 
 /// Move a chunk piece by piece, in parallel: `f` gets each piece of `buf` and its offset in
 /// the chunk.
@@ -36,8 +39,99 @@ fn in_pieces(
         .try_for_each(|(i, piece)| f(piece, i * PIECE))
 }
 
+/// A direct copy of `bytes` between the program's memory at `host` and the device bytes at
+/// `off`, through `buf` in parallel pieces: `step` moves each piece, given its device offset and
+/// host address.
+fn direct(
+    buf: &mut [u8],
+    off: usize,
+    host: u64,
+    bytes: u64,
+    step: impl Fn(&mut [u8], usize, u64) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    if host.checked_add(bytes).is_none() {
+        return Err(std::io::Error::other("it wraps around the address space"));
+    }
+    let mut done = 0u64;
+    while done < bytes {
+        let len = (bytes - done).min(buf.len() as u64) as usize;
+        let (at, from) = (off + done as usize, host + done);
+        in_pieces(&mut buf[..len], |piece, o| {
+            step(piece, at + o, from + o as u64)
+        })?;
+        done += len as u64;
+    }
+    Ok(())
+}
+
 /// Bytes of the staging file; each of its two halves carries one chunk of a copy.
 pub const STAGING_BYTES: u64 = 16 << 20;
+
+/// The program's memory, which warpsim reads and writes in place: every access checked by the
+/// kernel, so an address that is not the program's readable (or writable) memory is an error.
+#[cfg(target_os = "linux")]
+struct Peer(nix::unistd::Pid);
+
+/// Without `process_vm_readv` there is no peer: copies are staged.
+#[cfg(not(target_os = "linux"))]
+enum Peer {}
+
+#[cfg(target_os = "linux")]
+impl Peer {
+    /// The program `pid`, if its `value` at `at` can be read back.
+    fn probe(pid: u32, at: u64, value: u64) -> Option<Peer> {
+        let peer = Peer(nix::unistd::Pid::from_raw(i32::try_from(pid).ok()?));
+        let mut got = [0u8; 8];
+        peer.pull(at, &mut got).ok()?;
+        (u64::from_le_bytes(got) == value).then_some(peer)
+    }
+
+    fn remote(at: u64, len: usize) -> [nix::sys::uio::RemoteIoVec; 1] {
+        [nix::sys::uio::RemoteIoVec {
+            base: at as usize,
+            len,
+        }]
+    }
+
+    /// Fill `buf` from the program's bytes at `at`.
+    fn pull(&self, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let want = buf.len();
+        let remote = Self::remote(at, want);
+        let n = nix::sys::uio::process_vm_readv(self.0, &mut [IoSliceMut::new(buf)], &remote)?;
+        Self::whole(n, want)
+    }
+
+    /// Write `buf` to the program's bytes at `at`.
+    fn push(&self, at: u64, buf: &[u8]) -> std::io::Result<()> {
+        let remote = Self::remote(at, buf.len());
+        let n = nix::sys::uio::process_vm_writev(self.0, &[IoSlice::new(buf)], &remote)?;
+        Self::whole(n, buf.len())
+    }
+
+    /// A partial transfer stopped at memory the program does not have.
+    fn whole(n: usize, want: usize) -> std::io::Result<()> {
+        if n == want {
+            Ok(())
+        } else {
+            Err(std::io::Error::from_raw_os_error(nix::libc::EFAULT))
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+impl Peer {
+    fn probe(_pid: u32, _at: u64, _value: u64) -> Option<Peer> {
+        None
+    }
+
+    fn pull(&self, _at: u64, _buf: &mut [u8]) -> std::io::Result<()> {
+        match *self {}
+    }
+
+    fn push(&self, _at: u64, _buf: &[u8]) -> std::io::Result<()> {
+        match *self {}
+    }
+}
 
 /// The descriptor numbers the program finds its channel and staging file at.
 const CHANNEL_FD: i32 = 3;
@@ -50,6 +144,26 @@ pub enum Exit {
     Code(i32),
     /// A signal killed it.
     Signal(i32),
+}
+
+/// How a program's bulk copies moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copies {
+    /// Straight between its memory and warpsim's.
+    Direct,
+    /// Through the staging file (`WARPSIM_COPIES=staged`, or the system does not let warpsim
+    /// reach the program's memory).
+    Staged,
+}
+
+impl Copies {
+    /// `"direct"` or `"staged"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Copies::Direct => "direct",
+            Copies::Staged => "staged",
+        }
+    }
 }
 
 /// Why running the program failed (as opposed to the program failing).
@@ -98,13 +212,14 @@ fn staging_file() -> std::io::Result<File> {
     Err(std::io::Error::other("no free name for the staging file"))
 }
 
-/// Run `exe` with `args`, serving its runtime calls with `rt` until it exits.
+/// Run `exe` with `args`, serving its runtime calls with `rt` until it exits; how it exited and
+/// how its copies moved (`None`: it made no CUDA call).
 pub fn run(
     exe: &Path,
     args: &[String],
     rt: &mut Runtime<'_>,
     events: &mut dyn FnMut(Event<'_>),
-) -> Result<Exit, BridgeError> {
+) -> Result<(Exit, Option<Copies>), BridgeError> {
     let spawn = |e: std::io::Error| BridgeError::Spawn(e.to_string());
     let (ours, theirs) = UnixStream::pair().map_err(spawn)?;
     let staging = staging_file().map_err(spawn)?;
@@ -128,12 +243,15 @@ pub fn run(
     // The command holds the program's ends: close them here, so that the channel closes when
     // the program exits.
     drop(cmd);
+    let staged = std::env::var_os("WARPSIM_COPIES").is_some_and(|v| v == "staged");
     let mut s = Session {
         reader: BufReader::new(Patient(ours.try_clone().map_err(spawn)?)),
         writer: ours,
         staging,
         buf: vec![0; (STAGING_BYTES / 2) as usize],
         hello: false,
+        pid: (!staged).then_some(child.id()),
+        peer: None,
     };
     let served = s.serve(rt, events);
     if let Err(e) = served {
@@ -142,11 +260,16 @@ pub fn run(
         return Err(BridgeError::Protocol(e.to_string()));
     }
     let status = child.wait().map_err(spawn)?;
-    Ok(match (status.code(), status.signal()) {
+    let exit = match (status.code(), status.signal()) {
         (Some(c), _) => Exit::Code(c),
         (None, Some(sig)) => Exit::Signal(sig),
         (None, None) => Exit::Code(1),
-    })
+    };
+    let copies = s.hello.then(|| match s.peer {
+        Some(_) => Copies::Direct,
+        None => Copies::Staged,
+    });
+    Ok((exit, copies))
 }
 
 /// The channel's reading end. A program's requests often follow each other within
@@ -187,6 +310,10 @@ struct Session {
     staging: File,
     buf: Vec<u8>,
     hello: bool,
+    /// The program's process, unless copies must be staged.
+    pid: Option<u32>,
+    /// The program's memory, once the handshake showed that warpsim can reach it.
+    peer: Option<Peer>,
 }
 
 /// A reply with a status and nothing else, or the status of a failed request.
@@ -236,6 +363,7 @@ impl Session {
         let reply = match op {
             Op::Hello => {
                 let (magic, version) = (b.u32()?, b.u32()?);
+                let (probe_at, probe) = (b.u64()?, b.u64()?);
                 if magic != protocol::MAGIC {
                     return Err(WireError::Malformed("the handshake's magic number".into()));
                 }
@@ -249,9 +377,11 @@ impl Session {
                     return Err(WireError::Malformed("a protocol version mismatch".into()));
                 }
                 self.hello = true;
+                self.peer = self.pid.and_then(|pid| Peer::probe(pid, probe_at, probe));
                 Frame::reply(status::SUCCESS)
                     .u32(protocol::VERSION)
                     .u64(STAGING_BYTES)
+                    .u32(self.peer.is_some().into())
             }
             Op::Props => {
                 let (name, props) = rt.properties();
@@ -352,20 +482,32 @@ impl Session {
         (k % 2) * (STAGING_BYTES / 2)
     }
 
-    /// A host-to-device copy, chunk by chunk out of the staging halves.
+    /// A host-to-device copy: straight out of the program's memory, or chunk by chunk out of
+    /// the staging halves.
     fn write(
         &mut self,
         b: &mut Body,
         rt: &mut Runtime<'_>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), WireError> {
-        let (dst, bytes) = (b.u64()?, b.u64()?);
-        let (g, off) = match rt.transfer("cudaMemcpy (host to device)", dst, bytes, events) {
+        const WHAT: &str = "cudaMemcpy (host to device)";
+        let (dst, bytes, host) = (b.u64()?, b.u64()?, b.u64()?);
+        let (g, off) = match rt.transfer(WHAT, dst, bytes, events) {
             Ok(t) => t,
             Err(e) => return self.send(Frame::reply(e)),
         };
-        self.send(Frame::reply(status::SUCCESS))?;
         let start = Instant::now();
+        if let Some(peer) = &self.peer {
+            let result = direct(&mut self.buf, off, host, bytes, |piece, at, from| {
+                peer.pull(from, piece)?;
+                g.write_bytes(at, piece);
+                Ok(())
+            });
+            rt.spent(start.elapsed());
+            let reply = Self::direct_status(WHAT, "readable", result, host, bytes, events);
+            return self.send(reply);
+        }
+        self.send(Frame::reply(status::SUCCESS))?;
         let (mut done, mut k) = (0u64, 0u64);
         while done < bytes {
             let mut c = protocol::recv(&mut self.reader)?;
@@ -390,20 +532,31 @@ impl Session {
         Ok(())
     }
 
-    /// A device-to-host copy, chunk by chunk into the staging halves.
+    /// A device-to-host copy: straight into the program's memory, or chunk by chunk into the
+    /// staging halves.
     fn read(
         &mut self,
         b: &mut Body,
         rt: &mut Runtime<'_>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), WireError> {
-        let (src, bytes) = (b.u64()?, b.u64()?);
-        let (g, off) = match rt.transfer("cudaMemcpy (device to host)", src, bytes, events) {
+        const WHAT: &str = "cudaMemcpy (device to host)";
+        let (src, bytes, host) = (b.u64()?, b.u64()?, b.u64()?);
+        let (g, off) = match rt.transfer(WHAT, src, bytes, events) {
             Ok(t) => t,
             Err(e) => return self.send(Frame::reply(e)),
         };
-        self.send(Frame::reply(status::SUCCESS))?;
         let start = Instant::now();
+        if let Some(peer) = &self.peer {
+            let result = direct(&mut self.buf, off, host, bytes, |piece, at, to| {
+                g.read_bytes(at, piece);
+                peer.push(to, piece)
+            });
+            rt.spent(start.elapsed());
+            let reply = Self::direct_status(WHAT, "writable", result, host, bytes, events);
+            return self.send(reply);
+        }
+        self.send(Frame::reply(status::SUCCESS))?;
         let (mut done, mut k) = (0u64, 0u64);
         while done < bytes {
             if k >= 2 {
@@ -424,6 +577,29 @@ impl Session {
         }
         rt.spent(start.elapsed());
         Ok(())
+    }
+
+    /// The reply to a direct copy: a host range the program does not have is its error (with
+    /// CUDA its `memcpy` would crash), explained once.
+    fn direct_status(
+        what: &str,
+        kind: &str,
+        result: std::io::Result<()>,
+        host: u64,
+        bytes: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Frame {
+        match result {
+            Ok(()) => Frame::reply(status::SUCCESS),
+            Err(e) => {
+                events(Event::Note(format!(
+                    "{what}: the host range {host:#x}..{:#x} is not {kind} memory of the \
+                     program ({e}); the copy returns cudaErrorInvalidValue",
+                    host.saturating_add(bytes),
+                )));
+                Frame::reply(status::INVALID_VALUE)
+            }
+        }
     }
 
     fn ack(&mut self) -> Result<(), WireError> {

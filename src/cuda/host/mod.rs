@@ -14,8 +14,9 @@
 //! The built program runs as a **child process** of warpsim ([`bridge`]), with its own stdin,
 //! stdout, stderr and exit status. Its runtime talks to warpsim over a socket pair it inherits
 //! (never a listening socket) in a versioned [`protocol`] with a handshake first; bulk copies
-//! pass through a shared memory file. warpsim itself stays free of `unsafe`: the C++ side is the
-//! shim.
+//! move straight between the program's memory and warpsim's where the system allows
+//! (`process_vm_readv`), else through a shared memory file. warpsim itself stays free of
+//! `unsafe`: the C++ side is the shim.
 //!
 //! The [`runtime::Runtime`] serves each call on a [`crate::Device`]: device memory is warpsim's
 //! address space (host code may do arithmetic on device pointers, never dereference them), a
@@ -30,7 +31,7 @@ pub mod program;
 pub mod protocol;
 pub mod runtime;
 
-pub use bridge::Exit;
+pub use bridge::{Copies, Exit};
 pub use build::{BuildError, BuildOptions};
 pub use runtime::{Event, Launch};
 
@@ -74,6 +75,8 @@ pub struct Outcome {
     pub exit: Exit,
     /// Every kernel launch, in order.
     pub launches: Vec<Launch>,
+    /// How its copies moved (`None`: it made no CUDA call).
+    pub copies: Option<Copies>,
 }
 
 impl Program {
@@ -115,9 +118,11 @@ impl Program {
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<Outcome, HostError> {
         let mut rt = runtime::Runtime::new(dev, &self.code, mode, lines);
-        let exit = bridge::run(&self.built.exe, args, &mut rt, events).map_err(HostError::Run)?;
+        let (exit, copies) =
+            bridge::run(&self.built.exe, args, &mut rt, events).map_err(HostError::Run)?;
         Ok(Outcome {
             exit,
+            copies,
             launches: std::mem::take(&mut rt.launches),
         })
     }

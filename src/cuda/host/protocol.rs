@@ -1,4 +1,4 @@
-//! The messages between a host program and warpsim: protocol version 1.
+//! The messages between a host program and warpsim: protocol version 2.
 //!
 //! `runtime/src/protocol.h` is the program's side and describes the framing; the opcodes here
 //! are the same numbers (a test reads the header and compares). Every message is a frame: a
@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 /// The first word of `HELLO`.
 pub const MAGIC: u32 = 0x5452_5357;
 /// The protocol version this warpsim speaks.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The largest frame either side may send (a launch's arguments are the largest request).
 pub const MAX_FRAME: u32 = 1 << 26;
 
@@ -18,7 +18,9 @@ pub const MAX_FRAME: u32 = 1 << 26;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Op {
-    /// `u32 magic, u32 version` → `u32 version, u64 staging bytes`.
+    /// `u32 magic, u32 version, u64 probe address, u64 probe value` → `u32 version, u64 staging
+    /// bytes, u32 direct` (1: warpsim read the probe out of the program's memory, so copies go
+    /// straight between the program's memory and warpsim's).
     Hello = 1,
     /// → `str device name, u32 n, n × (str property, i64 value)`.
     Props = 2,
@@ -32,9 +34,10 @@ pub enum Op {
     Memset = 6,
     /// `u64 dst, u64 src, u64 bytes` (device to device).
     Copy = 7,
-    /// `u64 dst, u64 bytes`, then chunks from the staging file.
+    /// `u64 dst, u64 bytes, u64 host address`: direct, the reply comes when the copy is done;
+    /// staged, chunks from the staging file follow the reply.
     Write = 8,
-    /// `u64 src, u64 bytes`, then chunks into the staging file.
+    /// `u64 src, u64 bytes, u64 host address`: as `Write`, the other way.
     Read = 9,
     /// `u64 bytes`: a chunk of a `Write` is in its staging half.
     Chunk = 10,

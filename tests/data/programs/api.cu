@@ -1,5 +1,7 @@
 // The runtime API as programs use it; prints a transcript that tests/programs.rs checks.
 #include <cstdio>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 
@@ -137,6 +139,19 @@ int main(int argc, char **argv) {
     window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
     SAY(cudaStreamSetAttribute(0, cudaStreamAttributeAccessPolicyWindow, &window));
     SAY(cudaCtxResetPersistingL2Cache());
+
+    // A copy larger than any chunk, to and from an odd device address.
+    size_t big = (size_t(20) << 20) + 3;
+    unsigned char *out = (unsigned char *)malloc(big), *in = (unsigned char *)malloc(big);
+    for (size_t i = 0; i < big; i++) out[i] = (unsigned char)(i * 7 + i / 4096);
+    unsigned char *d_big = nullptr;
+    SAY(cudaMalloc(&d_big, big + 1));
+    SAY(cudaMemcpy(d_big + 1, out, big, cudaMemcpyHostToDevice));
+    SAY(cudaMemcpy(in, d_big + 1, big, cudaMemcpyDeviceToHost));
+    printf("big copy round trip %zu bytes %s\n", big, memcmp(in, out, big) ? "changed" : "intact");
+    SAY(cudaFree(d_big));
+    free(out);
+    free(in);
 
     SAY(cudaFree(d));
     SAY(cudaFree(d2));

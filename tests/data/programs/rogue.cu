@@ -31,17 +31,19 @@ int main(int argc, char **argv) {
     } else if (!strcmp(how, "huge-frame")) {
         uint32_t len = 0xfffffff0u;
         raw(&len, 4);
-    } else if (!strcmp(how, "chunk-too-big")) {
-        uint64_t body[2] = {(uint64_t)(uintptr_t)d, 64};
-        frame(8 /* WRITE */, body, 16);
+    } else if (!strcmp(how, "chunk-too-big")) {  // (run with WARPSIM_COPIES=staged)
+        static char host[64];
+        uint64_t body[3] = {(uint64_t)(uintptr_t)d, 64, (uint64_t)(uintptr_t)host};
+        frame(8 /* WRITE */, body, 24);
         uint32_t reply[2];
         int fd = atoi(getenv("WARPSIM_FD"));
         if (read(fd, reply, 8) != 8) _exit(4);
         uint64_t big = 1ull << 40;
         frame(10 /* CHUNK */, &big, 8);
     } else if (!strcmp(how, "close-mid-copy")) {
-        uint64_t body[2] = {(uint64_t)(uintptr_t)d, 64};
-        frame(8 /* WRITE */, body, 16);
+        static char host[64];
+        uint64_t body[3] = {(uint64_t)(uintptr_t)d, 64, (uint64_t)(uintptr_t)host};
+        frame(8 /* WRITE */, body, 24);
         _exit(0);  // gone before the chunk
     } else if (!strcmp(how, "bad-string")) {
         uint32_t body[3] = {2, 0xfefefefe, 0};
