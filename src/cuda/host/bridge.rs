@@ -265,7 +265,7 @@ pub fn run(
         (None, Some(sig)) => Exit::Signal(sig),
         (None, None) => Exit::Code(1),
     };
-    let copies = s.hello.then(|| match s.peer {
+    let copies = s.hello.then_some(match s.peer {
         Some(_) => Copies::Direct,
         None => Copies::Staged,
     });
