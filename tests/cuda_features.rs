@@ -265,6 +265,77 @@ __global__ void k(float *a, float *b, float *out, int n, int steps, float *maybe
 }
 
 #[test]
+fn arrays_inside_struct_variables_take_indices_known_at_run_time() {
+    // Shapes and strides passed by value and walked in loops, as tensor code does.
+    let src = r#"
+struct Shape { int dims[3]; int strides[3]; float m[2][3]; };
+struct Item { int key; float w[2]; };
+struct Bag { Item items[4]; int n; };
+__global__ void picks(int *out, Shape p, int which) {
+    int t = threadIdx.x;
+    Shape s;
+    for (int d = 0; d < 3; d++) s.dims[d] = p.dims[d];
+    for (int d = 2, acc = 1; d >= 0; d--) { s.strides[d] = acc; acc *= s.dims[d]; }
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 3; c++) s.m[r][c] = 10 * r + c;
+    Bag b;
+    b.n = 4;
+    for (int k = 0; k < 4; k++) {
+        b.items[k].key = k * k;
+        b.items[k].w[k % 2] = k;
+        b.items[k].w[(k + 1) % 2] = -k;
+    }
+    b.items[t % 4].key += 100;
+    int d = t % 3;
+    out[t] = s.strides[d] * 1000 + (int)s.m[t % 2][d] * 10 + b.items[t % 4].key
+           + (int)b.items[(t + 1) % 4].w[t % 2] + p.strides[d] * 100000;
+    if (which == 1 && t == 5) out[0] = s.dims[t];
+}
+"#;
+    let dev = Device::default();
+    let out = ints(&dev, 32);
+    let mut shape = Vec::new();
+    for v in [2i32, 3, 4, 7, 8, 9] {
+        shape.extend(v.to_le_bytes());
+    }
+    shape.extend([0u8; 24]);
+    let args = |which| {
+        [
+            Arg::buffer(&out),
+            Arg::Bytes(shape.clone()),
+            Arg::Int(which),
+        ]
+    };
+    run_on(&dev, src, "picks", 1, 32, &args(0), Mode::Fast);
+    let expected: Vec<i32> = (0..32)
+        .map(|t: i32| {
+            let d = (t % 3) as usize;
+            let strides = [12, 4, 1];
+            let k = (t + 1) % 4;
+            let w = if t % 2 == k % 2 { k } else { -k };
+            strides[d] * 1000
+                + (10 * (t % 2) + d as i32) * 10
+                + (t % 4) * (t % 4)
+                + 100
+                + w
+                + [7, 8, 9][d] * 100000
+        })
+        .collect();
+    assert_eq!(out.to_vec(), expected);
+    // An index past the array is the thread's fault, not another variable's value.
+    let k = module(src, 900)
+        .lower("picks")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &args(1))
+        .expect_err("index 5 of 3 elements");
+    assert!(
+        err.to_string()
+            .contains("out of bounds of an array of 3 elements held in a struct variable"),
+        "{err}"
+    );
+}
+
+#[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"
 typedef unsigned int uint;

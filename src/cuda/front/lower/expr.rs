@@ -182,7 +182,10 @@ impl Lowerer<'_> {
     /// The type of a place.
     pub fn place_ty(&self, p: &Place) -> Ty {
         match p {
-            Place::Reg { ty, .. } | Place::Mem { ty, .. } | Place::Local { ty, .. } => ty.clone(),
+            Place::Reg { ty, .. }
+            | Place::Mem { ty, .. }
+            | Place::Local { ty, .. }
+            | Place::Pick { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
             Place::Group(g) => Ty::Group(*g),
             Place::Closure(c) => Ty::Closure(*c),
@@ -748,7 +751,7 @@ impl Lowerer<'_> {
                 }
             },
             ExprKind::Index(a, i) => {
-                let (idx, _) = self.integer(i)?;
+                let (idx, ity) = self.integer(i)?;
                 if is_lvalue_like(a) {
                     let p = self.place(a)?;
                     return match p {
@@ -757,10 +760,17 @@ impl Lowerer<'_> {
                         }
                         | Place::Local {
                             ty: Ty::Array(..), ..
-                        }
-                        | Place::Reg {
-                            ty: Ty::Array(..), ..
                         } => self.index_place(p, idx, site),
+                        // A pick compares its index with each element's.
+                        Place::Reg {
+                            ty: Ty::Array(..), ..
+                        }
+                        | Place::Pick {
+                            ty: Ty::Array(..), ..
+                        } => {
+                            let idx = self.convert(idx, ity, Scalar::I64, site);
+                            self.index_place(p, idx, site)
+                        }
                         Place::Ptr(_) => {
                             let Val::Ptr(ptr) = self.read(&p, site)? else {
                                 unreachable!("a pointer place reads as a pointer")
@@ -844,6 +854,59 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A constant index into an array of `n` elements held in variables.
+    fn constant_index(&self, c: crate::cuda::ir::Const, n: u32, site: Site) -> R<usize> {
+        let k = consts::as_int(c);
+        if !(0..i128::from(n)).contains(&k) {
+            return Err(self.err(
+                site,
+                format!("index {k} is out of bounds of an array of {n} elements"),
+                None,
+            ));
+        }
+        Ok(k as usize)
+    }
+
+    /// Stop the thread when a picked element's index is outside its `n` choices (C leaves it
+    /// undefined; a GPU would read or write some other variable's local memory).
+    fn pick_bounds(&mut self, index: Operand, n: usize, site: Site) {
+        let fits = self.cmp(
+            CmpOp::Lt,
+            Scalar::U64,
+            index,
+            Operand::Const(consts::int(Scalar::U64, n as i128)),
+            site,
+        );
+        self.emit(Stmt::If {
+            cond: fits,
+            then: Vec::new(),
+            els: vec![Stmt::Trap {
+                message: format!(
+                    "an index out of bounds of an array of {n} elements held in a struct \
+                     variable"
+                ),
+                site,
+            }],
+            varying: false,
+            site,
+        });
+    }
+
+    /// For each choice of a pick, whether the index selects it.
+    fn pick_hits(&mut self, index: Operand, n: usize, site: Site) -> Vec<Operand> {
+        (0..n)
+            .map(|k| {
+                self.cmp(
+                    CmpOp::Eq,
+                    Scalar::I64,
+                    index,
+                    Operand::Const(consts::int(Scalar::I64, k as i128)),
+                    site,
+                )
+            })
+            .collect()
+    }
+
     /// Element `idx` of an array place.
     pub fn index_place(&mut self, p: Place, idx: Operand, site: Site) -> R<Place> {
         match p {
@@ -876,38 +939,73 @@ impl Lowerer<'_> {
                 })
             }
             // An array member of a struct held in variables (a local struct, a struct
-            // parameter): each element's leaves are variables of their own, so the index must
-            // be known when the kernel is lowered.
+            // parameter): each element's leaves are variables of their own; a constant index
+            // names them, another one picks among them at run time.
             Place::Reg {
                 ty: Ty::Array(elem, Some(n)),
                 vars,
             } => {
-                let Operand::Const(c) = idx else {
-                    return Err(self.err(
-                        site,
-                        "an array inside a struct variable can only be indexed with a constant \
-                         here",
-                        Some(
-                            "copy the array into a local array (`float v[3]`) or read the \
-                             struct through a pointer to memory"
-                                .into(),
-                        ),
-                    ));
-                };
-                let k = consts::as_int(c);
-                if !(0..i128::from(n)).contains(&k) {
-                    return Err(self.err(
-                        site,
-                        format!("index {k} is out of bounds of an array of {n} elements"),
-                        None,
-                    ));
-                }
                 let per = elem.leaf_count(&self.structs);
-                let first = k as usize * per;
-                Ok(Place::Reg {
-                    ty: *elem,
-                    vars: vars[first..first + per].to_vec(),
-                })
+                if per == 0 {
+                    return Err(self.unsupported(site, "an array of empty structs", None));
+                }
+                let elems: Vec<Vec<VarId>> = vars.chunks(per).map(<[_]>::to_vec).collect();
+                match idx {
+                    Operand::Const(c) => {
+                        let k = self.constant_index(c, n, site)?;
+                        Ok(Place::Reg {
+                            ty: *elem,
+                            vars: elems[k].clone(),
+                        })
+                    }
+                    index => Ok(Place::Pick {
+                        index,
+                        choices: elems,
+                        ty: *elem,
+                    }),
+                }
+            }
+            // An array inside a picked element: a constant index narrows every choice, another
+            // one multiplies the choices.
+            Place::Pick {
+                index,
+                choices,
+                ty: Ty::Array(elem, Some(n)),
+            } => {
+                let per = elem.leaf_count(&self.structs);
+                if per == 0 {
+                    return Err(self.unsupported(site, "an array of empty structs", None));
+                }
+                let part = |c: &[VarId], k: usize| c[k * per..(k + 1) * per].to_vec();
+                match idx {
+                    Operand::Const(c) => {
+                        let k = self.constant_index(c, n, site)?;
+                        Ok(Place::Pick {
+                            index,
+                            choices: choices.iter().map(|c| part(c, k)).collect(),
+                            ty: *elem,
+                        })
+                    }
+                    inner => {
+                        let index = self.assign(
+                            Scalar::I64,
+                            Op::Offset {
+                                offset: inner,
+                                index: vec![(index, i64::from(n))],
+                            },
+                            site,
+                        );
+                        let choices = choices
+                            .iter()
+                            .flat_map(|c| (0..n as usize).map(move |k| part(c, k)))
+                            .collect();
+                        Ok(Place::Pick {
+                            index,
+                            choices,
+                            ty: *elem,
+                        })
+                    }
+                }
             }
             other => {
                 let t = self.place_ty(&other);
@@ -928,6 +1026,11 @@ impl Lowerer<'_> {
             Place::Reg { vars, .. } => Ok(Place::Reg {
                 ty: fty,
                 vars: vars[range].to_vec(),
+            }),
+            Place::Pick { index, choices, .. } => Ok(Place::Pick {
+                index,
+                choices: choices.iter().map(|c| c[range.clone()].to_vec()).collect(),
+                ty: fty,
             }),
             Place::Mem { mut ptr, .. } => {
                 ptr.disp += i64::from(off);
@@ -993,6 +1096,31 @@ impl Lowerer<'_> {
                 Ok(match ty {
                     Ty::Scalar(s) => Val::Scalar(leaves[0], *s),
                     t => Val::Agg(t.clone(), leaves),
+                })
+            }
+            Place::Pick { index, choices, ty } => {
+                if let Ty::Array(..) = ty {
+                    return Err(self.unsupported(
+                        site,
+                        "a pointer to an array inside a struct variable",
+                        Some("index the array directly"),
+                    ));
+                }
+                self.pick_bounds(*index, choices.len(), site);
+                let hits = self.pick_hits(*index, choices.len(), site);
+                let leaves = ty.leaves(&self.structs);
+                let mut out = Vec::new();
+                for (j, (_, s)) in leaves.into_iter().enumerate() {
+                    let mut acc = Operand::Var(choices[0][j]);
+                    for (c, hit) in choices.iter().zip(&hits).skip(1) {
+                        let (a, b) = (Operand::Var(c[j]), acc);
+                        acc = self.assign(s, Op::Select { cond: *hit, a, b }, site);
+                    }
+                    out.push(acc);
+                }
+                Ok(match ty {
+                    Ty::Scalar(s) => Val::Scalar(out[0], *s),
+                    t => Val::Agg(t.clone(), out),
                 })
             }
             Place::Local { arrays, index, ty } => {
@@ -1253,6 +1381,22 @@ impl Lowerer<'_> {
                         value: *leaf,
                         site,
                     });
+                }
+                Ok(v)
+            }
+            Place::Pick { index, choices, ty } => {
+                if matches!(ty, Ty::Array(..)) {
+                    return Err(self.err(site, "cannot assign to an array", None));
+                }
+                self.pick_bounds(*index, choices.len(), site);
+                let hits = self.pick_hits(*index, choices.len(), site);
+                let leaves = self.leaves_of(v.clone());
+                for (c, hit) in choices.iter().zip(hits) {
+                    for (var, leaf) in c.iter().zip(&leaves) {
+                        let s = self.vars[var.0 as usize].ty;
+                        let (a, b) = (*leaf, Operand::Var(*var));
+                        self.assign_to(*var, s, Op::Select { cond: hit, a, b }, site);
+                    }
                 }
                 Ok(v)
             }

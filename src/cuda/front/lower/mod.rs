@@ -127,6 +127,17 @@ pub enum Place {
         /// The type of what is designated.
         ty: Ty,
     },
+    /// An element of an array held in variables (an array member of a struct variable or
+    /// parameter) at an index known only at run time: one of `choices` (each the leaves of one
+    /// element), read through a chain of selects and written by a select into every choice.
+    Pick {
+        /// The element index (`I64`).
+        index: Operand,
+        /// Each element's leaves.
+        choices: Vec<Vec<VarId>>,
+        /// The element type.
+        ty: Ty,
+    },
     /// A cooperative-groups handle variable.
     Group(Group),
     /// A variable holding a lambda.
