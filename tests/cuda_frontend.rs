@@ -420,6 +420,16 @@ fn unsupported_constructs_are_rejected_with_help() {
             "function",
             3,
         ),
+        (
+            "__global__ void k(char *a) {\n  const char *s = \"hi\";\n  a[0] = s[0];\n}",
+            "a string literal outside printf",
+            2,
+        ),
+        (
+            "struct P { int v[300]; };\n__global__ void k(P p, int *a) {\n  a[0] = p.v[threadIdx.x];\n}",
+            "an array of 300 elements inside a struct variable, indexed at run time",
+            3,
+        ),
     ];
     for (src, what, line) in cases {
         let e = lower_err(src, "k");

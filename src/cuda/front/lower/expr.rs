@@ -10,6 +10,9 @@ use super::{ArgIn, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
 use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
 use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
+/// The most elements an array inside a struct variable may have to be indexed at run time.
+const MAX_PICK: usize = 256;
+
 /// Builtin values that are not variables.
 const BUILTIN_DIMS: [&str; 4] = ["threadIdx", "blockIdx", "blockDim", "gridDim"];
 
@@ -148,6 +151,11 @@ impl Lowerer<'_> {
                     pointee: (**to).clone(),
                 }))
             }
+            (Val::Str(_), _) => Err(self.unsupported(
+                site,
+                "a string literal outside printf",
+                Some("device code passes string literals to printf only, as its format or a %s argument"),
+            )),
             (v, ty) => {
                 if let Some(c) = self.conversion(&v, ty, site)? {
                     return Ok(c);
@@ -867,6 +875,22 @@ impl Lowerer<'_> {
         Ok(k as usize)
     }
 
+    /// A pick costs a compare and a select per element at every access: beyond
+    /// [`MAX_PICK`] elements a kernel would crawl, so it is refused.
+    fn pick_limit(&self, n: usize, site: Site) -> R<()> {
+        if n <= MAX_PICK {
+            return Ok(());
+        }
+        Err(self.unsupported(
+            site,
+            &format!(
+                "an array of {n} elements inside a struct variable, indexed at run time (warpsim \
+                 picks among the elements, practical up to {MAX_PICK})"
+            ),
+            Some("pass the array in global or __constant__ memory and index it through a pointer"),
+        ))
+    }
+
     /// Stop the thread when a picked element's index is outside its `n` choices (C leaves it
     /// undefined; a GPU would read or write some other variable's local memory).
     fn pick_bounds(&mut self, index: Operand, n: usize, site: Site) {
@@ -958,11 +982,14 @@ impl Lowerer<'_> {
                             vars: elems[k].clone(),
                         })
                     }
-                    index => Ok(Place::Pick {
-                        index,
-                        choices: elems,
-                        ty: *elem,
-                    }),
+                    index => {
+                        self.pick_limit(elems.len(), site)?;
+                        Ok(Place::Pick {
+                            index,
+                            choices: elems,
+                            ty: *elem,
+                        })
+                    }
                 }
             }
             // An array inside a picked element: a constant index narrows every choice, another
@@ -995,6 +1022,7 @@ impl Lowerer<'_> {
                             },
                             site,
                         );
+                        self.pick_limit(choices.len() * n as usize, site)?;
                         let choices = choices
                             .iter()
                             .flat_map(|c| (0..n as usize).map(move |k| part(c, k)))
