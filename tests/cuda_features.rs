@@ -336,6 +336,47 @@ __global__ void picks(int *out, Shape p, int which) {
 }
 
 #[test]
+fn struct_parameters_carry_pointers_into_buffers() {
+    let src = r#"
+struct In { const int *x; int n; };
+struct Args { In in; int *out; };
+__device__ int get(In in, int i) { return in.x[i] + in.n; }
+__global__ void k(Args a) {
+    int i = threadIdx.x;
+    if (a.out != nullptr && i < a.in.n) a.out[i] = get(a.in, i) * 2;
+}
+"#;
+    let dev = Device::default();
+    let x = dev.alloc_from("x", &(0..32).collect::<Vec<i32>>());
+    let out = ints(&dev, 32);
+    // The struct's bytes as C lays them out: x at 0, n at 8, out at 16 (24 bytes).
+    let mut bytes = vec![0u8; 24];
+    bytes[..8].copy_from_slice(&x.address().to_le_bytes());
+    bytes[8..12].copy_from_slice(&20i32.to_le_bytes());
+    bytes[16..24].copy_from_slice(&out.address().to_le_bytes());
+    let k = module(src, 900)
+        .lower("k")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bound = Arg::Struct {
+        bytes: bytes.clone(),
+        pointers: vec![Arg::buffer(&x), Arg::buffer(&out)],
+    };
+    cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &[bound]).unwrap_or_else(|e| panic!("{e}"));
+    let want: Vec<i32> = (0..32)
+        .map(|i| if i < 20 { (i + 20) * 2 } else { 0 })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    // Bytes alone bind no buffer: the first access through a pointer field faults, naming
+    // the address the field holds.
+    let err = cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &[Arg::Bytes(bytes)])
+        .expect_err("no buffer bound");
+    assert!(
+        err.to_string().contains(&format!("{:#x}", x.address())),
+        "{err}"
+    );
+}
+
+#[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"
 typedef unsigned int uint;

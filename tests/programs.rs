@@ -338,6 +338,18 @@ fn the_runtime_api_with(env: &[(&str, &str)]) {
 }
 
 #[test]
+fn struct_arguments_carry_their_pointers() {
+    for mode in [None, Some("--check")] {
+        let mut args = vec!["cu".to_string(), program("struct_pointers.cu")];
+        args.extend(mode.map(str::to_string));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = warpsim(&args);
+        assert_eq!(r.code, Some(0), "{mode:?}: {}", r.show());
+        assert!(r.stdout.contains("PASSED (0 wrong)"), "{}", r.show());
+    }
+}
+
+#[test]
 fn a_host_pointer_that_is_no_memory_is_the_programs_error() {
     let (r, profile) = with_json(&[&program("host_pointer.cu")], &[]);
     match profile["copies"].as_str() {

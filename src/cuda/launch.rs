@@ -26,8 +26,19 @@ pub enum Arg {
     /// holds (a host pointer passed by mistake). Passing it is fine; an access through it
     /// faults, naming the address.
     NoBuffer(u64),
-    /// A struct passed by value: its bytes as C lays them out (little-endian).
+    /// A struct passed by value: its bytes as C lays them out (little-endian). Its pointer
+    /// fields, if any, point into no buffer (an access through one faults, naming its address):
+    /// [`Arg::Struct`] binds them.
     Bytes(Vec<u8>),
+    /// A struct passed by value with pointer fields: its bytes, and what each of the
+    /// parameter's pointer fields ([`crate::cuda::ir::FieldPointer`], in order) points into,
+    /// an [`Arg::Buffer`] or an [`Arg::NoBuffer`].
+    Struct {
+        /// The struct's bytes.
+        bytes: Vec<u8>,
+        /// One argument per pointer field.
+        pointers: Vec<Arg>,
+    },
 }
 
 impl Arg {
@@ -141,10 +152,9 @@ pub fn launch_with(
     })
 }
 
-/// The launch's values for the scalar parameters (then struct fields, in order) and its
-/// buffers for the pointer parameters.
-/// The values of a launch's scalar parameters and struct fields, and what its pointer
-/// parameters point into (a buffer, or an address in no buffer).
+/// The values of a launch's parameters, then of its struct parameters' fields and of their
+/// pointer fields' offsets, and what its pointer parameters, then the pointer fields, point into
+/// (a buffer, or an address in no buffer).
 type Bound = (Vec<Val>, Vec<Option<Result<Global<u8>, u64>>>);
 
 fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
@@ -166,6 +176,8 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
     let mut vals = Vec::new();
     let mut fields = Vec::new();
     let mut buffers = Vec::new();
+    // Struct parameters' pointer fields, bound after the parameters.
+    let (mut field_offsets, mut field_buffers) = (Vec::new(), Vec::new());
     for (p, a) in kernel.params.iter().zip(args) {
         let mismatch = || {
             wrong(format!(
@@ -176,7 +188,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                     Arg::Int(_) => "an integer",
                     Arg::Float(_) => "a floating-point number",
                     Arg::Buffer(_) | Arg::NoBuffer(_) => "a pointer",
-                    Arg::Bytes(_) => "struct bytes",
+                    Arg::Bytes(_) | Arg::Struct { .. } => "struct bytes",
                 }
             ))
         };
@@ -191,24 +203,19 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                 vals.push(float(*ty, *x));
                 buffers.push(None);
             }
-            (ParamKind::Pointer { .. }, Arg::Buffer(g)) => {
-                // The pointer is the whole allocation plus an offset, as on a GPU: a view into
-                // its middle (`d + 1` from the host) may be indexed backwards.
-                let (whole, offset) = g.whole();
-                vals.push(Val::D(R64::uniform(offset as u64)));
-                buffers.push(Some(Ok(whole)));
-            }
-            (ParamKind::Pointer { .. }, Arg::NoBuffer(address)) => {
-                vals.push(Val::D(R64::uniform(0)));
-                buffers.push(Some(Err(*address)));
+            (ParamKind::Pointer { .. }, Arg::Buffer(_) | Arg::NoBuffer(_)) => {
+                let (offset, buffer) = pointer(a);
+                vals.push(offset);
+                buffers.push(Some(buffer));
             }
             (
                 ParamKind::Struct {
                     size,
                     fields: fs,
                     name,
+                    pointers,
                 },
-                Arg::Bytes(bytes),
+                Arg::Bytes(bytes) | Arg::Struct { bytes, .. },
             ) => {
                 if bytes.len() != *size as usize {
                     return Err(wrong(format!(
@@ -223,6 +230,38 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                     raw[..ty.size() as usize].copy_from_slice(&bytes[at..at + ty.size() as usize]);
                     fields.push(from_bits(ty, u64::from_le_bytes(raw)));
                 }
+                let given = match a {
+                    Arg::Struct {
+                        pointers: given, ..
+                    } => given.as_slice(),
+                    _ => &[],
+                };
+                if !given.is_empty() && given.len() != pointers.len() {
+                    return Err(wrong(format!(
+                        "argument `{}` has {} pointer field(s), the launch bound {}",
+                        p.name,
+                        pointers.len(),
+                        given.len()
+                    )));
+                }
+                for (k, fp) in pointers.iter().enumerate() {
+                    let at = fp.at as usize;
+                    let address = u64::from_le_bytes(
+                        bytes[at..at + 8]
+                            .try_into()
+                            .expect("a pointer field is 8 bytes"),
+                    );
+                    let field = given.get(k).unwrap_or(&Arg::NoBuffer(address)).clone();
+                    if !matches!(field, Arg::Buffer(_) | Arg::NoBuffer(_)) {
+                        return Err(wrong(format!(
+                            "pointer field {k} of argument `{}` needs a buffer",
+                            p.name
+                        )));
+                    }
+                    let (offset, buffer) = pointer(&field);
+                    field_offsets.push(offset);
+                    field_buffers.push(Some(buffer));
+                }
                 vals.push(Val::D(R64::uniform(0)));
                 buffers.push(None);
             }
@@ -230,7 +269,23 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
         }
     }
     vals.extend(fields);
+    vals.extend(field_offsets);
+    buffers.extend(field_buffers);
     Ok((vals, buffers))
+}
+
+/// A pointer argument's offset value and what it points into. The pointer is the whole
+/// allocation plus an offset, as on a GPU: a view into its middle (`d + 1` from the host) may be
+/// indexed backwards.
+fn pointer(a: &Arg) -> (Val, Result<Global<u8>, u64>) {
+    match a {
+        Arg::Buffer(g) => {
+            let (whole, offset) = g.whole();
+            (Val::D(R64::uniform(offset as u64)), Ok(whole))
+        }
+        Arg::NoBuffer(address) => (Val::D(R64::uniform(0)), Err(*address)),
+        _ => unreachable!("only pointer arguments"),
+    }
 }
 
 /// How a parameter reads in a message: `float *x`, `int n`.

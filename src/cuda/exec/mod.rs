@@ -197,12 +197,21 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 ParamKind::Struct { .. } => {}
             }
         }
-        // Struct parameters' fields follow the scalar parameters in `args`.
+        // Struct parameters' fields follow the parameters in `args`, then their pointer
+        // fields' offsets.
         let mut extra = k.params.len();
         for p in &k.params {
             if let ParamKind::Struct { fields, .. } = &p.kind {
                 for (_, _, var) in fields {
                     vars[var.0 as usize] = args[extra];
+                    extra += 1;
+                }
+            }
+        }
+        for p in &k.params {
+            if let ParamKind::Struct { pointers, .. } = &p.kind {
+                for fp in pointers {
+                    vars[fp.offset.0 as usize] = args[extra];
                     extra += 1;
                 }
             }
@@ -958,7 +967,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
                 Some(Ok(g)) => g.place_sized(size),
                 Some(Err(address)) => {
-                    let name = &self.k.params[i as usize].name;
+                    let name = self.k.buffer_name(i);
                     let what = if address == 0 {
                         format!("`{name}`, a null pointer")
                     } else {

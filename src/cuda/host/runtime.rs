@@ -230,6 +230,16 @@ impl<'d> Runtime<'d> {
         }
     }
 
+    /// The device pointer in the first 8 bytes of `bytes`, as a launch argument: the
+    /// allocation it points into, or no buffer.
+    fn pointer_arg(&self, bytes: &[u8]) -> Arg {
+        let address = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        match self.resolve(address, 0) {
+            Some((a, off)) => Arg::Buffer(a.global.slice(off..)),
+            None => Arg::NoBuffer(address),
+        }
+    }
+
     /// The status of a request made after a kernel faulted.
     fn check_sticky(&self) -> Result<(), i32> {
         match self.sticky {
@@ -555,13 +565,14 @@ impl<'d> Runtime<'d> {
         for (p, bytes) in k.params.iter().zip(args) {
             bound.push(match &p.kind {
                 ParamKind::Scalar { ty, .. } => scalar_arg(*ty, bytes),
-                ParamKind::Pointer { .. } => {
-                    let address = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-                    match self.resolve(address, 0) {
-                        Some((a, off)) => Arg::Buffer(a.global.slice(off..)),
-                        None => Arg::NoBuffer(address),
-                    }
-                }
+                ParamKind::Pointer { .. } => self.pointer_arg(bytes),
+                ParamKind::Struct { pointers, .. } if !pointers.is_empty() => Arg::Struct {
+                    bytes: bytes.clone(),
+                    pointers: pointers
+                        .iter()
+                        .map(|fp| self.pointer_arg(&bytes[fp.at as usize..]))
+                        .collect(),
+                },
                 ParamKind::Struct { .. } => Arg::Bytes(bytes.clone()),
             });
         }

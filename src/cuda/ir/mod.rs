@@ -889,7 +889,26 @@ pub enum ParamKind {
         size: u32,
         /// Each scalar field: byte offset, type and the variable that holds it.
         fields: Vec<(u32, Scalar, VarId)>,
+        /// Each pointer field, bound to a buffer of its own.
+        pointers: Vec<FieldPointer>,
     },
+}
+
+/// A pointer field of a struct parameter (`struct Args { float *x; int n; }`): the launch
+/// resolves the address in the struct's bytes to a buffer ([`crate::cuda::Arg::Struct`]) and
+/// binds it as [`Base::Param`]`(buffer)`, numbered after the kernel's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldPointer {
+    /// The field as the kernel names it (`args.in.x`).
+    pub name: String,
+    /// The field's byte offset in the struct.
+    pub at: u32,
+    /// The pointee type.
+    pub elem: TypeName,
+    /// The buffer slot it is bound to.
+    pub buffer: u32,
+    /// The pointer's byte-offset variable.
+    pub offset: VarId,
 }
 
 /// A type as the source names it, for messages, `--list` and argument parsing.
@@ -1022,4 +1041,22 @@ pub struct Kernel {
     pub files: Vec<String>,
     /// The kernel's definition.
     pub site: Site,
+}
+
+impl Kernel {
+    /// The name of what buffer slot `slot` ([`Base::Param`]) holds: a pointer parameter, or a
+    /// struct parameter's pointer field (`args.in.x`).
+    pub fn buffer_name(&self, slot: u32) -> String {
+        if let Some(p) = self.params.get(slot as usize) {
+            return p.name.clone();
+        }
+        self.params
+            .iter()
+            .flat_map(|p| match &p.kind {
+                ParamKind::Struct { pointers, .. } => pointers.as_slice(),
+                _ => &[],
+            })
+            .find(|fp| fp.buffer == slot)
+            .map_or(format!("param{slot}"), |fp| fp.name.clone())
+    }
 }

@@ -52,10 +52,7 @@ fn operand(k: &Kernel, o: &Operand) -> String {
 
 fn addr(k: &Kernel, a: &Addr) -> String {
     let base = match a.base {
-        Base::Param(i) => k
-            .params
-            .get(i as usize)
-            .map_or(format!("param{i}"), |p| p.name.clone()),
+        Base::Param(i) => k.buffer_name(i),
         Base::Shared(i) => k
             .shared
             .get(i as usize)

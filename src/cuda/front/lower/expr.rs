@@ -421,6 +421,9 @@ impl Lowerer<'_> {
                 )),
             },
             ExprKind::Member(a, f, false) => {
+                if let Some(p) = self.field_pointer(a, f) {
+                    return self.read(&p, site);
+                }
                 if let ExprKind::Ident(n) = &a.kind
                     && self.lookup(n).is_none()
                 {
@@ -815,6 +818,9 @@ impl Lowerer<'_> {
                 self.this_place(site)
             }
             ExprKind::Member(a, f, arrow) => {
+                if !*arrow && let Some(p) = self.field_pointer(a, f) {
+                    return Ok(p);
+                }
                 let p = if *arrow {
                     match self.rvalue(a)? {
                         Val::Ptr(ptr) => {
@@ -843,6 +849,16 @@ impl Lowerer<'_> {
                 None,
             )),
         }
+    }
+
+    /// `a.f` when it names a pointer field of a struct whose pointer fields are pointer
+    /// variables (`args.x`, `args.in.y`): that field's pointer variable.
+    fn field_pointer(&self, a: &ast::Expr, f: &str) -> Option<Place> {
+        let fields = self.field_pointers_of(a, &[f.to_string()])?;
+        fields
+            .iter()
+            .find(|(rest, _)| rest.is_empty())
+            .map(|(_, idx)| Place::Ptr(*idx))
     }
 
     /// `ptr[idx]`.

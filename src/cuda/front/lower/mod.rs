@@ -231,6 +231,24 @@ pub struct Lowerer<'m> {
     /// A serial number per open scope (parallel to `scopes`).
     scope_ids: Vec<u64>,
     next_scope_id: u64,
+    /// Struct values whose pointer fields are pointer variables (struct kernel parameters,
+    /// and the device-function parameters they are passed to).
+    field_pointers: Vec<FieldPointers>,
+}
+
+/// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
+pub type PointerFields = Vec<(Vec<String>, usize)>;
+
+/// The pointer fields of a struct variable (its other fields are its `Place::Reg` leaves).
+pub struct FieldPointers {
+    /// The variable's name.
+    pub name: String,
+    /// The scope it was bound in ([`Lowerer::scope_ids`]): it counts while that is open.
+    pub scope: u64,
+    /// Its binding.
+    pub place: Place,
+    /// Its pointer fields.
+    pub fields: PointerFields,
 }
 
 /// Lower kernel `name` (`"reduce<256>"`, `"k<float, 4>"`) of a parsed unit.
@@ -320,6 +338,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     });
     // Parameters.
     let mut params = Vec::new();
+    let mut hidden = 0;
     for (i, p) in f.params.iter().enumerate() {
         let ty = l.ty(&p.ty, p.site)?;
         let kind = match &ty {
@@ -361,17 +380,40 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     .zip(&vars)
                     .map(|((o, s), v)| (*o, *s, *v))
                     .collect();
-                l.bind(
-                    &p.name,
-                    Sym::Place(Place::Reg {
-                        ty: ty.clone(),
-                        vars,
-                    }),
-                );
+                let place = Place::Reg {
+                    ty: ty.clone(),
+                    vars,
+                };
+                l.bind(&p.name, Sym::Place(place.clone()));
+                // Its pointer fields are pointer variables of their own, into buffers the
+                // launch binds after the parameters'.
+                let mut pointers = Vec::new();
+                let mut named = Vec::new();
+                for (path, at, pointee) in ty.pointer_fields(&l.structs) {
+                    let name = format!("{}.{}", p.name, path.join("."));
+                    let idx = l.new_ptr(&name, pointee.clone(), p.site);
+                    let buffer = (f.params.len() + hidden) as u32;
+                    hidden += 1;
+                    l.set_base(idx, Base::Param(buffer), p.site)?;
+                    pointers.push(ir::FieldPointer {
+                        name,
+                        at,
+                        elem: if pointee == Ty::Void {
+                            ir::TypeName::Void
+                        } else {
+                            pointee.type_name(&l.structs)
+                        },
+                        buffer,
+                        offset: l.ptrs[idx].off,
+                    });
+                    named.push((path, idx));
+                }
+                l.carry_pointers(&p.name, named);
                 ir::ParamKind::Struct {
                     name: ty.show(&l.structs),
                     size: ty.size(&l.structs),
                     fields,
+                    pointers,
                 }
             }
             other => {
@@ -519,7 +561,64 @@ impl<'m> Lowerer<'m> {
             closures: Vec::new(),
             scope_ids: vec![0],
             next_scope_id: 1,
+            field_pointers: Vec::new(),
         }
+    }
+
+    /// Note that the struct variable `name`, as bound now, has these pointer fields.
+    fn carry_pointers(&mut self, name: &str, fields: PointerFields) {
+        if fields.is_empty() {
+            return;
+        }
+        let Some(Sym::Place(place)) = self.lookup(name).cloned() else {
+            return;
+        };
+        self.field_pointers.push(FieldPointers {
+            name: name.to_string(),
+            scope: self.scope_ids.last().copied().unwrap_or(0),
+            place,
+            fields,
+        });
+    }
+
+    /// The pointer fields under `prefix` (paths relative to it) of the struct variable at the
+    /// root of `e` (`args`, `args.in`), if its pointer fields are pointer variables.
+    pub fn field_pointers_of(
+        &self,
+        e: &ast::Expr,
+        prefix: &[String],
+    ) -> Option<PointerFields> {
+        let mut path = prefix.to_vec();
+        let mut e = e;
+        let root = loop {
+            match &e.kind {
+                ast::ExprKind::Member(x, g, false) => {
+                    path.insert(0, g.clone());
+                    e = x;
+                }
+                ast::ExprKind::Ident(n) => break n,
+                _ => return None,
+            }
+        };
+        let Some(Sym::Place(current)) = self.lookup(root) else {
+            return None;
+        };
+        // Only a binding of a scope this function sees (not a caller's same-named one).
+        let start = self.frames.last().map_or(0, |f| f.scope_start);
+        let visible = &self.scope_ids[start.min(self.scope_ids.len())..];
+        let entry =
+            self.field_pointers.iter().rev().find(|fp| {
+                fp.name == *root && fp.place == *current && visible.contains(&fp.scope)
+            })?;
+        let under: Vec<_> = entry
+            .fields
+            .iter()
+            .filter_map(|(p, idx)| {
+                let rest = p.strip_prefix(path.as_slice())?;
+                Some((rest.to_vec(), *idx))
+            })
+            .collect();
+        (!under.is_empty()).then_some(under)
     }
 
     /// Open a scope.
@@ -2089,9 +2188,15 @@ impl<'m> Lowerer<'m> {
             let v = self.targ_value(p, a, site)?;
             tenv.insert(p.name().to_string(), v);
         }
-        // Evaluate the arguments in the caller: a reference parameter binds a place.
+        // Evaluate the arguments in the caller: a reference parameter binds a place. A struct
+        // whose pointer fields are pointer variables passes them on.
         let mut vals: Vec<Result<Val, Place>> = Vec::new();
+        let mut carried = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
+            carried.push(match &a {
+                ArgIn::Expr(e) => self.field_pointers_of(e, &[]),
+                _ => None,
+            });
             let by_ref = matches!(p.ty, TypeExpr::Ref(_));
             vals.push(match (a, by_ref) {
                 (ArgIn::Expr(e), by_ref) if matches!(e.kind, ast::ExprKind::InitList(_)) => {
@@ -2191,7 +2296,7 @@ impl<'m> Lowerer<'m> {
         });
         self.open_scope();
         self.inline_stack.push(key);
-        let r = self.inline_body(f, vals, this, site);
+        let r = self.inline_body(f, vals, carried, this, site);
         self.inline_stack.pop();
         self.close_scopes(self.frames.last().map_or(1, |fr| fr.scope_start));
         self.frames.pop();
@@ -2309,6 +2414,7 @@ impl<'m> Lowerer<'m> {
         &mut self,
         f: &Function,
         args: Vec<Result<Val, Place>>,
+        carried: Vec<Option<PointerFields>>,
         this: Option<(Place, usize)>,
         site: Site,
     ) -> R<Val> {
@@ -2344,6 +2450,11 @@ impl<'m> Lowerer<'m> {
                     let v = self.convert_val(v, &ty, site)?;
                     self.declare_with(&d, ty, Some(v))?;
                 }
+            }
+        }
+        for (p, fields) in f.params.iter().zip(carried) {
+            if let Some(fields) = fields {
+                self.carry_pointers(&p.name, fields);
             }
         }
         // A constructor's member initializers.

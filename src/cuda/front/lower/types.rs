@@ -181,6 +181,29 @@ impl Ty {
         }
     }
 
+    /// The pointer fields of a struct, nested structs' too (not those inside arrays): each
+    /// field's path of member names, byte offset and pointee type.
+    pub fn pointer_fields(&self, structs: &Structs) -> Vec<(Vec<String>, u32, Ty)> {
+        let mut out = Vec::new();
+        if let Ty::Struct(i) = self {
+            for (name, t, off) in &structs.list[*i].fields {
+                match t {
+                    Ty::Pointer(pointee) => {
+                        out.push((vec![name.clone()], *off, (**pointee).clone()))
+                    }
+                    Ty::Struct(_) => {
+                        for (mut path, at, pointee) in t.pointer_fields(structs) {
+                            path.insert(0, name.clone());
+                            out.push((path, off + at, pointee));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     /// The number of scalar leaves.
     pub fn leaf_count(&self, structs: &Structs) -> usize {
         self.leaves(structs).len()

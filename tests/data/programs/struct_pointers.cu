@@ -1,0 +1,50 @@
+// Kernel arguments gathered in a struct passed by value, pointers included, as real code passes
+// its buffers: nested structs, a null pointer checked, the struct handed to device functions.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+struct Input {
+    const float *x;
+    int n;
+};
+
+struct Args {
+    Input in;
+    float *out;
+    float *unused;  // null
+    float scale;
+};
+
+__device__ void add_into(Input in, float *o, int i) { o[i] += in.x[i] + in.n; }
+
+__device__ void finish(Args a, int i) {
+    if (a.unused == nullptr) add_into(a.in, a.out, i);
+}
+
+__global__ void scaled(Args a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.in.n && a.out != nullptr) a.out[i] = a.in.x[i] * a.scale;
+}
+
+__global__ void finished(Args a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.in.n) finish(a, i);
+}
+
+int main() {
+    const int n = 1000;
+    float h[n], back[n];
+    for (int i = 0; i < n; i++) h[i] = float(i);
+    float *x = nullptr, *out = nullptr;
+    cudaMalloc(&x, n * sizeof(float));
+    cudaMalloc(&out, n * sizeof(float));
+    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    Args a = {{x, n}, out, nullptr, 0.5f};
+    scaled<<<(n + 127) / 128, 128>>>(a);
+    finished<<<(n + 127) / 128, 128>>>(a);
+    cudaMemcpy(back, out, n * sizeof(float), cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad += back[i] != 0.5f * i + i + n;
+    printf("%s (%d wrong)\n", bad == 0 ? "PASSED" : "FAILED", bad);
+    return cudaGetLastError() == cudaSuccess && bad == 0 ? 0 : 1;
+}
