@@ -583,11 +583,7 @@ impl<'m> Lowerer<'m> {
 
     /// The pointer fields under `prefix` (paths relative to it) of the struct variable at the
     /// root of `e` (`args`, `args.in`), if its pointer fields are pointer variables.
-    pub fn field_pointers_of(
-        &self,
-        e: &ast::Expr,
-        prefix: &[String],
-    ) -> Option<PointerFields> {
+    pub fn field_pointers_of(&self, e: &ast::Expr, prefix: &[String]) -> Option<PointerFields> {
         let mut path = prefix.to_vec();
         let mut e = e;
         let root = loop {
