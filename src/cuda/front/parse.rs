@@ -573,6 +573,20 @@ impl<'a> P<'a> {
         let Some(body) = n.child_by_field_name("body") else {
             return;
         };
+        // The enum's name is a type (its values are ints); a scoped enum's enumerators are
+        // named through it (`Op::Add`), a plain enum's both ways.
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x).to_string());
+        if let Some(name) = &name {
+            unit.typedefs
+                .push((name.clone(), TypeExpr::Name("int".into())));
+        }
+        let scoped = self
+            .text(n)
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|w| w == "class" || w == "struct");
         let mut next = Expr {
             kind: ExprKind::Int(0, false, 0),
             site: self.site(n),
@@ -602,18 +616,26 @@ impl<'a> P<'a> {
                 site,
                 span: (0, 0),
             };
-            unit.globals.push(GlobalVar {
-                decl: VarDecl {
-                    name: self.text(nm).to_string(),
-                    ty: TypeExpr::Name("int".into()),
-                    quals: Quals {
-                        is_const: true,
-                        ..Quals::default()
+            let short = self.text(nm).to_string();
+            let names = match &name {
+                Some(e) if scoped => vec![format!("{e}::{short}")],
+                Some(e) => vec![short.clone(), format!("{e}::{short}")],
+                None => vec![short],
+            };
+            for n in names {
+                unit.globals.push(GlobalVar {
+                    decl: VarDecl {
+                        name: n,
+                        ty: TypeExpr::Name("int".into()),
+                        quals: Quals {
+                            is_const: true,
+                            ..Quals::default()
+                        },
+                        init: Some(value.clone()),
+                        site,
                     },
-                    init: Some(value),
-                    site,
-                },
-            });
+                });
+            }
         }
     }
 

@@ -541,22 +541,14 @@ impl<'a> Splitter<'a> {
                     args.push((n, true));
                 }
                 "parameter_declaration" | "optional_parameter_declaration" => {
-                    let ty = p
-                        .child_by_field_name("type")
-                        .map_or("int", |x| self.text(x));
                     let d = p
                         .child_by_field_name("declarator")
                         .ok_or_else(|| self.error(p, "an unnamed template parameter", "name it"))?;
                     let n = self
                         .declared_name(d)
                         .ok_or_else(|| self.error(p, "this template parameter", "name it"))?;
-                    let prefix: String = {
-                        let full = self.text(p);
-                        let dtext = self.text(d);
-                        let cut = full.find(dtext).map_or(full.len(), |i| i + dtext.len());
-                        full[..cut].to_string()
-                    };
-                    let _ = ty;
+                    // The declaration up to the end of its declarator: without the default.
+                    let prefix = &self.text(p)[..d.end_byte() - p.start_byte()];
                     decls.push(prefix.split_whitespace().collect::<Vec<_>>().join(" "));
                     args.push((n, false));
                 }
@@ -717,6 +709,14 @@ mod tests {
             "__warpsim_register_symbol((const void *)&coef, __WARPSIM_XSTR(coef), __WARPSIM_UNIT)"
         ));
         assert!(!t.contains("&elsewhere"), "{t}");
+        // A parameter whose type name contains its own name, with a default.
+        let src = "enum class Op { Add };\ntemplate <typename T, Op O = Op::Add>\n\
+                   __global__ void k(T *a) {}\n";
+        let t = host_file("e.cu", src).unwrap().text;
+        assert!(
+            t.contains("template <typename T, Op O> struct __warpsim_kernel_"),
+            "{t}"
+        );
     }
 
     #[test]

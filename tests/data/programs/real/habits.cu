@@ -1,7 +1,7 @@
 // What real programs do that a simulator must take as it comes: managed memory written by the
 // host between a launch and the synchronisation, a pointer into the middle of an allocation
 // indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
-// line, and a header that is not UTF-8.
+// line, a header that is not UTF-8, and kernel templates with defaults and enum parameters.
 #include <cstdio>
 #include <cstring>
 #include "latin1.h"
@@ -11,6 +11,17 @@
 
 __global__ void count(int *x) { atomicAdd(&x[0], 1); }
 __global__ void back(const float *p, float *out) { out[threadIdx.x] = p[(int)threadIdx.x - 1]; }
+
+enum class Combine { Add, Mul };
+enum Shift { NONE, ONE = 1, TWO };
+
+template <typename T, Combine C = Combine::Mul, int B = 32>
+__global__ void combine(const T *a, T *out, Shift s) {
+    int i = threadIdx.x;
+    Combine c = C;
+    T v = c == Combine::Add ? a[i] + T(B) : a[i] * T(B);
+    out[i] = v + (s == TWO ? 2 : 0) + Shift::ONE;
+}
 
 static int calls = 0;
 void CUDART_CB done(cudaStream_t, cudaError_t status, void *n) {
@@ -36,6 +47,13 @@ int main() {
     back<<<1, 32>>>(d + 1, o);
     cudaError_t e = cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost);
     printf("interior: %s %g %g\n", cudaGetErrorName(e), r[0], r[31]);
+
+    combine<float><<<1, 32>>>(d, o, TWO);
+    cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost);
+    printf("enum: %g", r[3]);
+    combine<float, Combine::Add, 8><<<1, 32>>>(d, o, NONE);
+    cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost);
+    printf(" %g\n", r[3]);
 
     cudaStream_t s;
     cudaStreamCreate(&s);
