@@ -377,6 +377,38 @@ __global__ void k(Args a) {
 }
 
 #[test]
+fn array_parameters_and_parenthesised_casts() {
+    // An array parameter is a pointer, whatever follows it; `(size_t)(x)` parses as a call of
+    // `size_t` and is a cast.
+    let src = r#"
+typedef unsigned int uint;
+__device__ void load(const uint *img, float3 c[4], int base, int t) { c[t % 4].x = img[base + t]; }
+__global__ void k(const uint *img, float *out) {
+    __shared__ float3 c[4];
+    int t = threadIdx.x;
+    if (t < 4) load(img, c, 10, t);
+    __syncthreads();
+    size_t wide = (size_t)(t * 3);
+    out[t] = c[t % 4].x + (float)(clock_t)(wide);
+}
+"#;
+    let dev = Device::default();
+    let img = dev.alloc_from("img", &(0..64u32).collect::<Vec<_>>());
+    let out = dev.alloc_zeroed::<f32>("out", 32);
+    run_on(
+        &dev,
+        src,
+        "k",
+        1,
+        32,
+        &[Arg::buffer(&img), Arg::buffer(&out)],
+        Mode::Fast,
+    );
+    let want: Vec<f32> = (0..32).map(|t| (10 + t % 4 + 3 * t) as f32).collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"
 typedef unsigned int uint;

@@ -6,7 +6,7 @@
 //! the executor runs as the corresponding [`crate::Block`] operation.
 
 use super::consts;
-use super::types::{Group, Ty, promote, usual, vector_type};
+use super::types::{Group, Ty, promote, scalar_type, usual, vector_type};
 use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
@@ -198,9 +198,12 @@ impl Lowerer<'_> {
                 if let Some(v) = self.call_user(&n, targs, exprs(), site)? {
                     return Ok(v);
                 }
-                // `T(x)` where `T` names a type (a template parameter, a typedef) and no function
-                // of the program: a cast.
-                if targs.is_empty() && args.len() == 1 && self.names_type(name) {
+                // `T(x)` where `T` names a type (a template parameter, a typedef, `size_t`) and
+                // no function of the program: a cast. (`(size_t)(x)` parses as this call too.)
+                if targs.is_empty()
+                    && args.len() == 1
+                    && (self.names_type(name) || scalar_type(&self.canon(name)).is_some())
+                {
                     let cast = ast::Expr {
                         kind: ExprKind::Cast(
                             ast::TypeExpr::Name(name.clone()),

@@ -2038,6 +2038,11 @@ impl<'m> Lowerer<'m> {
             let Ok(pt) = self.ty(&pt, site) else {
                 return true;
             };
+            // An array parameter is a pointer (`float3 colors[16]`).
+            let pt = match pt {
+                Ty::Array(e, _) => Ty::Pointer(e),
+                t => t,
+            };
             match (&pt, at) {
                 (Ty::Scalar(_), Ty::Scalar(_)) | (Ty::Pointer(_), Ty::Pointer(_)) => true,
                 (Ty::Scalar(_) | Ty::Pointer(_), _) | (_, Ty::Scalar(_) | Ty::Pointer(_)) => false,
