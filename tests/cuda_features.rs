@@ -409,6 +409,49 @@ __global__ void k(const uint *img, float *out) {
 }
 
 #[test]
+fn out_parameters_take_the_address_of_a_variable() {
+    // `f(&x)`: the pointer parameter names the variable, through `*p`, `p->f`, `p[0]`, and
+    // passes it on; a group parameter takes any group.
+    let src = r#"
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct P { float x, y; };
+__device__ void minmax(const float *v, int n, float *lo, float *hi) {
+    *lo = v[0]; hi[0] = v[0];
+    for (int k = 1; k < n; k++) { *lo = fminf(*lo, v[k]); *hi = fmaxf(*hi, v[k]); }
+}
+__device__ void setp(P *p, float a) { p->x = a; (*p).y = 2 * a; }
+__device__ void inc(int *c) { (*c)++; *c += 1; }
+__device__ void both(int *c, float *v, float *lo, float *hi) { inc(c); minmax(v, 3, lo, hi); }
+__device__ int ranks(cg::thread_group g) { return g.thread_rank(); }
+__global__ void k(float *out) {
+    float v[3] = {3.0f, (float)threadIdx.x, -1.0f};
+    float lo, hi; P p; int c = 0;
+    both(&c, v, &lo, &hi);
+    setp(&p, lo);
+    inc(&c);
+    cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), 4);
+    out[threadIdx.x] = lo + 10 * hi + 100 * p.y + 1000 * c + 10000 * ranks(tile);
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 8);
+    run_on(&dev, src, "k", 1, 8, &[Arg::buffer(&out)], Mode::Fast);
+    let want: Vec<f32> = (0..8)
+        .map(|t: i32| (-1 + 10 * t.max(3) - 200 + 4000 + 10000 * (t % 4)) as f32)
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    // Any other use of such a pointer is refused, located.
+    let bad = "__device__ float *keep(float *p) { return p; }\n\
+               __global__ void k(float *out) {\n  float x = 1;\n  out[0] = *keep(&x);\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("a pointer to a local returned");
+    assert!(e.to_string().contains("pointer to a local variable"), "{e}");
+}
+
+#[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"
 typedef unsigned int uint;

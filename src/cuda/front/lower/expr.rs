@@ -195,6 +195,7 @@ impl Lowerer<'_> {
             | Place::Local { ty, .. }
             | Place::Pick { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
+            Place::Alias(t) => Ty::Pointer(Box::new(self.place_ty(t))),
             Place::Group(g) => Ty::Group(*g),
             Place::Closure(c) => Ty::Closure(*c),
         }
@@ -782,6 +783,10 @@ impl Lowerer<'_> {
                             let idx = self.convert(idx, ity, Scalar::I64, site);
                             self.index_place(p, idx, site)
                         }
+                        Place::Alias(t) => match idx {
+                            Operand::Const(c) if consts::as_int(c) == 0 => Ok(*t),
+                            _ => Err(self.alias_misuse(site)),
+                        },
                         Place::Ptr(_) => {
                             let Val::Ptr(ptr) = self.read(&p, site)? else {
                                 unreachable!("a pointer place reads as a pointer")
@@ -821,7 +826,9 @@ impl Lowerer<'_> {
                 if !*arrow && let Some(p) = self.field_pointer(a, f) {
                     return Ok(p);
                 }
-                let p = if *arrow {
+                let p = if *arrow && let Some(t) = self.alias_target(a) {
+                    t
+                } else if *arrow {
                     match self.rvalue(a)? {
                         Val::Ptr(ptr) => {
                             let ty = ptr.pointee.clone();
@@ -834,6 +841,7 @@ impl Lowerer<'_> {
                 };
                 self.member_place(p, f, site)
             }
+            ExprKind::Unary(Unary::Deref, x) if let Some(t) = self.alias_target(x) => Ok(t),
             ExprKind::Unary(Unary::Deref, x) => match self.rvalue(x)? {
                 Val::Ptr(ptr) => {
                     let ty = ptr.pointee.clone();
@@ -859,6 +867,15 @@ impl Lowerer<'_> {
             .iter()
             .find(|(rest, _)| rest.is_empty())
             .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// A pointer to a variable used other than as `*p`, `p->f` or `p[0]`.
+    fn alias_misuse(&self, site: Site) -> crate::cuda::Diagnostic {
+        self.unsupported(
+            site,
+            "this use of a pointer to a local variable",
+            Some("a pointer parameter given `&x` can be read and written through (`*p`, `p->f`, `p[0]`)"),
+        )
     }
 
     /// `ptr[idx]`.
@@ -1095,7 +1112,7 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Group(_) | Place::Closure(_) => {
+            Place::Ptr(_) | Place::Alias(_) | Place::Group(_) | Place::Closure(_) => {
                 Err(self.err(site, format!("`.{f}` needs a struct"), None))
             }
         }
@@ -1129,6 +1146,7 @@ impl Lowerer<'_> {
                 }))
             }
             Place::Group(g) => Ok(Val::Group(*g)),
+            Place::Alias(_) => Err(self.alias_misuse(site)),
             Place::Mem { ptr, ty } => {
                 if let Ty::Array(elem, _) = ty {
                     return Ok(Val::Ptr(PtrVal {
@@ -1444,6 +1462,7 @@ impl Lowerer<'_> {
                 }
                 Ok(v)
             }
+            Place::Alias(_) => Err(self.alias_misuse(site)),
             Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
             Place::Closure(_) => {
                 Err(self.err(site, "a lambda variable cannot be reassigned", None))

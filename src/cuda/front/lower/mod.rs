@@ -138,6 +138,9 @@ pub enum Place {
         /// The element type.
         ty: Ty,
     },
+    /// A pointer parameter of an inlined function given the address of a variable (`f(&x)`):
+    /// `*p`, `p->f` and `p[0]` name the variable; the pointer has no other use.
+    Alias(Box<Place>),
     /// A cooperative-groups handle variable.
     Group(Group),
     /// A variable holding a lambda.
@@ -562,6 +565,40 @@ impl<'m> Lowerer<'m> {
             scope_ids: vec![0],
             next_scope_id: 1,
             field_pointers: Vec::new(),
+        }
+    }
+
+    /// What `e` points at when it is the address of a variable held in registers or a local
+    /// array element (`&x`, `&v.y`, `&a[i]`), or a parameter bound to one.
+    fn variable_address(&mut self, e: &ast::Expr) -> Option<Place> {
+        match &e.kind {
+            ast::ExprKind::Unary(ast::Unary::AddrOf, x) if expr::is_lvalue_like(x) => {
+                // Lowering the place of `x` only names variables (an index is evaluated once,
+                // here, as the call would).
+                match self.place(x).ok()? {
+                    p @ (Place::Reg { .. } | Place::Pick { .. }) => Some(p),
+                    p @ Place::Local { .. } if !matches!(self.place_ty(&p), Ty::Array(..)) => {
+                        Some(p)
+                    }
+                    _ => None,
+                }
+            }
+            ast::ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The variable a pointer parameter bound to `&x` names, if `e` is one.
+    pub fn alias_target(&self, e: &ast::Expr) -> Option<Place> {
+        match &e.kind {
+            ast::ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -2044,7 +2081,10 @@ impl<'m> Lowerer<'m> {
                 t => t,
             };
             match (&pt, at) {
-                (Ty::Scalar(_), Ty::Scalar(_)) | (Ty::Pointer(_), Ty::Pointer(_)) => true,
+                // A group parameter (`cg::thread_group`) takes any group; passing it decides.
+                (Ty::Scalar(_), Ty::Scalar(_))
+                | (Ty::Pointer(_), Ty::Pointer(_))
+                | (Ty::Group(_), Ty::Group(_)) => true,
                 (Ty::Scalar(_) | Ty::Pointer(_), _) | (_, Ty::Scalar(_) | Ty::Pointer(_)) => false,
                 (a, b) => a == b,
             }
@@ -2239,6 +2279,14 @@ impl<'m> Lowerer<'m> {
                         ) =>
                 {
                     Err(self.place(e)?)
+                }
+                // The address of a variable (or such a pointer passed on) to a pointer
+                // parameter: the parameter names the variable.
+                (ArgIn::Expr(e), false)
+                    if matches!(p.ty, TypeExpr::Pointer(_))
+                        && let Some(target) = self.variable_address(e) =>
+                {
+                    Err(Place::Alias(Box::new(target)))
                 }
                 (ArgIn::Expr(e), false) => Ok(self.rvalue(e)?),
                 (ArgIn::Val(v), true) => Err(self.temp_place(v, site)),
