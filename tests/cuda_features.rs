@@ -452,6 +452,46 @@ __global__ void k(float *out) {
 }
 
 #[test]
+fn members_defined_outside_their_class_and_references_returned() {
+    let src = r#"
+struct S { float v; __device__ S(float a); __device__ float get() const; };
+__device__ S::S(float a) : v(a) {}
+__device__ float S::get() const { return v * 2; }
+template <class T> struct I {
+    T lo, w[4];
+    __device__ I(T a);
+    __device__ T const &lower() const;
+    __device__ T &operator[](int k) { return w[k]; }
+};
+template <class T> __device__ I<T>::I(T a) : lo(a) { for (int k = 0; k < 4; k++) w[k] = a + k; }
+template <class T> inline __device__ T const &I<T>::lower() const { return lo; }
+__global__ void k(float *out) {
+    S s(1.5f);
+    I<float> i(2.0f);
+    float third = i[2];
+    out[threadIdx.x] = s.get() + i.lower() * 10 + third * 100;
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), [423.0; 4]);
+    // Assigning through a returned reference is refused where it is written.
+    let bad = "__device__ float &at(float *p, int i) { return p[i]; }\n\
+               __global__ void k(float *out) {\n  at(out, 0) = 1;\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("an assignment through a returned reference");
+    assert_eq!(e.line, 3, "{e}");
+    assert!(
+        e.to_string()
+            .contains("through a reference a function returns"),
+        "{e}"
+    );
+}
+
+#[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"
 typedef unsigned int uint;

@@ -342,6 +342,15 @@ impl<'a> P<'a> {
         } else {
             (self.text(name_node).replace(' ', ""), Vec::new())
         };
+        // `I<T>::lower` defined outside its class template is a member of `I`, whose template
+        // parameters it sees as the class's.
+        let (base, template) = match base.rsplit_once("::") {
+            Some((scope, member)) if scope.contains('<') => (
+                format!("{}::{member}", without_template_args(scope)),
+                &[][..],
+            ),
+            _ => (base, template),
+        };
         let name = format!("{ns}{base}");
         if !global && !device {
             return Some(Err(name));
@@ -355,7 +364,8 @@ impl<'a> P<'a> {
             .map(|b| self.block(b))
             .unwrap_or_default();
         let mut inits = Vec::new();
-        if owner.is_some() {
+        // A constructor's member initializers, in its class or outside (`S::S(..) : v(a)`).
+        if owner.is_some() || base.contains("::") {
             for c in named_children(n) {
                 if c.kind() != "field_initializer_list" {
                     continue;
@@ -1551,6 +1561,22 @@ impl<'a> P<'a> {
             .unwrap_or(t);
         unescape(inner)
     }
+}
+
+/// `A<T>::B<U>` without its template arguments: `A::B`.
+fn without_template_args(scope: &str) -> String {
+    let mut depth = 0;
+    scope
+        .chars()
+        .filter(|&c| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => return depth == 0,
+            }
+            false
+        })
+        .collect()
 }
 
 /// Replace the innermost placeholder of a nested array type by `t` (C's declarator order).

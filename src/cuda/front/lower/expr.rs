@@ -439,6 +439,21 @@ impl Lowerer<'_> {
                 let v = self.rvalue(a)?;
                 self.member_val(v, f, site)
             }
+            // `v[i]` of a struct: its `operator[]`.
+            ExprKind::Index(a, i) if self.is_struct(a) => {
+                let args = vec![ArgIn::Expr(a), ArgIn::Expr(i)];
+                match self.operator("operator[]", args, site)? {
+                    Some(v) => Ok(v),
+                    None => {
+                        let t = self.arg_ty(&ArgIn::Expr(a))?;
+                        Err(self.err(
+                            site,
+                            format!("`{}` has no operator[]", t.show(&self.structs)),
+                            None,
+                        ))
+                    }
+                }
+            }
             ExprKind::Member(..) | ExprKind::Index(..) => {
                 let p = self.place(e)?;
                 self.read(&p, site)
@@ -850,6 +865,11 @@ impl Lowerer<'_> {
                 _ => Err(self.err(site, "`*` needs a pointer", None)),
             },
             ExprKind::Cast(_, x) if is_lvalue_like(x) => self.place(x),
+            ExprKind::Call(..) => Err(self.unsupported(
+                site,
+                "assigning through a reference a function returns",
+                Some("have the function take the value to store, or return a pointer and write through it"),
+            )),
             ExprKind::Unsupported(what, help) => Err(self.unsupported(site, what, help.as_deref())),
             _ => Err(self.err(
                 site,
@@ -867,6 +887,27 @@ impl Lowerer<'_> {
             .iter()
             .find(|(rest, _)| rest.is_empty())
             .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// Whether `e` is a struct (lowered into a block that is dropped; an error is "no").
+    fn is_struct(&mut self, e: &ast::Expr) -> bool {
+        if let ExprKind::Ident(n) = &e.kind
+            && let Some(Sym::Place(p)) = self.lookup(n)
+        {
+            return matches!(self.place_ty(p), Ty::Struct(_));
+        }
+        let mut t = Ty::Void;
+        let _ = self.sub_block(|l| {
+            t = if is_lvalue_like(e) {
+                let p = l.place(e)?;
+                l.place_ty(&p)
+            } else {
+                let v = l.rvalue(e)?;
+                l.val_ty(&v)
+            };
+            Ok(())
+        });
+        matches!(t, Ty::Struct(_))
     }
 
     /// A pointer to a variable used other than as `*p`, `p->f` or `p[0]`.

@@ -2558,13 +2558,9 @@ impl<'m> Lowerer<'m> {
                 return Err(self.err(f.site, "a function cannot return an array", None));
             }
         };
-        if let TypeExpr::Ref(_) = f.ret {
-            return Err(self.unsupported(
-                f.site,
-                &format!("`{}` returning a reference", f.name),
-                Some("return a value, or write through a pointer"),
-            ));
-        }
+        // A function returning a reference (`T &operator[](int)`, `T const &lower() const`)
+        // gives its value here: reads are the same; an assignment through the call is refused
+        // where it is written.
         self.frames.last_mut().expect("pushed by inline").ret = ret;
         let body = self.sub_block(|l| l.body(&f.body))?;
         self.emit(Stmt::Inline { body });
