@@ -1030,3 +1030,16 @@ fn host_code_parses_as_written_and_its_syntax_errors_are_kept_apart() {
     assert_eq!(e.line, 1, "{e}");
     m.lower("k").unwrap();
 }
+
+#[test]
+fn an_address_passed_to_a_function_is_computed_once() {
+    // Whether `&x` names a variable or memory is decided without emitting its index twice.
+    let called = "__device__ void one(float *p) { p[0] = 1.0f; }\n\
+                  __global__ void k(float *g) { one(&g[threadIdx.x * 2]); }\n";
+    let inline = "__global__ void k(float *g) { g[threadIdx.x * 2] = 1.0f; }\n";
+    assert_eq!(
+        counted_ops(&lower(called, "k")).len(),
+        counted_ops(&lower(inline, "k")).len()
+    );
+    assert_eq!(stores(&lower(called, "k")), 1);
+}

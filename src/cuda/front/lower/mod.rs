@@ -573,15 +573,23 @@ impl<'m> Lowerer<'m> {
     fn variable_address(&mut self, e: &ast::Expr) -> Option<Place> {
         match &e.kind {
             ast::ExprKind::Unary(ast::Unary::AddrOf, x) if expr::is_lvalue_like(x) => {
-                // Lowering the place of `x` only names variables (an index is evaluated once,
-                // here, as the call would).
-                match self.place(x).ok()? {
-                    p @ (Place::Reg { .. } | Place::Pick { .. }) => Some(p),
-                    p @ Place::Local { .. } if !matches!(self.place_ty(&p), Ty::Array(..)) => {
-                        Some(p)
-                    }
-                    _ => None,
+                // Decide on a lowering that is dropped, so that an address in memory is lowered
+                // once, as any other argument (its index computations count once).
+                let names_variable = |l: &Self, p: &Place| match p {
+                    Place::Reg { .. } | Place::Pick { .. } => true,
+                    Place::Local { .. } => !matches!(l.place_ty(p), Ty::Array(..)),
+                    _ => false,
+                };
+                let mut variable = false;
+                let _ = self.sub_block(|l| {
+                    let p = l.place(x)?;
+                    variable = names_variable(l, &p);
+                    Ok(())
+                });
+                if !variable {
+                    return None;
                 }
+                self.place(x).ok()
             }
             ast::ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
