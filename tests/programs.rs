@@ -543,6 +543,21 @@ fn the_program_owns_stdin_stdout_and_its_exit_status() {
     let r = warpsim(&["cu", &program("behaviour.cu"), "--", "crash"]);
     assert_eq!(r.code, Some(128 + 11), "{}", r.show());
     assert!(r.stderr.contains("killed by signal 11 (SIGSEGV)"));
+    // A forked child that leaves does not end the parent's session; one that uses the
+    // parent's runtime is stopped with a message.
+    let r = warpsim(&["cu", &program("behaviour.cu"), "--", "fork"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stdout,
+        "child leaving: exit 0\nchild using CUDA: exit 125\nparent: cudaSuccess\n",
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains("a forked child used the CUDA runtime"),
+        "{}",
+        r.show()
+    );
 }
 
 #[test]

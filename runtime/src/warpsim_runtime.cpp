@@ -253,9 +253,20 @@ void start(State &s) {
     atexit(at_exit);
 }
 
+// The process that started the runtime (a forked child inherits the state, not the right to use
+// it).
+pid_t owner = 0;
+
 State &state() {
     static State *s = new State();  // never destroyed: at_exit still uses it
-    if (!s->started) start(*s);
+    if (!s->started) {
+        start(*s);
+        owner = getpid();
+    } else if (getpid() != owner) {
+        // warpsim copies to and from the process that said hello; and CUDA forbids it too.
+        die("a forked child used the CUDA runtime its parent had started; CUDA does not allow "
+            "that: start CUDA work in one process");
+    }
     return *s;
 }
 
@@ -364,6 +375,7 @@ cudaError_t sync_point() {
 }
 
 void at_exit() {
+    if (getpid() != owner) return;  // a forked child leaving: the parent's channel is not its
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
     sync_point();

@@ -1,5 +1,8 @@
 // The program's own stdin, stdout, arguments and exit status; kernel printf output appears at the
-// synchronisation, in order with the host's own output; a crash is reported with its signal.
+// synchronisation, in order with the host's own output; a crash is reported with its signal; a
+// forked child may leave, but not use its parent's CUDA runtime.
+#include <sys/wait.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +38,23 @@ int main(int argc, char **argv) {
     if (!strcmp(how, "crash")) {
         fflush(stdout);
         raise(SIGSEGV);
+    }
+    if (!strcmp(how, "fork")) {
+        int *d = nullptr;
+        cudaMalloc(&d, 4);
+        for (int use = 0; use < 2; use++) {
+            fflush(stdout);
+            pid_t child = fork();
+            if (child == 0) {
+                if (use) cudaMemset(d, 0, 4);
+                exit(0);
+            }
+            int status = 0;
+            waitpid(child, &status, 0);
+            printf("child %s: exit %d\n", use ? "using CUDA" : "leaving", WEXITSTATUS(status));
+        }
+        printf("parent: %s\n", cudaGetErrorName(cudaMemset(d, 1, 4)));
+        return 0;
     }
     if (!strcmp(how, "no-sync")) {
         hello<<<1, 32>>>(3);
