@@ -290,6 +290,7 @@ __global__ void picks(int *out, Shape p, int which) {
     out[t] = s.strides[d] * 1000 + (int)s.m[t % 2][d] * 10 + b.items[t % 4].key
            + (int)b.items[(t + 1) % 4].w[t % 2] + p.strides[d] * 100000;
     if (which == 1 && t == 5) out[0] = s.dims[t];
+    if (which == 2 && t == 5) out[0] = (int)s.m[0][t - 2];
 }
 "#;
     let dev = Device::default();
@@ -333,6 +334,13 @@ __global__ void picks(int *out, Shape p, int which) {
             .contains("out of bounds of an array of 3 elements held in a struct variable"),
         "{err}"
     );
+    // An inner index past its row traps too, though the combined index would fit.
+    let err = cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &args(2))
+        .expect_err("index 3 of a row of 3");
+    assert!(
+        err.to_string().contains("of 3 elements held in a struct"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -341,9 +349,11 @@ fn struct_parameters_carry_pointers_into_buffers() {
 struct In { const int *x; int n; };
 struct Args { In in; int *out; };
 __device__ int get(In in, int i) { return in.x[i] + in.n; }
+__device__ void bump(Args a) { a.out += 1; a.out[0] = 7; }
 __global__ void k(Args a) {
     int i = threadIdx.x;
     if (a.out != nullptr && i < a.in.n) a.out[i] = get(a.in, i) * 2;
+    if (i == 31) { bump(a); a.out[0] = 1; }  // the callee's copy moves its own pointer
 }
 "#;
     let dev = Device::default();
@@ -362,9 +372,10 @@ __global__ void k(Args a) {
         pointers: vec![Arg::buffer(&x), Arg::buffer(&out)],
     };
     cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &[bound]).unwrap_or_else(|e| panic!("{e}"));
-    let want: Vec<i32> = (0..32)
+    let mut want: Vec<i32> = (0..32)
         .map(|i| if i < 20 { (i + 20) * 2 } else { 0 })
         .collect();
+    (want[0], want[1]) = (1, 7);
     assert_eq!(out.to_vec(), want);
     // Bytes alone bind no buffer: the first access through a pointer field faults, naming
     // the address the field holds.
@@ -422,6 +433,7 @@ __device__ void minmax(const float *v, int n, float *lo, float *hi) {
 }
 __device__ void setp(P *p, float a) { p->x = a; (*p).y = 2 * a; }
 __device__ void inc(int *c) { (*c)++; *c += 1; }
+__device__ void step(int &j, float *p) { j++; *p = 5; }
 __device__ void both(int *c, float *v, float *lo, float *hi) { inc(c); minmax(v, 3, lo, hi); }
 __device__ int ranks(cg::thread_group g) { return g.thread_rank(); }
 __global__ void k(float *out) {
@@ -430,6 +442,9 @@ __global__ void k(float *out) {
     both(&c, v, &lo, &hi);
     setp(&p, lo);
     inc(&c);
+    int j = 0;
+    step(j, &v[j]);  // the element chosen at the call, v[0]
+    lo += v[0] - 5 + v[1] - threadIdx.x;
     cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), 4);
     out[threadIdx.x] = lo + 10 * hi + 100 * p.y + 1000 * c + 10000 * ranks(tile);
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use warpsim::cuda::ir::{Base, Kernel, Op, Operand, Stmt};
+use warpsim::cuda::ir::{Base, Kernel, Op, Operand, ParamKind, Scalar, Stmt};
 use warpsim::cuda::{Diagnostic, Module, Options};
 
 fn data(rel: &str) -> PathBuf {
@@ -1042,4 +1042,18 @@ fn an_address_passed_to_a_function_is_computed_once() {
         counted_ops(&lower(inline, "k")).len()
     );
     assert_eq!(stores(&lower(called, "k")), 1);
+}
+
+#[test]
+fn an_enum_with_an_underlying_type_has_its_size() {
+    let k = lower(
+        "enum Small : unsigned char { A, B };\n\
+         __global__ void k(Small s, int *o) { o[0] = s == B; }\n",
+        "k",
+    );
+    assert!(
+        matches!(k.params[0].kind, ParamKind::Scalar { ty: Scalar::U8, .. }),
+        "{:?}",
+        k.params[0].kind
+    );
 }

@@ -219,6 +219,10 @@ cudaError_t fail(cudaError_t e) {
 
 void at_exit();
 
+// The process that started the runtime (a forked child inherits the state, not the right to use
+// it).
+pid_t owner = 0;
+
 void start(State &s) {
     const char *fd = getenv("WARPSIM_FD");
     const char *sfd = getenv("WARPSIM_STAGING_FD");
@@ -238,6 +242,7 @@ void start(State &s) {
     close(atoi(sfd));
     s.ch.staging = (uint8_t *)p;
     s.ch.half = bytes / 2;
+    owner = getpid();  // before `started`: another thread may look at both
     s.started = true;
     // warpsim copies straight to and from this process's memory if it can read this back.
     static volatile uint64_t probe;
@@ -253,15 +258,10 @@ void start(State &s) {
     atexit(at_exit);
 }
 
-// The process that started the runtime (a forked child inherits the state, not the right to use
-// it).
-pid_t owner = 0;
-
 State &state() {
     static State *s = new State();  // never destroyed: at_exit still uses it
     if (!s->started) {
         start(*s);
-        owner = getpid();
     } else if (getpid() != owner) {
         // warpsim copies to and from the process that said hello; and CUDA forbids it too.
         die("a forked child used the CUDA runtime its parent had started; CUDA does not allow "

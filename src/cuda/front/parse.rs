@@ -583,14 +583,16 @@ impl<'a> P<'a> {
         let Some(body) = n.child_by_field_name("body") else {
             return;
         };
-        // The enum's name is a type (its values are ints); a scoped enum's enumerators are
-        // named through it (`Op::Add`), a plain enum's both ways.
+        // The enum's name is a type (`int`, or the type it names: `enum E : uint8_t`); a scoped
+        // enum's enumerators are named through it (`Op::Add`), a plain enum's both ways.
         let name = n
             .child_by_field_name("name")
             .map(|x| self.text(x).to_string());
         if let Some(name) = &name {
-            unit.typedefs
-                .push((name.clone(), TypeExpr::Name("int".into())));
+            let base = n
+                .child_by_field_name("base")
+                .map_or(TypeExpr::Name("int".into()), |b| self.type_expr(b));
+            unit.typedefs.push((name.clone(), base));
         }
         let scoped = self
             .text(n)

@@ -363,7 +363,6 @@ impl Session {
         let reply = match op {
             Op::Hello => {
                 let (magic, version) = (b.u32()?, b.u32()?);
-                let (probe_at, probe) = (b.u64()?, b.u64()?);
                 if magic != protocol::MAGIC {
                     return Err(WireError::Malformed("the handshake's magic number".into()));
                 }
@@ -376,6 +375,7 @@ impl Session {
                     self.send(Frame::reply(status::INSUFFICIENT_DRIVER))?;
                     return Err(WireError::Malformed("a protocol version mismatch".into()));
                 }
+                let (probe_at, probe) = (b.u64()?, b.u64()?);
                 self.hello = true;
                 self.peer = self.pid.and_then(|pid| Peer::probe(pid, probe_at, probe));
                 Frame::reply(status::SUCCESS)

@@ -1088,6 +1088,8 @@ impl Lowerer<'_> {
                         })
                     }
                     inner => {
+                        // Each index within its own dimension: the combined one would not tell.
+                        self.pick_bounds(inner, n as usize, site);
                         let index = self.assign(
                             Scalar::I64,
                             Op::Offset {

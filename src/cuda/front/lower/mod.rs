@@ -589,13 +589,49 @@ impl<'m> Lowerer<'m> {
                 if !variable {
                     return None;
                 }
-                self.place(x).ok()
+                let p = self.place(x).ok()?;
+                Some(self.freeze(p, e.site))
             }
             ast::ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// `p` with its run-time indices copied as they are now: a place bound to a parameter
+    /// names the element the call's arguments chose, even if the callee changes the index
+    /// variable (`g(i, &a[i])` with `i` a reference).
+    fn freeze(&mut self, p: Place, site: Site) -> Place {
+        let copy = |l: &mut Self, o: Operand| match o {
+            Operand::Var(v) => {
+                let ty = l.vars[v.0 as usize].ty;
+                l.assign(ty, Op::Copy { src: o }, site)
+            }
+            other => other,
+        };
+        match p {
+            Place::Pick { index, choices, ty } => Place::Pick {
+                index: copy(self, index),
+                choices,
+                ty,
+            },
+            Place::Local { arrays, index, ty } => Place::Local {
+                arrays,
+                index: index.into_iter().map(|(o, k)| (copy(self, o), k)).collect(),
+                ty,
+            },
+            Place::Mem { mut ptr, ty } => {
+                ptr.offset = copy(self, ptr.offset);
+                ptr.terms = ptr
+                    .terms
+                    .into_iter()
+                    .map(|(o, k)| (copy(self, o), k))
+                    .collect();
+                Place::Mem { ptr, ty }
+            }
+            other => other,
         }
     }
 
@@ -2266,7 +2302,7 @@ impl<'m> Lowerer<'m> {
                     }
                 }
                 (ArgIn::Expr(e), true) => match self.place(e) {
-                    Ok(pl) => Err(pl),
+                    Ok(pl) => Err(self.freeze(pl, site)),
                     // A temporary bound to a `const T &`.
                     Err(_) => {
                         let v = self.rvalue(e)?;
@@ -2510,9 +2546,22 @@ impl<'m> Lowerer<'m> {
             }
         }
         for (p, fields) in f.params.iter().zip(carried) {
-            if let Some(fields) = fields {
-                self.carry_pointers(&p.name, fields);
-            }
+            let Some(fields) = fields else { continue };
+            // A copy of the struct gets pointers of its own, starting where the caller's are.
+            let fields = if matches!(p.ty, TypeExpr::Ref(_)) {
+                fields
+            } else {
+                let mut own = Vec::new();
+                for (path, idx) in fields {
+                    let pointee = self.ptrs[idx].pointee.clone();
+                    let k = self.new_ptr(&format!("{}.{}", p.name, path.join(".")), pointee, site);
+                    let v = self.read(&Place::Ptr(idx), site)?;
+                    self.write(&Place::Ptr(k), v, site)?;
+                    own.push((path, k));
+                }
+                own
+            };
+            self.carry_pointers(&p.name, fields);
         }
         // A constructor's member initializers.
         if let Some((p, _)) = &this {
