@@ -480,17 +480,19 @@ template <class T> struct I {
 };
 template <class T> __device__ I<T>::I(T a) : lo(a) { for (int k = 0; k < 4; k++) w[k] = a + k; }
 template <class T> inline __device__ T const &I<T>::lower() const { return lo; }
+template <> inline __device__ int const &I<int>::lower() const { return w[3]; }
 __global__ void k(float *out) {
     S s(1.5f);
     I<float> i(2.0f);
+    I<int> n(1);  // its lower() is the specialization's: w[3] = 4
     float third = i[2];
-    out[threadIdx.x] = s.get() + i.lower() * 10 + third * 100;
+    out[threadIdx.x] = s.get() + i.lower() * 10 + third * 100 + n.lower() * 1000;
 }
 "#;
     let dev = Device::default();
     let out = dev.alloc_zeroed::<f32>("out", 4);
     run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
-    assert_eq!(out.to_vec(), [423.0; 4]);
+    assert_eq!(out.to_vec(), [4423.0; 4]);
     // Assigning through a returned reference is refused where it is written.
     let bad = "__device__ float &at(float *p, int i) { return p[i]; }\n\
                __global__ void k(float *out) {\n  at(out, 0) = 1;\n}\n";

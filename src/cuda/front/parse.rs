@@ -344,8 +344,9 @@ impl<'a> P<'a> {
         };
         // `I<T>::lower` defined outside its class template is a member of `I`, whose template
         // parameters it sees as the class's.
+        // (`template <> int I<int>::get()`, an explicit specialization, keeps its arguments.)
         let (base, template) = match base.rsplit_once("::") {
-            Some((scope, member)) if scope.contains('<') => (
+            Some((scope, member)) if scope.contains('<') && !template.is_empty() => (
                 format!("{}::{member}", without_template_args(scope)),
                 &[][..],
             ),

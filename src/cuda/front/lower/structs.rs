@@ -180,6 +180,19 @@ impl<'m> Lowerer<'m> {
         };
         let m = self.m;
         let d = &m.ast.structs[def];
+        // An explicit specialization for this instance (`template <> int I<int>::get()`)
+        // replaces the template's member.
+        let instance = Ty::Struct(i).show(&self.structs).replace(' ', "");
+        let special = format!("{instance}::{name}");
+        let specialized: Vec<&Function> = m
+            .ast
+            .functions
+            .iter()
+            .filter(|f| f.name == special)
+            .collect();
+        if !specialized.is_empty() {
+            return specialized;
+        }
         let outside = format!("{}::{name}", d.name);
         d.methods
             .iter()
