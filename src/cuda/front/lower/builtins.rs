@@ -372,14 +372,7 @@ impl Lowerer<'_> {
             // The functions that also write through pointers.
             "sincosf" | "__sincosf" | "sincos" | "sincospif" | "sincospi" => {
                 self.arity(short, args, 3..=3, site)?;
-                let (a, at) = self.scalar(&args[0])?;
-                // The `f` forms, and C++'s `float` overloads of the others.
-                let t = if short.ends_with('f') || at == Scalar::F32 {
-                    Scalar::F32
-                } else {
-                    Scalar::F64
-                };
-                let x = self.convert(a, at, t, site);
+                let (x, t) = self.float_arg(&args[0], short.ends_with('f'), site)?;
                 let (sin, cos) = if short.contains("pi") {
                     (UnOp::Math(MathFn::SinPi), UnOp::Math(MathFn::CosPi))
                 } else {
@@ -393,13 +386,7 @@ impl Lowerer<'_> {
             }
             "modff" | "modf" => {
                 self.arity(short, args, 2..=2, site)?;
-                let (a, at) = self.scalar(&args[0])?;
-                let t = if short == "modff" || at == Scalar::F32 {
-                    Scalar::F32
-                } else {
-                    Scalar::F64
-                };
-                let x = self.convert(a, at, t, site);
+                let (x, t) = self.float_arg(&args[0], short == "modff", site)?;
                 let whole = self.unop(UnOp::Trunc, t, x, site);
                 // The fraction keeps the sign of `x`; an infinite `x` has fraction 0. (Stored
                 // last: storing a value just computed may rename it.)
@@ -422,13 +409,7 @@ impl Lowerer<'_> {
             }
             "frexpf" | "frexp" => {
                 self.arity(short, args, 2..=2, site)?;
-                let (a, at) = self.scalar(&args[0])?;
-                let t = if short == "frexpf" || at == Scalar::F32 {
-                    Scalar::F32
-                } else {
-                    Scalar::F64
-                };
-                let x = self.convert(a, at, t, site);
+                let (x, t) = self.float_arg(&args[0], short == "frexpf", site)?;
                 let e = self.unop(UnOp::Test(FpTest::FrexpExp), Scalar::I32, x, site);
                 self.write_out(&args[1], Val::Scalar(e, Scalar::I32), short, site)?;
                 let frac = self.unop(UnOp::Math(MathFn::FrexpFrac), t, x, site);
@@ -1026,6 +1007,19 @@ impl Lowerer<'_> {
             ));
         }
         Err(self.unknown(site, "function", n))
+    }
+
+    /// The argument of a C math function that also writes through a pointer, in the
+    /// function's type: `float` for its `f` form (`single`) and C++'s `float` overload,
+    /// else `double`.
+    fn float_arg(&mut self, arg: &ast::Expr, single: bool, site: Site) -> R<(Operand, Scalar)> {
+        let (a, at) = self.scalar(arg)?;
+        let t = if single || at == Scalar::F32 {
+            Scalar::F32
+        } else {
+            Scalar::F64
+        };
+        Ok((self.convert(a, at, t, site), t))
     }
 
     /// Store `v` where an output argument (`&s`, or a pointer) of `name` points.
