@@ -63,6 +63,8 @@ pub struct LaunchConfig {
     pub block_order: BlockOrder,
     /// Whether counters are also kept per source line ([`LaunchReport::lines`]).
     pub lines: bool,
+    /// Which tier runs a CUDA C kernel ([`crate::cuda::launch`]; Rust kernels ignore it).
+    pub engine: crate::cuda::Engine,
 }
 
 impl LaunchConfig {
@@ -77,6 +79,7 @@ impl LaunchConfig {
             warp_order: WarpOrder::default(),
             block_order: BlockOrder::default(),
             lines: false,
+            engine: crate::cuda::Engine::default(),
         }
     }
 
@@ -102,6 +105,12 @@ impl LaunchConfig {
     /// modes only.
     pub fn lines(mut self, on: bool) -> Self {
         self.lines = on;
+        self
+    }
+
+    /// Choose the tier that runs a CUDA C kernel.
+    pub fn engine(mut self, engine: crate::cuda::Engine) -> Self {
+        self.engine = engine;
         self
     }
 

@@ -86,7 +86,7 @@
 //! * [`profile`]: device [`Profile`]s and occupancy; [`error`]: the [`Error`] type;
 //!   [`geometry`]: [`Dim3`] and thread numbering.
 //! * [`kernels`]: the source documents' kernels with their CPU references.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod block;

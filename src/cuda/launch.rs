@@ -1,14 +1,22 @@
-//! Launching a lowered CUDA kernel: binding arguments to parameters, running the executor on
-//! every block, collecting what the threads printed.
+//! Launching a lowered CUDA kernel: binding arguments to parameters, choosing the tier that
+//! runs it ([`Engine`]), running every block, collecting what the threads printed.
+//!
+//! Two tiers run a kernel: the interpreter (`exec/`), which runs every mode, and the compiled
+//! tier (`jit/`), which runs fast mode for the kernels it compiles. They never import each
+//! other; this module picks one per launch and re-runs a block the compiled code stopped on
+//! (a failed bounds check, a trap) on the interpreter, which names the fault exactly.
 
 pub use super::exec::Printed;
 use super::exec::{Exec, Plan, PrintKey, Val};
+use super::jit::{self, Buf, Compiled};
+use crate::block::{Block, fault};
 use crate::cuda::ir::{Kernel, ParamKind, Scalar};
 use crate::error::Error;
 use crate::memory::Element;
 use crate::site::SiteTable;
 use crate::values::frame::{R32, R64};
 use crate::{Device, Global, LaunchConfig, LaunchReport};
+use crate::{Mode, WarpOrder};
 use std::sync::Mutex;
 
 /// A kernel argument, as `cudaLaunchKernel` would pass it.
@@ -48,6 +56,34 @@ impl Arg {
     }
 }
 
+/// Which tier runs a CUDA C kernel ([`LaunchConfig::engine`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The compiled tier where it applies (fast mode, a kernel it compiles, the default warp
+    /// order), else the interpreter.
+    #[default]
+    Auto,
+    /// Always the interpreter.
+    Interp,
+    /// Always the compiled tier: a launch it cannot run is an error saying why.
+    Jit,
+}
+
+/// Which tier ran a launch, and why when it was not the compiled one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tier {
+    /// The compiled tier, with the milliseconds its compilation took (0 from the cache).
+    Compiled {
+        /// Time spent compiling in this launch.
+        compile_ms: f64,
+    },
+    /// The interpreter, and why.
+    Interpreted {
+        /// Why the compiled tier did not run it.
+        reason: String,
+    },
+}
+
 /// What a launch of a CUDA kernel reports.
 #[derive(Clone, Debug)]
 pub struct CudaReport {
@@ -56,6 +92,8 @@ pub struct CudaReport {
     /// What the threads printed, block by block (in linear block order), warp by warp; within
     /// a warp, `printf` statement by statement, lanes in order, as a GPU usually prints.
     pub printed: Vec<Printed>,
+    /// The tier that ran it.
+    pub tier: Tier,
 }
 
 impl CudaReport {
@@ -141,14 +179,142 @@ pub fn launch_with(
     );
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
-    let launch = dev.launch_with_sites(cfg, sites, |b| {
-        Exec::run(kernel, b, &plan, &vals, &printed);
-    })?;
+    let (compiled, tier) = choose(kernel, cfg)?;
+    let launch = match compiled.as_deref() {
+        Some(Ok(c)) => {
+            let uniforms: Vec<u64> = vals.iter().map(bits).collect();
+            let mut bufs: Vec<Buf> = buffers
+                .iter()
+                .map(|b| match b {
+                    Some(Ok(g)) => g.raw(),
+                    _ => Buf::NONE,
+                })
+                .collect();
+            bufs.extend(globals.iter().map(|g| g.raw()));
+            dev.launch_with_sites(cfg, sites, |b| {
+                run_compiled(c, kernel, b, &bufs, &uniforms, |b| {
+                    Exec::run(kernel, b, &plan, &vals, &printed)
+                })
+            })?
+        }
+        _ => dev.launch_with_sites(cfg, sites, |b| {
+            Exec::run(kernel, b, &plan, &vals, &printed);
+        })?,
+    };
     let mut printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
     printed.sort_by_key(|(key, _)| *key);
     Ok(CudaReport {
         launch,
         printed: printed.into_iter().map(|(_, p)| p).collect(),
+        tier,
+    })
+}
+
+/// The compiled kernel for this launch, if the compiled tier runs it, and the tier.
+type Choice = (Option<std::sync::Arc<Result<Compiled, String>>>, Tier);
+
+fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
+    let refuse = |reason: &str| -> Result<Choice, Error> {
+        if cfg.engine == Engine::Jit {
+            return Err(Error::InvalidLaunch {
+                kernel: cfg.name.clone(),
+                reason: format!("the compiled tier cannot run this launch: {reason}"),
+            });
+        }
+        Ok((
+            None,
+            Tier::Interpreted {
+                reason: reason.to_string(),
+            },
+        ))
+    };
+    if cfg.engine == Engine::Interp {
+        return refuse("the interpreter was asked for");
+    }
+    if cfg.mode != Mode::Fast {
+        return refuse("counting and check mode run on the interpreter");
+    }
+    if cfg.warp_order != WarpOrder::default() {
+        return refuse("a warp order other than the default runs on the interpreter");
+    }
+    let shape = jit::Shape {
+        block: [cfg.block.x, cfg.block.y, cfg.block.z],
+    };
+    let (c, fresh) = jit::compiled(kernel, shape);
+    match c.as_ref() {
+        Ok(k) => {
+            let compile_ms = if fresh { k.compile_ms } else { 0.0 };
+            Ok((Some(c.clone()), Tier::Compiled { compile_ms }))
+        }
+        Err(reason) => refuse(reason),
+    }
+}
+
+/// A launch value as the bits compiled code reads (the low bytes for 32-bit types).
+fn bits(v: &Val) -> u64 {
+    match v {
+        Val::W(r) => r.as_uniform().map_or(0, u64::from),
+        Val::D(d) => d.as_uniform().unwrap_or(0),
+        Val::B(b) => u64::from(*b),
+        Val::P(_) => 0,
+    }
+}
+
+/// Run one block on the compiled code; a block it stops on runs again on the interpreter
+/// (`interpret`), which reports the fault with its location.
+fn run_compiled(
+    c: &Compiled,
+    kernel: &Kernel,
+    b: &mut Block<'_>,
+    bufs: &[Buf],
+    uniforms: &[u64],
+    interpret: impl FnOnce(&mut Block<'_>),
+) {
+    let mut bufs = bufs.to_vec();
+    for s in &kernel.shared {
+        match b.st.arena.declare(s.bytes as usize, 1) {
+            Ok(off) => bufs.push(Buf {
+                ptr: b.st.arena.words.as_mut_ptr() as usize + off,
+                len: u64::from(s.bytes),
+            }),
+            // The interpreter reports it.
+            Err(_) => {
+                b.st.arena.reset(0);
+                return interpret(b);
+            }
+        }
+    }
+    bufs.push(Buf {
+        ptr: b.st.arena.words.as_mut_ptr() as usize,
+        len: b.st.arena.dynamic_bytes() as u64,
+    });
+    let d = |d: crate::Dim3| [d.x, d.y, d.z];
+    let Err(f) = c.run(d(b.block_idx()), d(b.grid_dim()), &bufs, uniforms) else {
+        return;
+    };
+    b.st.arena.reset(0);
+    interpret(b);
+    // The interpreter finished the block where the compiled code stopped: say so.
+    let site = c.sites.get(f.site as usize).copied().unwrap_or_default();
+    let at = b
+        .launch
+        .sites
+        .position(crate::site::Site::packed(site.file, site.line, site.col))
+        .map_or_else(String::new, |p| format!(" at {p}"));
+    fault(Error::InvalidLaunch {
+        kernel: b.launch.name.clone(),
+        reason: format!(
+            "the compiled code stopped block {} thread {} (byte {} of {}){at}, where the \
+             interpreter's re-run of the block did not; run it with --engine interp",
+            b.st.idx,
+            b.thread_of(f.warp, f.lane),
+            f.byte,
+            if f.slot == u32::MAX {
+                "no buffer".to_string()
+            } else {
+                kernel.buffer_name(f.slot)
+            }
+        ),
     })
 }
 

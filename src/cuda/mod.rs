@@ -32,6 +32,7 @@ pub mod diag;
 mod exec;
 pub mod front;
 pub mod host;
+pub(crate) mod jit;
 mod launch;
 pub mod module;
 mod source;
@@ -39,7 +40,7 @@ mod source;
 pub use diag::{Diagnostic, Severity};
 pub use front::preprocess::{self, Options};
 pub use ir::print;
-pub use launch::{Arg, CudaReport, Printed, launch, launch_with};
+pub use launch::{Arg, CudaReport, Engine, Printed, Tier, launch, launch_with};
 pub use module::{KernelInfo, Module};
 
 /// The scalar or vector type a C spelling names (`float`, `unsigned int`, `uint32_t`, `float4`),

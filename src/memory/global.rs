@@ -149,6 +149,14 @@ impl<T: Element> Global<T> {
         (whole, self.offset)
     }
 
+    /// The whole allocation as compiled code addresses it: its first byte and its length.
+    pub(crate) fn raw(&self) -> crate::cuda::jit::Buf {
+        crate::cuda::jit::Buf {
+            ptr: self.alloc.words.as_ptr() as usize,
+            len: self.alloc.len as u64,
+        }
+    }
+
     pub(crate) fn allocation(&self) -> Weak<Allocation> {
         Arc::downgrade(&self.alloc)
     }

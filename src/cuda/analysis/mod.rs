@@ -1,3 +1,6 @@
 //! Analyses of a lowered kernel that every tier relies on.
 
+mod fresh;
 pub(crate) mod uniformity;
+
+pub(crate) use fresh::fresh_definitions;

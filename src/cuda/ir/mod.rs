@@ -1044,6 +1044,32 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// The variables a launch's values are assigned to, in the order the launch binds them:
+    /// each parameter (a scalar's variable, a pointer's offset; nothing for a struct), then
+    /// every struct parameter's scalar fields, then their pointer fields' offsets.
+    pub fn param_vars(&self) -> Vec<Option<VarId>> {
+        let mut vars: Vec<Option<VarId>> = self
+            .params
+            .iter()
+            .map(|p| match &p.kind {
+                ParamKind::Scalar { var, .. } => Some(*var),
+                ParamKind::Pointer { offset, .. } => Some(*offset),
+                ParamKind::Struct { .. } => None,
+            })
+            .collect();
+        let structs = || {
+            self.params.iter().filter_map(|p| match &p.kind {
+                ParamKind::Struct {
+                    fields, pointers, ..
+                } => Some((fields, pointers)),
+                _ => None,
+            })
+        };
+        vars.extend(structs().flat_map(|(f, _)| f.iter().map(|(_, _, v)| Some(*v))));
+        vars.extend(structs().flat_map(|(_, p)| p.iter().map(|fp| Some(fp.offset))));
+        vars
+    }
+
     /// The name of what buffer slot `slot` ([`Base::Param`]) holds: a pointer parameter, or a
     /// struct parameter's pointer field (`args.in.x`).
     pub fn buffer_name(&self, slot: u32) -> String {

@@ -1,0 +1,184 @@
+//! Tier 2: a lowered kernel compiled to native SIMD code with Cranelift.
+//!
+//! # The model
+//!
+//! A block runs as a sequence of **warp regions**: the statements between two barriers, run
+//! warp by warp (CUDA orders nothing between the warps of a block between barriers), each
+//! warp a 32-lane value held as eight 128-bit vectors (sixteen for 64-bit types) in
+//! registers. Inside a region, divergence is the interpreter's: a mask per warp, a varying
+//! `if` runs each side under its lanes, `break`/`continue`/`return` take lanes out until their
+//! loop, iteration or call ends, and a loop ends when none of its lanes is left; an assignment
+//! changes only the executing lanes. Statements that contain a `__syncthreads()` are block
+//! level: uniform `if`s and loops become plain control flow around the regions.
+//!
+//! Variables: a uniform variable is one scalar for the block (each warp computes it, as each
+//! warp would on a GPU; the block keeps the value of a warp that is still live at the region's
+//! end); a varying one lives in registers inside a region and in a frame row per warp between
+//! regions. Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
+//! global allocation, a static shared array, the dynamic shared memory), once per warp for a
+//! contiguous row of a full warp, lane by lane otherwise. A failed check stops the block with
+//! [`Status::Fault`]; the launch then re-runs that block on the interpreter, which reports the
+//! fault with its full location (or, should the re-run not fault, the launch reports what the
+//! compiled code saw).
+//!
+//! What it compiles: fast mode (no counters), and the IR the documents' kernels use —
+//! integer and floating-point arithmetic, comparisons, conversions, loads and stores of
+//! scalars, divergent `if`s and loops, inlined calls, plain barriers. Anything else is
+//! refused by [`compile`] with the reason, and the launch runs on the interpreter.
+//! Compiled code is cached per kernel and block shape for the life of the process and never
+//! freed.
+
+#[allow(unsafe_code)]
+mod enter;
+mod translate;
+
+use crate::cuda::ir::{Kernel, Site};
+use std::sync::{Arc, Mutex};
+
+pub(crate) use enter::Entry;
+
+/// Per warp, the index tables the compiled code reads: `threadIdx.x`, `.y`, `.z`, the linear
+/// thread index, and whether the thread exists (a partial last warp), each 32 `u32`s per warp.
+pub(crate) const TABLES: usize = 5;
+
+/// A buffer as compiled code sees it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Buf {
+    /// The first byte's address (0 for a pointer into no buffer: every access faults).
+    pub ptr: usize,
+    /// Bytes accessible from `ptr`.
+    pub len: u64,
+}
+
+impl Buf {
+    /// A pointer into no buffer.
+    pub const NONE: Buf = Buf { ptr: 0, len: 0 };
+}
+
+/// What a faulting access was: where, which lane, which buffer slot, which byte offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FaultSite {
+    /// Index into [`Compiled::sites`].
+    pub site: u32,
+    /// The warp.
+    pub warp: u32,
+    /// The lane.
+    pub lane: u32,
+    /// The buffer slot.
+    pub slot: u32,
+    /// The byte offset from the buffer's start.
+    pub byte: i64,
+}
+
+/// The block context compiled code reads (layout fixed: the translator addresses its fields).
+#[repr(C)]
+pub(crate) struct Ctx {
+    pub bufs: *const Buf,
+    pub frame: *mut u8,
+    pub alive: *mut u32,
+    pub tables: *const u32,
+    pub uniforms: *const u64,
+    pub block_idx: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub fault: FaultSite,
+}
+
+/// How a compiled block ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Every thread finished.
+    Done,
+    /// An access failed its check, or a thread trapped: [`Ctx::fault`] says where.
+    Fault,
+}
+
+impl From<u32> for Status {
+    fn from(s: u32) -> Status {
+        if s == 0 { Status::Done } else { Status::Fault }
+    }
+}
+
+/// A kernel compiled for one block shape.
+pub(crate) struct Compiled {
+    entry: Entry,
+    /// Index tables ([`TABLES`] rows per warp).
+    tables: Vec<u32>,
+    /// The initial live masks (threads that exist), per warp.
+    exists: Vec<u32>,
+    /// Source sites of the checked accesses and traps, by [`FaultSite::site`].
+    pub sites: Vec<Site>,
+    /// Milliseconds the translation and code generation took.
+    pub compile_ms: f64,
+}
+
+impl Compiled {
+    /// Run one block: `bufs` per buffer slot, `uniforms` per [`Compiled::params`] entry.
+    pub fn run(
+        &self,
+        block_idx: [u32; 3],
+        grid_dim: [u32; 3],
+        bufs: &[Buf],
+        uniforms: &[u64],
+    ) -> Result<(), FaultSite> {
+        thread_local! {
+            static FRAME: std::cell::RefCell<(Vec<u8>, Vec<u32>)> = const {
+                std::cell::RefCell::new((Vec::new(), Vec::new()))
+            };
+        }
+        FRAME.with(|f| {
+            let mut f = f.borrow_mut();
+            let (frame, alive) = &mut *f;
+            if frame.len() < self.entry.frame_bytes {
+                frame.resize(self.entry.frame_bytes, 0);
+            }
+            alive.clear();
+            alive.extend_from_slice(&self.exists);
+            let mut ctx = Ctx {
+                bufs: std::ptr::null(),
+                frame: std::ptr::null_mut(),
+                alive: std::ptr::null_mut(),
+                tables: std::ptr::null(),
+                uniforms: std::ptr::null(),
+                block_idx,
+                grid_dim,
+                fault: FaultSite::default(),
+            };
+            match self
+                .entry
+                .call(&mut ctx, frame, alive, &self.tables, bufs, uniforms)
+            {
+                Status::Done => Ok(()),
+                Status::Fault => Err(ctx.fault),
+            }
+        })
+    }
+}
+
+/// The block shape a kernel is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// `blockDim`.
+    pub block: [u32; 3],
+}
+
+/// Compiled kernels, by kernel and shape (a handful per process; compared by value).
+type Cache = Vec<(Kernel, Shape, Arc<Result<Compiled, String>>)>;
+
+static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
+
+/// The compiled form of `k` for `shape`, compiled at its first launch and cached (`true`
+/// when compiled by this call); `Err` says why the kernel runs on the interpreter.
+pub(crate) fn compiled(k: &Kernel, shape: Shape) -> (Arc<Result<Compiled, String>>, bool) {
+    {
+        let cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, c)) = cache.iter().find(|(ck, cs, _)| *cs == shape && ck == k) {
+            return (Arc::clone(c), false);
+        }
+    }
+    let c = Arc::new(translate::compile(k, shape));
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    cache.push((k.clone(), shape, Arc::clone(&c)));
+    (c, true)
+}

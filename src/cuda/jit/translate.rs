@@ -1,0 +1,2703 @@
+//! The translator: a lowered [`Kernel`] to one Cranelift function per block shape.
+//!
+//! Data structures: [`Item`] is the block-level plan (warp regions between barriers, uniform
+//! `if`s and loops around them); [`Tx`] emits code, holding per IR variable either one scalar
+//! Cranelift variable (uniform) or one per 128-bit chunk of the warp (varying), the current
+//! warp's masks, and the buffer table. Values are [`V`]: a scalar or a warp of chunks.
+//!
+//! Never do: touch a buffer without a check emitted just before (see `enter.rs`'s safety
+//! contract); write the lanes of a varying variable outside the current mask; let a uniform
+//! value depend on the order warps run in.
+
+use super::{Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
+use crate::cuda::ir::{
+    Addr, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand, ParamKind, Scalar,
+    Site, Stmt, SyncKind, UnOp, VarId,
+};
+use Scalar as S;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, F64X2, I8, I8X16, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    self, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData,
+    StackSlotKind, Type, UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use std::collections::HashMap;
+use std::mem::offset_of;
+use std::time::Instant;
+
+/// An operation on one chunk of each input, giving one chunk.
+type VectorOp<'a> = dyn Fn(&mut FunctionBuilder<'_>, &[Value]) -> Value + 'a;
+
+/// Chunks of 32-bit lanes per warp.
+const C32: usize = 8;
+
+/// Compile `k` for `shape`, or say why it runs on the interpreter.
+pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
+    let start = Instant::now();
+    let threads = shape.block.iter().map(|&d| d as usize).product::<usize>();
+    let warps = threads.div_ceil(32);
+    let mut regions = Vec::new();
+    let items = plan(k, &k.body, false, &mut regions)?;
+    for r in &regions {
+        for s in &r.stmts {
+            supported(k, s)?;
+        }
+    }
+    let layout = Layout::new(k, &regions, warps);
+    // Cranelift reports what it cannot lower as an error, but a panic in a code generator
+    // must not take the launch down: the kernel then runs on the interpreter.
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build(k, shape, warps, &items, &regions, &layout)
+    }))
+    .map_err(|_| "the code generator failed on this kernel".to_string())??;
+    let (addr, sites) = built;
+    let (tables, exists) = tables(shape, warps);
+    Ok(Compiled {
+        entry: Entry {
+            addr,
+            frame_bytes: layout.frame_bytes,
+            warps,
+            bufs: slots(k),
+            uniforms: layout.params.len(),
+        },
+        tables,
+        exists,
+        sites,
+        compile_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// Buffer slots: the launch's buffers (parameters, then struct parameters' pointer fields),
+/// the globals, the static shared arrays, the dynamic shared memory.
+fn slots(k: &Kernel) -> usize {
+    buffers(k) + k.globals.len() + k.shared.len() + 1
+}
+
+/// Buffers the launch binds ([`Base::Param`] slots).
+pub(crate) fn buffers(k: &Kernel) -> usize {
+    let fields: usize = k
+        .params
+        .iter()
+        .map(|p| match &p.kind {
+            ParamKind::Struct { pointers, .. } => pointers.len(),
+            _ => 0,
+        })
+        .sum();
+    k.params.len() + fields
+}
+
+fn slot(k: &Kernel, base: Base) -> Option<usize> {
+    let p = buffers(k);
+    Some(match base {
+        Base::Param(i) => i as usize,
+        Base::Global(i) => p + i as usize,
+        Base::Shared(i) => p + k.globals.len() + i as usize,
+        Base::DynamicShared => p + k.globals.len() + k.shared.len(),
+        Base::Null | Base::Var(_) => return None,
+    })
+}
+
+/// The index tables and the masks of the threads that exist.
+fn tables(shape: Shape, warps: usize) -> (Vec<u32>, Vec<u32>) {
+    let [bx, by, bz] = shape.block;
+    let n = (bx * by * bz) as usize;
+    let mut t = vec![0u32; warps * 32 * TABLES];
+    let mut exists = vec![0u32; warps * 32];
+    for w in 0..warps {
+        for l in 0..32 {
+            let lin = w * 32 + l;
+            let row = w * 32 * TABLES + l;
+            let lin32 = lin as u32;
+            t[row] = lin32 % bx;
+            t[row + 32] = lin32 / bx % by;
+            t[row + 64] = lin32 / (bx * by);
+            t[row + 96] = lin32;
+            let e = if lin < n { u32::MAX } else { 0 };
+            t[row + 128] = e;
+            exists[w * 32 + l] = e;
+        }
+    }
+    let _ = bz;
+    (t, exists)
+}
+
+// ----- the block-level plan ----------------------------------------------------------------
+
+/// Statements run warp by warp.
+pub(super) struct Region<'k> {
+    stmts: Vec<&'k Stmt>,
+    /// Whether a block-level loop encloses it (it may run more than once).
+    in_loop: bool,
+}
+
+/// The block-level structure: regions, and the uniform control flow around barriers.
+enum Item {
+    Region(usize),
+    /// Assignments of uniform values only: run once for the block.
+    Uniform(usize),
+    If {
+        cond: Operand,
+        then: Vec<Item>,
+        els: Vec<Item>,
+    },
+    Loop {
+        body: Vec<Item>,
+        step: Vec<Item>,
+    },
+    Break,
+    Continue,
+}
+
+fn contains(s: &Stmt, f: &dyn Fn(&Stmt) -> bool) -> bool {
+    f(s) || match s {
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(|s| contains(s, f)),
+        Stmt::Loop { body, step, .. } => body.iter().chain(step).any(|s| contains(s, f)),
+        Stmt::Inline { body } => body.iter().any(|s| contains(s, f)),
+        _ => false,
+    }
+}
+
+/// Whether `s` has a `break` or `continue` that leaves it (not inside a loop of its own).
+fn escapes(s: &Stmt) -> bool {
+    match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(escapes),
+        Stmt::Inline { body } => body.iter().any(escapes),
+        _ => false,
+    }
+}
+
+/// Whether `s` has a `return` from the kernel itself (not from an inlined call).
+fn exits(s: &Stmt) -> bool {
+    match s {
+        Stmt::Return => true,
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(exits),
+        Stmt::Loop { body, step, .. } => body.iter().chain(step).any(exits),
+        _ => false,
+    }
+}
+
+fn is_sync(s: &Stmt) -> bool {
+    matches!(s, Stmt::Sync { .. })
+}
+
+fn plan<'k>(
+    k: &Kernel,
+    stmts: &'k [Stmt],
+    in_loop: bool,
+    regions: &mut Vec<Region<'k>>,
+) -> Result<Vec<Item>, String> {
+    let mut items = Vec::new();
+    let mut run: Vec<&'k Stmt> = Vec::new();
+    let flush = |run: &mut Vec<&'k Stmt>, items: &mut Vec<Item>, regions: &mut Vec<Region<'k>>| {
+        if !run.is_empty() {
+            let uniform = run
+                .iter()
+                .all(|s| matches!(s, Stmt::Assign(a) if k.vars[a.dst.0 as usize].uniform));
+            regions.push(Region {
+                stmts: std::mem::take(run),
+                in_loop,
+            });
+            let r = regions.len() - 1;
+            items.push(if uniform {
+                Item::Uniform(r)
+            } else {
+                Item::Region(r)
+            });
+        }
+    };
+    for s in stmts {
+        let block_level = contains(s, &is_sync) || (in_loop && escapes(s));
+        if !block_level {
+            run.push(s);
+            continue;
+        }
+        flush(&mut run, &mut items, regions);
+        match s {
+            Stmt::Sync {
+                kind: SyncKind::Plain,
+                ..
+            } => {}
+            Stmt::Sync { .. } => {
+                return Err("__syncthreads_count/and/or is not compiled yet".into());
+            }
+            Stmt::Break => items.push(Item::Break),
+            Stmt::Continue => items.push(Item::Continue),
+            Stmt::If {
+                cond,
+                then,
+                els,
+                varying: false,
+                ..
+            } => items.push(Item::If {
+                cond: *cond,
+                then: plan(k, then, in_loop, regions)?,
+                els: plan(k, els, in_loop, regions)?,
+            }),
+            Stmt::Loop {
+                body,
+                step,
+                varying: false,
+                ..
+            } => items.push(Item::Loop {
+                body: plan(k, body, true, regions)?,
+                step: plan(k, step, true, regions)?,
+            }),
+            Stmt::Inline { body }
+                if !body
+                    .iter()
+                    .any(|s| contains(s, &|s| matches!(s, Stmt::Return))) =>
+            {
+                items.extend(plan(k, body, in_loop, regions)?);
+            }
+            _ => {
+                return Err(
+                    "a barrier under control flow that depends on the thread is not compiled"
+                        .into(),
+                );
+            }
+        }
+    }
+    flush(&mut run, &mut items, regions);
+    Ok(items)
+}
+
+/// Whether the compiled tier handles `s` (inside a region); `Err` names what it does not.
+fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
+    let operand = |o: &Operand| match o {
+        Operand::Builtin(Builtin::BaseAddress(_)) => Err("pointer addresses".to_string()),
+        Operand::Builtin(Builtin::Clock) => Err("clock()".to_string()),
+        _ => Ok(()),
+    };
+    let addr = |a: &Addr| -> Result<(), String> {
+        if slot(k, a.base).is_none() && a.base != Base::Null {
+            return Err("a pointer that selects its buffer at run time".into());
+        }
+        a.operands().try_for_each(|o| operand(&o))
+    };
+    match s {
+        Stmt::Assign(a) => {
+            let ops: Vec<Operand> = match &a.op {
+                Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => vec![*src],
+                Op::Unary { a, .. } => vec![*a],
+                Op::Binary { a, b, .. }
+                | Op::Cmp { a, b, .. }
+                | Op::And { a, b }
+                | Op::Or { a, b } => {
+                    vec![*a, *b]
+                }
+                Op::Fma { a, b, c } => vec![*a, *b, *c],
+                Op::Select { cond, a, b } => vec![*cond, *a, *b],
+                Op::Offset { offset, index } => std::iter::once(*offset)
+                    .chain(index.iter().map(|(o, _)| *o))
+                    .collect(),
+            };
+            ops.iter().try_for_each(operand)?;
+            op_supported(&a.op, a.ty)
+        }
+        Stmt::Load { addr: a, .. } | Stmt::Store { addr: a, .. } => addr(a),
+        Stmt::If {
+            then, els, cond, ..
+        } => {
+            operand(cond)?;
+            then.iter().chain(els).try_for_each(|s| supported(k, s))
+        }
+        Stmt::Loop { body, step, .. } => body.iter().chain(step).try_for_each(|s| supported(k, s)),
+        Stmt::Inline { body } => body.iter().try_for_each(|s| supported(k, s)),
+        Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fence { .. } | Stmt::Trap { .. } => {
+            Ok(())
+        }
+        Stmt::Atomic { .. } => Err("atomics are not compiled yet".into()),
+        Stmt::Sync { .. } => Err("a barrier inside a branch".into()),
+        // A warp runs in lockstep here: `__syncwarp` with a mask the same for every thread
+        // orders nothing more (fast mode checks no member masks).
+        Stmt::SyncWarp { mask, .. } => match mask {
+            Operand::Const(_) => Ok(()),
+            Operand::Var(v) if k.vars[v.0 as usize].uniform => Ok(()),
+            _ => Err("__syncwarp with a mask that differs between threads".into()),
+        },
+        Stmt::Shfl { .. } => Err("shuffles are not compiled yet".into()),
+        Stmt::Vote { .. } => Err("warp votes are not compiled yet".into()),
+        Stmt::Printf { .. } => Err("printf is not compiled yet".into()),
+        Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => {
+            Err("per-thread arrays are not compiled yet".into())
+        }
+    }
+}
+
+fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
+    let no = |what: String| Err(format!("{what} is not compiled yet"));
+    match op {
+        Op::Unary { op, .. } => match op {
+            UnOp::Exp
+            | UnOp::Exp2
+            | UnOp::Log
+            | UnOp::Log2
+            | UnOp::Log10
+            | UnOp::Sin
+            | UnOp::Cos
+            | UnOp::Tan
+            | UnOp::Tanh
+            | UnOp::Round
+            | UnOp::Math(_) => no(format!("{op:?}")),
+            UnOp::Test(FpTest::Ilogb | FpTest::FrexpExp) => no(format!("{op:?}")),
+            _ => Ok(()),
+        },
+        Op::Binary { op, .. } => match op {
+            BinOp::Pow
+            | BinOp::Atan2
+            | BinOp::Hypot
+            | BinOp::CopySign
+            | BinOp::Fdim
+            | BinOp::Remainder
+            | BinOp::Ldexp
+            | BinOp::NthSet => no(format!("{op:?}")),
+            BinOp::Rem if ty.is_float() => no("fmodf".into()),
+            _ => Ok(()),
+        },
+        Op::Fma { .. } if !std::arch::is_x86_feature_detected!("fma") => {
+            no("fmaf without the CPU's FMA instructions".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+// ----- frame layout --------------------------------------------------------------------------
+
+/// Where each variable lives and how each region treats it.
+pub(super) struct Layout {
+    /// Per varying variable: the byte offset of warp 0's row in the frame.
+    frame_off: Vec<Option<usize>>,
+    frame_bytes: usize,
+    /// Per region: the varying variables it references, and for each whether it loads the
+    /// value from the frame (else starts from zero) and whether it stores it back.
+    refs: Vec<Vec<(VarId, bool, bool)>>,
+    /// Per region: the uniform variables it assigns.
+    uniform_writes: Vec<Vec<VarId>>,
+    /// Varying variables whose frame rows start zeroed (first used inside a block-level loop).
+    zeroed: Vec<VarId>,
+    /// Variables the launch passes values to, in order (`None`: a struct's placeholder).
+    params: Vec<Option<VarId>>,
+}
+
+fn visit_vars(s: &Stmt, f: &mut dyn FnMut(VarId, bool)) {
+    let op = |o: &Operand, f: &mut dyn FnMut(VarId, bool)| {
+        if let Some(v) = o.var() {
+            f(v, false)
+        }
+    };
+    let addr = |a: &Addr, f: &mut dyn FnMut(VarId, bool)| {
+        for o in a.operands() {
+            if let Some(v) = o.var() {
+                f(v, false)
+            }
+        }
+    };
+    match s {
+        Stmt::Assign(a) => {
+            match &a.op {
+                Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => op(src, f),
+                Op::Unary { a, .. } => op(a, f),
+                Op::Binary { a, b, .. }
+                | Op::Cmp { a, b, .. }
+                | Op::And { a, b }
+                | Op::Or { a, b } => {
+                    op(a, f);
+                    op(b, f)
+                }
+                Op::Fma { a, b, c } => {
+                    op(a, f);
+                    op(b, f);
+                    op(c, f)
+                }
+                Op::Select { cond, a, b } => {
+                    op(cond, f);
+                    op(a, f);
+                    op(b, f)
+                }
+                Op::Offset { offset, index } => {
+                    op(offset, f);
+                    for (o, _) in index {
+                        op(o, f)
+                    }
+                }
+            }
+            f(a.dst, true)
+        }
+        Stmt::Load { dst, addr: a, .. } => {
+            addr(a, f);
+            for d in dst {
+                f(*d, true)
+            }
+        }
+        Stmt::Store {
+            addr: a, values, ..
+        } => {
+            addr(a, f);
+            for v in values {
+                op(v, f)
+            }
+        }
+        Stmt::If {
+            cond, then, els, ..
+        } => {
+            op(cond, f);
+            for s in then.iter().chain(els) {
+                visit_vars(s, f)
+            }
+        }
+        Stmt::Loop { body, step, .. } => {
+            for s in body.iter().chain(step) {
+                visit_vars(s, f)
+            }
+        }
+        Stmt::Inline { body } => {
+            for s in body {
+                visit_vars(s, f)
+            }
+        }
+        _ => {}
+    }
+}
+
+impl Layout {
+    fn new(k: &Kernel, regions: &[Region<'_>], warps: usize) -> Layout {
+        let n = k.vars.len();
+        let mut frame_off = vec![None; n];
+        let mut frame_bytes = 0;
+        // Per variable: the regions referencing it, in order.
+        let mut used_in: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut per_region: Vec<Vec<(VarId, bool)>> = Vec::new();
+        let mut uniform_writes = Vec::new();
+        for (r, region) in regions.iter().enumerate() {
+            let mut vars: Vec<(VarId, bool)> = Vec::new();
+            let mut uw: Vec<VarId> = Vec::new();
+            for s in &region.stmts {
+                visit_vars(s, &mut |v, write| {
+                    if k.vars[v.0 as usize].uniform {
+                        if write && !uw.contains(&v) {
+                            uw.push(v);
+                        }
+                        return;
+                    }
+                    match vars.iter_mut().find(|(x, _)| *x == v) {
+                        Some(e) => e.1 |= write,
+                        None => vars.push((v, write)),
+                    }
+                });
+            }
+            for (v, _) in &vars {
+                used_in[v.0 as usize].push(r);
+            }
+            per_region.push(vars);
+            uniform_writes.push(uw);
+        }
+        let mut zeroed = Vec::new();
+        for (v, regs) in used_in.iter().enumerate() {
+            let shared = regs.len() > 1 || regs.iter().any(|&r| regions[r].in_loop);
+            if shared {
+                let bytes = if k.vars[v].ty.is_wide() { 8 } else { 4 };
+                frame_off[v] = Some(frame_bytes);
+                frame_bytes += warps * 32 * bytes;
+                if regions[regs[0]].in_loop {
+                    zeroed.push(VarId(v as u32));
+                }
+            }
+        }
+        let refs = per_region
+            .iter()
+            .enumerate()
+            .map(|(r, vars)| {
+                vars.iter()
+                    .map(|&(v, write)| {
+                        let regs = &used_in[v.0 as usize];
+                        let in_frame = frame_off[v.0 as usize].is_some();
+                        let first = regs[0] == r && !regions[r].in_loop;
+                        let load = in_frame && !first;
+                        let store = in_frame && (write || first);
+                        (v, load, store)
+                    })
+                    .collect()
+            })
+            .collect();
+        Layout {
+            frame_off,
+            frame_bytes,
+            refs,
+            uniform_writes,
+            zeroed,
+            params: k.param_vars(),
+        }
+    }
+}
+
+// ----- code generation -----------------------------------------------------------------------
+
+/// A value: one scalar for the block, or a warp of 128-bit chunks.
+#[derive(Clone)]
+enum V {
+    U(Value),
+    L(Vec<Value>),
+}
+
+/// Masks of the 32 lanes of a warp, one `i32x4` of all-ones or zeros per four lanes.
+type Mask = [Variable; C32];
+
+fn lane_ty(s: Scalar) -> Type {
+    match s {
+        Scalar::F32 => F32X4,
+        Scalar::F64 => F64X2,
+        Scalar::I64 | Scalar::U64 => I64X2,
+        _ => I32X4,
+    }
+}
+
+fn scalar_ty(s: Scalar) -> Type {
+    match s {
+        Scalar::F32 => F32,
+        Scalar::F64 => F64,
+        Scalar::I64 | Scalar::U64 => I64,
+        _ => I32,
+    }
+}
+
+fn chunks(s: Scalar) -> usize {
+    if s.is_wide() { 16 } else { C32 }
+}
+
+struct Tx<'a, 'k> {
+    b: FunctionBuilder<'a>,
+    k: &'k Kernel,
+    layout: &'k Layout,
+    ctx: Value,
+    uvar: Vec<Variable>,
+    lvar: Vec<Vec<Variable>>,
+    buf_ptr: Vec<Value>,
+    buf_len: Vec<Value>,
+    block_idx: [Value; 3],
+    shape: Shape,
+    warps: usize,
+    /// The warp being run (inside a region).
+    warp: Option<Value>,
+    cur: Mask,
+    alive: Mask,
+    /// Per enclosing loop inside the region: lanes that continued.
+    conts: Vec<Mask>,
+    /// Per enclosing inlined call: lanes that returned.
+    rets: Vec<Mask>,
+    /// Per enclosing block-level loop: (continue target, exit).
+    block_loops: Vec<(ir::Block, ir::Block)>,
+    /// Built-in index rows loaded for the current warp.
+    rows: HashMap<usize, Vec<Value>>,
+    sites: Vec<Site>,
+    fma: bool,
+    /// Per variable, its fresh definition ([`crate::cuda::analysis::fresh_definitions`]).
+    fresh: Vec<usize>,
+    /// The statement being translated (its address).
+    at: usize,
+    /// Whether a thread can leave the kernel early (then a warp may be without threads).
+    exits: bool,
+}
+
+fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Vector bitcasts keep lane order (little-endian lanes).
+fn lanes_le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+fn vmem() -> MemFlagsData {
+    MemFlagsData::new()
+        .with_notrap()
+        .with_endianness(Endianness::Little)
+}
+
+/// Build and compile the function; returns its address and the fault sites.
+fn build(
+    k: &Kernel,
+    shape: Shape,
+    warps: usize,
+    items: &[Item],
+    regions: &[Region<'_>],
+    layout: &Layout,
+) -> Result<(usize, Vec<Site>), String> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v)
+            .map_err(|e| format!("cranelift setting {k}: {e}"))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("this CPU is not supported by the compiler: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| e.to_string())?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut ctx = module.make_context();
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(I64));
+    sig.returns.push(AbiParam::new(I32));
+    let id = module
+        .declare_function("block", Linkage::Local, &sig)
+        .map_err(|e| e.to_string())?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    let target = module.target_config();
+    let sites = {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let ctxp = b.block_params(entry)[0];
+        let mut mask = || std::array::from_fn(|_| b.declare_var(I32X4));
+        let cur = mask();
+        let alive = mask();
+        let uvar: Vec<Variable> = k
+            .vars
+            .iter()
+            .map(|v| b.declare_var(scalar_ty(v.ty)))
+            .collect();
+        let lvar: Vec<Vec<Variable>> = k
+            .vars
+            .iter()
+            .map(|v| {
+                if v.uniform {
+                    Vec::new()
+                } else {
+                    (0..chunks(v.ty))
+                        .map(|_| b.declare_var(lane_ty(v.ty)))
+                        .collect()
+                }
+            })
+            .collect();
+        let mut tx = Tx {
+            b,
+            k,
+            layout,
+            ctx: ctxp,
+            uvar,
+            lvar,
+            buf_ptr: Vec::new(),
+            buf_len: Vec::new(),
+            block_idx: [ctxp; 3],
+            shape,
+            warps,
+            warp: None,
+            cur,
+            alive,
+            conts: Vec::new(),
+            rets: Vec::new(),
+            block_loops: Vec::new(),
+            rows: HashMap::new(),
+            sites: Vec::new(),
+            fma: std::arch::is_x86_feature_detected!("fma"),
+            fresh: crate::cuda::analysis::fresh_definitions(k),
+            at: 0,
+            exits: k.body.iter().any(exits),
+        };
+        tx.prologue();
+        tx.items(items, regions)?;
+        let ok = tx.b.ins().iconst(I32, 0);
+        tx.b.ins().return_(&[ok]);
+        tx.b.seal_all_blocks();
+        tx.b.finalize(target);
+        tx.sites
+    };
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| format!("code generation: {e:?}"))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(|e| e.to_string())?;
+    let addr = module.get_finalized_function(id) as usize;
+    // The code stays for the life of the process (the cache hands it out by address).
+    std::mem::forget(module);
+    Ok((addr, sites))
+}
+
+impl Tx<'_, '_> {
+    fn load_ctx(&mut self, ty: Type, off: usize) -> Value {
+        self.b
+            .ins()
+            .load(ty, MemFlagsData::trusted(), self.ctx, off as i32)
+    }
+
+    /// Buffers, block index, parameters, zeroed frame rows.
+    fn prologue(&mut self) {
+        let bufs = self.load_ctx(I64, offset_of!(Ctx, bufs));
+        for s in 0..slots(self.k) {
+            let at = (s * size_of::<Buf>()) as i32;
+            let p = self.b.ins().load(I64, MemFlagsData::trusted(), bufs, at);
+            let l = self
+                .b
+                .ins()
+                .load(I64, MemFlagsData::trusted(), bufs, at + 8);
+            self.buf_ptr.push(p);
+            self.buf_len.push(l);
+        }
+        let bi = offset_of!(Ctx, block_idx);
+        self.block_idx = std::array::from_fn(|a| self.load_ctx(I32, bi + 4 * a));
+        for (v, var) in self.k.vars.iter().enumerate() {
+            let z = self.zero(scalar_ty(var.ty));
+            self.b.def_var(self.uvar[v], z);
+            if !var.uniform {
+                let lz = self.zero(lane_ty(var.ty));
+                for c in 0..self.lvar[v].len() {
+                    self.b.def_var(self.lvar[v][c], lz);
+                }
+            }
+        }
+        let uni = self.load_ctx(I64, offset_of!(Ctx, uniforms));
+        for (i, v) in self.layout.params.clone().iter().enumerate() {
+            let Some(v) = v else { continue };
+            let ty = scalar_ty(self.k.vars[v.0 as usize].ty);
+            let x = self
+                .b
+                .ins()
+                .load(ty, MemFlagsData::trusted(), uni, (i * 8) as i32);
+            self.b.def_var(self.uvar[v.0 as usize], x);
+        }
+        let frame = self.load_ctx(I64, offset_of!(Ctx, frame));
+        for v in self.layout.zeroed.clone() {
+            let off = self.layout.frame_off[v.0 as usize].expect("in the frame");
+            let bytes = if self.k.vars[v.0 as usize].ty.is_wide() {
+                8
+            } else {
+                4
+            };
+            let z = self.zero(I32X4);
+            for at in (0..self.warps * 32 * bytes).step_by(16) {
+                self.b.ins().store(vmem(), z, frame, (off + at) as i32);
+            }
+        }
+        let z = self.zero(I32X4);
+        for m in self.cur.iter().chain(&self.alive) {
+            self.b.def_var(*m, z);
+        }
+    }
+
+    fn zero(&mut self, ty: Type) -> Value {
+        match ty {
+            F32 => self.b.ins().f32const(0.0),
+            F64 => self.b.ins().f64const(0.0),
+            I32 | I64 | I8 => self.b.ins().iconst(ty, 0),
+            _ => {
+                let z = self.b.ins().iconst(I32, 0);
+                let v = self.b.ins().splat(I32X4, z);
+                self.cast(ty, v)
+            }
+        }
+    }
+
+    /// Reinterpret a vector's bits.
+    fn cast(&mut self, ty: Type, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v) == ty {
+            v
+        } else {
+            self.b.ins().bitcast(ty, lanes_le(), v)
+        }
+    }
+
+    fn vconst(&mut self, ty: Type, bytes: [u8; 16]) -> Value {
+        let c = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(ConstantData::from(bytes.to_vec()));
+        let v = self.b.ins().vconst(I8X16, c);
+        self.cast(ty, v)
+    }
+
+    // ----- block level --------------------------------------------------------------------
+
+    fn items(&mut self, items: &[Item], regions: &[Region<'_>]) -> Result<(), String> {
+        for it in items {
+            match it {
+                Item::Region(r) => self.region(*r, &regions[*r])?,
+                Item::Uniform(r) => {
+                    for s in &regions[*r].stmts {
+                        self.stmt(s)?;
+                    }
+                }
+                Item::If { cond, then, els } => {
+                    let c = self.operand(cond, Scalar::Bool);
+                    let c = self.uniform(c, "a barrier's branch condition")?;
+                    let (t, e, j) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    self.b.ins().brif(c, t, &[], e, &[]);
+                    self.b.switch_to_block(t);
+                    self.items(then, regions)?;
+                    self.b.ins().jump(j, &[]);
+                    self.b.switch_to_block(e);
+                    self.items(els, regions)?;
+                    self.b.ins().jump(j, &[]);
+                    self.b.switch_to_block(j);
+                }
+                Item::Loop { body, step } => {
+                    let (head, st, exit) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    self.b.ins().jump(head, &[]);
+                    self.b.switch_to_block(head);
+                    self.block_loops.push((st, exit));
+                    self.items(body, regions)?;
+                    self.b.ins().jump(st, &[]);
+                    self.b.switch_to_block(st);
+                    self.items(step, regions)?;
+                    self.b.ins().jump(head, &[]);
+                    self.block_loops.pop();
+                    self.b.switch_to_block(exit);
+                }
+                Item::Break | Item::Continue => {
+                    let (st, exit) = *self.block_loops.last().ok_or("break outside a loop")?;
+                    let to = if matches!(it, Item::Break) { exit } else { st };
+                    self.b.ins().jump(to, &[]);
+                    // What follows is unreachable; give it a block of its own.
+                    let dead = self.b.create_block();
+                    self.b.switch_to_block(dead);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn uniform(&mut self, v: V, what: &str) -> Result<Value, String> {
+        match v {
+            V::U(x) => Ok(x),
+            V::L(_) => Err(format!("{what} differs between threads")),
+        }
+    }
+
+    /// One region, warp by warp.
+    fn region(&mut self, r: usize, region: &Region<'_>) -> Result<(), String> {
+        let layout = self.layout;
+        let uw = &layout.uniform_writes[r];
+        let entry_vals: Vec<Value> = uw
+            .iter()
+            .map(|v| self.b.use_var(self.uvar[v.0 as usize]))
+            .collect();
+        let carry: Vec<Variable> = uw
+            .iter()
+            .zip(&entry_vals)
+            .map(|(v, &e)| {
+                let c = self.b.declare_var(scalar_ty(self.k.vars[v.0 as usize].ty));
+                self.b.def_var(c, e);
+                c
+            })
+            .collect();
+        let wvar = self.b.declare_var(I32);
+        let live_any = self.b.declare_var(I8);
+        let z32 = self.b.ins().iconst(I32, 0);
+        self.b.def_var(wvar, z32);
+        let z8 = self.b.ins().iconst(I8, 0);
+        self.b.def_var(live_any, z8);
+        let (head, body, latch, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let w = self.b.use_var(wvar);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, w, self.warps as i64);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        for (v, &e) in uw.iter().zip(&entry_vals) {
+            self.b.def_var(self.uvar[v.0 as usize], e);
+        }
+        self.warp = Some(w);
+        let used = tables_used(&region.stmts);
+        self.load_rows(w, &used);
+        // The live lanes of this warp.
+        let alive_p = self.load_ctx(I64, offset_of!(Ctx, alive));
+        let row = self.b.ins().imul_imm_s(w, 128);
+        let row = self.b.ins().uextend(I64, row);
+        let alive_row = self.b.ins().iadd(alive_p, row);
+        for c in 0..C32 {
+            let m = self.b.ins().load(I32X4, vmem(), alive_row, (c * 16) as i32);
+            self.b.def_var(self.alive[c], m);
+            self.b.def_var(self.cur[c], m);
+        }
+        let returns = region.stmts.iter().any(|s| exits(s));
+        if self.exits {
+            // A warp whose threads have all left skips the region.
+            let any = self.any_cur();
+            let run = self.b.create_block();
+            self.b.ins().brif(any, run, &[], latch, &[]);
+            self.b.switch_to_block(run);
+        }
+        let frame = self.load_ctx(I64, offset_of!(Ctx, frame));
+        for &(v, load, _) in &layout.refs[r] {
+            let ty = self.k.vars[v.0 as usize].ty;
+            let vars = self.lvar[v.0 as usize].clone();
+            if load {
+                let base = self.frame_row(frame, v, w);
+                for (c, var) in vars.iter().enumerate() {
+                    let x = self
+                        .b
+                        .ins()
+                        .load(lane_ty(ty), vmem(), base, (c * 16) as i32);
+                    self.b.def_var(*var, x);
+                }
+            } else {
+                let z = self.zero(lane_ty(ty));
+                for var in &vars {
+                    self.b.def_var(*var, z);
+                }
+            }
+        }
+        self.stmts(&region.stmts)?;
+        for &(v, _, store) in &layout.refs[r] {
+            if store {
+                let base = self.frame_row(frame, v, w);
+                for (c, var) in self.lvar[v.0 as usize].clone().iter().enumerate() {
+                    let x = self.b.use_var(*var);
+                    self.b.ins().store(vmem(), x, base, (c * 16) as i32);
+                }
+            }
+        }
+        if returns {
+            for c in 0..C32 {
+                let m = self.b.use_var(self.alive[c]);
+                self.b.ins().store(vmem(), m, alive_row, (c * 16) as i32);
+            }
+        }
+        // The block keeps the uniform values of a warp that still has threads.
+        let live = if self.exits {
+            self.any_of(self.alive)
+        } else {
+            self.b.ins().iconst(I8, 1)
+        };
+        for (v, c) in uw.iter().zip(&carry) {
+            let now = self.b.use_var(self.uvar[v.0 as usize]);
+            let x = if self.exits {
+                let old = self.b.use_var(*c);
+                self.b.ins().select(live, now, old)
+            } else {
+                now
+            };
+            self.b.def_var(*c, x);
+        }
+        let la = self.b.use_var(live_any);
+        let la = self.b.ins().bor(la, live);
+        self.b.def_var(live_any, la);
+        self.b.ins().jump(latch, &[]);
+        self.b.switch_to_block(latch);
+        let w1 = self.b.ins().iadd_imm_s(w, 1);
+        self.b.def_var(wvar, w1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        self.warp = None;
+        for (v, c) in uw.iter().zip(&carry) {
+            let x = self.b.use_var(*c);
+            self.b.def_var(self.uvar[v.0 as usize], x);
+        }
+        if !self.exits {
+            return Ok(());
+        }
+        // No thread left: the block is done.
+        let la = self.b.use_var(live_any);
+        let (done, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(la, go, &[], done, &[]);
+        self.b.switch_to_block(done);
+        let ok = self.b.ins().iconst(I32, 0);
+        self.b.ins().return_(&[ok]);
+        self.b.switch_to_block(go);
+        Ok(())
+    }
+
+    fn frame_row(&mut self, frame: Value, v: VarId, w: Value) -> Value {
+        let off = self.layout.frame_off[v.0 as usize].expect("in the frame");
+        let bytes = if self.k.vars[v.0 as usize].ty.is_wide() {
+            256
+        } else {
+            128
+        };
+        let row = self.b.ins().imul_imm_s(w, bytes);
+        let row = self.b.ins().uextend(I64, row);
+        let base = self.b.ins().iadd(frame, row);
+        self.b.ins().iadd_imm_s(base, off as i64)
+    }
+
+    // ----- masks ---------------------------------------------------------------------------
+
+    fn get_mask(&mut self, m: Mask) -> [Value; C32] {
+        std::array::from_fn(|c| self.b.use_var(m[c]))
+    }
+
+    fn set_mask(&mut self, m: Mask, v: [Value; C32]) {
+        for c in 0..C32 {
+            self.b.def_var(m[c], v[c]);
+        }
+    }
+
+    fn new_mask(&mut self) -> Mask {
+        std::array::from_fn(|_| self.b.declare_var(I32X4))
+    }
+
+    fn any_of(&mut self, m: Mask) -> Value {
+        let v = self.get_mask(m);
+        self.any(&v)
+    }
+
+    fn any(&mut self, v: &[Value]) -> Value {
+        let mut acc = v[0];
+        for &x in &v[1..] {
+            acc = self.b.ins().bor(acc, x);
+        }
+        self.b.ins().vany_true(acc)
+    }
+
+    fn any_cur(&mut self) -> Value {
+        self.any_of(self.cur)
+    }
+
+    /// The 32 lanes of a mask as bits of an `i32`.
+    fn bits(&mut self, v: &[Value; C32]) -> Value {
+        let mut acc = self.b.ins().iconst(I32, 0);
+        for (c, &x) in v.iter().enumerate() {
+            let f = self.cast(F32X4, x);
+            let b = self.b.ins().vhigh_bits(I32, f);
+            let b = if c > 0 {
+                self.b.ins().ishl_imm_s(b, (4 * c) as i64)
+            } else {
+                b
+            };
+            acc = self.b.ins().bor(acc, b);
+        }
+        acc
+    }
+
+    /// A 32-bit-lane mask widened for 64-bit lanes.
+    fn widen_mask(&mut self, m: &[Value]) -> Vec<Value> {
+        m.iter()
+            .flat_map(|&x| {
+                let lo = self.b.ins().swiden_low(x);
+                let hi = self.b.ins().swiden_high(x);
+                [lo, hi]
+            })
+            .collect()
+    }
+
+    /// `m` in the shape of a value of type `ty`.
+    fn mask_for(&mut self, ty: Scalar, m: &[Value; C32]) -> Vec<Value> {
+        if ty.is_wide() {
+            self.widen_mask(m)
+        } else {
+            m.to_vec()
+        }
+    }
+
+    // ----- statements ----------------------------------------------------------------------
+
+    /// A statement list; after a construct that may leave no lane running, the rest is
+    /// skipped (as the interpreter skips it).
+    fn stmts(&mut self, list: &[&Stmt]) -> Result<(), String> {
+        let end = self.b.create_block();
+        for s in list {
+            self.stmt(s)?;
+            match s {
+                Stmt::Break | Stmt::Continue | Stmt::Return => break,
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } => {
+                    let any = self.any_cur();
+                    let next = self.b.create_block();
+                    self.b.ins().brif(any, next, &[], end, &[]);
+                    self.b.switch_to_block(next);
+                }
+                _ => {}
+            }
+        }
+        self.b.ins().jump(end, &[]);
+        self.b.switch_to_block(end);
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
+        self.at = s as *const Stmt as usize;
+        match s {
+            Stmt::Assign(a) => {
+                let v = self.eval(&a.op, a.ty)?;
+                self.assign(a.dst, v)?;
+            }
+            Stmt::Load {
+                dst,
+                ty,
+                addr,
+                site,
+                ..
+            } => self.load(dst, *ty, addr, *site)?,
+            Stmt::Store {
+                ty,
+                addr,
+                values,
+                site,
+            } => self.store(*ty, addr, values, *site)?,
+            Stmt::If {
+                cond, then, els, ..
+            } => {
+                let c = self.operand(cond, Scalar::Bool);
+                let then: Vec<&Stmt> = then.iter().collect();
+                let els: Vec<&Stmt> = els.iter().collect();
+                match c {
+                    V::U(c) => {
+                        let (t, e, j) = (
+                            self.b.create_block(),
+                            self.b.create_block(),
+                            self.b.create_block(),
+                        );
+                        self.b.ins().brif(c, t, &[], e, &[]);
+                        self.b.switch_to_block(t);
+                        self.stmts(&then)?;
+                        self.b.ins().jump(j, &[]);
+                        self.b.switch_to_block(e);
+                        self.stmts(&els)?;
+                        self.b.ins().jump(j, &[]);
+                        self.b.switch_to_block(j);
+                    }
+                    V::L(c) => {
+                        let entry = self.get_mask(self.cur);
+                        let taken: [Value; C32] =
+                            std::array::from_fn(|i| self.b.ins().band(entry[i], c[i]));
+                        let other: [Value; C32] =
+                            std::array::from_fn(|i| self.b.ins().band_not(entry[i], c[i]));
+                        let after = self.new_mask();
+                        let z = self.zero(I32X4);
+                        self.set_mask(after, [z; C32]);
+                        for (side, body) in [(taken, &then), (other, &els)] {
+                            let join = self.b.create_block();
+                            if !body.is_empty() {
+                                let any = self.any(&side);
+                                let run = self.b.create_block();
+                                let skip = self.b.create_block();
+                                self.b.ins().brif(any, run, &[], skip, &[]);
+                                self.b.switch_to_block(run);
+                                self.set_mask(self.cur, side);
+                                self.stmts(body)?;
+                                let done = self.get_mask(self.cur);
+                                let a = self.get_mask(after);
+                                let n = std::array::from_fn(|i| self.b.ins().bor(a[i], done[i]));
+                                self.set_mask(after, n);
+                                self.b.ins().jump(join, &[]);
+                                self.b.switch_to_block(skip);
+                            }
+                            let a = self.get_mask(after);
+                            let n = std::array::from_fn(|i| self.b.ins().bor(a[i], side[i]));
+                            self.set_mask(after, n);
+                            self.b.ins().jump(join, &[]);
+                            self.b.switch_to_block(join);
+                        }
+                        let a = self.get_mask(after);
+                        self.set_mask(self.cur, a);
+                    }
+                }
+            }
+            Stmt::Loop { body, step, .. } => {
+                let entry = self.get_mask(self.cur);
+                let cont = self.new_mask();
+                let z = self.zero(I32X4);
+                self.set_mask(cont, [z; C32]);
+                self.conts.push(cont);
+                let (head, exit) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                let body: Vec<&Stmt> = body.iter().collect();
+                self.stmts(&body)?;
+                let c = self.get_mask(cont);
+                let m = self.get_mask(self.cur);
+                let n = std::array::from_fn(|i| self.b.ins().bor(m[i], c[i]));
+                self.set_mask(self.cur, n);
+                self.set_mask(cont, [z; C32]);
+                let step: Vec<&Stmt> = step.iter().collect();
+                self.stmts(&step)?;
+                let any = self.any_cur();
+                self.b.ins().brif(any, head, &[], exit, &[]);
+                self.b.switch_to_block(exit);
+                self.conts.pop();
+                let alive = self.get_mask(self.alive);
+                let ret = self.rets.last().copied().map(|r| self.get_mask(r));
+                let n = std::array::from_fn(|i| {
+                    let m = self.b.ins().band(entry[i], alive[i]);
+                    match ret {
+                        Some(r) => self.b.ins().band_not(m, r[i]),
+                        None => m,
+                    }
+                });
+                self.set_mask(self.cur, n);
+            }
+            Stmt::Break => {
+                let z = self.zero(I32X4);
+                self.set_mask(self.cur, [z; C32]);
+            }
+            Stmt::Continue => {
+                let cont = *self.conts.last().ok_or("continue outside a loop")?;
+                let c = self.get_mask(cont);
+                let m = self.get_mask(self.cur);
+                let n = std::array::from_fn(|i| self.b.ins().bor(m[i], c[i]));
+                self.set_mask(cont, n);
+                let z = self.zero(I32X4);
+                self.set_mask(self.cur, [z; C32]);
+            }
+            Stmt::Return => {
+                let m = self.get_mask(self.cur);
+                match self.rets.last().copied() {
+                    Some(ret) => {
+                        let r = self.get_mask(ret);
+                        let n = std::array::from_fn(|i| self.b.ins().bor(r[i], m[i]));
+                        self.set_mask(ret, n);
+                    }
+                    None => {
+                        let a = self.get_mask(self.alive);
+                        let n = std::array::from_fn(|i| self.b.ins().band_not(a[i], m[i]));
+                        self.set_mask(self.alive, n);
+                    }
+                }
+                let z = self.zero(I32X4);
+                self.set_mask(self.cur, [z; C32]);
+            }
+            Stmt::Inline { body } => {
+                let entry = self.get_mask(self.cur);
+                let ret = self.new_mask();
+                let z = self.zero(I32X4);
+                self.set_mask(ret, [z; C32]);
+                self.rets.push(ret);
+                let body: Vec<&Stmt> = body.iter().collect();
+                self.stmts(&body)?;
+                self.rets.pop();
+                let alive = self.get_mask(self.alive);
+                let n = std::array::from_fn(|i| self.b.ins().band(entry[i], alive[i]));
+                self.set_mask(self.cur, n);
+            }
+            Stmt::Fence { .. } | Stmt::SyncWarp { .. } => {}
+            Stmt::Trap { site, .. } => {
+                let m = self.get_mask(self.cur);
+                let any = self.any(&m);
+                let bits = self.bits(&m);
+                let lane = self.b.ins().ctz(bits);
+                let (f, go) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(any, f, &[], go, &[]);
+                self.b.switch_to_block(f);
+                let z = self.b.ins().iconst(I64, 0);
+                self.fault(*site, lane, u32::MAX, z);
+                self.b.switch_to_block(go);
+            }
+            other => return Err(format!("{other:?} inside a region")),
+        }
+        Ok(())
+    }
+
+    /// Record a fault and return from the block function.
+    fn fault(&mut self, site: Site, lane: Value, slot: u32, byte: Value) {
+        let idx = self.sites.len() as i64;
+        self.sites.push(site);
+        let f = offset_of!(Ctx, fault);
+        let s = self.b.ins().iconst(I32, idx);
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            s,
+            self.ctx,
+            (f + offset_of!(FaultSite, site)) as i32,
+        );
+        let w = self.warp.expect("inside a region");
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            w,
+            self.ctx,
+            (f + offset_of!(FaultSite, warp)) as i32,
+        );
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            lane,
+            self.ctx,
+            (f + offset_of!(FaultSite, lane)) as i32,
+        );
+        let sl = self.b.ins().iconst(I32, i64::from(slot));
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            sl,
+            self.ctx,
+            (f + offset_of!(FaultSite, slot)) as i32,
+        );
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            byte,
+            self.ctx,
+            (f + offset_of!(FaultSite, byte)) as i32,
+        );
+        let one = self.b.ins().iconst(I32, 1);
+        self.b.ins().return_(&[one]);
+    }
+
+    /// `dst = v` for the executing lanes (all of them for a uniform variable).
+    fn assign(&mut self, dst: VarId, v: V) -> Result<(), String> {
+        let var = &self.k.vars[dst.0 as usize];
+        let ty = var.ty;
+        if var.uniform {
+            let x = self.uniform(v, &format!("the value assigned to `{}`", var.name))?;
+            self.b.def_var(self.uvar[dst.0 as usize], x);
+            return Ok(());
+        }
+        let lanes = self.lanes(v, ty);
+        if self.fresh[dst.0 as usize] == self.at {
+            for (c, var) in self.lvar[dst.0 as usize].clone().iter().enumerate() {
+                self.b.def_var(*var, lanes[c]);
+            }
+            return Ok(());
+        }
+        let m = self.get_mask(self.cur);
+        let m = self.mask_for(ty, &m);
+        for (c, var) in self.lvar[dst.0 as usize].clone().iter().enumerate() {
+            let old = self.b.use_var(*var);
+            let mc = self.cast(lane_ty(ty), m[c]);
+            let x = self.b.ins().bitselect(mc, lanes[c], old);
+            self.b.def_var(*var, x);
+        }
+        Ok(())
+    }
+
+    // ----- values --------------------------------------------------------------------------
+
+    /// A value as a warp of chunks of type `ty` (a `bool` as all-ones or zero lanes).
+    fn lanes(&mut self, v: V, ty: Scalar) -> Vec<Value> {
+        match v {
+            V::L(l) => l,
+            V::U(x) => {
+                let x = if ty == Scalar::Bool {
+                    self.b.ins().ineg(x)
+                } else {
+                    x
+                };
+                let s = self.b.ins().splat(lane_ty(ty), x);
+                vec![s; chunks(ty)]
+            }
+        }
+    }
+
+    fn constant(&mut self, c: Const) -> Value {
+        match c.ty {
+            Scalar::F32 => self.b.ins().f32const(f32::from_bits(c.bits as u32)),
+            Scalar::F64 => self.b.ins().f64const(f64::from_bits(c.bits)),
+            Scalar::Bool => self.b.ins().iconst(I32, i64::from(c.bits != 0)),
+            t if t.is_wide() => self.b.ins().iconst(I64, c.bits as i64),
+            _ => self.b.ins().iconst(I32, i64::from(c.bits as u32)),
+        }
+    }
+
+    /// An operand's value; `ty` is its type (for constants and builtins it is their own).
+    fn operand(&mut self, o: &Operand, _ty: Scalar) -> V {
+        match *o {
+            Operand::Const(c) => V::U(self.constant(c)),
+            Operand::Var(v) => {
+                let i = v.0 as usize;
+                if self.k.vars[i].uniform {
+                    V::U(self.b.use_var(self.uvar[i]))
+                } else {
+                    V::L(self.lvar[i].iter().map(|&x| self.b.use_var(x)).collect())
+                }
+            }
+            Operand::Builtin(b) => self.builtin(b),
+        }
+    }
+
+    fn builtin(&mut self, b: Builtin) -> V {
+        let axis = |a: Axis| match a {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        };
+        match b {
+            Builtin::ThreadIdx(a) => self.row(axis(a)),
+            Builtin::LinearTid => self.row(3),
+            Builtin::LaneId => {
+                let v = (0..C32)
+                    .map(|c| {
+                        let mut bytes = [0u8; 16];
+                        for l in 0..4 {
+                            bytes[4 * l..4 * l + 4]
+                                .copy_from_slice(&((4 * c + l) as u32).to_le_bytes());
+                        }
+                        self.vconst(I32X4, bytes)
+                    })
+                    .collect();
+                V::L(v)
+            }
+            Builtin::BlockIdx(a) => V::U(self.block_idx[axis(a)]),
+            Builtin::BlockDim(a) => V::U(
+                self.b
+                    .ins()
+                    .iconst(I32, i64::from(self.shape.block[axis(a)])),
+            ),
+            Builtin::GridDim(a) => {
+                let off = offset_of!(Ctx, grid_dim) + 4 * axis(a);
+                V::U(self.load_ctx(I32, off))
+            }
+            Builtin::WarpSize => V::U(self.b.ins().iconst(I32, 32)),
+            Builtin::BaseAddress(_) | Builtin::Clock => {
+                unreachable!("refused by `supported`")
+            }
+        }
+    }
+
+    /// Table `t` ([`TABLES`]) of the current warp.
+    fn row(&mut self, t: usize) -> V {
+        if let Some(v) = self.rows.get(&t) {
+            return V::L(v.clone());
+        }
+        unreachable!("the region's rows are loaded at its start")
+    }
+
+    /// Load the index tables `used` for warp `w` (at the start of a region's warp, so the rows
+    /// dominate every use).
+    fn load_rows(&mut self, w: Value, used: &[usize]) {
+        self.rows.clear();
+        for &t in used {
+            let v = self.load_row(w, t);
+            self.rows.insert(t, v);
+        }
+    }
+
+    fn load_row(&mut self, w: Value, t: usize) -> Vec<Value> {
+        let tables = self.load_ctx(I64, offset_of!(Ctx, tables));
+        let off = self.b.ins().imul_imm_s(w, (32 * 4 * TABLES) as i64);
+        let off = self.b.ins().uextend(I64, off);
+        let base = self.b.ins().iadd(tables, off);
+        (0..C32)
+            .map(|c| {
+                self.b
+                    .ins()
+                    .load(I32X4, vmem(), base, (t * 128 + c * 16) as i32)
+            })
+            .collect()
+    }
+}
+
+/// The index tables a region reads (built-ins of the thread).
+fn tables_used(stmts: &[&Stmt]) -> Vec<usize> {
+    let mut used = Vec::new();
+    let mut note = |o: &Operand| {
+        let t = match o {
+            Operand::Builtin(Builtin::ThreadIdx(Axis::X)) => 0,
+            Operand::Builtin(Builtin::ThreadIdx(Axis::Y)) => 1,
+            Operand::Builtin(Builtin::ThreadIdx(Axis::Z)) => 2,
+            Operand::Builtin(Builtin::LinearTid) => 3,
+            _ => return,
+        };
+        if !used.contains(&t) {
+            used.push(t);
+        }
+    };
+    for s in stmts {
+        for_operands(s, &mut note);
+    }
+    used
+}
+
+/// Every operand `s` reads, nested statements included.
+fn for_operands(s: &Stmt, f: &mut dyn FnMut(&Operand)) {
+    let addr = |a: &Addr, f: &mut dyn FnMut(&Operand)| {
+        for o in a.operands() {
+            f(&o)
+        }
+    };
+    match s {
+        Stmt::Assign(a) => match &a.op {
+            Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => f(src),
+            Op::Unary { a, .. } => f(a),
+            Op::Binary { a, b, .. } | Op::Cmp { a, b, .. } | Op::And { a, b } | Op::Or { a, b } => {
+                f(a);
+                f(b)
+            }
+            Op::Fma { a, b, c } => {
+                f(a);
+                f(b);
+                f(c)
+            }
+            Op::Select { cond, a, b } => {
+                f(cond);
+                f(a);
+                f(b)
+            }
+            Op::Offset { offset, index } => {
+                f(offset);
+                for (o, _) in index {
+                    f(o)
+                }
+            }
+        },
+        Stmt::Load { addr: a, .. } => addr(a, f),
+        Stmt::Store {
+            addr: a, values, ..
+        } => {
+            addr(a, f);
+            for v in values {
+                f(v)
+            }
+        }
+        Stmt::If {
+            cond, then, els, ..
+        } => {
+            f(cond);
+            for s in then.iter().chain(els) {
+                for_operands(s, f)
+            }
+        }
+        Stmt::Loop { body, step, .. } => {
+            for s in body.iter().chain(step) {
+                for_operands(s, f)
+            }
+        }
+        Stmt::Inline { body } => {
+            for s in body {
+                for_operands(s, f)
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Lanes per 128-bit chunk.
+fn per_chunk(ty: Scalar) -> usize {
+    if ty.is_wide() { 2 } else { 4 }
+}
+
+impl Tx<'_, '_> {
+    fn type_of(&self, o: &Operand) -> Scalar {
+        match o {
+            Operand::Var(v) => self.k.vars[v.0 as usize].ty,
+            Operand::Const(c) => c.ty,
+            Operand::Builtin(Builtin::BaseAddress(_)) => Scalar::U64,
+            Operand::Builtin(Builtin::Clock) => Scalar::I64,
+            Operand::Builtin(_) => Scalar::U32,
+        }
+    }
+
+    fn get(&mut self, o: &Operand) -> (V, Scalar) {
+        let t = self.type_of(o);
+        (self.operand(o, t), t)
+    }
+
+    /// Apply a scalar operation lane by lane (for what has no vector instruction): `f` gets
+    /// one scalar per input (a `bool` as 0 or 1) and returns the output lane.
+    fn scalarize(
+        &mut self,
+        ins: &[(V, Scalar)],
+        out: Scalar,
+        f: &mut dyn FnMut(&mut Self, &[Value]) -> Value,
+    ) -> V {
+        if ins.iter().all(|(v, _)| matches!(v, V::U(_))) {
+            let args: Vec<Value> = ins
+                .iter()
+                .map(|(v, _)| match v {
+                    V::U(x) => *x,
+                    V::L(_) => unreachable!(),
+                })
+                .collect();
+            return V::U(f(self, &args));
+        }
+        let mut outs: Vec<Value> = (0..chunks(out)).map(|_| self.zero(lane_ty(out))).collect();
+        for l in 0..32 {
+            let args: Vec<Value> = ins
+                .iter()
+                .map(|(v, t)| match v {
+                    V::U(x) => *x,
+                    V::L(c) => {
+                        let p = per_chunk(*t);
+                        let x = self.b.ins().extractlane(c[l / p], (l % p) as u8);
+                        if *t == Scalar::Bool {
+                            self.b.ins().band_imm_s(x, 1)
+                        } else {
+                            x
+                        }
+                    }
+                })
+                .collect();
+            let r = f(self, &args);
+            let r = if out == Scalar::Bool {
+                self.b.ins().ineg(r)
+            } else {
+                r
+            };
+            let p = per_chunk(out);
+            outs[l / p] = self.b.ins().insertlane(outs[l / p], r, (l % p) as u8);
+        }
+        V::L(outs)
+    }
+
+    /// Apply `vector` chunk by chunk when every input is a warp of the output's chunk shape
+    /// (uniform inputs splatted), else `scalar` lane by lane.
+    fn lanewise(
+        &mut self,
+        ins: &[(V, Scalar)],
+        out: Scalar,
+        vector: Option<&VectorOp<'_>>,
+        scalar: &mut dyn FnMut(&mut Self, &[Value]) -> Value,
+    ) -> V {
+        let uniform = ins.iter().all(|(v, _)| matches!(v, V::U(_)));
+        match vector {
+            Some(vf) if !uniform && ins.iter().all(|(_, t)| chunks(*t) == chunks(out)) => {
+                let lanes: Vec<Vec<Value>> =
+                    ins.iter().map(|(v, t)| self.lanes(v.clone(), *t)).collect();
+                V::L(
+                    (0..chunks(out))
+                        .map(|c| {
+                            let args: Vec<Value> = lanes.iter().map(|l| l[c]).collect();
+                            vf(&mut self.b, &args)
+                        })
+                        .collect(),
+                )
+            }
+            _ => self.scalarize(ins, out, scalar),
+        }
+    }
+
+    fn eval(&mut self, op: &Op, ty: Scalar) -> Result<V, String> {
+        Ok(match op {
+            Op::Copy { src } => self.operand(src, ty),
+            Op::Convert { src, from } => {
+                let x = self.operand(src, *from);
+                self.convert(x, *from, ty)
+            }
+            Op::Bitcast { src, from } => {
+                let x = self.operand(src, *from);
+                match (x, *from) {
+                    (x, Scalar::Bool) => {
+                        let one = |b: &mut FunctionBuilder<'_>, a: &[Value]| {
+                            let m = b.ins().iconst(I32, 1);
+                            let m = b.ins().splat(I32X4, m);
+                            b.ins().band(a[0], m)
+                        };
+                        self.lanewise(&[(x, Scalar::Bool)], ty, Some(&one), &mut |_, a| a[0])
+                    }
+                    (V::U(x), _) if scalar_ty(*from) != scalar_ty(ty) => {
+                        V::U(self.b.ins().bitcast(scalar_ty(ty), MemFlagsData::new(), x))
+                    }
+                    (V::L(c), _) => {
+                        V::L(c.into_iter().map(|x| self.cast(lane_ty(ty), x)).collect())
+                    }
+                    (x, _) => x,
+                }
+            }
+            Op::Unary { op, a } => {
+                let (x, t) = self.get(a);
+                self.unary(*op, ty, x, t)?
+            }
+            Op::Binary { op, a, b } => {
+                let (x, _) = self.get(a);
+                let (y, tb) = self.get(b);
+                self.binary(*op, ty, x, y, tb)?
+            }
+            Op::Fma { a, b, c } => {
+                let ins = [self.get(a), self.get(b), self.get(c)];
+                let ins: Vec<(V, Scalar)> = ins.into_iter().map(|(v, _)| (v, ty)).collect();
+                if !self.fma {
+                    return Err("fmaf without the CPU's FMA instructions".into());
+                }
+                let f = |b: &mut FunctionBuilder<'_>, a: &[Value]| b.ins().fma(a[0], a[1], a[2]);
+                self.lanewise(&ins, ty, Some(&f), &mut |tx, a| {
+                    tx.b.ins().fma(a[0], a[1], a[2])
+                })
+            }
+            Op::Cmp { op, of, a, b } => {
+                let (x, _) = self.get(a);
+                let (y, _) = self.get(b);
+                self.compare(*op, *of, x, y)
+            }
+            Op::Select { cond, a, b } => {
+                let (c, _) = self.get(cond);
+                let (x, _) = self.get(a);
+                let (y, _) = self.get(b);
+                match (c, x, y) {
+                    (V::U(c), V::U(x), V::U(y)) => V::U(self.b.ins().select(c, x, y)),
+                    (c, x, y) => {
+                        let c = self.lanes(c, Scalar::Bool);
+                        let c: [Value; C32] = c.try_into().expect("eight chunks");
+                        let m = self.mask_for(ty, &c);
+                        let (x, y) = (self.lanes(x, ty), self.lanes(y, ty));
+                        V::L(
+                            (0..chunks(ty))
+                                .map(|i| {
+                                    let mc = self.cast(lane_ty(ty), m[i]);
+                                    self.b.ins().bitselect(mc, x[i], y[i])
+                                })
+                                .collect(),
+                        )
+                    }
+                }
+            }
+            Op::And { a, b } | Op::Or { a, b } => {
+                let and = matches!(op, Op::And { .. });
+                let (x, _) = self.get(a);
+                let (y, _) = self.get(b);
+                let ins = [(x, Scalar::Bool), (y, Scalar::Bool)];
+                let f = move |b: &mut FunctionBuilder<'_>, a: &[Value]| {
+                    if and {
+                        b.ins().band(a[0], a[1])
+                    } else {
+                        b.ins().bor(a[0], a[1])
+                    }
+                };
+                self.lanewise(&ins, Scalar::Bool, Some(&f), &mut |tx, a| {
+                    if and {
+                        tx.b.ins().band(a[0], a[1])
+                    } else {
+                        tx.b.ins().bor(a[0], a[1])
+                    }
+                })
+            }
+            Op::Offset { offset, index } => self.offset(offset, index),
+        })
+    }
+
+    /// `offset + Σ value × scale` as `I64`.
+    fn offset(&mut self, offset: &Operand, index: &[(Operand, i64)]) -> V {
+        let (mut acc, _) = self.get(offset);
+        for (o, scale) in index {
+            let (x, t) = self.get(o);
+            let x = self.convert(
+                x,
+                t,
+                if t.is_signed() {
+                    Scalar::I64
+                } else {
+                    Scalar::U64
+                },
+            );
+            let s = self.b.ins().iconst(I64, *scale);
+            let term = match x {
+                V::U(x) => V::U(self.b.ins().imul(x, s)),
+                V::L(c) => {
+                    let s = self.b.ins().splat(I64X2, s);
+                    V::L(c.into_iter().map(|x| self.b.ins().imul(x, s)).collect())
+                }
+            };
+            acc = match (acc, term) {
+                (V::U(a), V::U(t)) => V::U(self.b.ins().iadd(a, t)),
+                (a, t) => {
+                    let (a, t) = (self.lanes(a, Scalar::I64), self.lanes(t, Scalar::I64));
+                    V::L(
+                        a.iter()
+                            .zip(&t)
+                            .map(|(&a, &t)| self.b.ins().iadd(a, t))
+                            .collect(),
+                    )
+                }
+            };
+        }
+        acc
+    }
+
+    /// C's conversion from `from` to `to` (see [`Op::Convert`]).
+    fn convert(&mut self, x: V, from: Scalar, to: Scalar) -> V {
+        if from == to {
+            return x;
+        }
+        // Vector forms of the common cases.
+        let vector: Option<&VectorOp<'_>> = match (from, to) {
+            (S::I32 | S::I16 | S::I8, S::F32) => Some(&|b, a| b.ins().fcvt_from_sint(F32X4, a[0])),
+            (S::F32, S::I32) => Some(&|b, a| b.ins().fcvt_to_sint_sat(I32X4, a[0])),
+            (S::F32, S::U32) => Some(&|b, a| b.ins().fcvt_to_uint_sat(I32X4, a[0])),
+            (S::I32 | S::U32 | S::I16 | S::U16 | S::I8 | S::U8, S::U32 | S::I32) => {
+                Some(&|_, a| a[0])
+            }
+            (S::I32 | S::U32 | S::I16 | S::U16 | S::I8 | S::U8, S::Bool) => Some(&|b, a| {
+                let z = b.ins().iconst(I32, 0);
+                let z = b.ins().splat(I32X4, z);
+                b.ins().icmp(IntCC::NotEqual, a[0], z)
+            }),
+            (S::F32, S::Bool) => Some(&|b, a| {
+                let z = b.ins().f32const(0.0);
+                let z = b.ins().splat(F32X4, z);
+                b.ins().fcmp(FloatCC::NotEqual, a[0], z)
+            }),
+            _ => None,
+        };
+        if let (Some(vf), V::L(c)) = (vector, &x)
+            && chunks(from) == chunks(to)
+        {
+            return V::L(c.iter().map(|&v| vf(&mut self.b, &[v])).collect());
+        }
+        self.scalarize(&[(x, from)], to, &mut |tx, a| {
+            tx.convert_scalar(a[0], from, to)
+        })
+    }
+
+    /// A 32-bit lane holding a narrow type keeps its low bits, sign- or zero-extended.
+    fn fit(&mut self, x: Value, to: Scalar) -> Value {
+        match to {
+            Scalar::I8 => {
+                let s = self.b.ins().ishl_imm_s(x, 24);
+                self.b.ins().sshr_imm_s(s, 24)
+            }
+            Scalar::U8 => self.b.ins().band_imm_s(x, 0xff),
+            Scalar::I16 => {
+                let s = self.b.ins().ishl_imm_s(x, 16);
+                self.b.ins().sshr_imm_s(s, 16)
+            }
+            Scalar::U16 => self.b.ins().band_imm_s(x, 0xffff),
+            _ => x,
+        }
+    }
+
+    /// [`Tx::convert`] of one scalar (a `bool` as 0 or 1).
+    fn convert_scalar(&mut self, x: Value, from: Scalar, to: Scalar) -> Value {
+        if to == S::Bool {
+            let c = match from {
+                S::F32 => {
+                    let z = self.b.ins().f32const(0.0);
+                    self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+                }
+                S::F64 => {
+                    let z = self.b.ins().f64const(0.0);
+                    self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+                }
+                _ => self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0),
+            };
+            return self.b.ins().uextend(I32, c);
+        }
+        let from = if from == S::Bool { S::U32 } else { from };
+        match (from.is_float(), to.is_float()) {
+            (false, false) => match (from.is_wide(), to.is_wide()) {
+                (false, false) => self.fit(x, to),
+                (false, true) if from.is_signed() => self.b.ins().sextend(I64, x),
+                (false, true) => self.b.ins().uextend(I64, x),
+                (true, false) => {
+                    let r = self.b.ins().ireduce(I32, x);
+                    self.fit(r, to)
+                }
+                (true, true) => x,
+            },
+            (false, true) => {
+                let ft = scalar_ty(to);
+                if from.is_signed() {
+                    self.b.ins().fcvt_from_sint(ft, x)
+                } else {
+                    self.b.ins().fcvt_from_uint(ft, x)
+                }
+            }
+            (true, false) => {
+                let it = if to.is_wide() { I64 } else { I32 };
+                let r = if to.is_signed() {
+                    self.b.ins().fcvt_to_sint_sat(it, x)
+                } else {
+                    self.b.ins().fcvt_to_uint_sat(it, x)
+                };
+                self.fit(r, to)
+            }
+            (true, true) => {
+                if to == S::F64 {
+                    self.b.ins().fpromote(F64, x)
+                } else {
+                    self.b.ins().fdemote(F32, x)
+                }
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, ty: Scalar, x: V, xt: Scalar) -> Result<V, String> {
+        let float = ty.is_float();
+        Ok(match op {
+            UnOp::LogicalNot => {
+                if xt == S::Bool {
+                    let f = |b: &mut FunctionBuilder<'_>, a: &[Value]| b.ins().bnot(a[0]);
+                    return Ok(
+                        self.lanewise(&[(x, S::Bool)], S::Bool, Some(&f), &mut |tx, a| {
+                            tx.b.ins().bxor_imm_s(a[0], 1)
+                        }),
+                    );
+                }
+                let nz = self.convert(x, xt, S::Bool);
+                let f = |b: &mut FunctionBuilder<'_>, a: &[Value]| b.ins().bnot(a[0]);
+                self.lanewise(&[(nz, S::Bool)], S::Bool, Some(&f), &mut |tx, a| {
+                    tx.b.ins().bxor_imm_s(a[0], 1)
+                })
+            }
+            UnOp::Popc | UnOp::Clz | UnOp::Ffs => {
+                let wide = xt.is_wide();
+                self.scalarize(&[(x, xt)], S::I32, &mut |tx, a| {
+                    let r = match op {
+                        UnOp::Popc => tx.b.ins().popcnt(a[0]),
+                        UnOp::Clz => tx.b.ins().clz(a[0]),
+                        _ => {
+                            let t = tx.b.ins().ctz(a[0]);
+                            let t1 = tx.b.ins().iadd_imm_s(t, 1);
+                            let z = tx.b.ins().iconst(if wide { I64 } else { I32 }, 0);
+                            let is0 = tx.b.ins().icmp_imm_s(IntCC::Equal, a[0], 0);
+                            tx.b.ins().select(is0, z, t1)
+                        }
+                    };
+                    if wide { tx.b.ins().ireduce(I32, r) } else { r }
+                })
+            }
+            UnOp::Test(t) => {
+                if xt == S::Bool {
+                    return Ok(V::U(
+                        self.b.ins().iconst(I32, i64::from(t == FpTest::IsFinite)),
+                    ));
+                }
+                self.scalarize(&[(x, xt)], S::I32, &mut |tx, a| {
+                    let x = a[0];
+                    let c = match t {
+                        FpTest::IsNan => tx.b.ins().fcmp(FloatCC::Unordered, x, x),
+                        FpTest::IsInf | FpTest::IsFinite => {
+                            let abs = tx.b.ins().fabs(x);
+                            let inf = if xt == S::F64 {
+                                tx.b.ins().f64const(f64::INFINITY)
+                            } else {
+                                tx.b.ins().f32const(f32::INFINITY)
+                            };
+                            let cc = if t == FpTest::IsInf {
+                                FloatCC::Equal
+                            } else {
+                                FloatCC::LessThan
+                            };
+                            tx.b.ins().fcmp(cc, abs, inf)
+                        }
+                        _ => {
+                            let it = if xt == S::F64 { I64 } else { I32 };
+                            let bits = tx.b.ins().bitcast(it, MemFlagsData::new(), x);
+                            tx.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
+                        }
+                    };
+                    tx.b.ins().uextend(I32, c)
+                })
+            }
+            _ => {
+                type F = fn(&mut FunctionBuilder<'_>, &[Value]) -> Value;
+                let f: F = match (op, float) {
+                    (UnOp::Neg, true) => |b, a| b.ins().fneg(a[0]),
+                    (UnOp::Neg, false) => |b, a| b.ins().ineg(a[0]),
+                    (UnOp::Not, _) => |b, a| b.ins().bnot(a[0]),
+                    (UnOp::Abs, true) => |b, a| b.ins().fabs(a[0]),
+                    (UnOp::Abs, false) => |b, a| b.ins().iabs(a[0]),
+                    (UnOp::Sqrt, _) => |b, a| b.ins().sqrt(a[0]),
+                    (UnOp::Floor, _) => |b, a| b.ins().floor(a[0]),
+                    (UnOp::Ceil, _) => |b, a| b.ins().ceil(a[0]),
+                    (UnOp::Trunc, _) => |b, a| b.ins().trunc(a[0]),
+                    (UnOp::Rint, _) => |b, a| b.ins().nearest(a[0]),
+                    (UnOp::Brev, _) => |b, a| b.ins().bitrev(a[0]),
+                    (UnOp::Rsqrt, _) => |b, a| {
+                        let s = b.ins().sqrt(a[0]);
+                        let ty = b.func.dfg.value_type(a[0]);
+                        let one = match ty {
+                            F32 => b.ins().f32const(1.0),
+                            F64 => b.ins().f64const(1.0),
+                            F32X4 => {
+                                let o = b.ins().f32const(1.0);
+                                b.ins().splat(F32X4, o)
+                            }
+                            _ => {
+                                let o = b.ins().f64const(1.0);
+                                b.ins().splat(F64X2, o)
+                            }
+                        };
+                        b.ins().fdiv(one, s)
+                    },
+                    _ => return Err(format!("{op:?} is not compiled yet")),
+                };
+                let vector = !(op == UnOp::Brev || op == UnOp::Abs && ty.is_wide() && !float);
+                let vf = |b: &mut FunctionBuilder<'_>, a: &[Value]| f(b, a);
+                self.lanewise(
+                    &[(x, ty)],
+                    ty,
+                    if vector { Some(&vf) } else { None },
+                    &mut |tx, a| f(&mut tx.b, a),
+                )
+            }
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, ty: Scalar, x: V, y: V, yt: Scalar) -> Result<V, String> {
+        let float = ty.is_float();
+        let signed = ty.is_signed();
+        let bits = if ty.is_wide() { 64 } else { 32 };
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            // The amount, read as unsigned in the value's width.
+            let amt = self.convert(
+                y,
+                yt,
+                if ty.is_wide() {
+                    Scalar::U64
+                } else {
+                    Scalar::U32
+                },
+            );
+            return Ok(match amt {
+                V::U(k) => {
+                    let lim = self.b.ins().iconst(scalar_ty(ty), bits - 1);
+                    let big = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThan, k, bits - 1);
+                    let k1 = self.b.ins().umin(k, lim);
+                    let arith = op == BinOp::Shr && signed;
+                    let f = move |b: &mut FunctionBuilder<'_>, a: &[Value]| match op {
+                        BinOp::Shl => b.ins().ishl(a[0], k1),
+                        _ if arith => b.ins().sshr(a[0], k1),
+                        _ => b.ins().ushr(a[0], k1),
+                    };
+                    let r = self.lanewise(&[(x, ty)], ty, Some(&f), &mut |tx, a| f(&mut tx.b, a));
+                    if arith {
+                        r
+                    } else {
+                        let z = self.zero(scalar_ty(ty));
+                        match r {
+                            V::U(r) => V::U(self.b.ins().select(big, z, r)),
+                            V::L(c) => {
+                                let zv = self.zero(lane_ty(ty));
+                                V::L(
+                                    c.into_iter()
+                                        .map(|r| self.b.ins().select(big, zv, r))
+                                        .collect(),
+                                )
+                            }
+                        }
+                    }
+                }
+                amt @ V::L(_) => {
+                    let at = if ty.is_wide() {
+                        Scalar::U64
+                    } else {
+                        Scalar::U32
+                    };
+                    self.scalarize(&[(x, ty), (amt, at)], ty, &mut |tx, a| {
+                        let lim = tx.b.ins().iconst(scalar_ty(ty), bits - 1);
+                        let big =
+                            tx.b.ins()
+                                .icmp_imm_s(IntCC::UnsignedGreaterThan, a[1], bits - 1);
+                        let k = tx.b.ins().umin(a[1], lim);
+                        match op {
+                            BinOp::Shr if signed => tx.b.ins().sshr(a[0], k),
+                            _ => {
+                                let r = if op == BinOp::Shl {
+                                    tx.b.ins().ishl(a[0], k)
+                                } else {
+                                    tx.b.ins().ushr(a[0], k)
+                                };
+                                let z = tx.b.ins().iconst(scalar_ty(ty), 0);
+                                tx.b.ins().select(big, z, r)
+                            }
+                        }
+                    })
+                }
+            });
+        }
+        if matches!(op, BinOp::Div | BinOp::Rem) && !float {
+            return Ok(self.divide(op == BinOp::Rem, ty, x, y));
+        }
+        type F = fn(&mut FunctionBuilder<'_>, &[Value]) -> Value;
+        let f: F = match (op, float, signed) {
+            (BinOp::Add, true, _) => |b, a| b.ins().fadd(a[0], a[1]),
+            (BinOp::Sub, true, _) => |b, a| b.ins().fsub(a[0], a[1]),
+            (BinOp::Mul, true, _) => |b, a| b.ins().fmul(a[0], a[1]),
+            (BinOp::Div, true, _) => |b, a| b.ins().fdiv(a[0], a[1]),
+            (BinOp::Add, false, _) => |b, a| b.ins().iadd(a[0], a[1]),
+            (BinOp::Sub, false, _) => |b, a| b.ins().isub(a[0], a[1]),
+            (BinOp::Mul, false, _) => |b, a| b.ins().imul(a[0], a[1]),
+            (BinOp::And, false, _) => |b, a| b.ins().band(a[0], a[1]),
+            (BinOp::Or, false, _) => |b, a| b.ins().bor(a[0], a[1]),
+            (BinOp::Xor, false, _) => |b, a| b.ins().bxor(a[0], a[1]),
+            (BinOp::Min, false, true) => |b, a| b.ins().smin(a[0], a[1]),
+            (BinOp::Min, false, false) => |b, a| b.ins().umin(a[0], a[1]),
+            (BinOp::Max, false, true) => |b, a| b.ins().smax(a[0], a[1]),
+            (BinOp::Max, false, false) => |b, a| b.ins().umax(a[0], a[1]),
+            (BinOp::MulHi, false, true) => |b, a| b.ins().smulhi(a[0], a[1]),
+            (BinOp::MulHi, false, false) => |b, a| b.ins().umulhi(a[0], a[1]),
+            // C's fminf/fmaxf: a NaN operand gives the other one.
+            (BinOp::Min | BinOp::Max, true, _) => {
+                if op == BinOp::Min {
+                    |b, a| nan_aware(b, a, true)
+                } else {
+                    |b, a| nan_aware(b, a, false)
+                }
+            }
+            _ => return Err(format!("{op:?} on `{ty}` is not compiled yet")),
+        };
+        // x86 has no 64-bit lane multiply, min or max before AVX-512, nor a high multiply.
+        let vector =
+            !(ty.is_wide() && !float && matches!(op, BinOp::Mul | BinOp::Min | BinOp::Max))
+                && op != BinOp::MulHi;
+        let vf = |b: &mut FunctionBuilder<'_>, a: &[Value]| f(b, a);
+        Ok(self.lanewise(
+            &[(x, ty), (y, ty)],
+            ty,
+            if vector { Some(&vf) } else { None },
+            &mut |tx, a| f(&mut tx.b, a),
+        ))
+    }
+
+    /// Integer division and remainder as warpsim defines them: by zero, `/` gives all ones
+    /// (`-1` signed) and `%` the dividend; `MIN / -1` wraps. An unsigned divisor the same for
+    /// the block that is a power of two is a shift or a mask.
+    fn divide(&mut self, rem: bool, ty: Scalar, x: V, y: V) -> V {
+        let signed = ty.is_signed();
+        let st = scalar_ty(ty);
+        let mut scalar = move |tx: &mut Self, a: &[Value]| -> Value {
+            let (n, d) = (a[0], a[1]);
+            let zero = tx.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+            if signed {
+                let min = if st == I64 {
+                    i64::MIN
+                } else {
+                    i64::from(i32::MIN)
+                };
+                let is_min = tx.b.ins().icmp_imm_s(IntCC::Equal, n, min);
+                let neg1 = tx.b.ins().icmp_imm_s(IntCC::Equal, d, -1);
+                let ovf = tx.b.ins().band(is_min, neg1);
+                let bad = tx.b.ins().bor(zero, ovf);
+                let one = tx.b.ins().iconst(st, 1);
+                let safe = tx.b.ins().select(bad, one, d);
+                if rem {
+                    let r = tx.b.ins().srem(n, safe);
+                    tx.b.ins().select(zero, n, r)
+                } else {
+                    let q = tx.b.ins().sdiv(n, safe);
+                    let q = tx.b.ins().select(ovf, n, q);
+                    let m1 = tx.b.ins().iconst(st, -1);
+                    tx.b.ins().select(zero, m1, q)
+                }
+            } else {
+                let one = tx.b.ins().iconst(st, 1);
+                let safe = tx.b.ins().select(zero, one, d);
+                if rem {
+                    let r = tx.b.ins().urem(n, safe);
+                    tx.b.ins().select(zero, n, r)
+                } else {
+                    let q = tx.b.ins().udiv(n, safe);
+                    let m1 = tx.b.ins().iconst(st, -1);
+                    tx.b.ins().select(zero, m1, q)
+                }
+            }
+        };
+        match (&x, &y) {
+            (V::L(_), V::U(d)) if !signed && !ty.is_wide() => {
+                let d = *d;
+                // A power of two: one vector operation; else lane by lane.
+                let pc = self.b.ins().popcnt(d);
+                let pow2 = self.b.ins().icmp_imm_s(IntCC::Equal, pc, 1);
+                let out: Vec<Variable> = (0..C32).map(|_| self.b.declare_var(I32X4)).collect();
+                let (fast, slow, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(pow2, fast, &[], slow, &[]);
+                self.b.switch_to_block(fast);
+                let xl = self.lanes(x.clone(), ty);
+                let r: Vec<Value> = if rem {
+                    let m = self.b.ins().iadd_imm_s(d, -1);
+                    let m = self.b.ins().splat(I32X4, m);
+                    xl.iter().map(|&v| self.b.ins().band(v, m)).collect()
+                } else {
+                    let k = self.b.ins().ctz(d);
+                    xl.iter().map(|&v| self.b.ins().ushr(v, k)).collect()
+                };
+                for (o, v) in out.iter().zip(r) {
+                    self.b.def_var(*o, v);
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(slow);
+                let V::L(r) = self.scalarize(&[(x, ty), (y, ty)], ty, &mut scalar) else {
+                    unreachable!("a warp operand gives a warp")
+                };
+                for (o, v) in out.iter().zip(r) {
+                    self.b.def_var(*o, v);
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                V::L(out.iter().map(|&o| self.b.use_var(o)).collect())
+            }
+            _ => self.scalarize(&[(x, ty), (y, ty)], ty, &mut scalar),
+        }
+    }
+
+    fn compare(&mut self, op: CmpOp, of: Scalar, x: V, y: V) -> V {
+        let ic = |signed: bool| match op {
+            CmpOp::Lt if signed => IntCC::SignedLessThan,
+            CmpOp::Le if signed => IntCC::SignedLessThanOrEqual,
+            CmpOp::Gt if signed => IntCC::SignedGreaterThan,
+            CmpOp::Ge if signed => IntCC::SignedGreaterThanOrEqual,
+            CmpOp::Lt => IntCC::UnsignedLessThan,
+            CmpOp::Le => IntCC::UnsignedLessThanOrEqual,
+            CmpOp::Gt => IntCC::UnsignedGreaterThan,
+            CmpOp::Ge => IntCC::UnsignedGreaterThanOrEqual,
+            CmpOp::Eq => IntCC::Equal,
+            CmpOp::Ne => IntCC::NotEqual,
+        };
+        let fc = match op {
+            CmpOp::Lt => FloatCC::LessThan,
+            CmpOp::Le => FloatCC::LessThanOrEqual,
+            CmpOp::Gt => FloatCC::GreaterThan,
+            CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+            CmpOp::Eq => FloatCC::Equal,
+            CmpOp::Ne => FloatCC::NotEqual,
+        };
+        if of == S::Bool {
+            // As 0 and 1 (false < true).
+            let cc = ic(false);
+            return self.scalarize(&[(x, S::Bool), (y, S::Bool)], S::Bool, &mut |tx, a| {
+                let c = tx.b.ins().icmp(cc, a[0], a[1]);
+                tx.b.ins().uextend(I32, c)
+            });
+        }
+        let cc = ic(of.is_signed());
+        let float = of.is_float();
+        let scalar = &mut |tx: &mut Self, a: &[Value]| {
+            let c = if float {
+                tx.b.ins().fcmp(fc, a[0], a[1])
+            } else {
+                tx.b.ins().icmp(cc, a[0], a[1])
+            };
+            tx.b.ins().uextend(I32, c)
+        };
+        if of.is_wide() || matches!((&x, &y), (V::U(_), V::U(_))) {
+            return self.scalarize(&[(x, of), (y, of)], S::Bool, scalar);
+        }
+        let (a, b) = (self.lanes(x, of), self.lanes(y, of));
+        V::L(
+            a.iter()
+                .zip(&b)
+                .map(|(&a, &b)| {
+                    if float {
+                        self.b.ins().fcmp(fc, a, b)
+                    } else {
+                        self.b.ins().icmp(cc, a, b)
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// `fminf`/`fmaxf`: the other operand where one is NaN.
+fn nan_aware(b: &mut FunctionBuilder<'_>, a: &[Value], min: bool) -> Value {
+    let (x, y) = (a[0], a[1]);
+    let r = if min {
+        b.ins().fmin(x, y)
+    } else {
+        b.ins().fmax(x, y)
+    };
+    let ty = b.func.dfg.value_type(x);
+    let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
+    if ty.is_vector() {
+        let xn = b.ins().bitcast(ty, lanes_le(), xn);
+        let yn = b.ins().bitcast(ty, lanes_le(), yn);
+        let r = b.ins().bitselect(xn, y, r);
+        b.ins().bitselect(yn, x, r)
+    } else {
+        let r = b.ins().select(xn, y, r);
+        b.ins().select(yn, x, r)
+    }
+}
+
+/// An address split for code generation: a uniform byte offset and the varying terms.
+struct Parts {
+    /// The uniform part of the byte offset (`I64`).
+    uniform: Value,
+    /// Varying terms: a warp of values of a type, and their scale in bytes.
+    terms: Vec<(Vec<Value>, Scalar, i64)>,
+}
+
+impl Tx<'_, '_> {
+    fn parts(&mut self, a: &Addr) -> Parts {
+        let (off, ot) = self.get(&a.offset);
+        let mut uniform = match off {
+            V::U(x) => x,
+            V::L(_) => self.b.ins().iconst(I64, 0),
+        };
+        let mut terms = Vec::new();
+        if let V::L(c) = off {
+            terms.push((c, ot, 1));
+        }
+        for (o, scale) in &a.index {
+            let (x, t) = self.get(o);
+            match x {
+                V::U(x) => {
+                    let wide = self.convert_scalar(
+                        x,
+                        t,
+                        if t.is_signed() {
+                            Scalar::I64
+                        } else {
+                            Scalar::U64
+                        },
+                    );
+                    let term = self.b.ins().imul_imm_s(wide, *scale);
+                    uniform = self.b.ins().iadd(uniform, term);
+                }
+                V::L(c) => {
+                    let c = if t == Scalar::Bool {
+                        let one = self.b.ins().iconst(I32, 1);
+                        let one = self.b.ins().splat(I32X4, one);
+                        c.iter().map(|&v| self.b.ins().band(v, one)).collect()
+                    } else {
+                        c
+                    };
+                    terms.push((c, t, *scale));
+                }
+            }
+        }
+        Parts { uniform, terms }
+    }
+
+    /// A warp value spilled to a stack slot, lane `l` at `l × lane bytes`.
+    fn spill(&mut self, c: &[Value]) -> ir::StackSlot {
+        let ss =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 256, 4));
+        let p = self.b.ins().stack_addr(I64, ss, 0);
+        for (i, &v) in c.iter().enumerate() {
+            self.b.ins().store(vmem(), v, p, (i * 16) as i32);
+        }
+        ss
+    }
+
+    /// The byte offset of lane `l` (`I64`), from spilled terms.
+    fn lane_byte(&mut self, p: &Parts, spilled: &[ir::StackSlot], l: Value) -> Value {
+        let mut byte = p.uniform;
+        for ((_, t, scale), ss) in p.terms.iter().zip(spilled) {
+            let base = self.b.ins().stack_addr(I64, *ss, 0);
+            let lb = if t.is_wide() { 3 } else { 2 };
+            let li = self.b.ins().uextend(I64, l);
+            let at = self.b.ins().ishl_imm_s(li, lb);
+            let at = self.b.ins().iadd(base, at);
+            let x = self.b.ins().load(scalar_ty(*t).as_int(), mem(), at, 0);
+            let x = if t.is_wide() {
+                x
+            } else if t.is_signed() {
+                self.b.ins().sextend(I64, x)
+            } else {
+                self.b.ins().uextend(I64, x)
+            };
+            let term = self.b.ins().imul_imm_s(x, *scale);
+            byte = self.b.ins().iadd(byte, term);
+        }
+        byte
+    }
+
+    /// Branch to a fault unless `[byte, byte + size)` is inside slot `slot`'s buffer and
+    /// aligned to `align`; continues in the block where it is.
+    fn check(
+        &mut self,
+        slot: Option<usize>,
+        byte: Value,
+        size: i64,
+        align: i64,
+        site: Site,
+        lane: Value,
+    ) {
+        let ok = match slot {
+            Some(s) => {
+                let len = self.buf_len[s];
+                let lim = self.b.ins().iadd_imm_s(len, -size);
+                let nonneg = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, byte, 0);
+                let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, byte, lim);
+                let low = self.b.ins().band_imm_s(byte, align - 1);
+                let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+                let ok = self.b.ins().band(nonneg, fits);
+                self.b.ins().band(ok, aligned)
+            }
+            None => self.b.ins().iconst(I8, 0),
+        };
+        let (go, bad) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, go, &[], bad, &[]);
+        self.b.switch_to_block(bad);
+        self.fault(site, lane, slot.map_or(u32::MAX, |s| s as u32), byte);
+        self.b.switch_to_block(go);
+    }
+
+    /// Lane by lane over the executing lanes: check the access, then `each(lane, address)`.
+    fn per_lane(
+        &mut self,
+        p: &Parts,
+        slot: Option<usize>,
+        size: i64,
+        site: Site,
+        each: &mut dyn FnMut(&mut Self, Value, Value),
+    ) {
+        let spilled: Vec<ir::StackSlot> = p.terms.iter().map(|(c, _, _)| self.spill(c)).collect();
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        let mv = self.b.declare_var(I32);
+        self.b.def_var(mv, bits);
+        let (head, body, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let m = self.b.use_var(mv);
+        self.b.ins().brif(m, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let l = self.b.ins().ctz(m);
+        let byte = self.lane_byte(p, &spilled, l);
+        self.check(slot, byte, size, size, site, l);
+        let s = slot.expect("a checked access has a buffer");
+        let addr = self.b.ins().iadd(self.buf_ptr[s], byte);
+        each(self, l, addr);
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b.def_var(mv, rest);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// Whether the access is one contiguous row (`base + lane`) of `size`-byte elements inside
+    /// its buffer and aligned: then the row's address (`I64`) is valid where the flag is set.
+    fn contiguous_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<(Value, Value)> {
+        let [(c, t, scale)] = p.terms.as_slice() else {
+            return None;
+        };
+        if *scale != size || t.is_wide() {
+            return None;
+        }
+        let t0 = self.b.ins().extractlane(c[0], 0);
+        let s0 = self.b.ins().splat(I32X4, t0);
+        let mut all = None;
+        for (k, &x) in c.iter().enumerate() {
+            let mut bytes = [0u8; 16];
+            for l in 0..4 {
+                bytes[4 * l..4 * l + 4].copy_from_slice(&((4 * k + l) as u32).to_le_bytes());
+            }
+            let iota = self.vconst(I32X4, bytes);
+            let want = self.b.ins().iadd(s0, iota);
+            let eq = self.b.ins().icmp(IntCC::Equal, x, want);
+            all = Some(match all {
+                None => eq,
+                Some(a) => self.b.ins().band(a, eq),
+            });
+        }
+        let contiguous = self.b.ins().vall_true(all.expect("eight chunks"));
+        let ext = |tx: &mut Self, v: Value| {
+            if t.is_signed() {
+                tx.b.ins().sextend(I64, v)
+            } else {
+                tx.b.ins().uextend(I64, v)
+            }
+        };
+        // The last lane's value, widened, rules out a row that wraps around in 32 bits.
+        let first = ext(self, t0);
+        let last = self.b.ins().extractlane(c[7], 3);
+        let last = ext(self, last);
+        let want_last = self.b.ins().iadd_imm_s(first, 31);
+        let no_wrap = self.b.ins().icmp(IntCC::Equal, last, want_last);
+        let scaled = self.b.ins().imul_imm_s(first, size);
+        let byte0 = self.b.ins().iadd(p.uniform, scaled);
+        let len = self.buf_len[slot];
+        let lim = self.b.ins().iadd_imm_s(len, -32 * size);
+        let nonneg = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, byte0, 0);
+        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, byte0, lim);
+        let low = self.b.ins().band_imm_s(byte0, size - 1);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let mut ok = self.b.ins().band(contiguous, no_wrap);
+        for c in [nonneg, fits, aligned] {
+            ok = self.b.ins().band(ok, c);
+        }
+        let addr = self.b.ins().iadd(self.buf_ptr[slot], byte0);
+        Some((ok, addr))
+    }
+
+    /// Read one scalar of type `ty` at `addr` into its lane form.
+    fn read(&mut self, ty: Scalar, addr: Value, at: i32) -> Value {
+        let ins = self.b.ins();
+        match ty {
+            Scalar::I8 => ins.sload8(I32, mem(), addr, at),
+            Scalar::U8 => ins.uload8(I32, mem(), addr, at),
+            Scalar::Bool => {
+                let b = ins.uload8(I32, mem(), addr, at);
+                let nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, b, 0);
+                let nz = self.b.ins().uextend(I32, nz);
+                self.b.ins().ineg(nz)
+            }
+            Scalar::I16 => ins.sload16(I32, mem(), addr, at),
+            Scalar::U16 => ins.uload16(I32, mem(), addr, at),
+            t => ins.load(scalar_ty(t), mem(), addr, at),
+        }
+    }
+
+    fn write(&mut self, ty: Scalar, v: Value, addr: Value, at: i32) {
+        match ty {
+            Scalar::I8 | Scalar::U8 => {
+                self.b.ins().istore8(mem(), v, addr, at);
+            }
+            Scalar::Bool => {
+                let one = self.b.ins().band_imm_s(v, 1);
+                self.b.ins().istore8(mem(), one, addr, at);
+            }
+            Scalar::I16 | Scalar::U16 => {
+                self.b.ins().istore16(mem(), v, addr, at);
+            }
+            _ => {
+                self.b.ins().store(mem(), v, addr, at);
+            }
+        }
+    }
+
+    fn load(&mut self, dst: &[VarId], ty: Scalar, addr: &Addr, site: Site) -> Result<(), String> {
+        let n = dst.len();
+        let size = i64::from(ty.size()) * n as i64;
+        let slot = slot(self.k, addr.base);
+        let p = self.parts(addr);
+        let lane_bytes = if ty.is_wide() { 8 } else { 4 };
+        let out: Vec<Vec<Variable>> = (0..n)
+            .map(|_| {
+                (0..chunks(ty))
+                    .map(|_| self.b.declare_var(lane_ty(ty)))
+                    .collect()
+            })
+            .collect();
+        let join = self.b.create_block();
+        let row = match slot {
+            Some(s) if n == 1 && size == lane_bytes => self.contiguous_row(&p, s, size),
+            _ => None,
+        };
+        if let Some((ok, row_addr)) = row {
+            let (fast, slow) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            for (c, var) in out[0].iter().enumerate() {
+                let x = self
+                    .b
+                    .ins()
+                    .load(lane_ty(ty), vmem(), row_addr, (c * 16) as i32);
+                self.b.def_var(*var, x);
+            }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(slow);
+        }
+        let slots: Vec<ir::StackSlot> = (0..n)
+            .map(|_| {
+                self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    256,
+                    4,
+                ))
+            })
+            .collect();
+        let size1 = i64::from(ty.size());
+        self.per_lane(&p, slot, size, site, &mut |tx, l, a| {
+            let li = tx.b.ins().uextend(I64, l);
+            let at = tx.b.ins().imul_imm_s(li, lane_bytes);
+            for (c, ss) in slots.iter().enumerate() {
+                let v = tx.read(ty, a, (c as i64 * size1) as i32);
+                let base = tx.b.ins().stack_addr(I64, *ss, 0);
+                let to = tx.b.ins().iadd(base, at);
+                tx.b.ins().store(mem(), v, to, 0);
+            }
+        });
+        for (ss, vars) in slots.iter().zip(&out) {
+            let base = self.b.ins().stack_addr(I64, *ss, 0);
+            for (c, var) in vars.iter().enumerate() {
+                let x = self
+                    .b
+                    .ins()
+                    .load(lane_ty(ty), vmem(), base, (c * 16) as i32);
+                self.b.def_var(*var, x);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        for (d, vars) in dst.iter().zip(&out) {
+            let v = V::L(vars.iter().map(|&x| self.b.use_var(x)).collect());
+            // A `bool` component is loaded as its lane form already; other narrow types too.
+            self.assign(*d, v)?;
+        }
+        Ok(())
+    }
+
+    fn store(
+        &mut self,
+        ty: Scalar,
+        addr: &Addr,
+        values: &[Operand],
+        site: Site,
+    ) -> Result<(), String> {
+        let n = values.len();
+        let size = i64::from(ty.size()) * n as i64;
+        let slot = slot(self.k, addr.base);
+        let p = self.parts(addr);
+        let lane_bytes = if ty.is_wide() { 8 } else { 4 };
+        let vals: Vec<Vec<Value>> = values
+            .iter()
+            .map(|o| {
+                let (v, _) = self.get(o);
+                self.lanes(v, ty)
+            })
+            .collect();
+        let join = self.b.create_block();
+        let shared = slot.is_some_and(|s| s >= buffers(self.k) + self.k.globals.len());
+        let row = match slot {
+            Some(s) if n == 1 && size == lane_bytes => self.contiguous_row(&p, s, size),
+            _ => None,
+        };
+        if let Some((ok, row_addr)) = row {
+            let m = self.get_mask(self.cur);
+            // Global memory is written lane by lane under a partial mask (other blocks may
+            // write the neighbouring words); a block's shared memory is its own.
+            let ok = if shared {
+                ok
+            } else {
+                let bits = self.bits(&m);
+                let full = self.b.ins().icmp_imm_s(IntCC::Equal, bits, -1);
+                self.b.ins().band(ok, full)
+            };
+            let (fast, slow) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let mw = self.mask_for(ty, &m);
+            for (c, &v) in vals[0].iter().enumerate() {
+                let v = if shared {
+                    let old = self
+                        .b
+                        .ins()
+                        .load(lane_ty(ty), vmem(), row_addr, (c * 16) as i32);
+                    let mc = self.cast(lane_ty(ty), mw[c]);
+                    self.b.ins().bitselect(mc, v, old)
+                } else {
+                    v
+                };
+                self.b.ins().store(vmem(), v, row_addr, (c * 16) as i32);
+            }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(slow);
+        }
+        let spilled: Vec<ir::StackSlot> = vals.iter().map(|c| self.spill(c)).collect();
+        let size1 = i64::from(ty.size());
+        self.per_lane(&p, slot, size, site, &mut |tx, l, a| {
+            let li = tx.b.ins().uextend(I64, l);
+            let at = tx.b.ins().imul_imm_s(li, lane_bytes);
+            for (c, ss) in spilled.iter().enumerate() {
+                let base = tx.b.ins().stack_addr(I64, *ss, 0);
+                let from = tx.b.ins().iadd(base, at);
+                let v = tx.b.ins().load(scalar_ty(ty), mem(), from, 0);
+                tx.write(ty, v, a, (c as i64 * size1) as i32);
+            }
+        });
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+}

@@ -1,0 +1,231 @@
+//! One suite, both tiers: every CUDA C kernel in the repository's `.cu` files runs in fast
+//! mode on the interpreter and on the compiled tier, with the same generated arguments and
+//! launch shapes, and must leave the same bytes in every buffer, print the same and fail with
+//! the same error. Kernels the compiled tier does not compile run on the interpreter twice
+//! (listed with `--nocapture`); the documents' kernels must compile.
+
+use std::path::{Path, PathBuf};
+use warpsim::check::Kind;
+use warpsim::cuda::ir::{Kernel, ParamKind, Scalar, TypeName};
+use warpsim::cuda::{self, Arg, Engine, Module, Options, Tier};
+use warpsim::{Device, Global, LaunchConfig, Mode};
+
+fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            cu_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cu") {
+            out.push(p);
+        }
+    }
+}
+
+fn sources() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("cuda/kernels.cu")];
+    for d in ["examples", "tests/data/cuda", "tests/data/programs"] {
+        cu_files(&root.join(d), &mut files);
+    }
+    files
+}
+
+/// Elements per buffer argument.
+const N: usize = 4096;
+
+/// A buffer's initial bytes: small numbers of its element type (so most indices derived from
+/// them stay in bounds), the same for every run.
+fn contents(elem: &TypeName, salt: usize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(N * elem.size() as usize);
+    for i in 0..N {
+        let k = (i * 7 + salt * 3) % 13;
+        match elem {
+            TypeName::Scalar(s) | TypeName::Vector(s, _) => {
+                let n = if let TypeName::Vector(_, n) = elem {
+                    *n
+                } else {
+                    1
+                };
+                for c in 0..n as usize {
+                    let k = (k + c) % 13;
+                    match s {
+                        Scalar::F32 => bytes.extend((k as f32 * 0.5).to_le_bytes()),
+                        Scalar::F64 => bytes.extend((k as f64 * 0.25).to_le_bytes()),
+                        s => bytes.extend(&(k as u64).to_le_bytes()[..s.size() as usize]),
+                    }
+                }
+            }
+            other => bytes.extend((0..other.size()).map(|b| ((i + b as usize) % 7) as u8)),
+        }
+    }
+    bytes
+}
+
+/// Arguments for `k`: a buffer per pointer, 64 for integers, 1.5 for floats, zeros for
+/// structs; and the buffers, to read back.
+fn args(dev: &Device, k: &Kernel) -> (Vec<Arg>, Vec<Global<u8>>) {
+    let mut args = Vec::new();
+    let mut bufs = Vec::new();
+    for (i, p) in k.params.iter().enumerate() {
+        args.push(match &p.kind {
+            ParamKind::Pointer { elem, .. } => {
+                let g = dev.alloc_from(&p.name, &contents(elem, i));
+                bufs.push(g.clone());
+                Arg::Buffer(g)
+            }
+            ParamKind::Scalar { ty, .. } if ty.is_float() => Arg::Float(1.5),
+            ParamKind::Scalar {
+                ty: Scalar::Bool, ..
+            } => Arg::Int(1),
+            ParamKind::Scalar { .. } => Arg::Int(64),
+            ParamKind::Struct { size, .. } => Arg::Bytes(vec![0; *size as usize]),
+        });
+    }
+    (args, bufs)
+}
+
+/// What a launch left: its error, or the buffers' bytes and what it printed.
+type Outcome = Result<(Vec<Vec<u8>>, String), String>;
+
+fn run(k: &Kernel, cfg: &LaunchConfig) -> (Outcome, Option<Tier>) {
+    let dev = Device::default();
+    let (args, bufs) = args(&dev, k);
+    match cuda::launch(&dev, k, cfg, &args) {
+        Ok(r) => {
+            let bytes = bufs.iter().map(|b| b.to_vec()).collect();
+            (Ok((bytes, r.stdout())), Some(r.tier))
+        }
+        Err(e) => (Err(e.to_string()), None),
+    }
+}
+
+/// Whether check mode finds no race between the warps of a block (only then do the tiers
+/// promise the same results: CUDA orders nothing between the warps of a block between
+/// barriers, and the tiers run them in different orders).
+fn hazard_free(k: &Kernel, cfg: &LaunchConfig) -> bool {
+    let dev = Device::default();
+    let (args, _) = args(&dev, k);
+    let cfg = cfg.clone().mode(Mode::Check).engine(Engine::Interp);
+    let races = |f: &warpsim::check::Finding| {
+        matches!(
+            f.kind,
+            Kind::RaceReadAfterWrite
+                | Kind::RaceWriteAfterRead
+                | Kind::RaceWriteAfterWrite
+                | Kind::AtomicRace
+        )
+    };
+    cuda::launch(&dev, k, &cfg, &args).map_or(true, |r| !r.launch.findings.iter().any(races))
+}
+
+/// Where two outcomes first differ.
+fn difference(a: &Outcome, b: &Outcome) -> String {
+    match (a, b) {
+        (Ok((x, p)), Ok((y, q))) => {
+            for (i, (x, y)) in x.iter().zip(y).enumerate() {
+                if let Some(at) = x.iter().zip(y).position(|(a, b)| a != b) {
+                    let w = |v: &[u8]| v[at / 4 * 4..(at / 4 * 4 + 4).min(v.len())].to_vec();
+                    return format!(
+                        "buffer {i}, byte {at}: interpreter {:?}, compiled {:?}",
+                        w(x),
+                        w(y)
+                    );
+                }
+            }
+            format!("printed:\n{p}\nagainst\n{q}")
+        }
+        _ => format!(
+            "interpreter: {:.400}\ncompiled: {:.400}",
+            format!("{a:?}"),
+            format!("{b:?}")
+        ),
+    }
+}
+
+#[test]
+fn every_kernel_gives_the_same_results_on_both_tiers() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool");
+    let shapes: [((u32, u32), (u32, u32)); 3] =
+        [((4, 1), (128, 1)), ((2, 2), (32, 4)), ((3, 1), (100, 1))];
+    let (mut compiled, mut interpreted, mut checked, mut racy) = (Vec::new(), Vec::new(), 0, 0);
+    for file in sources() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let name = file.display().to_string();
+        let Ok(module) = Module::from_source(&name, &text, &Options::default()) else {
+            continue;
+        };
+        for info in module.kernels() {
+            let Ok(k) = module.lower(&info.name) else {
+                continue;
+            };
+            // A kernel indexed in one dimension run with 2-D blocks would have its rows of
+            // threads race for the same elements: give each kernel the shapes it indexes.
+            let text = cuda::print::kernel(&k);
+            let two_d = text.contains("threadidx.y") || text.contains("blockidx.y");
+            for (grid, block) in shapes {
+                if (block.1 > 1 || grid.1 > 1) != two_d && block.1 > 1 {
+                    continue;
+                }
+                let base = LaunchConfig::new(grid, block)
+                    .name(k.name.clone())
+                    .mode(Mode::Fast)
+                    .dynamic_shared(4096);
+                if !pool.install(|| hazard_free(&k, &base)) {
+                    racy += 1;
+                    continue;
+                }
+                let (want, _) = pool.install(|| run(&k, &base.clone().engine(Engine::Interp)));
+                let (got, tier) = pool.install(|| run(&k, &base.clone().engine(Engine::Auto)));
+                assert!(
+                    want == got,
+                    "{name}: `{}` with grid {grid:?} block {block:?}: the tiers differ: {}",
+                    k.name,
+                    difference(&want, &got)
+                );
+                checked += 1;
+                match tier {
+                    Some(Tier::Compiled { .. }) => compiled.push(format!("{name}: {}", k.name)),
+                    Some(Tier::Interpreted { reason }) => {
+                        interpreted.push(format!("{name}: {}: {reason}", k.name))
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    compiled.dedup();
+    interpreted.dedup();
+    eprintln!(
+        "{checked} launches compared ({racy} with races skipped); compiled: {}",
+        compiled.len()
+    );
+    for i in &interpreted {
+        eprintln!("  interpreted: {i}");
+    }
+    assert!(checked > 100, "only {checked} launches found");
+    for doc in [
+        "reduce_interleaved",
+        "reduce_sequential",
+        "reduce_multi",
+        "transpose_naive",
+        "transpose_no_conflicts",
+        "transpose_copy_shared",
+        "read_offset",
+        "test_inner_struct",
+        "branch_by_lane",
+    ] {
+        assert!(
+            compiled
+                .iter()
+                .any(|c| c.ends_with(&format!("kernels.cu: {doc}"))),
+            "`{doc}` did not compile"
+        );
+    }
+}
