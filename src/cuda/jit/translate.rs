@@ -2306,6 +2306,18 @@ fn nan_aware(b: &mut FunctionBuilder<'_>, a: &[Value], min: bool) -> Value {
     }
 }
 
+/// A warp's access found to be an affine row ([`Tx::affine_row`]).
+struct Row {
+    /// Whether it is one, inside its buffer and aligned (`I8`).
+    ok: Value,
+    /// Whether the step is one element (`I8`).
+    unit: Value,
+    /// Lane 0's address.
+    addr: Value,
+    /// Bytes from one lane's element to the next (`I64`).
+    step: Value,
+}
+
 /// An address split for code generation: a uniform byte offset and the varying terms.
 struct Parts {
     /// The uniform part of the byte offset (`I64`).
@@ -2462,62 +2474,136 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(done);
     }
 
-    /// Whether the access is one contiguous row (`base + lane`) of `size`-byte elements inside
-    /// its buffer and aligned: then the row's address (`I64`) is valid where the flag is set.
-    fn contiguous_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<(Value, Value)> {
-        let [(c, t, scale)] = p.terms.as_slice() else {
-            return None;
-        };
-        if *scale != size || t.is_wide() {
+    /// Whether the access is an affine row (lane `l` at `first + l × step` elements) inside
+    /// its buffer and aligned, checked once for the warp. Only a single varying index term
+    /// scaled by the element size qualifies.
+    fn affine_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<Row> {
+        if p.terms.is_empty()
+            || p.terms
+                .iter()
+                .any(|(_, t, scale)| t.is_wide() || scale % size != 0)
+        {
             return None;
         }
+        // Several terms (`tile[y][x]`) are summed in 32 bits, as element indices, where no
+        // lane's sum can overflow: each term's lanes within a bound checked here.
+        let (c, t, fits32) = match p.terms.as_slice() {
+            [(c, t, scale)] if *scale == size => (c.clone(), *t, None),
+            terms => {
+                let weight: i64 = terms.iter().map(|(_, _, s)| (s / size).abs()).sum();
+                let bound = i64::from(i32::MAX) / weight.max(1);
+                let mut sum: Option<Vec<Value>> = None;
+                let mut inside: Option<Value> = None;
+                for (c, t, scale) in terms {
+                    let b = self.b.ins().iconst(I32, bound);
+                    let hi = self.b.ins().splat(I32X4, b);
+                    let nb = self.b.ins().iconst(I32, -bound);
+                    let lo = self.b.ins().splat(I32X4, nb);
+                    let m = self.b.ins().iconst(I32, scale / size);
+                    let m = self.b.ins().splat(I32X4, m);
+                    let mut scaled = Vec::new();
+                    for &x in c {
+                        let ok = if t.is_signed() {
+                            let a = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, x, hi);
+                            let b = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
+                            self.b.ins().band(a, b)
+                        } else {
+                            self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, hi)
+                        };
+                        inside = Some(match inside {
+                            None => ok,
+                            Some(i) => self.b.ins().band(i, ok),
+                        });
+                        scaled.push(self.b.ins().imul(x, m));
+                    }
+                    sum = Some(match sum {
+                        None => scaled,
+                        Some(acc) => acc
+                            .iter()
+                            .zip(&scaled)
+                            .map(|(&a, &b)| self.b.ins().iadd(a, b))
+                            .collect(),
+                    });
+                }
+                let inside = self.b.ins().vall_true(inside.expect("a term"));
+                (sum.expect("a term"), S::I32, Some(inside))
+            }
+        };
+        let signed = t.is_signed();
+        let ext = |tx: &mut Self, v: Value| {
+            if signed {
+                tx.b.ins().sextend(I64, v)
+            } else {
+                tx.b.ins().uextend(I64, v)
+            }
+        };
         let t0 = self.b.ins().extractlane(c[0], 0);
+        let t1 = self.b.ins().extractlane(c[0], 1);
+        let k = self.b.ins().isub(t1, t0);
         let s0 = self.b.ins().splat(I32X4, t0);
+        let sk = self.b.ins().splat(I32X4, k);
         let mut all = None;
-        for (k, &x) in c.iter().enumerate() {
+        for (i, &x) in c.iter().enumerate() {
             let mut bytes = [0u8; 16];
             for l in 0..4 {
-                bytes[4 * l..4 * l + 4].copy_from_slice(&((4 * k + l) as u32).to_le_bytes());
+                bytes[4 * l..4 * l + 4].copy_from_slice(&((4 * i + l) as u32).to_le_bytes());
             }
             let iota = self.vconst(I32X4, bytes);
-            let want = self.b.ins().iadd(s0, iota);
+            let want = self.b.ins().imul(iota, sk);
+            let want = self.b.ins().iadd(s0, want);
             let eq = self.b.ins().icmp(IntCC::Equal, x, want);
             all = Some(match all {
                 None => eq,
                 Some(a) => self.b.ins().band(a, eq),
             });
         }
-        let contiguous = self.b.ins().vall_true(all.expect("eight chunks"));
-        let ext = |tx: &mut Self, v: Value| {
-            if t.is_signed() {
-                tx.b.ins().sextend(I64, v)
-            } else {
-                tx.b.ins().uextend(I64, v)
-            }
-        };
-        // The last lane's value, widened, rules out a row that wraps around in 32 bits.
+        let affine = self.b.ins().vall_true(all.expect("eight chunks"));
+        // In 64 bits the last lane must be where the step leads: no 32-bit wrap-around.
         let first = ext(self, t0);
+        let second = ext(self, t1);
+        let k64 = self.b.ins().isub(second, first);
         let last = self.b.ins().extractlane(c[7], 3);
         let last = ext(self, last);
-        let want_last = self.b.ins().iadd_imm_s(first, 31);
+        let span = self.b.ins().imul_imm_s(k64, 31);
+        let want_last = self.b.ins().iadd(first, span);
         let no_wrap = self.b.ins().icmp(IntCC::Equal, last, want_last);
         let scaled = self.b.ins().imul_imm_s(first, size);
         let byte0 = self.b.ins().iadd(p.uniform, scaled);
+        let step = self.b.ins().imul_imm_s(k64, size);
+        let span = self.b.ins().imul_imm_s(step, 31);
+        let byte31 = self.b.ins().iadd(byte0, span);
+        let lo = self.b.ins().smin(byte0, byte31);
+        let hi = self.b.ins().smax(byte0, byte31);
         let len = self.buf_len[slot];
-        let lim = self.b.ins().iadd_imm_s(len, -32 * size);
+        let lim = self.b.ins().iadd_imm_s(len, -size);
         let nonneg = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, byte0, 0);
-        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, byte0, lim);
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0);
+        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
         let low = self.b.ins().band_imm_s(byte0, size - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let mut ok = self.b.ins().band(contiguous, no_wrap);
-        for c in [nonneg, fits, aligned] {
+        let mut ok = self.b.ins().band(affine, no_wrap);
+        for c in [nonneg, fits, aligned].into_iter().chain(fits32) {
             ok = self.b.ins().band(ok, c);
         }
+        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, k64, 1);
         let addr = self.b.ins().iadd(self.buf_ptr[slot], byte0);
-        Some((ok, addr))
+        Some(Row {
+            ok,
+            unit,
+            addr,
+            step,
+        })
+    }
+
+    /// Whether every lane of the mask is set.
+    fn all(&mut self, m: &[Value; C32]) -> Value {
+        let mut acc = m[0];
+        for &x in &m[1..] {
+            acc = self.b.ins().band(acc, x);
+        }
+        self.b.ins().vall_true(acc)
     }
 
     /// Read one scalar of type `ty` at `addr` into its lane form.
@@ -2571,19 +2657,42 @@ impl Tx<'_, '_> {
             .collect();
         let join = self.b.create_block();
         let row = match slot {
-            Some(s) if n == 1 && size == lane_bytes => self.contiguous_row(&p, s, size),
+            Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        if let Some((ok, row_addr)) = row {
-            let (fast, slow) = (self.b.create_block(), self.b.create_block());
-            self.b.ins().brif(ok, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
+        if let Some(row) = row {
+            let (affine, unit, strided, slow) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().brif(row.ok, affine, &[], slow, &[]);
+            self.b.switch_to_block(affine);
+            self.b.ins().brif(row.unit, unit, &[], strided, &[]);
+            // One vector load per chunk (lanes outside the mask read in-bounds elements that
+            // the masked assignment then drops).
+            self.b.switch_to_block(unit);
             for (c, var) in out[0].iter().enumerate() {
                 let x = self
                     .b
                     .ins()
-                    .load(lane_ty(ty), vmem(), row_addr, (c * 16) as i32);
+                    .load(lane_ty(ty), vmem(), row.addr, (c * 16) as i32);
                 self.b.def_var(*var, x);
+            }
+            self.b.ins().jump(join, &[]);
+            // Thirty-two loads at a fixed step.
+            self.b.switch_to_block(strided);
+            let per = per_chunk(ty);
+            let mut a = row.addr;
+            for var in &out[0] {
+                let mut v = self.zero(lane_ty(ty));
+                for l in 0..per {
+                    let x = self.b.ins().load(scalar_ty(ty), mem(), a, 0);
+                    v = self.b.ins().insertlane(v, x, l as u8);
+                    a = self.b.ins().iadd(a, row.step);
+                }
+                self.b.def_var(*var, v);
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
@@ -2650,36 +2759,59 @@ impl Tx<'_, '_> {
         let join = self.b.create_block();
         let shared = slot.is_some_and(|s| s >= buffers(self.k) + self.k.globals.len());
         let row = match slot {
-            Some(s) if n == 1 && size == lane_bytes => self.contiguous_row(&p, s, size),
+            Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        if let Some((ok, row_addr)) = row {
+        if let Some(row) = row {
             let m = self.get_mask(self.cur);
+            let full = self.all(&m);
+            let (affine, unit, strided, slow) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
             // Global memory is written lane by lane under a partial mask (other blocks may
-            // write the neighbouring words); a block's shared memory is its own.
-            let ok = if shared {
-                ok
+            // write the neighbouring words); a block's shared memory is its own, so a unit-step
+            // row there is read, merged under the mask and written whole.
+            let go = if shared {
+                row.ok
             } else {
-                let bits = self.bits(&m);
-                let full = self.b.ins().icmp_imm_s(IntCC::Equal, bits, -1);
-                self.b.ins().band(ok, full)
+                self.b.ins().band(row.ok, full)
             };
-            let (fast, slow) = (self.b.create_block(), self.b.create_block());
-            self.b.ins().brif(ok, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
+            self.b.ins().brif(go, affine, &[], slow, &[]);
+            self.b.switch_to_block(affine);
+            self.b.ins().brif(row.unit, unit, &[], strided, &[]);
+            self.b.switch_to_block(unit);
             let mw = self.mask_for(ty, &m);
             for (c, &v) in vals[0].iter().enumerate() {
                 let v = if shared {
                     let old = self
                         .b
                         .ins()
-                        .load(lane_ty(ty), vmem(), row_addr, (c * 16) as i32);
+                        .load(lane_ty(ty), vmem(), row.addr, (c * 16) as i32);
                     let mc = self.cast(lane_ty(ty), mw[c]);
                     self.b.ins().bitselect(mc, v, old)
                 } else {
                     v
                 };
-                self.b.ins().store(vmem(), v, row_addr, (c * 16) as i32);
+                self.b.ins().store(vmem(), v, row.addr, (c * 16) as i32);
+            }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(strided);
+            if shared {
+                let each = self.b.create_block();
+                self.b.ins().brif(full, each, &[], slow, &[]);
+                self.b.switch_to_block(each);
+            }
+            let per = per_chunk(ty);
+            let mut a = row.addr;
+            for &v in &vals[0] {
+                for l in 0..per {
+                    let x = self.b.ins().extractlane(v, l as u8);
+                    self.b.ins().store(mem(), x, a, 0);
+                    a = self.b.ins().iadd(a, row.step);
+                }
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
