@@ -497,8 +497,12 @@ impl Layout {
             uniform_writes.push(uw);
         }
         let mut zeroed = Vec::new();
+        let fresh = crate::cuda::analysis::fresh_definitions(k);
         for (v, regs) in used_in.iter().enumerate() {
-            let shared = regs.len() > 1 || regs.iter().any(|&r| regions[r].in_loop);
+            // A value outlives its region when another region reads it, or when a block-level
+            // loop runs the region again and the region may read it before defining it.
+            let shared =
+                regs.len() > 1 || (regs.iter().any(|&r| regions[r].in_loop) && fresh[v] == 0);
             if shared {
                 let bytes = if k.vars[v].ty.is_wide() { 8 } else { 4 };
                 frame_off[v] = Some(frame_bytes);
@@ -601,6 +605,8 @@ struct Tx<'a, 'k> {
     at: usize,
     /// Whether a thread can leave the kernel early (then a warp may be without threads).
     exits: bool,
+    /// Per variable, its step from lane to lane where known ([`lane_steps`]).
+    steps: Vec<Option<i64>>,
 }
 
 fn mem() -> MemFlagsData {
@@ -702,6 +708,7 @@ fn build(
             fresh: crate::cuda::analysis::fresh_definitions(k),
             at: 0,
             exits: k.body.iter().any(exits),
+            steps: lane_steps(k, shape),
         };
         tx.prologue();
         tx.items(items, regions)?;
@@ -711,9 +718,14 @@ fn build(
         tx.b.finalize(target);
         tx.sites
     };
+    let dump = std::env::var_os("WARPSIM_JIT_DUMP").is_some();
+    ctx.set_disasm(dump);
     module
         .define_function(id, &mut ctx)
         .map_err(|e| format!("code generation: {e:?}"))?;
+    if dump && let Some(c) = ctx.compiled_code() {
+        eprintln!("{}", c.vcode.clone().unwrap_or_default());
+    }
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| e.to_string())?;
     let addr = module.get_finalized_function(id) as usize;
@@ -803,6 +815,15 @@ impl Tx<'_, '_> {
         } else {
             self.b.ins().bitcast(ty, lanes_le(), v)
         }
+    }
+
+    /// Lanes `4c .. 4c + 4` of a warp's lane numbers.
+    fn iota(&mut self, c: usize) -> Value {
+        let mut bytes = [0u8; 16];
+        for l in 0..4 {
+            bytes[4 * l..4 * l + 4].copy_from_slice(&((4 * c + l) as u32).to_le_bytes());
+        }
+        self.vconst(I32X4, bytes)
     }
 
     fn vconst(&mut self, ty: Type, bytes: [u8; 16]) -> Value {
@@ -1571,12 +1592,114 @@ fn for_operands(s: &Stmt, f: &mut dyn FnMut(&Operand)) {
     }
 }
 
+/// An operand's step from lane to lane within a warp, when known at compile time: 0 for a
+/// value the same in every lane, `k` when lane `l` holds `v0 + l × k` (mod 2^32).
+fn operand_step(k: &Kernel, shape: Shape, steps: &[Option<i64>], o: &Operand) -> Option<i64> {
+    let [bx, by, _] = shape.block.map(i64::from);
+    match o {
+        Operand::Const(_) => Some(0),
+        Operand::Var(v) if k.vars[v.0 as usize].uniform => Some(0),
+        Operand::Var(v) => steps[v.0 as usize],
+        Operand::Builtin(b) => match b {
+            Builtin::ThreadIdx(Axis::X) if bx % 32 == 0 || (by == 1 && shape.block[2] == 1) => {
+                Some(1)
+            }
+            Builtin::ThreadIdx(Axis::Y) if bx % 32 == 0 => Some(0),
+            Builtin::ThreadIdx(Axis::Z) if (bx * by) % 32 == 0 => Some(0),
+            Builtin::ThreadIdx(_) => None,
+            Builtin::LinearTid | Builtin::LaneId => Some(1),
+            _ => Some(0),
+        },
+    }
+}
+
+/// Per variable, its step from lane to lane when the compiler can tell: a varying 32-bit
+/// integer with one definition, which writes every lane (fresh), built from thread indices,
+/// uniform values and steps by `+`, `-`, `*` and `<<` by constants.
+fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
+    let fresh = crate::cuda::analysis::fresh_definitions(k);
+    let mut defs = vec![0u32; k.vars.len()];
+    // Each assignment with its statement's address (what `fresh` holds).
+    let mut assigns: Vec<(usize, &crate::cuda::ir::Assign)> = Vec::new();
+    type Assigns<'k> = Vec<(usize, &'k crate::cuda::ir::Assign)>;
+    fn walk<'k>(list: &'k [Stmt], defs: &mut [u32], assigns: &mut Assigns<'k>) {
+        for s in list {
+            match s {
+                Stmt::If { then, els, .. } => {
+                    walk(then, defs, assigns);
+                    walk(els, defs, assigns);
+                }
+                Stmt::Loop { body, step, .. } => {
+                    walk(body, defs, assigns);
+                    walk(step, defs, assigns);
+                }
+                Stmt::Inline { body } => walk(body, defs, assigns),
+                leaf => visit_vars(leaf, &mut |v, write| {
+                    if write {
+                        defs[v.0 as usize] += 1;
+                    }
+                }),
+            }
+            if let Stmt::Assign(a) = s {
+                assigns.push((s as *const Stmt as usize, a));
+            }
+        }
+    }
+    walk(&k.body, &mut defs, &mut assigns);
+    let mut steps: Vec<Option<i64>> = vec![None; k.vars.len()];
+    for _ in 0..4 {
+        for &(at, a) in &assigns {
+            let v = a.dst.0 as usize;
+            let var = &k.vars[v];
+            let int32 = matches!(var.ty, S::I32 | S::U32);
+            let only = defs[v] == 1 && fresh[v] == at;
+            if var.uniform || !int32 || !only {
+                continue;
+            }
+            let st = |o: &Operand| operand_step(k, shape, &steps, o);
+            let konst = |o: &Operand| match o {
+                Operand::Const(c) if !c.ty.is_float() => Some(c.bits as i64),
+                _ => None,
+            };
+            steps[v] = match &a.op {
+                Op::Copy { src } => st(src),
+                Op::Convert { src, from } | Op::Bitcast { src, from }
+                    if matches!(from, S::I32 | S::U32) =>
+                {
+                    st(src)
+                }
+                Op::Binary { op, a: x, b: y } => match op {
+                    BinOp::Add => st(x).zip(st(y)).map(|(p, q)| p + q),
+                    BinOp::Sub => st(x).zip(st(y)).map(|(p, q)| p - q),
+                    BinOp::Mul => match (konst(x), konst(y)) {
+                        (Some(c), _) => st(y).map(|s| s * c),
+                        (_, Some(c)) => st(x).map(|s| s * c),
+                        _ => None,
+                    },
+                    BinOp::Shl => konst(y)
+                        .filter(|c| (0..31).contains(c))
+                        .and_then(|c| st(x).map(|s| s << c)),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .filter(|s| s.abs() < 1 << 24);
+        }
+    }
+    steps
+}
+
 /// Lanes per 128-bit chunk.
 fn per_chunk(ty: Scalar) -> usize {
     if ty.is_wide() { 2 } else { 4 }
 }
 
 impl Tx<'_, '_> {
+    /// An operand's step from lane to lane, when known at compile time.
+    fn step(&self, o: &Operand) -> Option<i64> {
+        operand_step(self.k, self.shape, &self.steps, o)
+    }
+
     fn type_of(&self, o: &Operand) -> Scalar {
         match o {
             Operand::Var(v) => self.k.vars[v.0 as usize].ty,
@@ -2324,6 +2447,8 @@ struct Parts {
     uniform: Value,
     /// Varying terms: a warp of values of a type, and their scale in bytes.
     terms: Vec<(Vec<Value>, Scalar, i64)>,
+    /// Per term, its step from lane to lane when known at compile time ([`lane_steps`]).
+    steps: Vec<Option<i64>>,
 }
 
 impl Tx<'_, '_> {
@@ -2334,8 +2459,10 @@ impl Tx<'_, '_> {
             V::L(_) => self.b.ins().iconst(I64, 0),
         };
         let mut terms = Vec::new();
+        let mut steps = Vec::new();
         if let V::L(c) = off {
             terms.push((c, ot, 1));
+            steps.push(self.step(&a.offset));
         }
         for (o, scale) in &a.index {
             let (x, t) = self.get(o);
@@ -2362,10 +2489,15 @@ impl Tx<'_, '_> {
                         c
                     };
                     terms.push((c, t, *scale));
+                    steps.push(self.step(o));
                 }
             }
         }
-        Parts { uniform, terms }
+        Parts {
+            uniform,
+            terms,
+            steps,
+        }
     }
 
     /// A warp value spilled to a stack slot, lane `l` at `l × lane bytes`.
@@ -2487,8 +2619,8 @@ impl Tx<'_, '_> {
         }
         // Several terms (`tile[y][x]`) are summed in 32 bits, as element indices, where no
         // lane's sum can overflow: each term's lanes within a bound checked here.
-        let (c, t, fits32) = match p.terms.as_slice() {
-            [(c, t, scale)] if *scale == size => (c.clone(), *t, None),
+        let (c, t, fits32, known) = match p.terms.as_slice() {
+            [(c, t, scale)] if *scale == size => (c.clone(), *t, None, p.steps[0]),
             terms => {
                 let weight: i64 = terms.iter().map(|(_, _, s)| (s / size).abs()).sum();
                 let bound = i64::from(i32::MAX) / weight.max(1);
@@ -2526,7 +2658,13 @@ impl Tx<'_, '_> {
                     });
                 }
                 let inside = self.b.ins().vall_true(inside.expect("a term"));
-                (sum.expect("a term"), S::I32, Some(inside))
+                let known = p
+                    .steps
+                    .iter()
+                    .zip(terms)
+                    .map(|(k, (_, _, scale))| k.map(|k| k * (scale / size)))
+                    .sum::<Option<i64>>();
+                (sum.expect("a term"), S::I32, Some(inside), known)
             }
         };
         let signed = t.is_signed();
@@ -2538,30 +2676,33 @@ impl Tx<'_, '_> {
             }
         };
         let t0 = self.b.ins().extractlane(c[0], 0);
-        let t1 = self.b.ins().extractlane(c[0], 1);
-        let k = self.b.ins().isub(t1, t0);
-        let s0 = self.b.ins().splat(I32X4, t0);
-        let sk = self.b.ins().splat(I32X4, k);
-        let mut all = None;
-        for (i, &x) in c.iter().enumerate() {
-            let mut bytes = [0u8; 16];
-            for l in 0..4 {
-                bytes[4 * l..4 * l + 4].copy_from_slice(&((4 * i + l) as u32).to_le_bytes());
+        let (affine, k64) = match known {
+            // The step is known: every lane is where it leads (mod 2^32).
+            Some(k) => (self.b.ins().iconst(I8, 1), self.b.ins().iconst(I64, k)),
+            None => {
+                let t1 = self.b.ins().extractlane(c[0], 1);
+                let k = self.b.ins().isub(t1, t0);
+                let s0 = self.b.ins().splat(I32X4, t0);
+                let sk = self.b.ins().splat(I32X4, k);
+                let mut all = None;
+                for (i, &x) in c.iter().enumerate() {
+                    let iota = self.iota(i);
+                    let want = self.b.ins().imul(iota, sk);
+                    let want = self.b.ins().iadd(s0, want);
+                    let eq = self.b.ins().icmp(IntCC::Equal, x, want);
+                    all = Some(match all {
+                        None => eq,
+                        Some(a) => self.b.ins().band(a, eq),
+                    });
+                }
+                let first = ext(self, t0);
+                let second = ext(self, t1);
+                let affine = self.b.ins().vall_true(all.expect("eight chunks"));
+                (affine, self.b.ins().isub(second, first))
             }
-            let iota = self.vconst(I32X4, bytes);
-            let want = self.b.ins().imul(iota, sk);
-            let want = self.b.ins().iadd(s0, want);
-            let eq = self.b.ins().icmp(IntCC::Equal, x, want);
-            all = Some(match all {
-                None => eq,
-                Some(a) => self.b.ins().band(a, eq),
-            });
-        }
-        let affine = self.b.ins().vall_true(all.expect("eight chunks"));
+        };
         // In 64 bits the last lane must be where the step leads: no 32-bit wrap-around.
         let first = ext(self, t0);
-        let second = ext(self, t1);
-        let k64 = self.b.ins().isub(second, first);
         let last = self.b.ins().extractlane(c[7], 3);
         let last = ext(self, last);
         let span = self.b.ins().imul_imm_s(k64, 31);
