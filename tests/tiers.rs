@@ -229,3 +229,95 @@ fn every_kernel_gives_the_same_results_on_both_tiers() {
         );
     }
 }
+
+/// Kernels that try to escape their memory: each must be compiled, and must fail on the
+/// compiled tier with exactly the interpreter's error (or, for a division by zero, give its
+/// defined result).
+#[test]
+fn escapes_fail_alike_on_both_tiers() {
+    let src = r#"
+        __global__ void negative(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i == 37) x[i - 1000] = 1.0f;
+        }
+        __global__ void huge(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            x[i + 100000000] = 1.0f;
+        }
+        __global__ void huge_unsigned(float *x, int n) {
+            unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+            x[i * 4000000000u] = 1.0f;
+        }
+        __global__ void misaligned(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            float *p = (float *)((char *)x + 2);
+            p[i] = 1.0f;
+        }
+        __global__ void past_the_end(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            float *p = x + n + 5;
+            x[i] = p[i];
+        }
+        __global__ void strided_past_the_end(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            x[i * n] = 2.0f;
+        }
+        __global__ void shared_past_its_size(float *x, int n) {
+            __shared__ float s[32];
+            s[threadIdx.x + 40] = 1.0f;
+            __syncthreads();
+            x[threadIdx.x] = s[threadIdx.x];
+        }
+        __global__ void null_pointer(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i > 3) x[i] = 1.0f;
+        }
+        __global__ void trap(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i == 70) __trap();
+            x[i] = 1.0f;
+        }
+        __global__ void divide_by_zero(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            int z = i - i;
+            unsigned int u = (unsigned int)i;
+            x[i] = (float)(i / z) + (float)(i % z) + (float)(u / (unsigned int)z) + (float)(-2147483647 - 1) / -1;
+        }
+    "#;
+    let module = Module::from_source("escapes.cu", src, &Options::default()).expect("parses");
+    for info in module.kernels() {
+        let k = module.lower(&info.name).expect("lowers");
+        let outcome = |engine: Engine| {
+            let dev = Device::default();
+            let x = dev.alloc_from("x", &[0.5f32; 256]);
+            let ptr = if info.name == "null_pointer" {
+                Arg::NoBuffer(0)
+            } else {
+                Arg::buffer(&x)
+            };
+            let cfg = LaunchConfig::new(2, 128)
+                .name(k.name.clone())
+                .mode(Mode::Fast)
+                .engine(engine);
+            cuda::launch(&dev, &k, &cfg, &[ptr, Arg::Int(200)])
+                .map(|r| (x.to_vec(), r.tier))
+                .map_err(|e| e.to_string())
+        };
+        let want = outcome(Engine::Interp).map(|(x, _)| x);
+        let got = outcome(Engine::Jit);
+        if let Ok((_, tier)) = &got {
+            assert!(
+                matches!(tier, Tier::Compiled { .. }),
+                "{}: {tier:?}",
+                info.name
+            );
+        }
+        let got = got.map(|(x, _)| x);
+        assert_eq!(want, got, "{}", info.name);
+        if info.name == "divide_by_zero" {
+            assert!(want.is_ok(), "a division by zero is defined");
+        } else {
+            assert!(want.is_err(), "{} must fail", info.name);
+        }
+    }
+}

@@ -72,10 +72,13 @@ pub enum Engine {
 /// Which tier ran a launch, and why when it was not the compiled one.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tier {
-    /// The compiled tier, with the milliseconds its compilation took (0 from the cache).
+    /// The compiled tier.
     Compiled {
-        /// Time spent compiling in this launch.
+        /// Milliseconds the kernel's compilation took (at its first launch with this block
+        /// shape).
         compile_ms: f64,
+        /// Whether this launch took it from the cache (compiled by an earlier launch).
+        cached: bool,
     },
     /// The interpreter, and why.
     Interpreted {
@@ -243,8 +246,11 @@ fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
     let (c, fresh) = jit::compiled(kernel, shape);
     match c.as_ref() {
         Ok(k) => {
-            let compile_ms = if fresh { k.compile_ms } else { 0.0 };
-            Ok((Some(c.clone()), Tier::Compiled { compile_ms }))
+            let tier = Tier::Compiled {
+                compile_ms: k.compile_ms,
+                cached: !fresh,
+            };
+            Ok((Some(c.clone()), tier))
         }
         Err(reason) => refuse(reason),
     }

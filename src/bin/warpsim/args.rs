@@ -111,6 +111,29 @@ impl From<OpArg> for SmemOp {
     }
 }
 
+/// `--engine`: the tier that runs CUDA C kernels.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum EngineArg {
+    /// The compiled tier where it applies (fast mode, a kernel it compiles), else the
+    /// interpreter.
+    #[default]
+    Auto,
+    /// The interpreter, always.
+    Interp,
+    /// The compiled tier, always: a launch it cannot run is an error saying why.
+    Jit,
+}
+
+impl From<EngineArg> for warpsim::cuda::Engine {
+    fn from(e: EngineArg) -> warpsim::cuda::Engine {
+        match e {
+            EngineArg::Auto => warpsim::cuda::Engine::Auto,
+            EngineArg::Interp => warpsim::cuda::Engine::Interp,
+            EngineArg::Jit => warpsim::cuda::Engine::Jit,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The catalogue kernel (see `warpsim list`).
@@ -251,6 +274,13 @@ pub struct CuArgs {
     /// Fast mode: no counters (timing only).
     #[arg(long, conflicts_with = "check")]
     pub no_counters: bool,
+    /// The tier that runs kernels in fast mode: auto (compiled where it applies), interp or
+    /// jit (counting and check mode run on the interpreter).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+    /// Say on stderr which tier ran each launch, and why not the compiled one (--kernel).
+    #[arg(long)]
+    pub verbose: bool,
     /// Check mode: report races, uninitialised reads and barrier misuse (every launch of a
     /// program); exit status 1 on any finding.
     #[arg(long)]

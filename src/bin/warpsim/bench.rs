@@ -281,11 +281,32 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         results.push(r);
     }
     let twins = compare_twins(&dev, a.quick, runs)?;
+    let pocl_of = |t: &TwinTimes| {
+        pocl.as_ref()
+            .and_then(|p| t.pocl.as_ref().and_then(|key| p.get(key)))
+            .copied()
+    };
+    let compiled = |t: &TwinTimes| match &t.tier {
+        cuda::Tier::Compiled { compile_ms, .. } => Some(*compile_ms),
+        cuda::Tier::Interpreted { .. } => None,
+    };
     if a.json {
         let cuda: Vec<_> = twins
             .iter()
-            .map(|(k, size, r, c)| {
-                json!({"kernel": k, "size": size, "rust_ms": r, "cuda_ms": c, "cuda_over_rust": c / r})
+            .map(|t| {
+                let mut r = json!({
+                    "kernel": t.kernel, "size": t.size, "rust_ms": t.rust_ms,
+                    "cuda_ms": t.cuda_ms, "cuda_over_rust": t.cuda_ms / t.rust_ms,
+                    "compiled": compiled(t).is_some(),
+                });
+                if let Some(ms) = compiled(t) {
+                    r["compile_ms"] = json!(ms);
+                }
+                if let Some(p) = pocl_of(t) {
+                    r["pocl_ms"] = json!(p);
+                    r["cuda_over_pocl"] = json!(t.cuda_ms / p);
+                }
+                r
             })
             .collect();
         out!(
@@ -299,19 +320,34 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         out!(
             "\nCUDA C (`warpsim cu`, cuda/kernels.cu) against the same launch with the Rust API, fast mode:"
         );
-        out!(
-            "  {:<24} {:>10} {:>10} {:>10} {:>10}",
-            "kernel",
-            "size",
-            "Rust ms",
-            "CUDA ms",
-            "CUDA/Rust"
+        let mut head = format!(
+            "  {:<24} {:>10} {:>10} {:>10} {:>10} {:>11}",
+            "kernel", "size", "Rust ms", "CUDA ms", "CUDA/Rust", "compile ms"
         );
-        for (k, size, r, c) in &twins {
-            out!("  {k:<24} {size:>10} {r:>10.2} {c:>10.2} {:>10.2}", c / r);
+        if pocl.is_some() {
+            head += &format!(" {:>9} {:>10}", "PoCL ms", "CUDA/PoCL");
+        }
+        out!("{head}");
+        for t in &twins {
+            let mut line = format!(
+                "  {:<24} {:>10} {:>10.2} {:>10.2} {:>10.2} {:>11}",
+                t.kernel,
+                t.size,
+                t.rust_ms,
+                t.cuda_ms,
+                t.cuda_ms / t.rust_ms,
+                compiled(t).map_or("interp".to_string(), |ms| format!("{ms:.1}"))
+            );
+            if pocl.is_some() {
+                line += &match pocl_of(t) {
+                    Some(p) => format!(" {:>9.2} {:>10.2}", p, t.cuda_ms / p),
+                    None => format!(" {:>9} {:>10}", "-", "-"),
+                };
+            }
+            out!("{line}");
         }
         out!(
-            "\n(each case's output is verified in both modes before timing, each CUDA C kernel's against its Rust twin; times are the launches alone{}{})",
+            "\n(each case's output is verified in both modes before timing, each CUDA C kernel's against its Rust twin; times are the launches alone; compile ms: the compiled tier's compilation at the first launch, `interp` where the kernel runs on the interpreter{}{})",
             if pocl.is_some() {
                 "; PoCL: kernel time from OpenCL profiling events, same machine, this run"
             } else {
@@ -372,7 +408,14 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         runs.to_string(),
     ];
     let outcome = program
-        .run(&dev, &args, Mode::Count, false, &mut |_| {})
+        .run(
+            &dev,
+            &args,
+            Mode::Count,
+            false,
+            cuda::Engine::default(),
+            &mut |_| {},
+        )
         .map_err(|e| e.to_string())?;
     if !matches!(outcome.exit, Exit::Code(0)) {
         return Err(format!("the bridge benchmark failed: {:?}", outcome.exit));
@@ -486,56 +529,71 @@ const KERNELS_CU: &str = include_str!("../../../cuda/kernels.cu");
 struct Twin {
     kernel: &'static str,
     size: String,
+    /// The PoCL peer's name of the same kernel at the same size, if it has one.
+    pocl: Option<(&'static str, String)>,
     /// The buffer both forms write (compared before timing).
     output: Global<f32>,
     rust: Box<dyn Fn() -> Result<(), Error>>,
-    cu: Box<dyn Fn() -> Result<(), Error>>,
+    /// The CUDA C launch; its tier.
+    cu: Box<dyn Fn() -> Result<cuda::Tier, Error>>,
 }
 
 /// The reductions' block-partials launch and the transposes, each in both forms, on the same
-/// buffers (fast mode).
+/// buffers (fast mode), at the sizes of the cases (and PoCL's).
 fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String> {
     let module = Module::from_source("cuda/kernels.cu", KERNELS_CU, &Options::default())
         .map_err(|e| e.to_string())?;
-    let (n, side) = if quick {
-        (1u32 << 20, 1024u32)
+    let (n, sides) = if quick {
+        (1u32 << 20, [512u32, 1024])
     } else {
-        (1 << 24, 4096)
+        (1 << 24, [2048, 4096])
     };
     let x = dev.alloc_from("x", &data::unit_floats(n as usize, 7));
     type Rust = fn(&mut Block<'_>, &Global<f32>, &Global<f32>, u32);
     let mut v = Vec::new();
-    let reductions: [(&'static str, &str, Rust, u32); 3] = [
+    let grid_stride = n.div_ceil(256).min(256);
+    let reductions: [(&'static str, &str, Rust, u32, Option<&'static str>); 4] = [
         (
             "reduce-interleaved",
             "reduce_interleaved",
             reduction::interleaved,
-            1,
+            n.div_ceil(256),
+            Some("R0"),
         ),
         (
             "reduce-sequential",
             "reduce_sequential",
             reduction::sequential,
-            1,
+            n.div_ceil(256),
+            Some("R2"),
         ),
         (
             "reduce-unrolled",
             "reduce_unrolled<256>",
             reduction::unrolled::<256>,
-            2,
+            n.div_ceil(512),
+            None,
+        ),
+        (
+            "reduce-multi",
+            "reduce_multi",
+            reduction::multi,
+            grid_stride,
+            Some("R6"),
         ),
     ];
-    for (kernel, name, rust, per_block) in reductions {
+    for (kernel, name, rust, grid, pocl) in reductions {
         let k = module.lower(name).map_err(|e| e.to_string())?;
-        let grid = n.div_ceil(per_block * 256);
         let out = dev.alloc_zeroed::<f32>("out", grid as usize);
         let cfg = LaunchConfig::new(grid, 256).mode(Mode::Fast);
         let cu_cfg = cfg.clone().dynamic_shared(256 * 4);
         let (d, d2, x2, out2) = (dev.clone(), dev.clone(), x.clone(), out.clone());
         let x = x.clone();
+        let size = format!("2^{}", n.trailing_zeros());
         v.push(Twin {
             kernel,
-            size: format!("2^{}", n.trailing_zeros()),
+            pocl: pocl.map(|p| (p, format!("N={size}"))),
+            size,
             output: out.clone(),
             rust: Box::new(move || {
                 d.launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out, n))
@@ -543,79 +601,95 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
             }),
             cu: Box::new(move || {
                 let args = [Arg::buffer(&x2), Arg::buffer(&out2), Arg::Int(n.into())];
-                cuda::launch(&d2, &k, &cu_cfg, &args).map(drop)
+                cuda::launch(&d2, &k, &cu_cfg, &args).map(|r| r.tier)
             }),
         });
     }
-    let input = dev.alloc_from("idata", &data::unit_floats((side * side) as usize, 8));
-    for (kernel, name, variant) in [
-        (
-            "transpose-naive",
-            "transpose_naive",
-            transpose::Variant::Naive,
-        ),
-        (
-            "transpose-no-conflicts",
-            "transpose_no_conflicts",
-            transpose::Variant::NoConflicts,
-        ),
-        (
-            "transpose-copy-shared",
-            "transpose_copy_shared",
-            transpose::Variant::CopyShared,
-        ),
-    ] {
-        let k = module.lower(name).map_err(|e| e.to_string())?;
-        let output = dev.alloc_zeroed::<f32>("odata", (side * side) as usize);
-        let cfg = LaunchConfig::new((side / 32, side / 32), (32, 8)).mode(Mode::Fast);
-        let (d, d2, i, o, i2, o2) = (
-            dev.clone(),
-            dev.clone(),
-            input.clone(),
-            output.clone(),
-            input.clone(),
-            output.clone(),
-        );
-        v.push(Twin {
-            kernel,
-            size: format!("{side}x{side}"),
-            output,
-            rust: Box::new(move || {
-                transpose::launch(&d, variant, &i, &o, side, side, Mode::Fast).map(drop)
-            }),
-            cu: Box::new(move || {
-                let args = [
-                    Arg::buffer(&o2),
-                    Arg::buffer(&i2),
-                    Arg::Int(side.into()),
-                    Arg::Int(side.into()),
-                ];
-                cuda::launch(&d2, &k, &cfg, &args).map(drop)
-            }),
-        });
+    for side in sides {
+        let input = dev.alloc_from("idata", &data::unit_floats((side * side) as usize, 8));
+        for (kernel, name, variant, pocl) in [
+            (
+                "transpose-naive",
+                "transpose_naive",
+                transpose::Variant::Naive,
+                "T0",
+            ),
+            (
+                "transpose-no-conflicts",
+                "transpose_no_conflicts",
+                transpose::Variant::NoConflicts,
+                "T2",
+            ),
+            (
+                "transpose-copy-shared",
+                "transpose_copy_shared",
+                transpose::Variant::CopyShared,
+                "C",
+            ),
+        ] {
+            let k = module.lower(name).map_err(|e| e.to_string())?;
+            let output = dev.alloc_zeroed::<f32>("odata", (side * side) as usize);
+            let cfg = LaunchConfig::new((side / 32, side / 32), (32, 8)).mode(Mode::Fast);
+            let (d, d2, i, o, i2, o2) = (
+                dev.clone(),
+                dev.clone(),
+                input.clone(),
+                output.clone(),
+                input.clone(),
+                output.clone(),
+            );
+            let size = format!("{side}x{side}");
+            v.push(Twin {
+                kernel,
+                pocl: Some((pocl, size.clone())),
+                size,
+                output,
+                rust: Box::new(move || {
+                    transpose::launch(&d, variant, &i, &o, side, side, Mode::Fast).map(drop)
+                }),
+                cu: Box::new(move || {
+                    let args = [
+                        Arg::buffer(&o2),
+                        Arg::buffer(&i2),
+                        Arg::Int(side.into()),
+                        Arg::Int(side.into()),
+                    ];
+                    cuda::launch(&d2, &k, &cfg, &args).map(|r| r.tier)
+                }),
+            });
+        }
     }
     Ok(v)
 }
 
-/// The CUDA C twins against the Rust API, interleaved, median of `runs`: (kernel, size, Rust
-/// ms, CUDA C ms).
+/// One CUDA C twin's measurement.
+struct TwinTimes {
+    kernel: &'static str,
+    size: String,
+    pocl: Option<(&'static str, String)>,
+    rust_ms: f64,
+    cuda_ms: f64,
+    /// The tier of the first launch, with its compile time.
+    tier: cuda::Tier,
+}
+
+/// The CUDA C twins against the Rust API, interleaved, median of `runs`.
 fn compare_twins(
     dev: &std::sync::Arc<Device>,
     quick: bool,
     runs: usize,
-) -> Result<Vec<(&'static str, String, f64, f64)>, String> {
+) -> Result<Vec<TwinTimes>, String> {
     let mut rows = Vec::new();
     for t in twins(dev, quick)? {
         // Both forms must write the same values before their times mean anything.
-        let mut outputs = Vec::new();
-        for run in [&t.rust, &t.cu] {
-            t.output.fill(f32::NAN);
-            run().map_err(|e| e.to_string())?;
-            outputs.push(t.output.to_vec());
-        }
-        let same = outputs[0]
+        t.output.fill(f32::NAN);
+        (t.rust)().map_err(|e| e.to_string())?;
+        let want = t.output.to_vec();
+        t.output.fill(f32::NAN);
+        let tier = (t.cu)().map_err(|e| e.to_string())?;
+        let same = want
             .iter()
-            .zip(&outputs[1])
+            .zip(&t.output.to_vec())
             .all(|(a, b)| a.to_bits() == b.to_bits());
         if !same {
             return Err(format!(
@@ -626,9 +700,16 @@ fn compare_twins(
         let (mut r, mut c) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             r.push(time(&|| (t.rust)().map(|()| 0))?);
-            c.push(time(&|| (t.cu)().map(|()| 0))?);
+            c.push(time(&|| (t.cu)().map(|_| 0))?);
         }
-        rows.push((t.kernel, t.size, median(r), median(c)));
+        rows.push(TwinTimes {
+            kernel: t.kernel,
+            size: t.size,
+            pocl: t.pocl,
+            rust_ms: median(r),
+            cuda_ms: median(c),
+            tier,
+        });
     }
     Ok(rows)
 }

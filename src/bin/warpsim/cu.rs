@@ -188,7 +188,10 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
     } else {
         Mode::Count
     };
-    let mut cfg = LaunchConfig::new(grid, block).mode(mode).name(&kernel.name);
+    let mut cfg = LaunchConfig::new(grid, block)
+        .mode(mode)
+        .name(&kernel.name)
+        .engine(a.engine.into());
     cfg.dynamic_shared = a.smem;
     let mut times = Vec::new();
     let mut last = None;
@@ -199,6 +202,17 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         last = Some((r, buffers));
     }
     let (r, buffers) = last.expect("repeat >= 1");
+    if a.verbose {
+        match &r.tier {
+            cuda::Tier::Compiled { .. } => note!("warpsim: `{}` ran compiled", kernel.name),
+            cuda::Tier::Interpreted { reason } => {
+                note!(
+                    "warpsim: `{}` ran on the interpreter: {reason}",
+                    kernel.name
+                )
+            }
+        }
+    }
     for (param, path) in &outs {
         let g = buffers[*param]
             .as_ref()
@@ -226,6 +240,10 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
                 "args": a.args,
             },
             "time_ms": time.as_secs_f64() * 1e3,
+            "tier": match &r.tier {
+                cuda::Tier::Compiled { .. } => json!("compiled"),
+                cuda::Tier::Interpreted { reason } => json!({"interpreted": reason}),
+            },
             "launches": [launch_json_with(l, only, a.lines.then_some(&mut sources))],
             "occupancy": occ.as_ref().map_or(Value::Null, occupancy_json),
             "printf": r.printed.iter().map(|p| json!({

@@ -84,27 +84,34 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
     };
     let mut refused = 0;
     let outcome = program
-        .run(&dev, &a.program_args, mode, a.lines, &mut |e| match e {
-            Event::Fault { error, code } => {
-                note!("{MARK} error: {error}");
-                note!(
-                    "{MARK} the program gets {} from this launch{}",
-                    error_name(code),
-                    if code == 700 || code == 716 || code == 710 || code == 719 {
-                        " and every CUDA call after it (sticky, as on a GPU), until \
+        .run(
+            &dev,
+            &a.program_args,
+            mode,
+            a.lines,
+            a.engine.into(),
+            &mut |e| match e {
+                Event::Fault { error, code } => {
+                    note!("{MARK} error: {error}");
+                    note!(
+                        "{MARK} the program gets {} from this launch{}",
+                        error_name(code),
+                        if code == 700 || code == 716 || code == 710 || code == 719 {
+                            " and every CUDA call after it (sticky, as on a GPU), until \
                          cudaDeviceReset"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            Event::Refused(d) => {
-                refused += 1;
-                note!("{d}");
-                note!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
-            }
-            Event::Note(n) => note!("{MARK} {n}"),
-        })
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                Event::Refused(d) => {
+                    refused += 1;
+                    note!("{d}");
+                    note!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
+                }
+                Event::Note(n) => note!("{MARK} {n}"),
+            },
+        )
         .map_err(|e| Failure::Failed(e.to_string()))?;
     let findings: Vec<(&str, &warpsim::check::Finding)> = outcome
         .launches

@@ -115,9 +115,10 @@ impl Program {
         args: &[String],
         mode: Mode,
         lines: bool,
+        engine: crate::cuda::Engine,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<Outcome, HostError> {
-        let mut rt = runtime::Runtime::new(dev, &self.code, mode, lines);
+        let mut rt = runtime::Runtime::new(dev, &self.code, mode, lines, engine);
         let (exit, copies) =
             bridge::run(&self.built.exe, args, &mut rt, events).map_err(HostError::Run)?;
         Ok(Outcome {

@@ -95,6 +95,7 @@ pub struct Runtime<'d> {
     code: &'d DeviceCode,
     mode: Mode,
     lines: bool,
+    engine: crate::cuda::Engine,
     /// Every allocation by its first address.
     memory: BTreeMap<u64, Allocation>,
     /// Symbols by (unit, name): their address.
@@ -120,13 +121,20 @@ fn param_size(k: &Kernel, i: usize) -> u32 {
 
 impl<'d> Runtime<'d> {
     /// A runtime serving `code` on `dev`; every launch runs in `mode` (per-line counters when
-    /// `lines`).
-    pub fn new(dev: &'d Device, code: &'d DeviceCode, mode: Mode, lines: bool) -> Runtime<'d> {
+    /// `lines`) on the tier `engine` picks.
+    pub fn new(
+        dev: &'d Device,
+        code: &'d DeviceCode,
+        mode: Mode,
+        lines: bool,
+        engine: crate::cuda::Engine,
+    ) -> Runtime<'d> {
         Runtime {
             dev,
             code,
             mode,
             lines,
+            engine,
             memory: BTreeMap::new(),
             symbols: HashMap::new(),
             kernels: HashMap::new(),
@@ -582,6 +590,7 @@ impl<'d> Runtime<'d> {
         let cfg = LaunchConfig::new(grid, block)
             .name(&k.name)
             .mode(self.mode)
+            .engine(self.engine)
             .dynamic_shared(smem)
             .lines(self.lines && self.mode != Mode::Fast);
         let globals = self.globals(unit, &k, events)?;

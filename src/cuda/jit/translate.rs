@@ -946,13 +946,20 @@ impl Tx<'_, '_> {
         self.warp = Some(w);
         let used = tables_used(&region.stmts);
         self.load_rows(w, &used);
-        // The live lanes of this warp.
+        // The live lanes of this warp: all of them when every warp is whole and no thread
+        // leaves early (a constant the code generator folds), else the stored masks.
         let alive_p = self.load_ctx(I64, offset_of!(Ctx, alive));
         let row = self.b.ins().imul_imm_s(w, 128);
         let row = self.b.ins().uextend(I64, row);
         let alive_row = self.b.ins().iadd(alive_p, row);
+        let whole = !self.exits && self.shape.block.iter().product::<u32>() % 32 == 0;
+        let ones = self.vconst(I32X4, [0xff; 16]);
         for c in 0..C32 {
-            let m = self.b.ins().load(I32X4, vmem(), alive_row, (c * 16) as i32);
+            let m = if whole {
+                ones
+            } else {
+                self.b.ins().load(I32X4, vmem(), alive_row, (c * 16) as i32)
+            };
             self.b.def_var(self.alive[c], m);
             self.b.def_var(self.cur[c], m);
         }
