@@ -110,6 +110,26 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// The launch ran past its time limit ([`crate::LaunchConfig::timeout`]): a block was still
+    /// looping when the watchdog fired.
+    Timeout {
+        /// The kernel's name.
+        kernel: String,
+        /// The block that was stopped.
+        block: Dim3,
+        /// The limit, in seconds.
+        seconds: f64,
+        /// The loop it was in (`file:line:col`), when known.
+        location: Option<String>,
+    },
+    /// The launch asked for something this build cannot do (the compiled tier for a kernel it
+    /// does not compile); nothing ran.
+    Unsupported {
+        /// The kernel's name.
+        kernel: String,
+        /// What, and what to do instead.
+        reason: String,
+    },
     /// Kernel code panicked (an `unwrap`, an index out of range in host-side Rust code, ...).
     KernelPanic {
         /// The kernel's name.
@@ -131,6 +151,8 @@ impl Error {
             | Error::SharedMemory { kernel, .. }
             | Error::BarrierMisuse { kernel, .. }
             | Error::InvalidArgument { kernel, .. }
+            | Error::Timeout { kernel, .. }
+            | Error::Unsupported { kernel, .. }
             | Error::KernelPanic { kernel, .. } => kernel,
             Error::OutOfBounds(f) | Error::Misaligned(f) | Error::InvalidAddress(f) => &f.kernel,
         }
@@ -139,10 +161,11 @@ impl Error {
     /// The block the error happened in, if it happened in one.
     pub fn block(&self) -> Option<Dim3> {
         match self {
-            Error::InvalidLaunch { .. } => None,
+            Error::InvalidLaunch { .. } | Error::Unsupported { .. } => None,
             Error::SharedMemory { block, .. }
             | Error::BarrierMisuse { block, .. }
             | Error::InvalidArgument { block, .. }
+            | Error::Timeout { block, .. }
             | Error::KernelPanic { block, .. } => Some(*block),
             Error::OutOfBounds(f) | Error::Misaligned(f) | Error::InvalidAddress(f) => {
                 Some(f.block)
@@ -246,6 +269,20 @@ impl fmt::Display for Error {
                 f,
                 "invalid argument in kernel `{kernel}`, block {block}, warp {warp}: {reason}"
             ),
+            Error::Timeout {
+                kernel,
+                block,
+                seconds,
+                location,
+            } => write!(
+                f,
+                "kernel `{kernel}` did not finish within {seconds} s: block {block} was still \
+                 looping{}; look for a loop that never ends, or allow more time (--timeout)",
+                at(location)
+            ),
+            Error::Unsupported { kernel, reason } => {
+                write!(f, "kernel `{kernel}` cannot run as asked: {reason}")
+            }
             Error::KernelPanic {
                 kernel,
                 block,

@@ -65,6 +65,9 @@ pub struct LaunchConfig {
     pub lines: bool,
     /// Which tier runs a CUDA C kernel ([`crate::cuda::launch`]; Rust kernels ignore it).
     pub engine: crate::cuda::Engine,
+    /// Stop a CUDA C kernel still looping after this long with [`Error::Timeout`] (its
+    /// loops check a watchdog at every iteration); `None`: no limit.
+    pub timeout: Option<Duration>,
 }
 
 impl LaunchConfig {
@@ -80,6 +83,7 @@ impl LaunchConfig {
             block_order: BlockOrder::default(),
             lines: false,
             engine: crate::cuda::Engine::default(),
+            timeout: None,
         }
     }
 
@@ -105,6 +109,12 @@ impl LaunchConfig {
     /// modes only.
     pub fn lines(mut self, on: bool) -> Self {
         self.lines = on;
+        self
+    }
+
+    /// Stop a CUDA C kernel that runs longer than `limit` ([`LaunchConfig::timeout`]).
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 

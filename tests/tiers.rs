@@ -321,3 +321,41 @@ fn escapes_fail_alike_on_both_tiers() {
         }
     }
 }
+
+/// A kernel that never finishes stops at the launch's time limit with an error naming the
+/// loop, on both tiers (a loop of one warp, and a loop around a barrier).
+#[test]
+fn the_watchdog_stops_endless_loops_on_both_tiers() {
+    let src = "__global__ void spin(int *x) {\n\
+               int t = threadIdx.x;\n\
+               while (x[t] == 0) { x[t + 64] += 1; }\n\
+               }\n\
+               __global__ void spin_sync(int *x) {\n\
+               int k = 0;\n\
+               for (;;) { k++; __syncthreads(); }\n\
+               x[threadIdx.x] = k;\n\
+               }\n";
+    let module = Module::from_source("spin.cu", src, &Options::default()).expect("parses");
+    for (name, line) in [("spin", 3), ("spin_sync", 7)] {
+        let k = module.lower(name).expect("lowers");
+        for engine in [Engine::Interp, Engine::Jit] {
+            let dev = Device::default();
+            let x = dev.alloc_zeroed::<i32>("x", 128);
+            let cfg = LaunchConfig::new(2, 64)
+                .name(name)
+                .mode(Mode::Fast)
+                .engine(engine)
+                .timeout(std::time::Duration::from_millis(300));
+            let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("stopped");
+            assert!(
+                matches!(e, warpsim::Error::Timeout { .. }),
+                "{name} on {engine:?}: {e}"
+            );
+            let text = e.to_string();
+            assert!(
+                text.contains(&format!("spin.cu:{line}:")) && text.contains("0.3 s"),
+                "{name} on {engine:?}: {text}"
+            );
+        }
+    }
+}

@@ -8,7 +8,7 @@
 
 pub use super::exec::Printed;
 use super::exec::{Exec, Plan, PrintKey, Val};
-use super::jit::{self, Buf, Compiled};
+use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
 use crate::cuda::ir::{Kernel, ParamKind, Scalar};
 use crate::error::Error;
@@ -17,7 +17,9 @@ use crate::site::SiteTable;
 use crate::values::frame::{R32, R64};
 use crate::{Device, Global, LaunchConfig, LaunchReport};
 use crate::{Mode, WarpOrder};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 /// A kernel argument, as `cudaLaunchKernel` would pass it.
 #[derive(Clone, Debug)]
@@ -172,6 +174,7 @@ pub fn launch_with(
         kernel.name
     );
     let (vals, buffers) = bind(kernel, args, &cfg.name)?;
+    let watchdog = Watchdog::start(cfg.timeout);
     let plan = Plan::new(
         kernel,
         buffers
@@ -179,6 +182,7 @@ pub fn launch_with(
             .map(|b| b.as_ref().map(|r| r.as_ref().map_err(|a| *a)))
             .collect(),
         globals.iter().collect(),
+        cfg.timeout.map(|t| (watchdog.fired(), t.as_secs_f64())),
     );
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
@@ -194,10 +198,17 @@ pub fn launch_with(
                 })
                 .collect();
             bufs.extend(globals.iter().map(|g| g.raw()));
+            let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
             dev.launch_with_sites(cfg, sites, |b| {
-                run_compiled(c, kernel, b, &bufs, &uniforms, |b| {
-                    Exec::run(kernel, b, &plan, &vals, &printed)
-                })
+                let run = Run {
+                    c,
+                    kernel,
+                    bufs: &bufs,
+                    uniforms: &uniforms,
+                    fired: watchdog.fired(),
+                    limit,
+                };
+                run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
         }
         _ => dev.launch_with_sites(cfg, sites, |b| {
@@ -219,9 +230,12 @@ type Choice = (Option<std::sync::Arc<Result<Compiled, String>>>, Tier);
 fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
     let refuse = |reason: &str| -> Result<Choice, Error> {
         if cfg.engine == Engine::Jit {
-            return Err(Error::InvalidLaunch {
+            return Err(Error::Unsupported {
                 kernel: cfg.name.clone(),
-                reason: format!("the compiled tier cannot run this launch: {reason}"),
+                reason: format!(
+                    "the compiled tier cannot run this launch: {reason} (--engine auto runs it \
+                     on the interpreter)"
+                ),
             });
         }
         Ok((
@@ -266,62 +280,134 @@ fn bits(v: &Val) -> u64 {
     }
 }
 
-/// Run one block on the compiled code; a block it stops on runs again on the interpreter
-/// (`interpret`), which reports the fault with its location.
-fn run_compiled(
-    c: &Compiled,
-    kernel: &Kernel,
-    b: &mut Block<'_>,
-    bufs: &[Buf],
-    uniforms: &[u64],
-    interpret: impl FnOnce(&mut Block<'_>),
-) {
-    let mut bufs = bufs.to_vec();
-    for s in &kernel.shared {
-        match b.st.arena.declare(s.bytes as usize, 1) {
-            Ok(off) => bufs.push(Buf {
-                ptr: b.st.arena.words.as_mut_ptr() as usize + off,
-                len: u64::from(s.bytes),
+/// What every block of a compiled launch shares.
+struct Run<'a> {
+    c: &'a Compiled,
+    kernel: &'a Kernel,
+    bufs: &'a [Buf],
+    uniforms: &'a [u64],
+    fired: &'a AtomicBool,
+    /// The time limit in seconds (for the message).
+    limit: f64,
+}
+
+impl Run<'_> {
+    /// Run one block on the compiled code; a block it stops on runs again on the interpreter
+    /// (`interpret`), which reports the fault with its location.
+    fn block(&self, b: &mut Block<'_>, interpret: impl FnOnce(&mut Block<'_>)) {
+        let kernel = self.kernel;
+        let mut bufs = self.bufs.to_vec();
+        for s in &kernel.shared {
+            match b.st.arena.declare(s.bytes as usize, 1) {
+                Ok(off) => bufs.push(Buf {
+                    ptr: b.st.arena.words.as_mut_ptr() as usize + off,
+                    len: u64::from(s.bytes),
+                }),
+                // The interpreter reports it.
+                Err(_) => {
+                    b.st.arena.reset(0);
+                    return interpret(b);
+                }
+            }
+        }
+        bufs.push(Buf {
+            ptr: b.st.arena.words.as_mut_ptr() as usize,
+            len: b.st.arena.dynamic_bytes() as u64,
+        });
+        let d = |d: crate::Dim3| [d.x, d.y, d.z];
+        let c = self.c;
+        let (status, f) = c.run(
+            d(b.block_idx()),
+            d(b.grid_dim()),
+            &bufs,
+            self.uniforms,
+            self.fired,
+        );
+        let site = c.sites.get(f.site as usize).copied().unwrap_or_default();
+        let location = b
+            .launch
+            .sites
+            .position(crate::site::Site::packed(site.file, site.line, site.col))
+            .map(|p| p.to_string());
+        match status {
+            Status::Done => {}
+            Status::Timeout => fault(Error::Timeout {
+                kernel: b.launch.name.clone(),
+                block: b.st.idx,
+                seconds: self.limit,
+                location,
             }),
-            // The interpreter reports it.
-            Err(_) => {
+            Status::Fault => {
                 b.st.arena.reset(0);
-                return interpret(b);
+                interpret(b);
+                // The interpreter finished the block where the compiled code stopped: say so.
+                fault(Error::Unsupported {
+                    kernel: b.launch.name.clone(),
+                    reason: format!(
+                        "the compiled code stopped block {} thread {} (byte {} of {}){}, where \
+                         the interpreter's re-run of the block did not; run it with --engine \
+                         interp",
+                        b.st.idx,
+                        b.thread_of(f.warp, f.lane),
+                        f.byte,
+                        if f.slot == u32::MAX {
+                            "no buffer".to_string()
+                        } else {
+                            kernel.buffer_name(f.slot)
+                        },
+                        location.map_or(String::new(), |l| format!(" at {l}"))
+                    ),
+                })
             }
         }
     }
-    bufs.push(Buf {
-        ptr: b.st.arena.words.as_mut_ptr() as usize,
-        len: b.st.arena.dynamic_bytes() as u64,
-    });
-    let d = |d: crate::Dim3| [d.x, d.y, d.z];
-    let Err(f) = c.run(d(b.block_idx()), d(b.grid_dim()), &bufs, uniforms) else {
-        return;
-    };
-    b.st.arena.reset(0);
-    interpret(b);
-    // The interpreter finished the block where the compiled code stopped: say so.
-    let site = c.sites.get(f.site as usize).copied().unwrap_or_default();
-    let at = b
-        .launch
-        .sites
-        .position(crate::site::Site::packed(site.file, site.line, site.col))
-        .map_or_else(String::new, |p| format!(" at {p}"));
-    fault(Error::InvalidLaunch {
-        kernel: b.launch.name.clone(),
-        reason: format!(
-            "the compiled code stopped block {} thread {} (byte {} of {}){at}, where the \
-             interpreter's re-run of the block did not; run it with --engine interp",
-            b.st.idx,
-            b.thread_of(f.warp, f.lane),
-            f.byte,
-            if f.slot == u32::MAX {
-                "no buffer".to_string()
-            } else {
-                kernel.buffer_name(f.slot)
-            }
-        ),
-    })
+}
+
+/// Raises a flag when a launch runs past its time limit; the tiers' loops check it.
+struct Watchdog {
+    fired: Arc<AtomicBool>,
+    done: Arc<(Mutex<bool>, Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(limit: Option<Duration>) -> Watchdog {
+        let fired = Arc::new(AtomicBool::new(false));
+        let done = Arc::new((Mutex::new(false), Condvar::new()));
+        let thread = limit.map(|limit| {
+            let (fired, done) = (Arc::clone(&fired), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let (lock, cv) = &*done;
+                let finished = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let (finished, _) = cv
+                    .wait_timeout_while(finished, limit, |f| !*f)
+                    .unwrap_or_else(|p| p.into_inner());
+                if !*finished {
+                    fired.store(true, Ordering::Relaxed);
+                }
+            })
+        });
+        Watchdog {
+            fired,
+            done,
+            thread,
+        }
+    }
+
+    fn fired(&self) -> &AtomicBool {
+        &self.fired
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.done;
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        cv.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// The values of a launch's parameters, then of its struct parameters' fields and of their

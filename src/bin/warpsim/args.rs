@@ -111,6 +111,15 @@ impl From<OpArg> for SmemOp {
     }
 }
 
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds above 0 (e.g. 10 or 0.5)"
+        )),
+    }
+}
+
 /// `--engine`: the tier that runs CUDA C kernels.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
 pub enum EngineArg {
@@ -281,6 +290,10 @@ pub struct CuArgs {
     /// Say on stderr which tier ran each launch, and why not the compiled one (--kernel).
     #[arg(long)]
     pub verbose: bool,
+    /// Stop a kernel still running after SECONDS with an error naming the loop it was in
+    /// (every launch of a program); default: no limit.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
     /// Check mode: report races, uninitialised reads and barrier misuse (every launch of a
     /// program); exit status 1 on any finding.
     #[arg(long)]

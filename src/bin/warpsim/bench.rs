@@ -411,9 +411,10 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         .run(
             &dev,
             &args,
-            Mode::Count,
-            false,
-            cuda::Engine::default(),
+            cuda::host::Settings {
+                mode: Mode::Count,
+                ..Default::default()
+            },
             &mut |_| {},
         )
         .map_err(|e| e.to_string())?;

@@ -192,6 +192,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         .mode(mode)
         .name(&kernel.name)
         .engine(a.engine.into());
+    cfg.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
     cfg.dynamic_shared = a.smem;
     let mut times = Vec::new();
     let mut last = None;

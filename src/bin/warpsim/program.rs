@@ -87,16 +87,19 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         .run(
             &dev,
             &a.program_args,
-            mode,
-            a.lines,
-            a.engine.into(),
+            warpsim::cuda::host::Settings {
+                mode,
+                lines: a.lines,
+                engine: a.engine.into(),
+                timeout: a.timeout.map(std::time::Duration::from_secs_f64),
+            },
             &mut |e| match e {
                 Event::Fault { error, code } => {
                     note!("{MARK} error: {error}");
                     note!(
                         "{MARK} the program gets {} from this launch{}",
                         error_name(code),
-                        if code == 700 || code == 716 || code == 710 || code == 719 {
+                        if matches!(code, 700 | 702 | 710 | 716 | 719) {
                             " and every CUDA call after it (sticky, as on a GPU), until \
                          cudaDeviceReset"
                         } else {
@@ -296,9 +299,11 @@ fn error_name(code: i32) -> String {
         98 => "cudaErrorInvalidDeviceFunction",
         700 => "cudaErrorIllegalAddress",
         701 => "cudaErrorLaunchOutOfResources",
+        702 => "cudaErrorLaunchTimeout",
         710 => "cudaErrorAssert",
         716 => "cudaErrorMisalignedAddress",
         719 => "cudaErrorLaunchFailure",
+        801 => "cudaErrorNotSupported",
         _ => "an error",
     };
     format!("{name} ({code})")

@@ -108,6 +108,8 @@ pub(crate) struct Plan<'a> {
     /// Per variable: the address of its fresh definition
     /// ([`crate::cuda::analysis::fresh_definitions`]), or 0.
     fresh: Vec<usize>,
+    /// The launch's watchdog flag and its limit in seconds, when it has one.
+    watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
 }
 
 /// One block's execution of a kernel.
@@ -293,8 +295,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 body,
                 step,
                 varying: _,
-                site: _,
-            } => self.loop_(body, step),
+                site: s,
+            } => self.loop_(body, step, site(*s)),
             Stmt::Break => {
                 let active = frame::with(|fr| fr.active);
                 if let Some((broke, _)) = self.loops.last_mut() {
@@ -866,7 +868,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         });
     }
 
-    fn loop_(&mut self, body: &[Stmt], step: &[Stmt]) {
+    fn loop_(&mut self, body: &[Stmt], step: &[Stmt], st: Site) {
         let (entry, base) = frame::with(|fr| (fr.active, fr.mark()));
         self.loops.push(([0; MAX_WARPS], [0; MAX_WARPS]));
         loop {
@@ -882,6 +884,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             if !self.running() {
                 break;
             }
+            self.watchdog(st);
             self.compact(base);
         }
         let (broke, _) = self.loops.pop().expect("a loop");
@@ -891,6 +894,21 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             let m: Masks = std::array::from_fn(|w| entry[w] & fr.live[w] & !returned[w]);
             fr.set_active(&m)
         });
+    }
+
+    /// Stop the block if the launch has run past its time limit (checked at every loop's back
+    /// edge).
+    fn watchdog(&self, st: Site) {
+        if let Some((fired, seconds)) = self.plan.watchdog
+            && fired.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            fault(Error::Timeout {
+                kernel: self.b.launch.name.clone(),
+                block: self.b.st.idx,
+                seconds,
+                location: self.b.launch.sites.position(st).map(|p| p.to_string()),
+            });
+        }
     }
 
     /// Free what the loop's earlier iterations allocated and no variable holds any more,
@@ -2384,11 +2402,13 @@ impl<'a> Plan<'a> {
         k: &Kernel,
         params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
         globals: Vec<&'a crate::Global<u8>>,
+        watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
     ) -> Plan<'a> {
         Plan {
             params,
             globals,
             fresh: crate::cuda::analysis::fresh_definitions(k),
+            watchdog,
         }
     }
 }

@@ -33,10 +33,10 @@ pub mod runtime;
 
 pub use bridge::{Copies, Exit};
 pub use build::{BuildError, BuildOptions};
-pub use runtime::{Event, Launch};
+pub use runtime::{Event, Launch, Settings};
 
+use crate::Device;
 use crate::cuda::{Diagnostic, Options};
-use crate::{Device, Mode};
 
 /// A program built and parsed, ready to run.
 #[derive(Debug)]
@@ -107,18 +107,16 @@ impl Program {
         &self.code
     }
 
-    /// Run the program with `args` on `dev`, every launch in `mode` (with per-line counters
-    /// when `lines`); `events` hears about faults and refusals as they happen.
+    /// Run the program with `args` on `dev`, every launch as `settings` say; `events` hears
+    /// about faults and refusals as they happen.
     pub fn run(
         &self,
         dev: &Device,
         args: &[String],
-        mode: Mode,
-        lines: bool,
-        engine: crate::cuda::Engine,
+        settings: Settings,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<Outcome, HostError> {
-        let mut rt = runtime::Runtime::new(dev, &self.code, mode, lines, engine);
+        let mut rt = runtime::Runtime::new(dev, &self.code, settings);
         let (exit, copies) =
             bridge::run(&self.built.exe, args, &mut rt, events).map_err(HostError::Run)?;
         Ok(Outcome {

@@ -37,12 +37,29 @@ pub mod status {
     pub const ILLEGAL_ADDRESS: i32 = 700;
     /// `cudaErrorLaunchOutOfResources`.
     pub const LAUNCH_OUT_OF_RESOURCES: i32 = 701;
+    /// `cudaErrorLaunchTimeout`.
+    pub const LAUNCH_TIMEOUT: i32 = 702;
     /// `cudaErrorAssert`.
     pub const ASSERT: i32 = 710;
     /// `cudaErrorMisalignedAddress`.
     pub const MISALIGNED_ADDRESS: i32 = 716;
     /// `cudaErrorLaunchFailure`.
     pub const LAUNCH_FAILURE: i32 = 719;
+    /// `cudaErrorNotSupported`.
+    pub const NOT_SUPPORTED: i32 = 801;
+}
+
+/// How a program's launches run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Settings {
+    /// Fast, counting or check mode.
+    pub mode: Mode,
+    /// Per-line counters (counting modes).
+    pub lines: bool,
+    /// The tier that runs the kernels.
+    pub engine: crate::cuda::Engine,
+    /// Each launch's time limit ([`crate::LaunchConfig::timeout`]).
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// What the runtime reports as it goes, for the caller to show.
@@ -93,9 +110,7 @@ struct Allocation {
 pub struct Runtime<'d> {
     dev: &'d Device,
     code: &'d DeviceCode,
-    mode: Mode,
-    lines: bool,
-    engine: crate::cuda::Engine,
+    settings: Settings,
     /// Every allocation by its first address.
     memory: BTreeMap<u64, Allocation>,
     /// Symbols by (unit, name): their address.
@@ -120,21 +135,12 @@ fn param_size(k: &Kernel, i: usize) -> u32 {
 }
 
 impl<'d> Runtime<'d> {
-    /// A runtime serving `code` on `dev`; every launch runs in `mode` (per-line counters when
-    /// `lines`) on the tier `engine` picks.
-    pub fn new(
-        dev: &'d Device,
-        code: &'d DeviceCode,
-        mode: Mode,
-        lines: bool,
-        engine: crate::cuda::Engine,
-    ) -> Runtime<'d> {
+    /// A runtime serving `code` on `dev`, every launch as `settings` say.
+    pub fn new(dev: &'d Device, code: &'d DeviceCode, settings: Settings) -> Runtime<'d> {
         Runtime {
             dev,
             code,
-            mode,
-            lines,
-            engine,
+            settings,
             memory: BTreeMap::new(),
             symbols: HashMap::new(),
             kernels: HashMap::new(),
@@ -273,7 +279,7 @@ impl<'d> Runtime<'d> {
         self.allocations += 1;
         let name = format!("cudaMalloc#{}", self.allocations);
         loop {
-            let g = if self.mode == Mode::Check {
+            let g = if self.settings.mode == Mode::Check {
                 self.dev.alloc_uninit::<u8>(&name, bytes as usize)
             } else {
                 self.dev.alloc_zeroed::<u8>(&name, bytes as usize)
@@ -587,12 +593,13 @@ impl<'d> Runtime<'d> {
         let Ok(smem) = u32::try_from(dynamic_shared) else {
             return Err(status::INVALID_CONFIGURATION);
         };
-        let cfg = LaunchConfig::new(grid, block)
+        let mut cfg = LaunchConfig::new(grid, block)
             .name(&k.name)
-            .mode(self.mode)
-            .engine(self.engine)
+            .mode(self.settings.mode)
+            .engine(self.settings.engine)
             .dynamic_shared(smem)
-            .lines(self.lines && self.mode != Mode::Fast);
+            .lines(self.settings.lines && self.settings.mode != Mode::Fast);
+        cfg.timeout = self.settings.timeout;
         let globals = self.globals(unit, &k, events)?;
         match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals) {
             Ok(r) => {
@@ -612,11 +619,18 @@ impl<'d> Runtime<'d> {
                     Error::OutOfBounds(_) | Error::InvalidAddress(_) => status::ILLEGAL_ADDRESS,
                     Error::Misaligned(_) => status::MISALIGNED_ADDRESS,
                     Error::KernelPanic { .. } => status::ASSERT,
+                    Error::Timeout { .. } => status::LAUNCH_TIMEOUT,
+                    Error::Unsupported { .. } => status::NOT_SUPPORTED,
                     _ => status::LAUNCH_FAILURE,
                 };
                 events(Event::Fault { error: &e, code });
                 // A configuration the device refuses runs nothing; a fault is sticky.
-                if !matches!(e, Error::InvalidLaunch { .. } | Error::SharedMemory { .. }) {
+                if !matches!(
+                    e,
+                    Error::InvalidLaunch { .. }
+                        | Error::SharedMemory { .. }
+                        | Error::Unsupported { .. }
+                ) {
                     self.sticky = Some(code);
                 }
                 Err(code)

@@ -82,6 +82,8 @@ pub(crate) struct Ctx {
     pub uniforms: *const u64,
     pub block_idx: [u32; 3],
     pub grid_dim: [u32; 3],
+    /// The address of the launch's watchdog flag (a byte, nonzero once the time is up).
+    pub fired: usize,
     pub fault: FaultSite,
 }
 
@@ -92,11 +94,17 @@ pub(crate) enum Status {
     Done,
     /// An access failed its check, or a thread trapped: [`Ctx::fault`] says where.
     Fault,
+    /// A loop saw the watchdog's flag: [`Ctx::fault`] names the loop.
+    Timeout,
 }
 
 impl From<u32> for Status {
     fn from(s: u32) -> Status {
-        if s == 0 { Status::Done } else { Status::Fault }
+        match s {
+            0 => Status::Done,
+            2 => Status::Timeout,
+            _ => Status::Fault,
+        }
     }
 }
 
@@ -114,14 +122,16 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
-    /// Run one block: `bufs` per buffer slot, `uniforms` per [`Compiled::params`] entry.
+    /// Run one block: `bufs` per buffer slot, `uniforms` per value the launch binds
+    /// ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once `fired` is set.
     pub fn run(
         &self,
         block_idx: [u32; 3],
         grid_dim: [u32; 3],
         bufs: &[Buf],
         uniforms: &[u64],
-    ) -> Result<(), FaultSite> {
+        fired: &std::sync::atomic::AtomicBool,
+    ) -> (Status, FaultSite) {
         thread_local! {
             static FRAME: std::cell::RefCell<(Vec<u8>, Vec<u32>)> = const {
                 std::cell::RefCell::new((Vec::new(), Vec::new()))
@@ -143,15 +153,13 @@ impl Compiled {
                 uniforms: std::ptr::null(),
                 block_idx,
                 grid_dim,
+                fired: fired.as_ptr() as usize,
                 fault: FaultSite::default(),
             };
-            match self
+            let status = self
                 .entry
-                .call(&mut ctx, frame, alive, &self.tables, bufs, uniforms)
-            {
-                Status::Done => Ok(()),
-                Status::Fault => Err(ctx.fault),
-            }
+                .call(&mut ctx, frame, alive, &self.tables, bufs, uniforms);
+            (status, ctx.fault)
         })
     }
 }

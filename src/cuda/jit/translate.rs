@@ -147,6 +147,7 @@ enum Item {
     Loop {
         body: Vec<Item>,
         step: Vec<Item>,
+        site: Site,
     },
     Break,
     Continue,
@@ -242,10 +243,11 @@ fn plan<'k>(
                 body,
                 step,
                 varying: false,
-                ..
+                site,
             } => items.push(Item::Loop {
                 body: plan(k, body, true, regions)?,
                 step: plan(k, step, true, regions)?,
+                site: *site,
             }),
             Stmt::Inline { body }
                 if !body
@@ -865,7 +867,7 @@ impl Tx<'_, '_> {
                     self.b.ins().jump(j, &[]);
                     self.b.switch_to_block(j);
                 }
-                Item::Loop { body, step } => {
+                Item::Loop { body, step, site } => {
                     let (head, st, exit) = (
                         self.b.create_block(),
                         self.b.create_block(),
@@ -878,6 +880,7 @@ impl Tx<'_, '_> {
                     self.b.ins().jump(st, &[]);
                     self.b.switch_to_block(st);
                     self.items(step, regions)?;
+                    self.watchdog(*site);
                     self.b.ins().jump(head, &[]);
                     self.block_loops.pop();
                     self.b.switch_to_block(exit);
@@ -1236,7 +1239,9 @@ impl Tx<'_, '_> {
                     }
                 }
             }
-            Stmt::Loop { body, step, .. } => {
+            Stmt::Loop {
+                body, step, site, ..
+            } => {
                 let entry = self.get_mask(self.cur);
                 let cont = self.new_mask();
                 let z = self.zero(I32X4);
@@ -1255,7 +1260,11 @@ impl Tx<'_, '_> {
                 let step: Vec<&Stmt> = step.iter().collect();
                 self.stmts(&step)?;
                 let any = self.any_cur();
-                self.b.ins().brif(any, head, &[], exit, &[]);
+                let back = self.b.create_block();
+                self.b.ins().brif(any, back, &[], exit, &[]);
+                self.b.switch_to_block(back);
+                self.watchdog(*site);
+                self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(exit);
                 self.conts.pop();
                 let alive = self.get_mask(self.alive);
@@ -1328,6 +1337,26 @@ impl Tx<'_, '_> {
             other => return Err(format!("{other:?} inside a region")),
         }
         Ok(())
+    }
+
+    /// At a loop's back edge: stop with [`super::Status::Timeout`] once the watchdog fired.
+    fn watchdog(&mut self, site: Site) {
+        let flag = self.load_ctx(I64, offset_of!(Ctx, fired));
+        let fired = self.b.ins().load(I8, mem(), flag, 0);
+        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fired, stop, &[], go, &[]);
+        self.b.set_cold_block(stop);
+        self.b.switch_to_block(stop);
+        let idx = self.sites.len() as i64;
+        self.sites.push(site);
+        let s = self.b.ins().iconst(I32, idx);
+        let at = offset_of!(Ctx, fault) + offset_of!(FaultSite, site);
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), s, self.ctx, at as i32);
+        let two = self.b.ins().iconst(I32, 2);
+        self.b.ins().return_(&[two]);
+        self.b.switch_to_block(go);
     }
 
     /// Record a fault and return from the block function.
