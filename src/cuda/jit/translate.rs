@@ -11,8 +11,8 @@
 
 use super::{Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
 use crate::cuda::ir::{
-    Addr, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand, ParamKind, Scalar,
-    Site, Stmt, SyncKind, UnOp, VarId,
+    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
+    ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind,
 };
 use Scalar as S;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -313,7 +313,15 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
         Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fence { .. } | Stmt::Trap { .. } => {
             Ok(())
         }
-        Stmt::Atomic { .. } => Err("atomics are not compiled yet".into()),
+        Stmt::Atomic {
+            ty, op, addr: a, ..
+        } => {
+            addr(a)?;
+            if ty.size() < 4 || ty.is_float() && !op.takes_floats() {
+                return Err(format!("an atomic {op:?} on `{ty}`"));
+            }
+            Ok(())
+        }
         Stmt::Sync { .. } => Err("a barrier inside a branch".into()),
         // A warp runs in lockstep here: `__syncwarp` with a mask the same for every thread
         // orders nothing more (fast mode checks no member masks).
@@ -322,12 +330,30 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             Operand::Var(v) if k.vars[v.0 as usize].uniform => Ok(()),
             _ => Err("__syncwarp with a mask that differs between threads".into()),
         },
-        Stmt::Shfl { .. } => Err("shuffles are not compiled yet".into()),
-        Stmt::Vote { .. } => Err("warp votes are not compiled yet".into()),
+        Stmt::Shfl { mask, width, .. } => {
+            same_for_all(k, mask.as_ref(), "a shuffle's mask")?;
+            same_for_all(k, Some(width), "a shuffle's width")
+        }
+        Stmt::Vote { kind, mask, .. } => {
+            if matches!(kind, VoteKind::MatchAny | VoteKind::Reduce(_)) {
+                return Err(format!("{kind:?} is not compiled yet"));
+            }
+            same_for_all(k, mask.as_ref(), "a vote's mask")
+        }
         Stmt::Printf { .. } => Err("printf is not compiled yet".into()),
         Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => {
             Err("per-thread arrays are not compiled yet".into())
         }
+    }
+}
+
+/// Refuse an operand the compiled tier needs the same in every thread (a member mask, a
+/// width) when it is not uniform.
+fn same_for_all(k: &Kernel, o: Option<&Operand>, what: &str) -> Result<(), String> {
+    match o {
+        None | Some(Operand::Const(_)) => Ok(()),
+        Some(Operand::Var(v)) if k.vars[v.0 as usize].uniform => Ok(()),
+        Some(_) => Err(format!("{what} that differs between threads")),
     }
 }
 
@@ -444,6 +470,42 @@ fn visit_vars(s: &Stmt, f: &mut dyn FnMut(VarId, bool)) {
                 op(v, f)
             }
         }
+        Stmt::Atomic {
+            dst,
+            addr: at,
+            a,
+            b,
+            ..
+        } => {
+            addr(at, f);
+            op(a, f);
+            if let Some(b) = b {
+                op(b, f)
+            }
+            if let Some(d) = dst {
+                f(*d, true)
+            }
+        }
+        Stmt::Shfl {
+            dst,
+            mask,
+            value,
+            lane,
+            width,
+            ..
+        } => {
+            for o in mask.iter().chain([value, lane, width]) {
+                op(o, f)
+            }
+            f(*dst, true)
+        }
+        Stmt::Vote { dst, mask, arg, .. } => {
+            for o in mask.iter().chain(arg.iter()) {
+                op(o, f)
+            }
+            f(*dst, true)
+        }
+        Stmt::SyncWarp { mask, .. } => op(mask, f),
         Stmt::If {
             cond, then, els, ..
         } => {
@@ -1322,6 +1384,32 @@ impl Tx<'_, '_> {
                 self.set_mask(self.cur, n);
             }
             Stmt::Fence { .. } | Stmt::SyncWarp { .. } => {}
+            Stmt::Shfl {
+                dst,
+                ty,
+                kind,
+                value,
+                lane,
+                width,
+                site,
+                ..
+            } => self.shuffle(*dst, *ty, *kind, value, lane, width, *site)?,
+            Stmt::Vote {
+                dst,
+                kind,
+                mask,
+                arg,
+                ..
+            } => self.vote(*dst, *kind, mask.as_ref(), arg.as_ref())?,
+            Stmt::Atomic {
+                dst,
+                ty,
+                op,
+                addr,
+                a,
+                b,
+                site,
+            } => self.atomic(*dst, *ty, *op, addr, a, b.as_ref(), *site)?,
             Stmt::Trap { site, .. } => {
                 let m = self.get_mask(self.cur);
                 let any = self.any(&m);
@@ -1606,6 +1694,30 @@ fn for_operands(s: &Stmt, f: &mut dyn FnMut(&Operand)) {
                 f(v)
             }
         }
+        Stmt::Atomic { addr: at, a, b, .. } => {
+            addr(at, f);
+            f(a);
+            if let Some(b) = b {
+                f(b)
+            }
+        }
+        Stmt::Shfl {
+            mask,
+            value,
+            lane,
+            width,
+            ..
+        } => {
+            for o in mask.iter().chain([value, lane, width]) {
+                f(o)
+            }
+        }
+        Stmt::Vote { mask, arg, .. } => {
+            for o in mask.iter().chain(arg.iter()) {
+                f(o)
+            }
+        }
+        Stmt::SyncWarp { mask, .. } => f(mask),
         Stmt::If {
             cond, then, els, ..
         } => {
@@ -2280,9 +2392,9 @@ impl Tx<'_, '_> {
             // C's fminf/fmaxf: a NaN operand gives the other one.
             (BinOp::Min | BinOp::Max, true, _) => {
                 if op == BinOp::Min {
-                    |b, a| nan_aware(b, a, true)
+                    |b, a| nan_aware(b, a, true, false)
                 } else {
-                    |b, a| nan_aware(b, a, false)
+                    |b, a| nan_aware(b, a, false, false)
                 }
             }
             _ => return Err(format!("{op:?} on `{ty}` is not compiled yet")),
@@ -2443,24 +2555,28 @@ impl Tx<'_, '_> {
     }
 }
 
-/// `fminf`/`fmaxf`: the other operand where one is NaN.
-fn nan_aware(b: &mut FunctionBuilder<'_>, a: &[Value], min: bool) -> Value {
-    let (x, y) = (a[0], a[1]);
-    let r = if min {
-        b.ins().fmin(x, y)
-    } else {
-        b.ins().fmax(x, y)
-    };
+/// `fminf`/`fmaxf` (`min` true or false) as the interpreter computes them. Its vector form
+/// (the `wide` crate on x86): `y` unless `x` is strictly smaller (larger) or `y` is NaN.
+/// Its scalar form (Rust's `f32::min`, for atomics, `scalar`): `x` unless `y` is strictly
+/// smaller (larger) or `x` is NaN. They differ only for NaNs and zeros of both signs.
+fn nan_aware(b: &mut FunctionBuilder<'_>, a: &[Value], min: bool, scalar: bool) -> Value {
+    let (x, y) = if scalar { (a[1], a[0]) } else { (a[0], a[1]) };
+    // Pick `x` where `x` beats `y`, else `y`; where `y` is NaN, `x`.
     let ty = b.func.dfg.value_type(x);
-    let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let cc = if min {
+        FloatCC::LessThan
+    } else {
+        FloatCC::GreaterThan
+    };
+    let beats = b.ins().fcmp(cc, x, y);
     let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
     if ty.is_vector() {
-        let xn = b.ins().bitcast(ty, lanes_le(), xn);
+        let beats = b.ins().bitcast(ty, lanes_le(), beats);
         let yn = b.ins().bitcast(ty, lanes_le(), yn);
-        let r = b.ins().bitselect(xn, y, r);
+        let r = b.ins().bitselect(beats, x, y);
         b.ins().bitselect(yn, x, r)
     } else {
-        let r = b.ins().select(xn, y, r);
+        let r = b.ins().select(beats, x, y);
         b.ins().select(yn, x, r)
     }
 }
@@ -2874,15 +2990,9 @@ impl Tx<'_, '_> {
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
         }
-        let slots: Vec<ir::StackSlot> = (0..n)
-            .map(|_| {
-                self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    256,
-                    4,
-                ))
-            })
-            .collect();
+        // Lanes that do not execute read as zero (deterministic, whatever the stack held).
+        let zero = self.zero(I32X4);
+        let slots: Vec<ir::StackSlot> = (0..n).map(|_| self.spill(&[zero; 16])).collect();
         let size1 = i64::from(ty.size());
         self.per_lane(&p, slot, size, site, &mut |tx, l, a| {
             let li = tx.b.ins().uextend(I64, l);
@@ -3008,5 +3118,287 @@ impl Tx<'_, '_> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         Ok(())
+    }
+}
+
+impl Tx<'_, '_> {
+    /// A shuffle within the warp: each executing lane reads the value another lane's register
+    /// holds (the interpreter's source lanes, [`crate::block`]'s `ShflOp::source`).
+    #[allow(clippy::too_many_arguments)]
+    fn shuffle(
+        &mut self,
+        dst: VarId,
+        ty: Scalar,
+        kind: ShflKind,
+        value: &Operand,
+        lane: &Operand,
+        width: &Operand,
+        site: Site,
+    ) -> Result<(), String> {
+        let (w, wt) = self.get(width);
+        let w = self.uniform(w, "a shuffle's width")?;
+        let w = self.convert_scalar(w, wt, S::U32);
+        // A width CUDA does not define stops the block; the interpreter names it.
+        let pc = self.b.ins().popcnt(w);
+        let pow2 = self.b.ins().icmp_imm_s(IntCC::Equal, pc, 1);
+        let small = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, w, 32);
+        let ok = self.b.ins().band(pow2, small);
+        let (go, bad) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, go, &[], bad, &[]);
+        self.b.switch_to_block(bad);
+        let (zero, z64) = (self.b.ins().iconst(I32, 0), self.b.ins().iconst(I64, 0));
+        self.fault(site, zero, u32::MAX, z64);
+        self.b.switch_to_block(go);
+        let (v, _) = self.get(value);
+        let V::L(vals) = v else {
+            // Every lane holds the same value: a shuffle returns it.
+            return self.assign(dst, v);
+        };
+        let (x, xt) = self.get(lane);
+        let x = self.convert(x, xt, S::U32);
+        let x = self.lanes(x, S::U32);
+        let wm1 = self.b.ins().iadd_imm_s(w, -1);
+        let wm1v = self.b.ins().splat(I32X4, wm1);
+        let wv = self.b.ins().splat(I32X4, w);
+        let shift = self.b.ins().ctz(w);
+        let mut src = Vec::new();
+        for (c, &x) in x.iter().enumerate() {
+            let l = self.iota(c);
+            let s = match kind {
+                ShflKind::Idx => {
+                    let seg = self.b.ins().band_not(l, wm1v);
+                    let off = self.b.ins().band(x, wm1v);
+                    self.b.ins().bor(seg, off)
+                }
+                ShflKind::Up => {
+                    let pos = self.b.ins().band(l, wm1v);
+                    let ok = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, pos, x);
+                    let from = self.b.ins().isub(l, x);
+                    self.b.ins().bitselect(ok, from, l)
+                }
+                ShflKind::Down => {
+                    // `pos + x < w` without overflow: `x < w - pos`.
+                    let pos = self.b.ins().band(l, wm1v);
+                    let room = self.b.ins().isub(wv, pos);
+                    let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, x, room);
+                    let from = self.b.ins().iadd(l, x);
+                    self.b.ins().bitselect(ok, from, l)
+                }
+                ShflKind::Xor => {
+                    let s = self.b.ins().bxor(l, x);
+                    let sseg = self.b.ins().ushr(s, shift);
+                    let lseg = self.b.ins().ushr(l, shift);
+                    let later = self.b.ins().icmp(IntCC::UnsignedGreaterThan, sseg, lseg);
+                    let m31 = self.b.ins().iconst(I32, 31);
+                    let m31 = self.b.ins().splat(I32X4, m31);
+                    let s = self.b.ins().band(s, m31);
+                    self.b.ins().bitselect(later, l, s)
+                }
+            };
+            src.push(s);
+        }
+        let slot = self.spill(&vals);
+        let base = self.b.ins().stack_addr(I64, slot, 0);
+        let lane_bytes = if ty.is_wide() { 8 } else { 4 };
+        let per = per_chunk(ty);
+        let mut out: Vec<Value> = (0..chunks(ty)).map(|_| self.zero(lane_ty(ty))).collect();
+        for l in 0..32 {
+            let i = self.b.ins().extractlane(src[l / 4], (l % 4) as u8);
+            // Within the 32 lanes by construction; masked so that no value can leave them.
+            let i = self.b.ins().band_imm_s(i, 31);
+            let i = self.b.ins().uextend(I64, i);
+            let at = self.b.ins().imul_imm_s(i, lane_bytes);
+            let at = self.b.ins().iadd(base, at);
+            let x = self.b.ins().load(scalar_ty(ty), mem(), at, 0);
+            out[l / per] = self.b.ins().insertlane(out[l / per], x, (l % per) as u8);
+        }
+        self.assign(dst, V::L(out))
+    }
+
+    /// `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask` (and the legacy forms,
+    /// whose member mask is the executing lanes).
+    fn vote(
+        &mut self,
+        dst: VarId,
+        kind: VoteKind,
+        mask: Option<&Operand>,
+        arg: Option<&Operand>,
+    ) -> Result<(), String> {
+        let m = self.get_mask(self.cur);
+        let active = self.bits(&m);
+        let member = match mask {
+            None => active,
+            Some(o) => {
+                let (v, t) = self.get(o);
+                let v = self.uniform(v, "a vote's mask")?;
+                self.convert_scalar(v, t, S::U32)
+            }
+        };
+        let named = self.b.ins().band(active, member);
+        let pred = match arg {
+            Some(a) if kind != VoteKind::ActiveMask => {
+                let (v, t) = self.get(a);
+                let p = self.convert(v, t, S::Bool);
+                let p = self.lanes(p, S::Bool);
+                let p: [Value; C32] = p.try_into().expect("eight chunks");
+                let bits = self.bits(&p);
+                self.b.ins().band(bits, named)
+            }
+            _ => named,
+        };
+        let r = match kind {
+            VoteKind::ActiveMask => active,
+            VoteKind::Ballot => pred,
+            VoteKind::Any => {
+                let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, pred, 0);
+                self.b.ins().uextend(I32, c)
+            }
+            VoteKind::All => {
+                let c = self.b.ins().icmp(IntCC::Equal, pred, named);
+                self.b.ins().uextend(I32, c)
+            }
+            VoteKind::MatchAny | VoteKind::Reduce(_) => unreachable!("refused by `supported`"),
+        };
+        let ty = self.k.vars[dst.0 as usize].ty;
+        let r = if ty == S::Bool {
+            let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+            self.b.ins().uextend(I32, c)
+        } else {
+            r
+        };
+        let lanes = self.lanes(V::U(r), ty);
+        self.assign(dst, V::L(lanes))
+    }
+
+    /// An atomic read-modify-write per executing lane, in lane order: a compare-and-swap loop
+    /// on the element's bits, so every operation (float ones too) is the interpreter's.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        dst: Option<VarId>,
+        ty: Scalar,
+        op: AtomicOp,
+        addr: &Addr,
+        a: &Operand,
+        b: Option<&Operand>,
+        site: Site,
+    ) -> Result<(), String> {
+        let size = i64::from(ty.size());
+        let slot = slot(self.k, addr.base);
+        let p = self.parts(addr);
+        let (x, _) = self.get(a);
+        let x = self.lanes(x, ty);
+        let y = match b {
+            Some(b) => {
+                let (y, _) = self.get(b);
+                self.lanes(y, ty)
+            }
+            None => x.clone(),
+        };
+        let (xs, ys) = (self.spill(&x), self.spill(&y));
+        let olds = self.spill(&x);
+        let int = if ty.is_wide() { I64 } else { I32 };
+        self.per_lane(&p, slot, size, site, &mut |tx, l, at| {
+            let li = tx.b.ins().uextend(I64, l);
+            let off = tx.b.ins().imul_imm_s(li, size);
+            let lane = |tx: &mut Self, ss: ir::StackSlot| {
+                let base = tx.b.ins().stack_addr(I64, ss, 0);
+                tx.b.ins().iadd(base, off)
+            };
+            let (xa, ya, oa) = (lane(tx, xs), lane(tx, ys), lane(tx, olds));
+            let xv = tx.b.ins().load(int, mem(), xa, 0);
+            let yv = tx.b.ins().load(int, mem(), ya, 0);
+            let first = tx.b.ins().atomic_load(int, mem(), at);
+            let old = tx.b.declare_var(int);
+            tx.b.def_var(old, first);
+            let (retry, done) = (tx.b.create_block(), tx.b.create_block());
+            tx.b.ins().jump(retry, &[]);
+            tx.b.switch_to_block(retry);
+            let o = tx.b.use_var(old);
+            let new = tx.atomic_value(op, ty, o, xv, yv);
+            let seen = tx.b.ins().atomic_cas(mem(), at, o, new);
+            let same = tx.b.ins().icmp(IntCC::Equal, seen, o);
+            tx.b.def_var(old, seen);
+            tx.b.ins().brif(same, done, &[], retry, &[]);
+            tx.b.switch_to_block(done);
+            tx.b.ins().store(mem(), o, oa, 0);
+        });
+        if let Some(d) = dst {
+            let base = self.b.ins().stack_addr(I64, olds, 0);
+            let v: Vec<Value> = (0..chunks(ty))
+                .map(|c| {
+                    self.b
+                        .ins()
+                        .load(lane_ty(ty), vmem(), base, (c * 16) as i32)
+                })
+                .collect();
+            self.assign(d, V::L(v))?;
+        }
+        Ok(())
+    }
+
+    /// The value an atomic stores, from the old value and the operands (bits of `ty`).
+    fn atomic_value(&mut self, op: AtomicOp, ty: Scalar, old: Value, x: Value, y: Value) -> Value {
+        let int = if ty.is_wide() { I64 } else { I32 };
+        if ty.is_float() {
+            let ft = scalar_ty(ty);
+            let f = |tx: &mut Self, v: Value| tx.b.ins().bitcast(ft, MemFlagsData::new(), v);
+            let (o, a, b) = (f(self, old), f(self, x), f(self, y));
+            let r = match op {
+                AtomicOp::Add => self.b.ins().fadd(o, a),
+                AtomicOp::Sub => self.b.ins().fsub(o, a),
+                AtomicOp::Min => nan_aware(&mut self.b, &[o, a], true, true),
+                AtomicOp::Max => nan_aware(&mut self.b, &[o, a], false, true),
+                AtomicOp::Cas => {
+                    let eq = self.b.ins().fcmp(FloatCC::Equal, o, a);
+                    self.b.ins().select(eq, b, o)
+                }
+                _ => a,
+            };
+            return self.b.ins().bitcast(int, MemFlagsData::new(), r);
+        }
+        let signed = ty.is_signed();
+        match op {
+            AtomicOp::Add => self.b.ins().iadd(old, x),
+            AtomicOp::Sub => self.b.ins().isub(old, x),
+            AtomicOp::Min if signed => self.b.ins().smin(old, x),
+            AtomicOp::Min => self.b.ins().umin(old, x),
+            AtomicOp::Max if signed => self.b.ins().smax(old, x),
+            AtomicOp::Max => self.b.ins().umax(old, x),
+            AtomicOp::Exch => x,
+            AtomicOp::And => self.b.ins().band(old, x),
+            AtomicOp::Or => self.b.ins().bor(old, x),
+            AtomicOp::Xor => self.b.ins().bxor(old, x),
+            AtomicOp::Cas => {
+                let eq = self.b.ins().icmp(IntCC::Equal, old, x);
+                self.b.ins().select(eq, y, old)
+            }
+            AtomicOp::Inc => {
+                let cc = if signed {
+                    IntCC::SignedGreaterThanOrEqual
+                } else {
+                    IntCC::UnsignedGreaterThanOrEqual
+                };
+                let wrap = self.b.ins().icmp(cc, old, x);
+                let next = self.b.ins().iadd_imm_s(old, 1);
+                let zero = self.b.ins().iconst(int, 0);
+                self.b.ins().select(wrap, zero, next)
+            }
+            AtomicOp::Dec => {
+                let cc = if signed {
+                    IntCC::SignedGreaterThan
+                } else {
+                    IntCC::UnsignedGreaterThan
+                };
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, old, 0);
+                let above = self.b.ins().icmp(cc, old, x);
+                let reset = self.b.ins().bor(zero, above);
+                let prev = self.b.ins().iadd_imm_s(old, -1);
+                self.b.ins().select(reset, x, prev)
+            }
+        }
     }
 }
