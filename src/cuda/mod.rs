@@ -11,8 +11,14 @@
 //! 2. **IR** ([`ir`]): the kernel as structured statements over per-thread scalar variables,
 //!    each leaf one block-wide operation; `analysis/` decides what every tier relies on
 //!    (uniformity).
-//! 3. **Executor** (`exec/`): runs the IR on [`crate::Block`], so a `.cu` kernel counts,
-//!    checks and faults exactly as a Rust kernel does. [`launch`] binds arguments and runs it.
+//! 3. **Tiers** that run the IR, never importing each other: the interpreter (`exec/`) runs
+//!    it on [`crate::Block`], so a `.cu` kernel counts, checks and faults exactly as a Rust
+//!    kernel does — every mode, every kernel, the oracle; the compiled tier (`jit/`) translates
+//!    it with Cranelift into native SIMD code (warps as vectors, regions between barriers run
+//!    warp by warp) for fast mode. [`launch`] binds arguments, picks the tier ([`Engine`]: the
+//!    compiled one where it applies, the reason in [`Tier`] where not) and runs it; a block the
+//!    compiled code stops on (a failed bounds check, a trap) runs again on the interpreter,
+//!    which names the fault.
 //!
 //! [`Module`] (`module.rs`) is the front-end's public face: a parsed translation unit that
 //! lists and lowers its kernels. [`host`] runs whole programs: their host code built by the
@@ -21,8 +27,11 @@
 //! # Invariants
 //!
 //! * `ir` imports nothing from the rest of `cuda`: it is the contract between the stages.
-//! * `front` and `analysis` import `ir`; `exec` imports `ir` and the engine, never `front`.
-//! * `launch` imports `exec`; nothing below imports `launch`.
+//! * `front` and `analysis` import `ir`; `exec` and `jit` import `ir`, `analysis` and the
+//!   engine, never `front` and never each other.
+//! * `launch` imports `exec` and `jit`; nothing below imports `launch`.
+//! * `unsafe` exists only in `jit/enter.rs` (calling compiled code), each use with a
+//!   `// SAFETY:` comment (`tests/safety.rs` checks it).
 //! * `host` imports `front` (the split), [`Module`] and `launch`; nothing imports `host`.
 
 pub mod ir;

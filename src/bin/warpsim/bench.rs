@@ -280,7 +280,7 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         }
         results.push(r);
     }
-    let twins = compare_twins(&dev, a.quick, runs)?;
+    let twins = compare_twins(&dev, a.quick, runs, a.instructions)?;
     let pocl_of = |t: &TwinTimes| {
         pocl.as_ref()
             .and_then(|p| t.pocl.as_ref().and_then(|key| p.get(key)))
@@ -306,6 +306,10 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
                     r["pocl_ms"] = json!(p);
                     r["cuda_over_pocl"] = json!(t.cuda_ms / p);
                 }
+                if let Some((i, j)) = t.per_instr {
+                    r["x86_per_warp_instruction_interp"] = json!(i);
+                    r["x86_per_warp_instruction_jit"] = json!(j);
+                }
                 r
             })
             .collect();
@@ -327,6 +331,9 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         if pocl.is_some() {
             head += &format!(" {:>9} {:>10}", "PoCL ms", "CUDA/PoCL");
         }
+        if a.instructions {
+            head += &format!(" {:>14} {:>14}", "x86/w-in interp", "x86/w-in jit");
+        }
         out!("{head}");
         for t in &twins {
             let mut line = format!(
@@ -342,6 +349,12 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
                 line += &match pocl_of(t) {
                     Some(p) => format!(" {:>9.2} {:>10.2}", p, t.cuda_ms / p),
                     None => format!(" {:>9} {:>10}", "-", "-"),
+                };
+            }
+            if a.instructions {
+                line += &match t.per_instr {
+                    Some((i, j)) => format!(" {i:>15.1} {j:>14.1}"),
+                    None => format!(" {:>15} {:>14}", "-", "-"),
                 };
             }
             out!("{line}");
@@ -498,21 +511,39 @@ fn pocl_times(script: &Path, runs: usize) -> Result<HashMap<(&'static str, Strin
     Ok(times)
 }
 
-/// The x86 instructions the case's kernel executes inside its blocks in fast mode on one CPU
-/// thread, counted by valgrind in a child `warpsim run` (`None` without valgrind).
-fn x86_instructions(c: &Case) -> Option<u64> {
+/// The x86 instructions a CUDA C kernel (`warpsim cu` arguments `args`) executes inside its
+/// blocks in fast mode on one CPU thread on tier `engine`, counted by valgrind in a child run
+/// (`None` without valgrind).
+fn cu_x86_instructions(args: &[String], engine: &str) -> Option<u64> {
+    let dir = std::env::temp_dir().join(format!("warpsim-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = dir.join("kernels.cu");
+    std::fs::write(&file, KERNELS_CU).ok()?;
+    callgrind(|c| {
+        c.arg("cu").arg(&file).args(args).args([
+            "--no-counters",
+            "--threads",
+            "1",
+            "--engine",
+            engine,
+        ]);
+    })
+}
+
+/// Instructions inside blocks (`run_block`) of a child `warpsim` run, counted by valgrind.
+fn callgrind(args: impl FnOnce(&mut Command)) -> Option<u64> {
     let exe = std::env::current_exe().ok()?;
-    let out = Command::new("valgrind")
-        .args([
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            "--toggle-collect=*launch::run_block*",
-        ])
-        .arg(exe)
-        .args(["run", c.kernel, "--no-counters", "--threads", "1"])
-        .args(&c.run_args)
-        .output()
-        .ok()?;
+    let mut cmd = Command::new("valgrind");
+    cmd.args([
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        // Compiled kernels are code written at run time.
+        "--smc-check=all-non-file",
+        "--toggle-collect=*launch::run_block*",
+    ])
+    .arg(exe);
+    args(&mut cmd);
+    let out = cmd.output().ok()?;
     let text = String::from_utf8_lossy(&out.stderr);
     let line = text.lines().find(|l| l.contains("Collected :"))?;
     line.rsplit(':')
@@ -521,6 +552,15 @@ fn x86_instructions(c: &Case) -> Option<u64> {
         .replace(',', "")
         .parse()
         .ok()
+}
+
+/// The x86 instructions the case's kernel executes inside its blocks in fast mode on one CPU
+/// thread, counted by valgrind in a child `warpsim run` (`None` without valgrind).
+fn x86_instructions(c: &Case) -> Option<u64> {
+    callgrind(|cmd| {
+        cmd.args(["run", c.kernel, "--no-counters", "--threads", "1"])
+            .args(&c.run_args);
+    })
 }
 
 /// `cuda/kernels.cu`, built in: the CUDA twins of the catalogue.
@@ -535,8 +575,10 @@ struct Twin {
     /// The buffer both forms write (compared before timing).
     output: Global<f32>,
     rust: Box<dyn Fn() -> Result<(), Error>>,
-    /// The CUDA C launch; its tier.
-    cu: Box<dyn Fn() -> Result<cuda::Tier, Error>>,
+    /// The CUDA C launch in a mode; its report.
+    cu: Box<dyn Fn(Mode) -> Result<cuda::CudaReport, Error>>,
+    /// The same launch as `warpsim cu` arguments (for the instruction counts' child runs).
+    cu_args: Vec<String>,
 }
 
 /// The reductions' block-partials launch and the transposes, each in both forms, on the same
@@ -588,6 +630,24 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
         let out = dev.alloc_zeroed::<f32>("out", grid as usize);
         let cfg = LaunchConfig::new(grid, 256).mode(Mode::Fast);
         let cu_cfg = cfg.clone().dynamic_shared(256 * 4);
+        let cu_args = [
+            "--kernel",
+            name,
+            "--grid",
+            &grid.to_string(),
+            "--block",
+            "256",
+            "--smem",
+            "1024",
+            "--arg",
+            &format!("float[{n}]:rand"),
+            "--arg",
+            &format!("float[{grid}]:zeros"),
+            "--arg",
+            &n.to_string(),
+        ]
+        .map(String::from)
+        .to_vec();
         let (d, d2, x2, out2) = (dev.clone(), dev.clone(), x.clone(), out.clone());
         let x = x.clone();
         let size = format!("2^{}", n.trailing_zeros());
@@ -600,10 +660,11 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
                 d.launch(&cfg, |b: &mut Block<'_>| rust(b, &x, &out, n))
                     .map(drop)
             }),
-            cu: Box::new(move || {
+            cu: Box::new(move |mode| {
                 let args = [Arg::buffer(&x2), Arg::buffer(&out2), Arg::Int(n.into())];
-                cuda::launch(&d2, &k, &cu_cfg, &args).map(|r| r.tier)
+                cuda::launch(&d2, &k, &cu_cfg.clone().mode(mode), &args)
             }),
+            cu_args,
         });
     }
     for side in sides {
@@ -640,6 +701,25 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
                 output.clone(),
             );
             let size = format!("{side}x{side}");
+            let elems = side * side;
+            let cu_args = [
+                "--kernel",
+                name,
+                "--grid",
+                &format!("{}x{}", side / 32, side / 32),
+                "--block",
+                "32x8",
+                "--arg",
+                &format!("float[{elems}]:zeros"),
+                "--arg",
+                &format!("float[{elems}]:rand"),
+                "--arg",
+                &side.to_string(),
+                "--arg",
+                &side.to_string(),
+            ]
+            .map(String::from)
+            .to_vec();
             v.push(Twin {
                 kernel,
                 pocl: Some((pocl, size.clone())),
@@ -648,15 +728,16 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
                 rust: Box::new(move || {
                     transpose::launch(&d, variant, &i, &o, side, side, Mode::Fast).map(drop)
                 }),
-                cu: Box::new(move || {
+                cu: Box::new(move |mode| {
                     let args = [
                         Arg::buffer(&o2),
                         Arg::buffer(&i2),
                         Arg::Int(side.into()),
                         Arg::Int(side.into()),
                     ];
-                    cuda::launch(&d2, &k, &cfg, &args).map(|r| r.tier)
+                    cuda::launch(&d2, &k, &cfg.clone().mode(mode), &args)
                 }),
+                cu_args,
             });
         }
     }
@@ -672,6 +753,8 @@ struct TwinTimes {
     cuda_ms: f64,
     /// The tier of the first launch, with its compile time.
     tier: cuda::Tier,
+    /// x86 instructions per warp instruction in fast mode: on the interpreter, compiled.
+    per_instr: Option<(f64, f64)>,
 }
 
 /// The CUDA C twins against the Rust API, interleaved, median of `runs`.
@@ -679,6 +762,7 @@ fn compare_twins(
     dev: &std::sync::Arc<Device>,
     quick: bool,
     runs: usize,
+    instructions: bool,
 ) -> Result<Vec<TwinTimes>, String> {
     let mut rows = Vec::new();
     for t in twins(dev, quick)? {
@@ -687,7 +771,7 @@ fn compare_twins(
         (t.rust)().map_err(|e| e.to_string())?;
         let want = t.output.to_vec();
         t.output.fill(f32::NAN);
-        let tier = (t.cu)().map_err(|e| e.to_string())?;
+        let tier = (t.cu)(Mode::Fast).map_err(|e| e.to_string())?.tier;
         let same = want
             .iter()
             .zip(&t.output.to_vec())
@@ -701,8 +785,22 @@ fn compare_twins(
         let (mut r, mut c) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             r.push(time(&|| (t.rust)().map(|()| 0))?);
-            c.push(time(&|| (t.cu)().map(|_| 0))?);
+            c.push(time(&|| (t.cu)(Mode::Fast).map(|_| 0))?);
         }
+        let per_instr = if instructions {
+            let counted = (t.cu)(Mode::Count)
+                .map_err(|e| e.to_string())?
+                .launch
+                .counters
+                .map_or(0, |c| c.warp_instructions)
+                .max(1) as f64;
+            let x86 = |engine| cu_x86_instructions(&t.cu_args, engine);
+            x86("interp")
+                .zip(x86("jit"))
+                .map(|(i, j)| (i as f64 / counted, j as f64 / counted))
+        } else {
+            None
+        };
         rows.push(TwinTimes {
             kernel: t.kernel,
             size: t.size,
@@ -710,6 +808,7 @@ fn compare_twins(
             rust_ms: median(r),
             cuda_ms: median(c),
             tier,
+            per_instr,
         });
     }
     Ok(rows)

@@ -21,12 +21,21 @@
 //! fault with its full location (or, should the re-run not fault, the launch reports what the
 //! compiled code saw).
 //!
-//! What it compiles: fast mode (no counters), and the IR the documents' kernels use —
-//! integer and floating-point arithmetic, comparisons, conversions, loads and stores of
-//! scalars, divergent `if`s and loops, inlined calls, plain barriers. Anything else is
-//! refused by [`compile`] with the reason, and the launch runs on the interpreter.
-//! Compiled code is cached per kernel and block shape for the life of the process and never
-//! freed.
+//! Outputs are the interpreter's for every kernel without a race between the warps of a
+//! block (the tiers order warps differently between barriers, as CUDA allows):
+//! `tests/tiers.rs` runs every kernel of the repository on both, `tests/tiers_random.rs`
+//! random structured ones.
+//!
+//! What it compiles: fast mode (no counters), the default warp order, and the IR the documents'
+//! kernels and most real ones use — integer and floating-point arithmetic with C's rules,
+//! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
+//! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics. Anything
+//! else (`printf`, per-thread arrays, the math library beyond square roots and rounding,
+//! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
+//! buffer at run time) is refused by `compile` with the reason, and the launch runs on the
+//! interpreter. Compiled code is cached per kernel and block shape for the life of the
+//! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr
+//! as it is compiled.
 
 #[allow(unsafe_code)]
 mod enter;

@@ -2587,6 +2587,8 @@ struct Row {
     ok: Value,
     /// Whether the step is one element (`I8`).
     unit: Value,
+    /// The step in elements, where known at compile time.
+    known: Option<i64>,
     /// Lane 0's address.
     addr: Value,
     /// Bytes from one lane's element to the next (`I64`).
@@ -2885,6 +2887,7 @@ impl Tx<'_, '_> {
         Some(Row {
             ok,
             unit,
+            known,
             addr,
             step,
         })
@@ -2962,7 +2965,12 @@ impl Tx<'_, '_> {
             );
             self.b.ins().brif(row.ok, affine, &[], slow, &[]);
             self.b.switch_to_block(affine);
-            self.b.ins().brif(row.unit, unit, &[], strided, &[]);
+            // A step known at compile time leaves the other path unreachable (and removed).
+            match row.known {
+                Some(1) => self.b.ins().jump(unit, &[]),
+                Some(_) => self.b.ins().jump(strided, &[]),
+                None => self.b.ins().brif(row.unit, unit, &[], strided, &[]),
+            };
             // One vector load per chunk (lanes outside the mask read in-bounds elements that
             // the masked assignment then drops).
             self.b.switch_to_block(unit);
@@ -3068,7 +3076,12 @@ impl Tx<'_, '_> {
             };
             self.b.ins().brif(go, affine, &[], slow, &[]);
             self.b.switch_to_block(affine);
-            self.b.ins().brif(row.unit, unit, &[], strided, &[]);
+            // A step known at compile time leaves the other path unreachable (and removed).
+            match row.known {
+                Some(1) => self.b.ins().jump(unit, &[]),
+                Some(_) => self.b.ins().jump(strided, &[]),
+                None => self.b.ins().brif(row.unit, unit, &[], strided, &[]),
+            };
             self.b.switch_to_block(unit);
             let mw = self.mask_for(ty, &m);
             for (c, &v) in vals[0].iter().enumerate() {
