@@ -849,6 +849,92 @@ pub enum Stmt {
     },
 }
 
+impl Op {
+    /// Every operand the computation reads, in order.
+    pub fn operands(&self) -> Vec<Operand> {
+        match self {
+            Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => vec![*src],
+            Op::Unary { a, .. } => vec![*a],
+            Op::Binary { a, b, .. } | Op::Cmp { a, b, .. } | Op::And { a, b } | Op::Or { a, b } => {
+                vec![*a, *b]
+            }
+            Op::Fma { a, b, c } => vec![*a, *b, *c],
+            Op::Select { cond, a, b } => vec![*cond, *a, *b],
+            Op::Offset { offset, index } => std::iter::once(*offset)
+                .chain(index.iter().map(|(o, _)| *o))
+                .collect(),
+        }
+    }
+}
+
+impl Stmt {
+    /// Every operand the statement itself reads (an `if`'s condition, not its branches'
+    /// statements), in evaluation order.
+    pub fn reads(&self) -> Vec<Operand> {
+        match self {
+            Stmt::Assign(a) => a.op.operands(),
+            Stmt::Load { addr, .. } => addr.operands().collect(),
+            Stmt::Store { addr, values, .. } => {
+                addr.operands().chain(values.iter().copied()).collect()
+            }
+            Stmt::Atomic { addr, a, b, .. } => addr
+                .operands()
+                .chain(std::iter::once(*a))
+                .chain(*b)
+                .collect(),
+            Stmt::If { cond, .. } => vec![*cond],
+            Stmt::Sync { pred, .. } => pred.iter().copied().collect(),
+            Stmt::SyncWarp { mask, .. } => vec![*mask],
+            Stmt::Shfl {
+                mask,
+                value,
+                lane,
+                width,
+                ..
+            } => mask
+                .iter()
+                .copied()
+                .chain([*value, *lane, *width])
+                .collect(),
+            Stmt::Vote { mask, arg, .. } => mask.iter().chain(arg.iter()).copied().collect(),
+            Stmt::Printf { args, .. } => args.iter().map(|(o, _)| *o).collect(),
+            Stmt::LocalLoad { index, .. } => vec![*index],
+            Stmt::LocalStore { index, value, .. } => vec![*index, *value],
+            Stmt::Loop { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Inline { .. }
+            | Stmt::Fence { .. }
+            | Stmt::Trap { .. } => Vec::new(),
+        }
+    }
+
+    /// Every variable the statement itself assigns (not its nested statements').
+    pub fn writes(&self) -> Vec<VarId> {
+        match self {
+            Stmt::Assign(a) => vec![a.dst],
+            Stmt::Load { dst, .. } => dst.clone(),
+            Stmt::Atomic { dst, .. } | Stmt::Sync { dst, .. } => dst.iter().copied().collect(),
+            Stmt::Shfl { dst, .. } | Stmt::Vote { dst, .. } | Stmt::LocalLoad { dst, .. } => {
+                vec![*dst]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The statement lists nested in it: an `if`'s branches, a loop's body and step, an
+    /// inlined call's body.
+    pub fn children(&self) -> Vec<&[Stmt]> {
+        match self {
+            Stmt::If { then, els, .. } => vec![then, els],
+            Stmt::Loop { body, step, .. } => vec![body, step],
+            Stmt::Inline { body } => vec![body],
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A kernel parameter as the launch passes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {

@@ -154,12 +154,10 @@ enum Item {
 }
 
 fn contains(s: &Stmt, f: &dyn Fn(&Stmt) -> bool) -> bool {
-    f(s) || match s {
-        Stmt::If { then, els, .. } => then.iter().chain(els).any(|s| contains(s, f)),
-        Stmt::Loop { body, step, .. } => body.iter().chain(step).any(|s| contains(s, f)),
-        Stmt::Inline { body } => body.iter().any(|s| contains(s, f)),
-        _ => false,
-    }
+    f(s) || s
+        .children()
+        .iter()
+        .any(|l| l.iter().any(|s| contains(s, f)))
 }
 
 /// Whether `s` has a `break` or `continue` that leaves it (not inside a loop of its own).
@@ -283,21 +281,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
     };
     match s {
         Stmt::Assign(a) => {
-            let ops: Vec<Operand> = match &a.op {
-                Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => vec![*src],
-                Op::Unary { a, .. } => vec![*a],
-                Op::Binary { a, b, .. }
-                | Op::Cmp { a, b, .. }
-                | Op::And { a, b }
-                | Op::Or { a, b } => {
-                    vec![*a, *b]
-                }
-                Op::Fma { a, b, c } => vec![*a, *b, *c],
-                Op::Select { cond, a, b } => vec![*cond, *a, *b],
-                Op::Offset { offset, index } => std::iter::once(*offset)
-                    .chain(index.iter().map(|(o, _)| *o))
-                    .collect(),
-            };
+            let ops = a.op.operands();
             ops.iter().try_for_each(operand)?;
             op_supported(&a.op, a.ty)
         }
@@ -412,119 +396,20 @@ pub(super) struct Layout {
     params: Vec<Option<VarId>>,
 }
 
+/// Every variable `s` and its nested statements read (`false`) or assign (`true`).
 fn visit_vars(s: &Stmt, f: &mut dyn FnMut(VarId, bool)) {
-    let op = |o: &Operand, f: &mut dyn FnMut(VarId, bool)| {
+    for o in s.reads() {
         if let Some(v) = o.var() {
             f(v, false)
         }
-    };
-    let addr = |a: &Addr, f: &mut dyn FnMut(VarId, bool)| {
-        for o in a.operands() {
-            if let Some(v) = o.var() {
-                f(v, false)
-            }
+    }
+    for v in s.writes() {
+        f(v, true)
+    }
+    for list in s.children() {
+        for s in list {
+            visit_vars(s, f)
         }
-    };
-    match s {
-        Stmt::Assign(a) => {
-            match &a.op {
-                Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => op(src, f),
-                Op::Unary { a, .. } => op(a, f),
-                Op::Binary { a, b, .. }
-                | Op::Cmp { a, b, .. }
-                | Op::And { a, b }
-                | Op::Or { a, b } => {
-                    op(a, f);
-                    op(b, f)
-                }
-                Op::Fma { a, b, c } => {
-                    op(a, f);
-                    op(b, f);
-                    op(c, f)
-                }
-                Op::Select { cond, a, b } => {
-                    op(cond, f);
-                    op(a, f);
-                    op(b, f)
-                }
-                Op::Offset { offset, index } => {
-                    op(offset, f);
-                    for (o, _) in index {
-                        op(o, f)
-                    }
-                }
-            }
-            f(a.dst, true)
-        }
-        Stmt::Load { dst, addr: a, .. } => {
-            addr(a, f);
-            for d in dst {
-                f(*d, true)
-            }
-        }
-        Stmt::Store {
-            addr: a, values, ..
-        } => {
-            addr(a, f);
-            for v in values {
-                op(v, f)
-            }
-        }
-        Stmt::Atomic {
-            dst,
-            addr: at,
-            a,
-            b,
-            ..
-        } => {
-            addr(at, f);
-            op(a, f);
-            if let Some(b) = b {
-                op(b, f)
-            }
-            if let Some(d) = dst {
-                f(*d, true)
-            }
-        }
-        Stmt::Shfl {
-            dst,
-            mask,
-            value,
-            lane,
-            width,
-            ..
-        } => {
-            for o in mask.iter().chain([value, lane, width]) {
-                op(o, f)
-            }
-            f(*dst, true)
-        }
-        Stmt::Vote { dst, mask, arg, .. } => {
-            for o in mask.iter().chain(arg.iter()) {
-                op(o, f)
-            }
-            f(*dst, true)
-        }
-        Stmt::SyncWarp { mask, .. } => op(mask, f),
-        Stmt::If {
-            cond, then, els, ..
-        } => {
-            op(cond, f);
-            for s in then.iter().chain(els) {
-                visit_vars(s, f)
-            }
-        }
-        Stmt::Loop { body, step, .. } => {
-            for s in body.iter().chain(step) {
-                visit_vars(s, f)
-            }
-        }
-        Stmt::Inline { body } => {
-            for s in body {
-                visit_vars(s, f)
-            }
-        }
-        _ => {}
     }
 }
 
@@ -1655,88 +1540,13 @@ fn tables_used(stmts: &[&Stmt]) -> Vec<usize> {
 
 /// Every operand `s` reads, nested statements included.
 fn for_operands(s: &Stmt, f: &mut dyn FnMut(&Operand)) {
-    let addr = |a: &Addr, f: &mut dyn FnMut(&Operand)| {
-        for o in a.operands() {
-            f(&o)
+    for o in s.reads() {
+        f(&o)
+    }
+    for list in s.children() {
+        for s in list {
+            for_operands(s, f)
         }
-    };
-    match s {
-        Stmt::Assign(a) => match &a.op {
-            Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => f(src),
-            Op::Unary { a, .. } => f(a),
-            Op::Binary { a, b, .. } | Op::Cmp { a, b, .. } | Op::And { a, b } | Op::Or { a, b } => {
-                f(a);
-                f(b)
-            }
-            Op::Fma { a, b, c } => {
-                f(a);
-                f(b);
-                f(c)
-            }
-            Op::Select { cond, a, b } => {
-                f(cond);
-                f(a);
-                f(b)
-            }
-            Op::Offset { offset, index } => {
-                f(offset);
-                for (o, _) in index {
-                    f(o)
-                }
-            }
-        },
-        Stmt::Load { addr: a, .. } => addr(a, f),
-        Stmt::Store {
-            addr: a, values, ..
-        } => {
-            addr(a, f);
-            for v in values {
-                f(v)
-            }
-        }
-        Stmt::Atomic { addr: at, a, b, .. } => {
-            addr(at, f);
-            f(a);
-            if let Some(b) = b {
-                f(b)
-            }
-        }
-        Stmt::Shfl {
-            mask,
-            value,
-            lane,
-            width,
-            ..
-        } => {
-            for o in mask.iter().chain([value, lane, width]) {
-                f(o)
-            }
-        }
-        Stmt::Vote { mask, arg, .. } => {
-            for o in mask.iter().chain(arg.iter()) {
-                f(o)
-            }
-        }
-        Stmt::SyncWarp { mask, .. } => f(mask),
-        Stmt::If {
-            cond, then, els, ..
-        } => {
-            f(cond);
-            for s in then.iter().chain(els) {
-                for_operands(s, f)
-            }
-        }
-        Stmt::Loop { body, step, .. } => {
-            for s in body.iter().chain(step) {
-                for_operands(s, f)
-            }
-        }
-        Stmt::Inline { body } => {
-            for s in body {
-                for_operands(s, f)
-            }
-        }
-        _ => {}
     }
 }
 
@@ -1772,24 +1582,14 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
     type Assigns<'k> = Vec<(usize, &'k crate::cuda::ir::Assign)>;
     fn walk<'k>(list: &'k [Stmt], defs: &mut [u32], assigns: &mut Assigns<'k>) {
         for s in list {
-            match s {
-                Stmt::If { then, els, .. } => {
-                    walk(then, defs, assigns);
-                    walk(els, defs, assigns);
-                }
-                Stmt::Loop { body, step, .. } => {
-                    walk(body, defs, assigns);
-                    walk(step, defs, assigns);
-                }
-                Stmt::Inline { body } => walk(body, defs, assigns),
-                leaf => visit_vars(leaf, &mut |v, write| {
-                    if write {
-                        defs[v.0 as usize] += 1;
-                    }
-                }),
+            for v in s.writes() {
+                defs[v.0 as usize] += 1;
             }
             if let Stmt::Assign(a) = s {
                 assigns.push((s as *const Stmt as usize, a));
+            }
+            for l in s.children() {
+                walk(l, defs, assigns);
             }
         }
     }
