@@ -359,3 +359,35 @@ fn the_watchdog_stops_endless_loops_on_both_tiers() {
         }
     }
 }
+
+/// A variable assigned only under a block-level `if` (around a barrier) reads as the
+/// interpreter's zero in blocks that skip the `if`, whichever block ran before on the same CPU
+/// thread (the compiled tier keeps such values in a frame it reuses between blocks).
+#[test]
+fn values_do_not_leak_between_blocks() {
+    let src = "__global__ void k(int *out, int n) {\n\
+               int t = threadIdx.x;\n\
+               int v;\n\
+               if (blockIdx.x % 2 == 0) { v = t + 100; __syncthreads(); }\n\
+               __syncthreads();\n\
+               out[blockIdx.x * blockDim.x + t] = v;\n\
+               }\n";
+    let module = Module::from_source("leak.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("k").expect("lowers");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool");
+    let outcome = |engine: Engine| {
+        let dev = Device::default();
+        let out = dev.alloc_zeroed::<i32>("out", 256);
+        let cfg = LaunchConfig::new(4, 64).mode(Mode::Fast).engine(engine);
+        let r = pool.install(|| cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out), Arg::Int(0)]));
+        (r.map(|r| r.tier).expect("runs"), out.to_vec())
+    };
+    let (_, want) = outcome(Engine::Interp);
+    let (tier, got) = outcome(Engine::Jit);
+    assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+    assert_eq!(want[64..128], [0; 64], "an odd block reads zero");
+    assert_eq!(want, got);
+}

@@ -41,7 +41,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     let threads = shape.block.iter().map(|&d| d as usize).product::<usize>();
     let warps = threads.div_ceil(32);
     let mut regions = Vec::new();
-    let items = plan(k, &k.body, false, &mut regions)?;
+    let items = plan(k, &k.body, false, false, &mut regions)?;
     for r in &regions {
         for s in &r.stmts {
             supported(k, s)?;
@@ -132,6 +132,9 @@ pub(super) struct Region<'k> {
     stmts: Vec<&'k Stmt>,
     /// Whether a block-level loop encloses it (it may run more than once).
     in_loop: bool,
+    /// Whether a block-level `if` or loop encloses it (it may not run, or run again): then it
+    /// cannot be where a variable's frame rows start.
+    guarded: bool,
 }
 
 /// The block-level structure: regions, and the uniform control flow around barriers.
@@ -188,6 +191,7 @@ fn plan<'k>(
     k: &Kernel,
     stmts: &'k [Stmt],
     in_loop: bool,
+    guarded: bool,
     regions: &mut Vec<Region<'k>>,
 ) -> Result<Vec<Item>, String> {
     let mut items = Vec::new();
@@ -200,6 +204,7 @@ fn plan<'k>(
             regions.push(Region {
                 stmts: std::mem::take(run),
                 in_loop,
+                guarded,
             });
             let r = regions.len() - 1;
             items.push(if uniform {
@@ -234,8 +239,8 @@ fn plan<'k>(
                 ..
             } => items.push(Item::If {
                 cond: *cond,
-                then: plan(k, then, in_loop, regions)?,
-                els: plan(k, els, in_loop, regions)?,
+                then: plan(k, then, in_loop, true, regions)?,
+                els: plan(k, els, in_loop, true, regions)?,
             }),
             Stmt::Loop {
                 body,
@@ -243,8 +248,8 @@ fn plan<'k>(
                 varying: false,
                 site,
             } => items.push(Item::Loop {
-                body: plan(k, body, true, regions)?,
-                step: plan(k, step, true, regions)?,
+                body: plan(k, body, true, true, regions)?,
+                step: plan(k, step, true, true, regions)?,
                 site: *site,
             }),
             Stmt::Inline { body }
@@ -252,7 +257,7 @@ fn plan<'k>(
                     .iter()
                     .any(|s| contains(s, &|s| matches!(s, Stmt::Return))) =>
             {
-                items.extend(plan(k, body, in_loop, regions)?);
+                items.extend(plan(k, body, in_loop, guarded, regions)?);
             }
             _ => {
                 return Err(
@@ -456,7 +461,7 @@ impl Layout {
                 let bytes = if k.vars[v].ty.is_wide() { 8 } else { 4 };
                 frame_off[v] = Some(frame_bytes);
                 frame_bytes += warps * 32 * bytes;
-                if regions[regs[0]].in_loop {
+                if regions[regs[0]].guarded {
                     zeroed.push(VarId(v as u32));
                 }
             }
@@ -469,7 +474,7 @@ impl Layout {
                     .map(|&(v, write)| {
                         let regs = &used_in[v.0 as usize];
                         let in_frame = frame_off[v.0 as usize].is_some();
-                        let first = regs[0] == r && !regions[r].in_loop;
+                        let first = regs[0] == r && !regions[r].guarded;
                         let load = in_frame && !first;
                         let store = in_frame && (write || first);
                         (v, load, store)
