@@ -328,7 +328,7 @@ impl Device {
         g
     }
 
-    fn validate(&self, cfg: &LaunchConfig) -> Result<(), Error> {
+    pub(crate) fn validate(&self, cfg: &LaunchConfig) -> Result<(), Error> {
         let p = &self.profile;
         let (g, b) = (cfg.grid, cfg.block);
         let fail = |reason: String| {

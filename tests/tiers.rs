@@ -272,6 +272,12 @@ fn escapes_fail_alike_on_both_tiers() {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i > 3) x[i] = 1.0f;
         }
+        __global__ void null_constant(float *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            float *p = 0;
+            if (i == 5) p[i] = 1.0f;
+            x[i] = 2.0f;
+        }
         __global__ void trap(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i == 70) __trap();
@@ -390,4 +396,27 @@ fn values_do_not_leak_between_blocks() {
     assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
     assert_eq!(want[64..128], [0; 64], "an odd block reads zero");
     assert_eq!(want, got);
+}
+
+/// A block shape the device refuses is an invalid launch on every engine, before anything is
+/// compiled for it (a compiled tier sized by the block would otherwise allocate for 2^32
+/// threads).
+#[test]
+fn an_impossible_block_is_refused_before_compiling() {
+    let module = Module::from_source(
+        "big.cu",
+        "__global__ void k(int *x) { x[threadIdx.x] = 1; }",
+        &Options::default(),
+    )
+    .expect("parses");
+    let k = module.lower("k").expect("lowers");
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<i32>("x", 64);
+    for engine in [Engine::Auto, Engine::Jit] {
+        let cfg = LaunchConfig::new(1, (65536, 65536, 1))
+            .mode(Mode::Fast)
+            .engine(engine);
+        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("refused");
+        assert!(matches!(e, warpsim::Error::InvalidLaunch { .. }), "{e}");
+    }
 }

@@ -186,6 +186,8 @@ pub fn launch_with(
     );
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
+    // A shape the device refuses is reported before anything is compiled for it.
+    dev.validate(cfg)?;
     let (compiled, tier) = choose(kernel, cfg)?;
     let launch = match compiled.as_deref() {
         Some(Ok(c)) => {

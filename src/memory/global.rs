@@ -149,11 +149,12 @@ impl<T: Element> Global<T> {
         (whole, self.offset)
     }
 
-    /// The whole allocation as compiled code addresses it: its first byte and its length.
+    /// The view as compiled code addresses it: its first byte and its length in bytes (the
+    /// elements the interpreter's `place_sized` sees).
     pub(crate) fn raw(&self) -> crate::cuda::jit::Buf {
         crate::cuda::jit::Buf {
-            ptr: self.alloc.words.as_ptr() as usize,
-            len: self.alloc.len as u64,
+            ptr: self.alloc.words.as_ptr() as usize + self.offset,
+            len: (self.len * T::SIZE as usize) as u64,
         }
     }
 

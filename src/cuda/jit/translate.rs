@@ -2555,9 +2555,11 @@ impl Tx<'_, '_> {
         let l = self.b.ins().ctz(m);
         let byte = self.lane_byte(p, &spilled, l);
         self.check(slot, byte, size, size, site, l);
-        let s = slot.expect("a checked access has a buffer");
-        let addr = self.b.ins().iadd(self.buf_ptr[s], byte);
-        each(self, l, addr);
+        // Without a buffer (a null pointer) the check always faults: nothing to access.
+        if let Some(s) = slot {
+            let addr = self.b.ins().iadd(self.buf_ptr[s], byte);
+            each(self, l, addr);
+        }
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let rest = self.b.ins().band(m, m1);
         self.b.def_var(mv, rest);
