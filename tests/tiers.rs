@@ -278,6 +278,18 @@ fn escapes_fail_alike_on_both_tiers() {
             if (i == 5) p[i] = 1.0f;
             x[i] = 2.0f;
         }
+        __global__ void fault_after_atomic(float *x, int n) {
+            if (threadIdx.x == 3 && blockIdx.x == 1) {
+                float v = atomicAdd(&x[0], 1.0f);
+                if (v == 0.5f) x[n + 100000] = 5.0f;
+            }
+        }
+        __global__ void misaligned_after_atomic(float *x, int n) {
+            if (threadIdx.x == 3) {
+                float v = atomicAdd(&x[1], 1.0f);
+                if (v == 0.5f) ((float *)((char *)x + 2))[threadIdx.x] = 5.0f;
+            }
+        }
         __global__ void trap(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i == 70) __trap();

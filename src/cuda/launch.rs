@@ -11,7 +11,7 @@ use super::exec::{Exec, Plan, PrintKey, Val};
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
 use crate::cuda::ir::{Kernel, ParamKind, Scalar};
-use crate::error::Error;
+use crate::error::{AccessFault, Error, Space};
 use crate::memory::Element;
 use crate::site::SiteTable;
 use crate::values::frame::{R32, R64};
@@ -200,12 +200,22 @@ pub fn launch_with(
                 })
                 .collect();
             bufs.extend(globals.iter().map(|g| g.raw()));
+            let addresses: Vec<u64> = buffers
+                .iter()
+                .map(|b| match b {
+                    Some(Ok(g)) => g.address(),
+                    Some(Err(address)) => *address,
+                    None => 0,
+                })
+                .chain(globals.iter().map(|g| g.address()))
+                .collect();
             let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
             dev.launch_with_sites(cfg, sites, |b| {
                 let run = Run {
                     c,
                     kernel,
                     bufs: &bufs,
+                    addresses: &addresses,
                     uniforms: &uniforms,
                     fired: watchdog.fired(),
                     limit,
@@ -287,6 +297,8 @@ struct Run<'a> {
     c: &'a Compiled,
     kernel: &'a Kernel,
     bufs: &'a [Buf],
+    /// The device address of each buffer slot before the shared ones (for messages).
+    addresses: &'a [u64],
     uniforms: &'a [u64],
     fired: &'a AtomicBool,
     /// The time limit in seconds (for the message).
@@ -325,7 +337,7 @@ impl Run<'_> {
             self.uniforms,
             self.fired,
         );
-        let site = c.sites.get(f.site as usize).copied().unwrap_or_default();
+        let (site, access) = c.sites.get(f.site as usize).copied().unwrap_or_default();
         let location = b
             .launch
             .sites
@@ -342,25 +354,78 @@ impl Run<'_> {
             Status::Fault => {
                 b.st.arena.reset(0);
                 interpret(b);
-                // The interpreter finished the block where the compiled code stopped: say so.
-                fault(Error::Unsupported {
-                    kernel: b.launch.name.clone(),
-                    reason: format!(
-                        "the compiled code stopped block {} thread {} (byte {} of {}){}, where \
-                         the interpreter's re-run of the block did not; run it with --engine \
-                         interp",
-                        b.st.idx,
-                        b.thread_of(f.warp, f.lane),
-                        f.byte,
-                        if f.slot == u32::MAX {
-                            "no buffer".to_string()
-                        } else {
-                            kernel.buffer_name(f.slot)
-                        },
-                        location.map_or(String::new(), |l| format!(" at {l}"))
-                    ),
-                })
+                // The interpreter finished the block where the compiled code stopped (the
+                // compiled code's writes before the fault changed what it read): report what
+                // the compiled code saw.
+                let what = match access {
+                    Some(a) => self.access_fault(b, &bufs, &f, a, location),
+                    None => Error::Unsupported {
+                        kernel: b.launch.name.clone(),
+                        reason: format!(
+                            "the compiled code stopped block {} thread {}{}, where the \
+                             interpreter's re-run of the block did not; run it with --engine \
+                             interp",
+                            b.st.idx,
+                            b.thread_of(f.warp, f.lane),
+                            location.map_or(String::new(), |l| format!(" at {l}"))
+                        ),
+                    },
+                };
+                fault(what)
             }
+        }
+    }
+
+    /// The error of an access the compiled code found outside its buffer or misaligned.
+    fn access_fault(
+        &self,
+        b: &Block<'_>,
+        bufs: &[Buf],
+        f: &jit::FaultSite,
+        (access, size): jit::Access,
+        location: Option<String>,
+    ) -> Error {
+        let k = self.kernel;
+        let slot = f.slot as usize;
+        let globals = self.addresses.len();
+        let shared = globals + k.shared.len();
+        let (buffer, space, address) = if slot < globals {
+            let name = if slot < globals - k.globals.len() {
+                k.buffer_name(f.slot)
+            } else {
+                k.globals[slot - (globals - k.globals.len())].name.clone()
+            };
+            let address = self.addresses[slot].wrapping_add(f.byte as u64);
+            (name, Space::Global, address)
+        } else {
+            let name = if slot < shared {
+                k.shared[slot - globals].name.clone()
+            } else {
+                "extern __shared__".to_string()
+            };
+            let arena = bufs.last().map_or(0, |d| d.ptr);
+            let at = bufs.get(slot).map_or(0, |d| d.ptr - arena) as u64;
+            (name, Space::Shared, at.wrapping_add(f.byte as u64))
+        };
+        let detail = Box::new(AccessFault {
+            kernel: b.launch.name.clone(),
+            block: b.st.idx,
+            thread: b.thread_of(f.warp, f.lane),
+            space,
+            access,
+            buffer,
+            index: f.byte.div_euclid(i64::from(size)) as u64,
+            len: bufs.get(slot).map_or(0, |d| d.len / u64::from(size)),
+            address,
+            elem_bytes: size,
+            location,
+        });
+        if f.byte.rem_euclid(i64::from(size)) != 0 {
+            Error::Misaligned(detail)
+        } else if bufs.get(slot).is_none_or(|d| d.ptr == 0) {
+            Error::InvalidAddress(detail)
+        } else {
+            Error::OutOfBounds(detail)
         }
     }
 }

@@ -65,6 +65,9 @@ impl Buf {
     pub const NONE: Buf = Buf { ptr: 0, len: 0 };
 }
 
+/// What a checked access does: load, store or atomic, and its size in bytes.
+pub(crate) type Access = (crate::error::AccessKind, u32);
+
 /// What a faulting access was: where, which lane, which buffer slot, which byte offset.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -124,8 +127,9 @@ pub(crate) struct Compiled {
     tables: Vec<u32>,
     /// The initial live masks (threads that exist), per warp.
     exists: Vec<u32>,
-    /// Source sites of the checked accesses and traps, by [`FaultSite::site`].
-    pub sites: Vec<Site>,
+    /// Source sites of the checked accesses (with what they access), traps and loops, by
+    /// [`FaultSite::site`].
+    pub sites: Vec<(Site, Option<Access>)>,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
 }

@@ -9,11 +9,12 @@
 //! contract); write the lanes of a varying variable outside the current mask; let a uniform
 //! value depend on the order warps run in.
 
-use super::{Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
+use super::{Access, Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
     ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind,
 };
+use crate::error::AccessKind;
 use Scalar as S;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, F64, F64X2, I8, I8X16, I32, I32X4, I64, I64X2};
@@ -551,7 +552,7 @@ struct Tx<'a, 'k> {
     block_loops: Vec<(ir::Block, ir::Block)>,
     /// Built-in index rows loaded for the current warp.
     rows: HashMap<usize, Vec<Value>>,
-    sites: Vec<Site>,
+    sites: Sites,
     fma: bool,
     /// Per variable, its fresh definition ([`crate::cuda::analysis::fresh_definitions`]).
     fresh: Vec<usize>,
@@ -578,6 +579,10 @@ fn vmem() -> MemFlagsData {
         .with_endianness(Endianness::Little)
 }
 
+/// The sites of a kernel's checks (with what they access), traps and loops, by
+/// [`FaultSite::site`].
+type Sites = Vec<(Site, Option<Access>)>;
+
 /// Build and compile the function; returns its address and the fault sites.
 fn build(
     k: &Kernel,
@@ -586,7 +591,7 @@ fn build(
     items: &[Item],
     regions: &[Region<'_>],
     layout: &Layout,
-) -> Result<(usize, Vec<Site>), String> {
+) -> Result<(usize, Sites), String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
@@ -1309,7 +1314,7 @@ impl Tx<'_, '_> {
                 self.b.ins().brif(any, f, &[], go, &[]);
                 self.b.switch_to_block(f);
                 let z = self.b.ins().iconst(I64, 0);
-                self.fault(*site, lane, u32::MAX, z);
+                self.fault(*site, None, lane, u32::MAX, z);
                 self.b.switch_to_block(go);
             }
             other => return Err(format!("{other:?} inside a region")),
@@ -1326,7 +1331,7 @@ impl Tx<'_, '_> {
         self.b.set_cold_block(stop);
         self.b.switch_to_block(stop);
         let idx = self.sites.len() as i64;
-        self.sites.push(site);
+        self.sites.push((site, None));
         let s = self.b.ins().iconst(I32, idx);
         let at = offset_of!(Ctx, fault) + offset_of!(FaultSite, site);
         self.b
@@ -1338,9 +1343,9 @@ impl Tx<'_, '_> {
     }
 
     /// Record a fault and return from the block function.
-    fn fault(&mut self, site: Site, lane: Value, slot: u32, byte: Value) {
+    fn fault(&mut self, site: Site, access: Option<Access>, lane: Value, slot: u32, byte: Value) {
         let idx = self.sites.len() as i64;
-        self.sites.push(site);
+        self.sites.push((site, access));
         let f = offset_of!(Ctx, fault);
         let s = self.b.ins().iconst(I32, idx);
         self.b.ins().store(
@@ -2495,13 +2500,12 @@ impl Tx<'_, '_> {
     }
 
     /// Branch to a fault unless `[byte, byte + size)` is inside slot `slot`'s buffer and
-    /// aligned to `align`; continues in the block where it is.
+    /// aligned to `size`; continues in the block where it is.
     fn check(
         &mut self,
         slot: Option<usize>,
         byte: Value,
-        size: i64,
-        align: i64,
+        (access, size): (AccessKind, i64),
         site: Site,
         lane: Value,
     ) {
@@ -2514,7 +2518,7 @@ impl Tx<'_, '_> {
                     .ins()
                     .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, byte, 0);
                 let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, byte, lim);
-                let low = self.b.ins().band_imm_s(byte, align - 1);
+                let low = self.b.ins().band_imm_s(byte, size - 1);
                 let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
                 let ok = self.b.ins().band(nonneg, fits);
                 self.b.ins().band(ok, aligned)
@@ -2524,7 +2528,14 @@ impl Tx<'_, '_> {
         let (go, bad) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(bad);
-        self.fault(site, lane, slot.map_or(u32::MAX, |s| s as u32), byte);
+        let access = Some((access, size as u32));
+        self.fault(
+            site,
+            access,
+            lane,
+            slot.map_or(u32::MAX, |s| s as u32),
+            byte,
+        );
         self.b.switch_to_block(go);
     }
 
@@ -2533,7 +2544,7 @@ impl Tx<'_, '_> {
         &mut self,
         p: &Parts,
         slot: Option<usize>,
-        size: i64,
+        (access, size): (AccessKind, i64),
         site: Site,
         each: &mut dyn FnMut(&mut Self, Value, Value),
     ) {
@@ -2554,7 +2565,7 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(body);
         let l = self.b.ins().ctz(m);
         let byte = self.lane_byte(p, &spilled, l);
-        self.check(slot, byte, size, size, site, l);
+        self.check(slot, byte, (access, size), site, l);
         // Without a buffer (a null pointer) the check always faults: nothing to access.
         if let Some(s) = slot {
             let addr = self.b.ins().iadd(self.buf_ptr[s], byte);
@@ -2809,7 +2820,7 @@ impl Tx<'_, '_> {
         let zero = self.zero(I32X4);
         let slots: Vec<ir::StackSlot> = (0..n).map(|_| self.spill(&[zero; 16])).collect();
         let size1 = i64::from(ty.size());
-        self.per_lane(&p, slot, size, site, &mut |tx, l, a| {
+        self.per_lane(&p, slot, (AccessKind::Load, size), site, &mut |tx, l, a| {
             let li = tx.b.ins().uextend(I64, l);
             let at = tx.b.ins().imul_imm_s(li, lane_bytes);
             for (c, ss) in slots.iter().enumerate() {
@@ -2925,16 +2936,22 @@ impl Tx<'_, '_> {
         }
         let spilled: Vec<ir::StackSlot> = vals.iter().map(|c| self.spill(c)).collect();
         let size1 = i64::from(ty.size());
-        self.per_lane(&p, slot, size, site, &mut |tx, l, a| {
-            let li = tx.b.ins().uextend(I64, l);
-            let at = tx.b.ins().imul_imm_s(li, lane_bytes);
-            for (c, ss) in spilled.iter().enumerate() {
-                let base = tx.b.ins().stack_addr(I64, *ss, 0);
-                let from = tx.b.ins().iadd(base, at);
-                let v = tx.b.ins().load(scalar_ty(ty), mem(), from, 0);
-                tx.write(ty, v, a, (c as i64 * size1) as i32);
-            }
-        });
+        self.per_lane(
+            &p,
+            slot,
+            (AccessKind::Store, size),
+            site,
+            &mut |tx, l, a| {
+                let li = tx.b.ins().uextend(I64, l);
+                let at = tx.b.ins().imul_imm_s(li, lane_bytes);
+                for (c, ss) in spilled.iter().enumerate() {
+                    let base = tx.b.ins().stack_addr(I64, *ss, 0);
+                    let from = tx.b.ins().iadd(base, at);
+                    let v = tx.b.ins().load(scalar_ty(ty), mem(), from, 0);
+                    tx.write(ty, v, a, (c as i64 * size1) as i32);
+                }
+            },
+        );
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         Ok(())
@@ -2970,7 +2987,7 @@ impl Tx<'_, '_> {
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(bad);
         let (zero, z64) = (self.b.ins().iconst(I32, 0), self.b.ins().iconst(I64, 0));
-        self.fault(site, zero, u32::MAX, z64);
+        self.fault(site, None, zero, u32::MAX, z64);
         self.b.switch_to_block(go);
         let (v, _) = self.get(value);
         let V::L(vals) = v else {
@@ -3121,31 +3138,37 @@ impl Tx<'_, '_> {
         let (xs, ys) = (self.spill(&x), self.spill(&y));
         let olds = self.spill(&x);
         let int = if ty.is_wide() { I64 } else { I32 };
-        self.per_lane(&p, slot, size, site, &mut |tx, l, at| {
-            let li = tx.b.ins().uextend(I64, l);
-            let off = tx.b.ins().imul_imm_s(li, size);
-            let lane = |tx: &mut Self, ss: ir::StackSlot| {
-                let base = tx.b.ins().stack_addr(I64, ss, 0);
-                tx.b.ins().iadd(base, off)
-            };
-            let (xa, ya, oa) = (lane(tx, xs), lane(tx, ys), lane(tx, olds));
-            let xv = tx.b.ins().load(int, mem(), xa, 0);
-            let yv = tx.b.ins().load(int, mem(), ya, 0);
-            let first = tx.b.ins().atomic_load(int, mem(), at);
-            let old = tx.b.declare_var(int);
-            tx.b.def_var(old, first);
-            let (retry, done) = (tx.b.create_block(), tx.b.create_block());
-            tx.b.ins().jump(retry, &[]);
-            tx.b.switch_to_block(retry);
-            let o = tx.b.use_var(old);
-            let new = tx.atomic_value(op, ty, o, xv, yv);
-            let seen = tx.b.ins().atomic_cas(mem(), at, o, new);
-            let same = tx.b.ins().icmp(IntCC::Equal, seen, o);
-            tx.b.def_var(old, seen);
-            tx.b.ins().brif(same, done, &[], retry, &[]);
-            tx.b.switch_to_block(done);
-            tx.b.ins().store(mem(), o, oa, 0);
-        });
+        self.per_lane(
+            &p,
+            slot,
+            (AccessKind::Atomic, size),
+            site,
+            &mut |tx, l, at| {
+                let li = tx.b.ins().uextend(I64, l);
+                let off = tx.b.ins().imul_imm_s(li, size);
+                let lane = |tx: &mut Self, ss: ir::StackSlot| {
+                    let base = tx.b.ins().stack_addr(I64, ss, 0);
+                    tx.b.ins().iadd(base, off)
+                };
+                let (xa, ya, oa) = (lane(tx, xs), lane(tx, ys), lane(tx, olds));
+                let xv = tx.b.ins().load(int, mem(), xa, 0);
+                let yv = tx.b.ins().load(int, mem(), ya, 0);
+                let first = tx.b.ins().atomic_load(int, mem(), at);
+                let old = tx.b.declare_var(int);
+                tx.b.def_var(old, first);
+                let (retry, done) = (tx.b.create_block(), tx.b.create_block());
+                tx.b.ins().jump(retry, &[]);
+                tx.b.switch_to_block(retry);
+                let o = tx.b.use_var(old);
+                let new = tx.atomic_value(op, ty, o, xv, yv);
+                let seen = tx.b.ins().atomic_cas(mem(), at, o, new);
+                let same = tx.b.ins().icmp(IntCC::Equal, seen, o);
+                tx.b.def_var(old, seen);
+                tx.b.ins().brif(same, done, &[], retry, &[]);
+                tx.b.switch_to_block(done);
+                tx.b.ins().store(mem(), o, oa, 0);
+            },
+        );
         if let Some(d) = dst {
             let base = self.b.ins().stack_addr(I64, olds, 0);
             let v: Vec<Value> = (0..chunks(ty))
