@@ -33,6 +33,19 @@ use std::time::Instant;
 /// An operation on one chunk of each input, giving one chunk.
 type VectorOp<'a> = dyn Fn(&mut FunctionBuilder<'_>, &[Value]) -> Value + 'a;
 
+/// Whether the CPU fuses multiply-add (the code generator emits `fma` as one instruction
+/// only then).
+fn has_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Chunks of 32-bit lanes per warp.
 const C32: usize = 8;
 
@@ -377,7 +390,7 @@ fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
             BinOp::Rem if ty.is_float() => no("fmodf".into()),
             _ => Ok(()),
         },
-        Op::Fma { .. } if !std::arch::is_x86_feature_detected!("fma") => {
+        Op::Fma { .. } if !has_fma() => {
             no("fmaf without the CPU's FMA instructions".into())
         }
         _ => Ok(()),
@@ -663,7 +676,7 @@ fn build(
             block_loops: Vec::new(),
             rows: HashMap::new(),
             sites: Vec::new(),
-            fma: std::arch::is_x86_feature_detected!("fma"),
+            fma: has_fma(),
             fresh: crate::cuda::analysis::fresh_definitions(k),
             at: 0,
             exits: k.body.iter().any(exits),
