@@ -46,9 +46,9 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) use enter::Entry;
 
-/// Per warp, the index tables the compiled code reads: `threadIdx.x`, `.y`, `.z`, the linear
-/// thread index, and whether the thread exists (a partial last warp), each 32 `u32`s per warp.
-pub(crate) const TABLES: usize = 5;
+/// Per warp, the index tables the compiled code reads: `threadIdx.x`, `.y`, `.z` and the
+/// linear thread index, each 32 `u32`s per warp.
+pub(crate) const TABLES: usize = 4;
 
 /// A buffer as compiled code sees it.
 #[repr(C)]

@@ -130,12 +130,9 @@ fn tables(shape: Shape, warps: usize) -> (Vec<u32>, Vec<u32>) {
             t[row + 32] = lin32 / bx % by;
             t[row + 64] = lin32 / (bx * by);
             t[row + 96] = lin32;
-            let e = if lin < n { u32::MAX } else { 0 };
-            t[row + 128] = e;
-            exists[w * 32 + l] = e;
+            exists[w * 32 + l] = if lin < n { u32::MAX } else { 0 };
         }
     }
-    let _ = bz;
     (t, exists)
 }
 
@@ -390,9 +387,7 @@ fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
             BinOp::Rem if ty.is_float() => no("fmodf".into()),
             _ => Ok(()),
         },
-        Op::Fma { .. } if !has_fma() => {
-            no("fmaf without the CPU's FMA instructions".into())
-        }
+        Op::Fma { .. } if !has_fma() => no("fmaf without the CPU's FMA instructions".into()),
         _ => Ok(()),
     }
 }
