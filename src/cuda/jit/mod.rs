@@ -16,10 +16,11 @@
 //! end); a varying one lives in registers inside a region and in a frame row per warp between
 //! regions. Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
 //! global allocation, a static shared array, the dynamic shared memory), once per warp for a
-//! contiguous row of a full warp, lane by lane otherwise. A failed check stops the block with
-//! [`Status::Fault`]; the launch then re-runs that block on the interpreter, which reports the
-//! fault with its full location (or, should the re-run not fault, the launch reports what the
-//! compiled code saw).
+//! row at a fixed step (one vector access per chunk when the elements are consecutive; a
+//! global store only when every lane executes), lane by lane otherwise. A failed check stops
+//! the block with [`Status::Fault`]; the launch then re-runs that block on the interpreter,
+//! which reports the fault with its full location (or, should the re-run not fault, the
+//! launch reports the access the compiled code saw, in the same words).
 //!
 //! Outputs are the interpreter's for every kernel without a race between the warps of a
 //! block (the tiers order warps differently between barriers, as CUDA allows):
