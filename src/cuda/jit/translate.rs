@@ -404,7 +404,8 @@ pub(super) struct Layout {
     refs: Vec<Vec<(VarId, bool, bool)>>,
     /// Per region: the uniform variables it assigns.
     uniform_writes: Vec<Vec<VarId>>,
-    /// Varying variables whose frame rows start zeroed (first used inside a block-level loop).
+    /// Varying variables whose frame rows start zeroed (first used under a block-level `if` or
+    /// loop).
     zeroed: Vec<VarId>,
     /// Variables the launch passes values to, in order (`None`: a struct's placeholder).
     params: Vec<Option<VarId>>,
