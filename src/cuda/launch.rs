@@ -309,8 +309,25 @@ impl Run<'_> {
     /// Run one block on the compiled code; a block it stops on runs again on the interpreter
     /// (`interpret`), which reports the fault with its location.
     fn block(&self, b: &mut Block<'_>, interpret: impl FnOnce(&mut Block<'_>)) {
+        // The buffer table of a block: the launch's, then this block's shared memory (one
+        // vector per CPU thread, reused from block to block).
+        thread_local! {
+            static BUFS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        BUFS.with_borrow_mut(|bufs| {
+            bufs.clear();
+            bufs.extend_from_slice(self.bufs);
+            self.block_with(b, bufs, interpret)
+        })
+    }
+
+    fn block_with(
+        &self,
+        b: &mut Block<'_>,
+        bufs: &mut Vec<Buf>,
+        interpret: impl FnOnce(&mut Block<'_>),
+    ) {
         let kernel = self.kernel;
-        let mut bufs = self.bufs.to_vec();
         for s in &kernel.shared {
             match b.st.arena.declare(s.bytes as usize, 1) {
                 Ok(off) => bufs.push(Buf {
@@ -333,7 +350,7 @@ impl Run<'_> {
         let (status, f) = c.run(
             d(b.block_idx()),
             d(b.grid_dim()),
-            &bufs,
+            bufs,
             self.uniforms,
             self.fired,
         );
@@ -358,7 +375,7 @@ impl Run<'_> {
                 // compiled code's writes before the fault changed what it read): report what
                 // the compiled code saw.
                 let what = match access {
-                    Some(a) => self.access_fault(b, &bufs, &f, a, location),
+                    Some(a) => self.access_fault(b, bufs, &f, a, location),
                     None => Error::Unsupported {
                         kernel: b.launch.name.clone(),
                         reason: format!(

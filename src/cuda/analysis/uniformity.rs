@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use crate::cuda::ir::{Base, Builtin, Kernel, Op, Operand, Stmt, VarId};
+use crate::cuda::ir::{Base, Builtin, Kernel, Operand, Stmt, VarId};
 
 /// Decide uniformity and set every `varying` flag and [`crate::cuda::ir::Var::uniform`].
 pub fn analyze(k: &mut Kernel) {
@@ -171,7 +171,7 @@ impl State {
     fn stmt(&mut self, s: &Stmt, chain: &mut Vec<u32>, target: Target) -> Exits {
         match s {
             Stmt::Assign(a) => {
-                let ops = operands(&a.op);
+                let ops = a.op.operands();
                 let v = ops.iter().any(|o| self.op_varying(o));
                 for o in &ops {
                     self.read(o, chain);
@@ -368,7 +368,7 @@ impl State {
         for s in stmts {
             match s {
                 Stmt::Assign(a) => {
-                    let ops = operands(&a.op);
+                    let ops = a.op.operands();
                     let v = ops.iter().any(|o| self.op_varying(o));
                     a.varying = v || (self.varying[a.dst.0 as usize] && !chain.is_empty());
                 }
@@ -408,24 +408,6 @@ impl State {
                 Stmt::Inline { body } => self.mark(body, chain),
                 _ => {}
             }
-        }
-    }
-}
-
-/// The operands an operation reads.
-pub fn operands(op: &Op) -> Vec<Operand> {
-    match op {
-        Op::Copy { src } | Op::Convert { src, .. } | Op::Bitcast { src, .. } => vec![*src],
-        Op::Unary { a, .. } => vec![*a],
-        Op::Binary { a, b, .. } | Op::Cmp { a, b, .. } | Op::And { a, b } | Op::Or { a, b } => {
-            vec![*a, *b]
-        }
-        Op::Fma { a, b, c } => vec![*a, *b, *c],
-        Op::Select { cond, a, b } => vec![*cond, *a, *b],
-        Op::Offset { offset, index } => {
-            let mut v = vec![*offset];
-            v.extend(index.iter().map(|(o, _)| *o));
-            v
         }
     }
 }

@@ -515,15 +515,14 @@ enum V {
 /// Masks of the 32 lanes of a warp, one `i32x4` of all-ones or zeros per four lanes.
 type Mask = [Variable; C32];
 
+/// The 128-bit vector of a type's lanes (a `bool` is a 32-bit lane of all ones or zeros).
 fn lane_ty(s: Scalar) -> Type {
-    match s {
-        Scalar::F32 => F32X4,
-        Scalar::F64 => F64X2,
-        Scalar::I64 | Scalar::U64 => I64X2,
-        _ => I32X4,
-    }
+    scalar_ty(s)
+        .by(per_chunk(s) as u32)
+        .expect("lanes of 32 or 64 bits make a 128-bit vector")
 }
 
+/// A type's scalar as compiled code holds it (narrow integers and `bool` in 32 bits).
 fn scalar_ty(s: Scalar) -> Type {
     match s {
         Scalar::F32 => F32,
@@ -1045,6 +1044,30 @@ impl Tx<'_, '_> {
         }
     }
 
+    /// No lane.
+    fn clear(&mut self, m: Mask) {
+        let z = self.zero(I32X4);
+        self.set_mask(m, [z; C32]);
+    }
+
+    /// `m |= add`.
+    fn or_into(&mut self, m: Mask, add: [Value; C32]) {
+        let a = self.get_mask(m);
+        let n = std::array::from_fn(|i| self.b.ins().bor(a[i], add[i]));
+        self.set_mask(m, n);
+    }
+
+    /// `a & b`, or `a & !b` when `not`.
+    fn and(&mut self, a: [Value; C32], b: [Value; C32], not: bool) -> [Value; C32] {
+        std::array::from_fn(|i| {
+            if not {
+                self.b.ins().band_not(a[i], b[i])
+            } else {
+                self.b.ins().band(a[i], b[i])
+            }
+        })
+    }
+
     fn new_mask(&mut self) -> Mask {
         std::array::from_fn(|_| self.b.declare_var(I32X4))
     }
@@ -1170,13 +1193,11 @@ impl Tx<'_, '_> {
                     }
                     V::L(c) => {
                         let entry = self.get_mask(self.cur);
-                        let taken: [Value; C32] =
-                            std::array::from_fn(|i| self.b.ins().band(entry[i], c[i]));
-                        let other: [Value; C32] =
-                            std::array::from_fn(|i| self.b.ins().band_not(entry[i], c[i]));
+                        let c: [Value; C32] = c.try_into().expect("eight chunks");
+                        let taken = self.and(entry, c, false);
+                        let other = self.and(entry, c, true);
                         let after = self.new_mask();
-                        let z = self.zero(I32X4);
-                        self.set_mask(after, [z; C32]);
+                        self.clear(after);
                         for (side, body) in [(taken, &then), (other, &els)] {
                             let join = self.b.create_block();
                             if !body.is_empty() {
@@ -1188,15 +1209,11 @@ impl Tx<'_, '_> {
                                 self.set_mask(self.cur, side);
                                 self.stmts(body)?;
                                 let done = self.get_mask(self.cur);
-                                let a = self.get_mask(after);
-                                let n = std::array::from_fn(|i| self.b.ins().bor(a[i], done[i]));
-                                self.set_mask(after, n);
+                                self.or_into(after, done);
                                 self.b.ins().jump(join, &[]);
                                 self.b.switch_to_block(skip);
                             }
-                            let a = self.get_mask(after);
-                            let n = std::array::from_fn(|i| self.b.ins().bor(a[i], side[i]));
-                            self.set_mask(after, n);
+                            self.or_into(after, side);
                             self.b.ins().jump(join, &[]);
                             self.b.switch_to_block(join);
                         }
@@ -1210,8 +1227,7 @@ impl Tx<'_, '_> {
             } => {
                 let entry = self.get_mask(self.cur);
                 let cont = self.new_mask();
-                let z = self.zero(I32X4);
-                self.set_mask(cont, [z; C32]);
+                self.clear(cont);
                 self.conts.push(cont);
                 let (head, exit) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().jump(head, &[]);
@@ -1219,10 +1235,8 @@ impl Tx<'_, '_> {
                 let body: Vec<&Stmt> = body.iter().collect();
                 self.stmts(&body)?;
                 let c = self.get_mask(cont);
-                let m = self.get_mask(self.cur);
-                let n = std::array::from_fn(|i| self.b.ins().bor(m[i], c[i]));
-                self.set_mask(self.cur, n);
-                self.set_mask(cont, [z; C32]);
+                self.or_into(self.cur, c);
+                self.clear(cont);
                 let step: Vec<&Stmt> = step.iter().collect();
                 self.stmts(&step)?;
                 let any = self.any_cur();
@@ -1234,57 +1248,42 @@ impl Tx<'_, '_> {
                 self.b.switch_to_block(exit);
                 self.conts.pop();
                 let alive = self.get_mask(self.alive);
-                let ret = self.rets.last().copied().map(|r| self.get_mask(r));
-                let n = std::array::from_fn(|i| {
-                    let m = self.b.ins().band(entry[i], alive[i]);
-                    match ret {
-                        Some(r) => self.b.ins().band_not(m, r[i]),
-                        None => m,
-                    }
-                });
+                let mut n = self.and(entry, alive, false);
+                if let Some(r) = self.rets.last().copied() {
+                    let r = self.get_mask(r);
+                    n = self.and(n, r, true);
+                }
                 self.set_mask(self.cur, n);
             }
-            Stmt::Break => {
-                let z = self.zero(I32X4);
-                self.set_mask(self.cur, [z; C32]);
-            }
+            Stmt::Break => self.clear(self.cur),
             Stmt::Continue => {
                 let cont = *self.conts.last().ok_or("continue outside a loop")?;
-                let c = self.get_mask(cont);
                 let m = self.get_mask(self.cur);
-                let n = std::array::from_fn(|i| self.b.ins().bor(m[i], c[i]));
-                self.set_mask(cont, n);
-                let z = self.zero(I32X4);
-                self.set_mask(self.cur, [z; C32]);
+                self.or_into(cont, m);
+                self.clear(self.cur);
             }
             Stmt::Return => {
                 let m = self.get_mask(self.cur);
                 match self.rets.last().copied() {
-                    Some(ret) => {
-                        let r = self.get_mask(ret);
-                        let n = std::array::from_fn(|i| self.b.ins().bor(r[i], m[i]));
-                        self.set_mask(ret, n);
-                    }
+                    Some(ret) => self.or_into(ret, m),
                     None => {
                         let a = self.get_mask(self.alive);
-                        let n = std::array::from_fn(|i| self.b.ins().band_not(a[i], m[i]));
+                        let n = self.and(a, m, true);
                         self.set_mask(self.alive, n);
                     }
                 }
-                let z = self.zero(I32X4);
-                self.set_mask(self.cur, [z; C32]);
+                self.clear(self.cur);
             }
             Stmt::Inline { body } => {
                 let entry = self.get_mask(self.cur);
                 let ret = self.new_mask();
-                let z = self.zero(I32X4);
-                self.set_mask(ret, [z; C32]);
+                self.clear(ret);
                 self.rets.push(ret);
                 let body: Vec<&Stmt> = body.iter().collect();
                 self.stmts(&body)?;
                 self.rets.pop();
                 let alive = self.get_mask(self.alive);
-                let n = std::array::from_fn(|i| self.b.ins().band(entry[i], alive[i]));
+                let n = self.and(entry, alive, false);
                 self.set_mask(self.cur, n);
             }
             Stmt::Fence { .. } | Stmt::SyncWarp { .. } => {}
@@ -1656,6 +1655,15 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
     steps
 }
 
+/// The 64-bit type an index of type `t` extends to (C's sign or zero extension).
+fn index_ty(t: Scalar) -> Scalar {
+    if t.is_signed() {
+        Scalar::I64
+    } else {
+        Scalar::U64
+    }
+}
+
 /// Lanes per 128-bit chunk.
 fn per_chunk(ty: Scalar) -> usize {
     if ty.is_wide() { 2 } else { 4 }
@@ -1859,15 +1867,7 @@ impl Tx<'_, '_> {
         let (mut acc, _) = self.get(offset);
         for (o, scale) in index {
             let (x, t) = self.get(o);
-            let x = self.convert(
-                x,
-                t,
-                if t.is_signed() {
-                    Scalar::I64
-                } else {
-                    Scalar::U64
-                },
-            );
+            let x = self.convert(x, t, index_ty(t));
             let s = self.b.ins().iconst(I64, *scale);
             let term = match x {
                 V::U(x) => V::U(self.b.ins().imul(x, s)),
@@ -2441,15 +2441,7 @@ impl Tx<'_, '_> {
             let (x, t) = self.get(o);
             match x {
                 V::U(x) => {
-                    let wide = self.convert_scalar(
-                        x,
-                        t,
-                        if t.is_signed() {
-                            Scalar::I64
-                        } else {
-                            Scalar::U64
-                        },
-                    );
+                    let wide = self.convert_scalar(x, t, index_ty(t));
                     let term = self.b.ins().imul_imm_s(wide, *scale);
                     uniform = self.b.ins().iadd(uniform, term);
                 }
