@@ -26,9 +26,9 @@ pub(crate) struct Count {
     pub divergent_by_warp: Vec<u64>,
     /// What the pictures are drawn from (see [`crate::metrics::Samples`]).
     pub samples: RawSamples,
-    /// The running block (linear index), its branch step and its divergent branches per warp.
+    /// The running block (linear index), each warp's branch step and divergent branches.
     block: u64,
-    step: usize,
+    steps: Vec<usize>,
     block_div: Vec<u32>,
 }
 
@@ -41,8 +41,9 @@ pub(crate) struct RawSamples {
     /// too large to map).
     pub by_block: Option<Vec<(u64, Vec<u32>)>>,
     pub steps: Vec<Vec<u64>>,
-    /// Per step, the first block (linear) that reached it and its branch's site.
-    pub step_sites: Vec<(u64, Site)>,
+    /// Per step, the first warp (lowest block, linear, then warp) that reached it and its
+    /// branch's site.
+    pub step_sites: Vec<((u64, u32), Site)>,
 }
 
 /// One warp's access, kept while it is the costliest seen.
@@ -108,7 +109,7 @@ impl Count {
                 ..RawSamples::default()
             },
             block: 0,
-            step: 0,
+            steps: vec![0; warps],
             block_div: vec![0; warps],
         }
     }
@@ -116,11 +117,12 @@ impl Count {
     /// Block `linear` starts.
     pub fn begin_block(&mut self, linear: u64) {
         self.block = linear;
-        self.step = 0;
+        self.steps.fill(0);
     }
 
+    /// The counters of counter site `site`.
     #[inline]
-    fn at(&mut self, site: usize) -> &mut Counters {
+    pub fn at(&mut self, site: usize) -> &mut Counters {
         if site >= self.sites.len() {
             self.sites.resize(site + 1, Counters::default());
         }
@@ -140,24 +142,10 @@ impl Count {
     }
 
     /// A branch: per warp with an active lane, one instruction and one branch, divergent when
-    /// both sides have lanes.
+    /// both sides have lanes; the warp's next step.
     #[inline]
     pub fn branch(&mut self, site: usize, at: Site, active: &Masks, taken: &Masks, warps: usize) {
         self.instr(site, active, warps);
-        let step = self.step;
-        self.step += 1;
-        let record = step < crate::metrics::Samples::MAX_STEPS;
-        if record {
-            let s = &mut self.samples;
-            if s.steps.len() <= step {
-                s.steps.resize(step + 1, vec![0; warps]);
-            }
-            match s.step_sites.get_mut(step) {
-                Some(first) if self.block < first.0 => *first = (self.block, at),
-                Some(_) => {}
-                None => s.step_sites.push((self.block, at)),
-            }
-        }
         for w in 0..warps {
             if active[w] == 0 {
                 continue;
@@ -167,12 +155,40 @@ impl Count {
             c.branches += 1;
             if divergent {
                 c.divergent_branches += 1;
-                self.divergent_by_warp[w] += 1;
-                self.block_div[w] += 1;
-                if record {
-                    self.samples.steps[step][w] += 1;
-                }
+                self.diverged(w, 1);
             }
+            let k = self.steps[w];
+            self.steps[w] += 1;
+            self.step(k, w, at, u64::from(divergent));
+        }
+    }
+
+    /// Warp `w` of the running block diverged `n` more times.
+    #[inline]
+    pub fn diverged(&mut self, w: usize, n: u32) {
+        self.divergent_by_warp[w] += u64::from(n);
+        self.block_div[w] += n;
+    }
+
+    /// Warp `w` of the running block evaluated its `k`-th lane-varying branch, at `at`,
+    /// diverging `divergent` times (0 or 1; more where a caller adds several blocks' worth).
+    /// A warp reaches its steps in order, so step `k - 1` is known when `k` is reported.
+    #[inline]
+    pub fn step(&mut self, k: usize, w: usize, at: Site, divergent: u64) {
+        if k >= crate::metrics::Samples::MAX_STEPS {
+            return;
+        }
+        let warps = self.block_div.len();
+        let s = &mut self.samples;
+        if s.steps.len() <= k {
+            s.steps.resize(k + 1, vec![0; warps]);
+        }
+        s.steps[k][w] += divergent;
+        let key = (self.block, w as u32);
+        match s.step_sites.get_mut(k) {
+            Some(first) if key < first.0 => *first = (key, at),
+            Some(_) => {}
+            None => s.step_sites.push((key, at)),
         }
     }
 

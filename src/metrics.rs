@@ -185,11 +185,14 @@ pub struct Samples {
     /// Divergent branches of each warp of each block, `[block × warps_per_block + warp]` with
     /// blocks in linear order; empty for grids of more than [`Samples::MAX_MAP_WARPS`] warps.
     pub divergent_by_block: Vec<u32>,
-    /// Divergent branches by step and warp index, summed over blocks: step `k` is the `k`-th
-    /// lane-varying branch a block evaluates (the `k`-th iteration of a loop holding one
-    /// branch), for the first [`Samples::MAX_STEPS`] steps.
+    /// Divergent branches by step and warp index, summed over blocks: step `k` of a warp is
+    /// the `k`-th lane-varying branch the warp evaluates with a lane executing (the `k`-th
+    /// iteration of a loop holding one branch), for the first [`Samples::MAX_STEPS`] steps.
+    /// Steps are counted per warp, as a GPU's warps issue their instructions: a warp whose
+    /// lanes have all left a loop takes no more steps in it.
     pub divergent_by_step: Vec<Vec<u64>>,
-    /// The source line of each step's branch, in the first block that reached it.
+    /// The source line of each step's branch, in the first warp that reached it (the lowest
+    /// block, then warp).
     pub step_sites: Vec<Option<crate::site::SourcePos>>,
 }
 

@@ -88,8 +88,9 @@ fn args(dev: &Device, k: &Kernel) -> (Vec<Arg>, Vec<Global<u8>>) {
     (args, bufs)
 }
 
-/// What a launch left: its error, or the buffers' bytes and what it printed.
-type Outcome = Result<(Vec<Vec<u8>>, String), String>;
+/// What a launch left: its error, or the buffers' bytes, what it printed and (counting)
+/// its counters, per line, per warp and the pictures' samples.
+type Outcome = Result<(Vec<Vec<u8>>, String, String), String>;
 
 fn run(k: &Kernel, cfg: &LaunchConfig) -> (Outcome, Option<Tier>) {
     let dev = Device::default();
@@ -97,7 +98,12 @@ fn run(k: &Kernel, cfg: &LaunchConfig) -> (Outcome, Option<Tier>) {
     match cuda::launch(&dev, k, cfg, &args) {
         Ok(r) => {
             let bytes = bufs.iter().map(|b| b.to_vec()).collect();
-            (Ok((bytes, r.stdout())), Some(r.tier))
+            let l = &r.launch;
+            let counts = format!(
+                "{:?}\n{:?}\n{:?}\n{:?}",
+                l.counters, l.lines, l.divergent_by_warp, l.samples
+            );
+            (Ok((bytes, r.stdout(), counts)), Some(r.tier))
         }
         Err(e) => (Err(e.to_string()), None),
     }
@@ -125,7 +131,7 @@ fn hazard_free(k: &Kernel, cfg: &LaunchConfig) -> bool {
 /// Where two outcomes first differ.
 fn difference(a: &Outcome, b: &Outcome) -> String {
     match (a, b) {
-        (Ok((x, p)), Ok((y, q))) => {
+        (Ok((x, p, c)), Ok((y, q, d))) => {
             for (i, (x, y)) in x.iter().zip(y).enumerate() {
                 if let Some(at) = x.iter().zip(y).position(|(a, b)| a != b) {
                     let w = |v: &[u8]| v[at / 4 * 4..(at / 4 * 4 + 4).min(v.len())].to_vec();
@@ -136,7 +142,16 @@ fn difference(a: &Outcome, b: &Outcome) -> String {
                     );
                 }
             }
-            format!("printed:\n{p}\nagainst\n{q}")
+            if p != q {
+                return format!("printed:\n{p}\nagainst\n{q}");
+            }
+            let at = c.lines().zip(d.lines()).position(|(a, b)| a != b);
+            let line = |s: &str| at.and_then(|i| s.lines().nth(i)).unwrap_or("").to_string();
+            format!(
+                "counts:\ninterpreter {:.2000}\ncompiled    {:.2000}",
+                line(c),
+                line(d)
+            )
         }
         _ => format!(
             "interpreter: {:.400}\ncompiled: {:.400}",
@@ -181,14 +196,21 @@ fn every_kernel_gives_the_same_results_on_both_tiers() {
                     racy += 1;
                     continue;
                 }
-                let (want, _) = pool.install(|| run(&k, &base.clone().engine(Engine::Interp)));
-                let (got, tier) = pool.install(|| run(&k, &base.clone().engine(Engine::Auto)));
-                assert!(
-                    want == got,
-                    "{name}: `{}` with grid {grid:?} block {block:?}: the tiers differ: {}",
-                    k.name,
-                    difference(&want, &got)
-                );
+                let mut tier = None;
+                // Fast, then counting per line: outputs, counters and samples alike.
+                for cfg in [base.clone(), base.clone().mode(Mode::Count).lines(true)] {
+                    let (want, _) = pool.install(|| run(&k, &cfg.clone().engine(Engine::Interp)));
+                    let got;
+                    (got, tier) = pool.install(|| run(&k, &cfg.clone().engine(Engine::Auto)));
+                    assert!(
+                        want == got,
+                        "{name}: `{}` with grid {grid:?} block {block:?} ({:?}): the tiers \
+                         differ: {}",
+                        k.name,
+                        cfg.mode,
+                        difference(&want, &got)
+                    );
+                }
                 checked += 1;
                 match tier {
                     Some(Tier::Compiled { .. }) => compiled.push(format!("{name}: {}", k.name)),

@@ -202,8 +202,12 @@ fn lower(src: &str) -> Option<Kernel> {
     module.lower("k").ok()
 }
 
-/// Run `k` on one tier: the buffers' bytes, or the error.
-fn run(k: &Kernel, engine: Engine, block: u32) -> (Result<Vec<Vec<u8>>, String>, Option<Tier>) {
+/// What a run left: the buffers' bytes and, counting, the counters (per launch, per line, per
+/// warp, the samples); or the error.
+type Outcome = Result<(Vec<Vec<u8>>, String), String>;
+
+/// Run `k` on one tier, counting per line or not.
+fn run(k: &Kernel, engine: Engine, block: u32, count: bool) -> (Outcome, Option<Tier>) {
     let dev = Device::default();
     let n = 2 * block as usize;
     let ints: Vec<i32> = (0..n as i32).map(|x| (x * 37 % 23) - 5).collect();
@@ -213,7 +217,11 @@ fn run(k: &Kernel, engine: Engine, block: u32) -> (Result<Vec<Vec<u8>>, String>,
     let fout = dev.alloc_zeroed::<f32>("fout", n);
     let fin = dev.alloc_from("fin", &floats);
     let acc = dev.alloc_zeroed::<i32>("acc", 16);
-    let cfg = LaunchConfig::new(2, block).mode(Mode::Fast).engine(engine);
+    let mode = if count { Mode::Count } else { Mode::Fast };
+    let cfg = LaunchConfig::new(2, block)
+        .mode(mode)
+        .lines(count)
+        .engine(engine);
     let args = [
         Arg::buffer(&out),
         Arg::buffer(&inp),
@@ -223,14 +231,19 @@ fn run(k: &Kernel, engine: Engine, block: u32) -> (Result<Vec<Vec<u8>>, String>,
         Arg::buffer(&acc),
     ];
     match cuda::launch(&dev, k, &cfg, &args) {
-        Ok(r) => (
-            Ok(vec![
+        Ok(r) => {
+            let l = &r.launch;
+            let counts = format!(
+                "{:?}\n{:?}\n{:?}\n{:?}",
+                l.counters, l.lines, l.divergent_by_warp, l.samples
+            );
+            let bytes = vec![
                 out.cast::<u8>().to_vec(),
                 fout.cast::<u8>().to_vec(),
                 acc.cast::<u8>().to_vec(),
-            ]),
-            Some(r.tier),
-        ),
+            ];
+            (Ok((bytes, counts)), Some(r.tier))
+        }
         Err(e) => (Err(e.to_string()), None),
     }
 }
@@ -239,16 +252,41 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_kernels_give_the_same_results_on_both_tiers(src in kernel(), wide in any::<bool>()) {
+    fn random_kernels_give_the_same_results_on_both_tiers(
+        src in kernel(),
+        wide in any::<bool>(),
+        count in any::<bool>(),
+    ) {
         let block = if wide { 64 } else { 96 };
         let k = lower(&src);
         prop_assume!(k.is_some(), "the front-end misreads it");
         let k = k.expect("lowered");
-        let (want, _) = run(&k, Engine::Interp, block);
-        let (got, tier) = run(&k, Engine::Auto, block);
+        let (want, _) = run(&k, Engine::Interp, block, count);
+        let (got, tier) = run(&k, Engine::Auto, block, count);
         if let Some(t) = &tier {
             prop_assert!(matches!(t, Tier::Compiled { .. }), "not compiled: {t:?}\n{src}");
         }
-        prop_assert_eq!(want, got, "{}", src);
+        if want != got {
+            let show = |o: &Outcome| match o {
+                Ok((bytes, counts)) => format!("{bytes:?}\n{counts}"),
+                Err(e) => e.clone(),
+            };
+            let (w, g) = (show(&want), show(&got));
+            let at = w.lines().zip(g.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            let (a, b) = (
+                w.lines().nth(at).unwrap_or(""),
+                g.lines().nth(at).unwrap_or(""),
+            );
+            // From a little before the first character that differs.
+            let from = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(0);
+            let from = from.saturating_sub(200);
+            let window = |s: &str| s.get(from..).unwrap_or("").chars().take(1000).collect::<String>();
+            prop_assert!(
+                false,
+                "the tiers differ (part {at}, from byte {from}):\ninterpreter {}\ncompiled    {}\n{src}",
+                window(a),
+                window(b)
+            );
+        }
     }
 }

@@ -8,13 +8,14 @@
 
 pub use super::exec::Printed;
 use super::exec::{Exec, Plan, PrintKey, Val};
+use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
 use crate::cuda::ir::{Kernel, ParamKind, Scalar};
 use crate::error::{AccessFault, Error, Space};
 use crate::memory::Element;
 use crate::site::SiteTable;
-use crate::values::frame::{R32, R64};
+use crate::values::frame::{self, R32, R64};
 use crate::{Device, Global, LaunchConfig, LaunchReport};
 use crate::{Mode, WarpOrder};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -209,6 +210,19 @@ pub fn launch_with(
                 })
                 .chain(globals.iter().map(|g| g.address()))
                 .collect();
+            // What counting tells apart about each buffer slot (the shared ones per block).
+            let targets: Vec<SlotTarget<'_>> = buffers
+                .iter()
+                .map(|b| b.as_ref().and_then(|r| r.as_ref().ok()))
+                .chain(globals.iter().map(Some))
+                .map(|g| SlotTarget {
+                    space: Space::Global,
+                    constant: g.is_some_and(|g| g.is_constant()),
+                    name: g.map_or("", |g| g.name()),
+                    base: g.map_or(0, |g| g.address()),
+                    bytes: g.map_or(0, |g| g.raw().len),
+                })
+                .collect();
             let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
             dev.launch_with_sites(cfg, sites, |b| {
                 let run = Run {
@@ -216,6 +230,7 @@ pub fn launch_with(
                     kernel,
                     bufs: &bufs,
                     addresses: &addresses,
+                    targets: &targets,
                     uniforms: &uniforms,
                     fired: watchdog.fired(),
                     limit,
@@ -260,14 +275,15 @@ fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
     if cfg.engine == Engine::Interp {
         return refuse("the interpreter was asked for");
     }
-    if cfg.mode != Mode::Fast {
-        return refuse("counting and check mode run on the interpreter");
+    if cfg.mode == Mode::Check {
+        return refuse("check mode runs on the interpreter");
     }
     if cfg.warp_order != WarpOrder::default() {
         return refuse("a warp order other than the default runs on the interpreter");
     }
     let shape = jit::Shape {
         block: [cfg.block.x, cfg.block.y, cfg.block.z],
+        count: cfg.mode == Mode::Count,
     };
     let (c, fresh) = jit::compiled(kernel, shape);
     match c.as_ref() {
@@ -299,6 +315,8 @@ struct Run<'a> {
     bufs: &'a [Buf],
     /// The device address of each buffer slot before the shared ones (for messages).
     addresses: &'a [u64],
+    /// Each buffer slot before the shared ones, as counting sees it.
+    targets: &'a [SlotTarget<'a>],
     uniforms: &'a [u64],
     fired: &'a AtomicBool,
     /// The time limit in seconds (for the message).
@@ -347,13 +365,21 @@ impl Run<'_> {
         });
         let d = |d: crate::Dim3| [d.x, d.y, d.z];
         let c = self.c;
-        let (status, f) = c.run(
-            d(b.block_idx()),
-            d(b.grid_dim()),
-            bufs,
-            self.uniforms,
-            self.fired,
-        );
+        let (block_idx, grid_dim) = (d(b.block_idx()), d(b.grid_dim()));
+        let (status, f) = if c.count_sites.is_empty() || b.st.count.is_none() {
+            c.run(block_idx, grid_dim, bufs, self.uniforms, self.fired, None)
+        } else {
+            self.counted(b, bufs, |sink| {
+                c.run(
+                    block_idx,
+                    grid_dim,
+                    bufs,
+                    self.uniforms,
+                    self.fired,
+                    Some(sink),
+                )
+            })
+        };
         let (site, access) = c.sites.get(f.site as usize).copied().unwrap_or_default();
         let location = b
             .launch
@@ -391,6 +417,59 @@ impl Run<'_> {
                 fault(what)
             }
         }
+    }
+
+    /// Run `f` with a sink for block `b`'s counts.
+    fn counted<R>(
+        &self,
+        b: &mut Block<'_>,
+        bufs: &[Buf],
+        f: impl FnOnce(&mut jit::count::Sink<'_>) -> R,
+    ) -> R {
+        // Per CPU thread, reused: the counter's site index of each counting site.
+        thread_local! {
+            static SITES: std::cell::RefCell<Vec<(usize, crate::site::Site)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let k = self.kernel;
+        let arena = bufs.last().map_or(0, |d| d.ptr);
+        let names = k
+            .shared
+            .iter()
+            .map(|s| s.name.as_str())
+            .chain(["extern __shared__"]);
+        let mut slots: Vec<SlotTarget<'_>> = Vec::with_capacity(bufs.len());
+        slots.extend_from_slice(self.targets);
+        slots.extend(
+            bufs[self.targets.len()..]
+                .iter()
+                .zip(names)
+                .map(|(buf, name)| SlotTarget {
+                    space: Space::Shared,
+                    constant: false,
+                    name,
+                    base: (buf.ptr - arena) as u64,
+                    bytes: buf.len,
+                }),
+        );
+        SITES.with_borrow_mut(|sites| {
+            sites.clear();
+            frame::with(|fr| {
+                sites.extend(self.c.count_sites.iter().map(|s| {
+                    let at = crate::site::Site::packed(s.file, s.line, s.col);
+                    (fr.site_index(at), at)
+                }));
+            });
+            let banks = b.launch.bank_geometry();
+            let count = b.st.count.as_mut().expect("a counting launch");
+            f(&mut jit::count::Sink {
+                count,
+                sites,
+                accesses: &self.c.accesses,
+                slots: &slots,
+                banks,
+            })
+        })
     }
 
     /// The error of an access the compiled code found outside its buffer or misaligned.

@@ -177,6 +177,11 @@ impl<T: Element> Global<T> {
         &self.alloc.name
     }
 
+    /// Whether the view is constant memory (its loads are not global transactions).
+    pub(crate) fn is_constant(&self) -> bool {
+        self.alloc.constant
+    }
+
     /// Device address of element 0.
     pub fn address(&self) -> u64 {
         self.alloc.base + self.offset as u64

@@ -935,7 +935,7 @@ fn steps(r: &LaunchReport, sources: &mut Sources) -> String {
         32.0,
         "small",
         "start",
-        "step k = the k-th lane-varying branch a block evaluates (a loop's condition or if, per iteration)",
+        "step k = the k-th lane-varying branch a warp evaluates (a loop's condition or if, per iteration)",
     );
     for w in 0..wpb {
         text(

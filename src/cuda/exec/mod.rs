@@ -761,9 +761,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// An operation's value; counted when `varying`.
     fn eval(&mut self, op: &Op, ty: Scalar, varying: bool, st: Site) -> Val {
-        let counted = varying
-            && !matches!(op, Op::Copy { .. } | Op::Bitcast { .. } | Op::Offset { .. })
-            && !matches!(op, Op::Convert { from, .. } if same_width_ints(*from, ty));
+        let counted = varying && op.is_instruction(ty);
         let r = match op {
             Op::Copy { src } => self.get(src),
             Op::Convert { src, from } => {
@@ -1479,10 +1477,6 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 }
 
 // ----- scalar semantics ------------------------------------------------------------------------------
-
-fn same_width_ints(a: Scalar, b: Scalar) -> bool {
-    !a.is_float() && !b.is_float() && a != Scalar::Bool && b != Scalar::Bool && a.size() == b.size()
-}
 
 /// The uniform element index of a local-array access, if it is one.
 fn uniform_index(v: Val) -> Option<usize> {

@@ -850,6 +850,24 @@ pub enum Stmt {
 }
 
 impl Op {
+    /// Whether computing a value of type `ty` this way is an instruction a counting launch
+    /// counts: copies, bit reinterpretations, address arithmetic and conversions between
+    /// integers of one width are free.
+    pub fn is_instruction(&self, ty: Scalar) -> bool {
+        let same_width_ints = |a: Scalar, b: Scalar| {
+            !a.is_float()
+                && !b.is_float()
+                && a != Scalar::Bool
+                && b != Scalar::Bool
+                && a.size() == b.size()
+        };
+        match self {
+            Op::Copy { .. } | Op::Bitcast { .. } | Op::Offset { .. } => false,
+            Op::Convert { from, .. } => !same_width_ints(*from, ty),
+            _ => true,
+        }
+    }
+
     /// Every operand the computation reads, in order.
     pub fn operands(&self) -> Vec<Operand> {
         match self {

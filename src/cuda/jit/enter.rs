@@ -7,8 +7,22 @@
 //! contiguous row, per lane otherwise) and addresses the frame, masks and tables only at
 //! offsets derived from the block shape it was compiled for, which [`Entry::call`] checks
 //! against the sizes given. A failed check returns a status instead of touching memory.
+//!
+//! Counting code also adds to two count arrays and calls the counting helper
+//! [`super::count::access`] (safe Rust that never panics) with the [`super::count::Sink`]
+//! handed to [`Entry::call`] and a pointer to 32 lane offsets on its own stack.
 
+use super::count::{self, Sink};
 use super::{Ctx, Status};
+
+/// Where counting code counts: the arrays it adds to, and the sink its helper adds to.
+pub(crate) struct Counts<'a, 'b> {
+    /// [`count::SITE_FIELDS`] per counting site.
+    pub tally: &'a mut [u64],
+    /// [`count::step_words`] for the block's warps.
+    pub steps: &'a mut [u32],
+    pub sink: &'a mut Sink<'b>,
+}
 
 /// A compiled block function: `extern "C" fn(*mut Ctx) -> u32`, with the sizes it was
 /// compiled for.
@@ -24,11 +38,14 @@ pub(crate) struct Entry {
     pub bufs: usize,
     /// Uniform values the function reads from `Ctx::uniforms`.
     pub uniforms: usize,
+    /// Counting sites the function adds to (0: it does not count).
+    pub count_sites: usize,
 }
 
 impl Entry {
     /// Run one block. The slices must have the sizes the function was compiled for; they are
-    /// checked here, once, before the call.
+    /// checked here, once, before the call. Counting code needs `counts`.
+    #[allow(clippy::too_many_arguments)]
     pub fn call(
         &self,
         ctx: &mut Ctx,
@@ -37,6 +54,7 @@ impl Entry {
         tables: &[u32],
         bufs: &[super::Buf],
         uniforms: &[u64],
+        counts: Option<&mut Counts<'_, '_>>,
     ) -> Status {
         assert!(frame.len() >= self.frame_bytes, "frame too small");
         assert_eq!(alive.len(), self.warps * 32, "one mask row per warp");
@@ -51,6 +69,18 @@ impl Entry {
             self.uniforms,
             "one value per uniform parameter"
         );
+        if self.count_sites > 0 {
+            let c = counts.expect("counting code needs somewhere to count");
+            assert_eq!(
+                c.tally.len(),
+                self.count_sites * count::SITE_FIELDS,
+                "counts per site"
+            );
+            assert_eq!(c.steps.len(), count::step_words(self.warps), "step record");
+            ctx.tally = c.tally.as_mut_ptr();
+            ctx.steps = c.steps.as_mut_ptr();
+            ctx.sink = std::ptr::from_mut::<Sink<'_>>(c.sink) as usize;
+        }
         ctx.frame = frame.as_mut_ptr();
         ctx.alive = alive.as_mut_ptr();
         ctx.tables = tables.as_ptr();
@@ -59,12 +89,16 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature
         // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
         // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // within the sizes asserted above; each buffer's `len` bytes from its `ptr`, after a
-        // bounds check; and it reads the byte at `ctx.fired`, an `AtomicBool` the caller
-        // borrows for the call (a plain byte load of an atomic flag, set by another thread). Each `Buf` points at memory that outlives the call: a global
-        // allocation (words behind `AtomicU32`, so writes through a shared reference are
-        // allowed) or the block's shared-memory arena, borrowed mutably by the caller. The
-        // code never unwinds and calls no Rust code.
+        // (and, when it counts, `tally` and `steps`) within the sizes asserted above; each
+        // buffer's `len` bytes from its `ptr`, after a bounds check; and it reads the byte at
+        // `ctx.fired`, an `AtomicBool` the caller borrows for the call (a plain byte load of
+        // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
+        // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
+        // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
+        // caller. The code never unwinds. The only Rust code it calls is `count::access`
+        // (`extern "C"`, with the signature the translator declares for it), passing
+        // `ctx.sink` (the sink borrowed mutably above, which nothing else uses during the
+        // call) and a pointer to 32 `i64`s in its own stack frame.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

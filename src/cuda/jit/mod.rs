@@ -38,6 +38,7 @@
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr
 //! as it is compiled.
 
+pub(crate) mod count;
 #[allow(unsafe_code)]
 mod enter;
 mod translate;
@@ -98,6 +99,11 @@ pub(crate) struct Ctx {
     /// The address of the launch's watchdog flag (a byte, nonzero once the time is up).
     pub fired: usize,
     pub fault: FaultSite,
+    /// Counting code only: the counts per site ([`count::SITE_FIELDS`] each), the step record
+    /// ([`count::step_words`]) and the [`count::Sink`] the helpers are called with.
+    pub tally: *mut u64,
+    pub steps: *mut u32,
+    pub sink: usize,
 }
 
 /// How a compiled block ended.
@@ -131,13 +137,19 @@ pub(crate) struct Compiled {
     /// Source sites of the checked accesses (with what they access), traps and loops, by
     /// [`FaultSite::site`].
     pub sites: Vec<(Site, Option<Access>)>,
+    /// Counting code only: the sites it counts at, by counting site.
+    pub count_sites: Vec<Site>,
+    /// Counting code only: its memory instructions, by the index it calls
+    /// [`count::access`] with.
+    pub accesses: Vec<count::CountedAccess>,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
 }
 
 impl Compiled {
     /// Run one block: `bufs` per buffer slot, `uniforms` per value the launch binds
-    /// ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once `fired` is set.
+    /// ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once `fired` is set. Counting
+    /// code adds the block's counts to `sink` (which it needs; other code ignores it).
     pub fn run(
         &self,
         block_idx: [u32; 3],
@@ -145,20 +157,36 @@ impl Compiled {
         bufs: &[Buf],
         uniforms: &[u64],
         fired: &std::sync::atomic::AtomicBool,
+        sink: Option<&mut count::Sink<'_>>,
     ) -> (Status, FaultSite) {
+        /// Per CPU thread: the frame, the live masks, the counts per site, the step record.
+        type Scratch = (Vec<u8>, Vec<u32>, Vec<u64>, Vec<u32>);
         thread_local! {
-            static FRAME: std::cell::RefCell<(Vec<u8>, Vec<u32>)> = const {
-                std::cell::RefCell::new((Vec::new(), Vec::new()))
+            static SCRATCH: std::cell::RefCell<Scratch> = const {
+                std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new()))
             };
         }
-        FRAME.with(|f| {
+        SCRATCH.with(|f| {
             let mut f = f.borrow_mut();
-            let (frame, alive) = &mut *f;
+            let (frame, alive, tally, steps) = &mut *f;
             if frame.len() < self.entry.frame_bytes {
                 frame.resize(self.entry.frame_bytes, 0);
             }
             alive.clear();
             alive.extend_from_slice(&self.exists);
+            let counting = self.entry.count_sites > 0;
+            // Zero between blocks and kernels (`fold` clears what it reads, a block that
+            // stopped is cleared below).
+            tally.resize(self.entry.count_sites * count::SITE_FIELDS, 0);
+            steps.resize(
+                if counting {
+                    count::step_words(self.entry.warps)
+                } else {
+                    0
+                },
+                0,
+            );
+            let sink = sink.filter(|_| counting);
             let mut ctx = Ctx {
                 bufs: std::ptr::null(),
                 frame: std::ptr::null_mut(),
@@ -169,10 +197,33 @@ impl Compiled {
                 grid_dim,
                 fired: fired.as_ptr() as usize,
                 fault: FaultSite::default(),
+                tally: std::ptr::null_mut(),
+                steps: std::ptr::null_mut(),
+                sink: 0,
             };
-            let status = self
-                .entry
-                .call(&mut ctx, frame, alive, &self.tables, bufs, uniforms);
+            let mut counts = sink.map(|s| enter::Counts {
+                tally: &mut tally[..],
+                steps: &mut steps[..],
+                sink: s,
+            });
+            let status = self.entry.call(
+                &mut ctx,
+                frame,
+                alive,
+                &self.tables,
+                bufs,
+                uniforms,
+                counts.as_mut(),
+            );
+            if let Some(c) = counts
+                && status == Status::Done
+            {
+                c.sink.fold(c.tally, c.steps, self.entry.warps);
+            }
+            if status != Status::Done {
+                tally.fill(0);
+                steps.fill(0);
+            }
             (status, ctx.fault)
         })
     }
@@ -183,6 +234,8 @@ impl Compiled {
 pub(crate) struct Shape {
     /// `blockDim`.
     pub block: [u32; 3],
+    /// Whether the code counts (a counting launch: [`crate::Mode::Count`]).
+    pub count: bool,
 }
 
 /// Compiled kernels, by kernel and shape (a handful per process; compared by value).

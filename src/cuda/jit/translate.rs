@@ -30,6 +30,8 @@ use std::collections::HashMap;
 use std::mem::offset_of;
 use std::time::Instant;
 
+mod count;
+
 /// An operation on one chunk of each input, giving one chunk.
 type VectorOp<'a> = dyn Fn(&mut FunctionBuilder<'_>, &[Value]) -> Value + 'a;
 
@@ -62,25 +64,31 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         }
     }
     let layout = Layout::new(k, &regions, warps);
+    let (tables, exists) = tables(shape, warps);
     // Cranelift reports what it cannot lower as an error, but a panic in a code generator
     // must not take the launch down: the kernel then runs on the interpreter.
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        build(k, shape, warps, &items, &regions, &layout)
+        build(k, shape, warps, &exists, &items, &regions, &layout)
     }))
     .map_err(|_| "the code generator failed on this kernel".to_string())??;
-    let (addr, sites) = built;
-    let (tables, exists) = tables(shape, warps);
+    let (count_sites, accesses) = built
+        .count
+        .map_or_else(Default::default, |c| (c.sites, c.accesses));
     Ok(Compiled {
         entry: Entry {
-            addr,
+            addr: built.addr,
             frame_bytes: layout.frame_bytes,
             warps,
             bufs: slots(k),
             uniforms: layout.params.len(),
+            // Code with nothing to count (no site) is given nothing to count in.
+            count_sites: count_sites.len(),
         },
         tables,
         exists,
-        sites,
+        sites: built.sites,
+        count_sites,
+        accesses,
         compile_ms: start.elapsed().as_secs_f64() * 1e3,
     })
 }
@@ -151,6 +159,8 @@ pub(super) struct Region<'k> {
 /// The block-level structure: regions, and the uniform control flow around barriers.
 enum Item {
     Region(usize),
+    /// A `__syncthreads()` (counted; the regions around it are what orders the block).
+    Barrier(Site),
     /// Assignments of uniform values only: run once for the block.
     Uniform(usize),
     If {
@@ -235,8 +245,9 @@ fn plan<'k>(
         match s {
             Stmt::Sync {
                 kind: SyncKind::Plain,
+                site,
                 ..
-            } => {}
+            } => items.push(Item::Barrier(*site)),
             Stmt::Sync { .. } => {
                 return Err("__syncthreads_count/and/or is not compiled yet".into());
             }
@@ -568,8 +579,12 @@ struct Tx<'a, 'k> {
     at: usize,
     /// Whether a thread can leave the kernel early (then a warp may be without threads).
     exits: bool,
+    /// The threads that exist, per lane of each warp (all ones or zero).
+    exists: &'a [u32],
     /// Per variable, its step from lane to lane where known ([`lane_steps`]).
     steps: Vec<Option<i64>>,
+    /// Counting code: what it counts ([`count`]).
+    count: Option<count::Counting>,
 }
 
 fn mem() -> MemFlagsData {
@@ -591,15 +606,23 @@ fn vmem() -> MemFlagsData {
 /// [`FaultSite::site`].
 type Sites = Vec<(Site, Option<Access>)>;
 
-/// Build and compile the function; returns its address and the fault sites.
+/// What [`build`] made: the function's address, its fault sites, what it counts.
+struct Built {
+    addr: usize,
+    sites: Sites,
+    count: Option<count::Counting>,
+}
+
+/// Build and compile the function.
 fn build(
     k: &Kernel,
     shape: Shape,
     warps: usize,
+    exists: &[u32],
     items: &[Item],
     regions: &[Region<'_>],
     layout: &Layout,
-) -> Result<(usize, Sites), String> {
+) -> Result<Built, String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
@@ -624,7 +647,8 @@ fn build(
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut fctx = FunctionBuilderContext::new();
     let target = module.target_config();
-    let sites = {
+    let call_conv = module.isa().default_call_conv();
+    let (sites, count) = {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -675,7 +699,9 @@ fn build(
             fresh: crate::cuda::analysis::fresh_definitions(k),
             at: 0,
             exits: k.body.iter().any(exits),
+            exists,
             steps: lane_steps(k, shape),
+            count: shape.count.then(|| count::Counting::new(call_conv)),
         };
         tx.prologue();
         tx.items(items, regions)?;
@@ -683,7 +709,7 @@ fn build(
         tx.b.ins().return_(&[ok]);
         tx.b.seal_all_blocks();
         tx.b.finalize(target);
-        tx.sites
+        (tx.sites, tx.count)
     };
     let dump = std::env::var_os("WARPSIM_JIT_DUMP").is_some();
     ctx.set_disasm(dump);
@@ -698,7 +724,7 @@ fn build(
     let addr = module.get_finalized_function(id) as usize;
     // The code stays for the life of the process (the cache hands it out by address).
     std::mem::forget(module);
-    Ok((addr, sites))
+    Ok(Built { addr, sites, count })
 }
 
 impl Tx<'_, '_> {
@@ -708,8 +734,9 @@ impl Tx<'_, '_> {
             .load(ty, MemFlagsData::trusted(), self.ctx, off as i32)
     }
 
-    /// Buffers, block index, parameters, zeroed frame rows.
+    /// Buffers, block index, parameters, zeroed frame rows, the count arrays.
     fn prologue(&mut self) {
+        self.count_prologue();
         let bufs = self.load_ctx(I64, offset_of!(Ctx, bufs));
         for s in 0..slots(self.k) {
             let at = (s * size_of::<Buf>()) as i32;
@@ -810,6 +837,7 @@ impl Tx<'_, '_> {
         for it in items {
             match it {
                 Item::Region(r) => self.region(*r, &regions[*r])?,
+                Item::Barrier(site) => self.count_barrier(*site),
                 Item::Uniform(r) => {
                     for s in &regions[*r].stmts {
                         self.stmt(s)?;
@@ -1144,6 +1172,7 @@ impl Tx<'_, '_> {
                 _ => {}
             }
         }
+        self.flush_counts();
         self.b.ins().jump(end, &[]);
         self.b.switch_to_block(end);
         Ok(())
@@ -1151,8 +1180,24 @@ impl Tx<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
         self.at = s as *const Stmt as usize;
+        // Counted instructions are added under the mask they ran with: before it changes.
+        if matches!(
+            s,
+            Stmt::If { .. }
+                | Stmt::Loop { .. }
+                | Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return
+                | Stmt::Inline { .. }
+                | Stmt::Trap { .. }
+        ) {
+            self.flush_counts();
+        }
         match s {
             Stmt::Assign(a) => {
+                if a.varying && a.op.is_instruction(a.ty) {
+                    self.count_instr(a.site);
+                }
                 let v = self.eval(&a.op, a.ty)?;
                 self.assign(a.dst, v)?;
             }
@@ -1170,11 +1215,31 @@ impl Tx<'_, '_> {
                 site,
             } => self.store(*ty, addr, values, *site)?,
             Stmt::If {
-                cond, then, els, ..
+                cond,
+                then,
+                els,
+                varying,
+                site,
             } => {
                 let c = self.operand(cond, Scalar::Bool);
                 let then: Vec<&Stmt> = then.iter().collect();
                 let els: Vec<&Stmt> = els.iter().collect();
+                if *varying && self.count.is_some() {
+                    let m = self.get_mask(self.cur);
+                    let entry = self.bits(&m);
+                    let taken = match &c {
+                        V::U(c) => {
+                            let z = self.b.ins().iconst(I32, 0);
+                            self.b.ins().select(*c, entry, z)
+                        }
+                        V::L(l) => {
+                            let l: [Value; C32] = l.clone().try_into().expect("eight chunks");
+                            let t = self.and(m, l, false);
+                            self.bits(&t)
+                        }
+                    };
+                    self.count_branch(*site, entry, taken);
+                }
                 match c {
                     V::U(c) => {
                         let (t, e, j) = (
@@ -1286,7 +1351,7 @@ impl Tx<'_, '_> {
                 let n = self.and(entry, alive, false);
                 self.set_mask(self.cur, n);
             }
-            Stmt::Fence { .. } | Stmt::SyncWarp { .. } => {}
+            Stmt::Fence { site } | Stmt::SyncWarp { site, .. } => self.count_instr(*site),
             Stmt::Shfl {
                 dst,
                 ty,
@@ -1296,14 +1361,20 @@ impl Tx<'_, '_> {
                 width,
                 site,
                 ..
-            } => self.shuffle(*dst, *ty, *kind, value, lane, width, *site)?,
+            } => {
+                self.count_instr(*site);
+                self.shuffle(*dst, *ty, *kind, value, lane, width, *site)?;
+            }
             Stmt::Vote {
                 dst,
                 kind,
                 mask,
                 arg,
-                ..
-            } => self.vote(*dst, *kind, mask.as_ref(), arg.as_ref())?,
+                site,
+            } => {
+                self.count_instr(*site);
+                self.vote(*dst, *kind, mask.as_ref(), arg.as_ref())?;
+            }
             Stmt::Atomic {
                 dst,
                 ty,
@@ -2843,6 +2914,8 @@ impl Tx<'_, '_> {
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
+        self.count_instr(site);
+        self.count_access(&p, slot, (AccessKind::Load, size), site);
         for (d, vars) in dst.iter().zip(&out) {
             let v = V::L(vars.iter().map(|&x| self.b.use_var(x)).collect());
             // A `bool` component is loaded as its lane form already; other narrow types too.
@@ -2955,6 +3028,8 @@ impl Tx<'_, '_> {
         );
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
+        self.count_instr(site);
+        self.count_access(&p, slot, (AccessKind::Store, size), site);
         Ok(())
     }
 }
@@ -3170,6 +3245,8 @@ impl Tx<'_, '_> {
                 tx.b.ins().store(mem(), o, oa, 0);
             },
         );
+        self.count_instr(site);
+        self.count_access(&p, slot, (AccessKind::Atomic, size), site);
         if let Some(d) = dst {
             let base = self.b.ins().stack_addr(I64, olds, 0);
             let v: Vec<Value> = (0..chunks(ty))

@@ -1,0 +1,348 @@
+//! Counting code: what a counting launch's compiled code adds up, exactly as the interpreter
+//! counts it ([`crate::count`]). Instructions are added per warp from its mask (a run of
+//! instructions under one mask at once, when the mask next changes); a lane-varying branch adds
+//! its branch, its divergence and the warp's step record; a barrier its arriving warps; a
+//! memory instruction calls [`super::super::count::access`] with its lanes' byte offsets.
+//! Layouts: [`super::super::count`].
+
+use super::super::count::{self as counts, CountedAccess, MAX_STEPS, SITE_FIELDS};
+use super::{C32, Ctx, Parts, Tx};
+use crate::cuda::ir::{Scalar, Site};
+use crate::error::AccessKind;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    self, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+/// The counting state of a translation.
+pub(super) struct Counting {
+    /// Sites by counting site, and their indices.
+    pub sites: Vec<Site>,
+    index: HashMap<Site, u32>,
+    /// Memory instructions, by the index the helper is called with.
+    pub accesses: Vec<CountedAccess>,
+    /// Instructions counted since the mask last changed: (counting site, how many).
+    pending: Vec<(u32, i64)>,
+    /// The count arrays ([`Ctx::tally`], [`Ctx::steps`]), loaded at entry.
+    tally: Option<Value>,
+    steps: Option<Value>,
+    call_conv: CallConv,
+}
+
+impl Counting {
+    pub fn new(call_conv: CallConv) -> Counting {
+        Counting {
+            sites: Vec::new(),
+            index: HashMap::new(),
+            accesses: Vec::new(),
+            pending: Vec::new(),
+            tally: None,
+            steps: None,
+            call_conv,
+        }
+    }
+
+    fn site(&mut self, site: Site) -> u32 {
+        let next = self.sites.len() as u32;
+        *self.index.entry(site).or_insert_with(|| {
+            self.sites.push(site);
+            next
+        })
+    }
+}
+
+impl Tx<'_, '_> {
+    /// Load the count arrays' addresses (at entry, so that they dominate every use).
+    pub(super) fn count_prologue(&mut self) {
+        if self.count.is_some() {
+            let t = self.load_ctx(I64, offset_of!(Ctx, tally));
+            let s = self.load_ctx(I64, offset_of!(Ctx, steps));
+            let c = self.count.as_mut().expect("counting");
+            c.tally = Some(t);
+            c.steps = Some(s);
+        }
+    }
+
+    /// One instruction at `site` for each executing lane of the warp.
+    pub(super) fn count_instr(&mut self, site: Site) {
+        let Some(c) = self.count.as_mut() else {
+            return;
+        };
+        let s = c.site(site);
+        match c.pending.iter_mut().find(|(p, _)| *p == s) {
+            Some(p) => p.1 += 1,
+            None => c.pending.push((s, 1)),
+        }
+    }
+
+    /// Add the instructions counted under the current mask: call before the mask changes.
+    pub(super) fn flush_counts(&mut self) {
+        let pending = match self.count.as_mut() {
+            Some(c) if !c.pending.is_empty() => std::mem::take(&mut c.pending),
+            _ => return,
+        };
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        let (issued, lanes) = self.issued(bits);
+        for (s, n) in pending {
+            self.add_count(s, 0, issued, n);
+            self.add_count(s, 1, lanes, n);
+        }
+    }
+
+    /// Whether a warp with lanes `bits` issues an instruction (0 or 1), and its lanes (`I64`s).
+    fn issued(&mut self, bits: Value) -> (Value, Value) {
+        let pop = self.b.ins().popcnt(bits);
+        let lanes = self.b.ins().uextend(I64, pop);
+        let nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
+        (self.b.ins().uextend(I64, nz), lanes)
+    }
+
+    /// Counter `field` of counting site `s` += `x × times`.
+    fn add_count(&mut self, s: u32, field: usize, x: Value, times: i64) {
+        let tally = self.count.as_ref().and_then(|c| c.tally).expect("counting");
+        let off = ((s as usize * SITE_FIELDS + field) * 8) as i32;
+        let old = self.b.ins().load(I64, MemFlagsData::trusted(), tally, off);
+        let add = if times == 1 {
+            x
+        } else {
+            self.b.ins().imul_imm_s(x, times)
+        };
+        let new = self.b.ins().iadd(old, add);
+        self.b.ins().store(MemFlagsData::trusted(), new, tally, off);
+    }
+
+    /// Step record word `at` (in `u32`s, plus `4 × index` bytes when given) += `x`, or `= x`.
+    fn step_word(&mut self, at: usize, index: Option<Value>, x: Value, add: bool) {
+        let steps = self.count.as_ref().and_then(|c| c.steps).expect("counting");
+        let p = match index {
+            Some(i) => {
+                let i = self.b.ins().uextend(I64, i);
+                let off = self.b.ins().ishl_imm_s(i, 2);
+                self.b.ins().iadd(steps, off)
+            }
+            None => steps,
+        };
+        let at = (at * 4) as i32;
+        let new = if add {
+            let old = self.b.ins().load(I32, MemFlagsData::trusted(), p, at);
+            self.b.ins().iadd(old, x)
+        } else {
+            x
+        };
+        self.b.ins().store(MemFlagsData::trusted(), new, p, at);
+    }
+
+    /// A lane-varying branch of the warp: `entry` its executing lanes, `taken` those that
+    /// take it (both as bits).
+    pub(super) fn count_branch(&mut self, site: Site, entry: Value, taken: Value) {
+        let Some(c) = self.count.as_mut() else {
+            return;
+        };
+        let s = c.site(site);
+        let (yes, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(entry, yes, &[], done, &[]);
+        self.b.switch_to_block(yes);
+        let one = self.b.ins().iconst(I64, 1);
+        let (_, lanes) = self.issued(entry);
+        self.add_count(s, 0, one, 1);
+        self.add_count(s, 1, lanes, 1);
+        self.add_count(s, 2, one, 1);
+        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
+        let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
+        let div = self.b.ins().band(some, part);
+        let div32 = self.b.ins().uextend(I32, div);
+        let div64 = self.b.ins().uextend(I64, div);
+        self.add_count(s, 3, div64, 1);
+        let w = self.warp.expect("inside a region");
+        let warps = self.warps;
+        self.step_word(0, Some(w), div32, true);
+        // The warp's step: record its site and divergence while within the record.
+        let steps = self.count.as_ref().and_then(|c| c.steps).expect("counting");
+        let wi = self.b.ins().uextend(I64, w);
+        let wo = self.b.ins().ishl_imm_s(wi, 2);
+        let wp = self.b.ins().iadd(steps, wo);
+        let taken_at = (warps * 4) as i32;
+        let k = self
+            .b
+            .ins()
+            .load(I32, MemFlagsData::trusted(), wp, taken_at);
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), k1, wp, taken_at);
+        let within = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
+        let record = self.b.create_block();
+        self.b.ins().brif(within, record, &[], done, &[]);
+        self.b.switch_to_block(record);
+        let kw = self.b.ins().imul_imm_s(k, warps as i64);
+        let i = self.b.ins().iadd(kw, w);
+        self.step_word(2 * warps, Some(i), div32, true);
+        let s1 = self.b.ins().iconst(I32, i64::from(s) + 1);
+        self.step_word(2 * warps + MAX_STEPS * warps, Some(i), s1, false);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// A barrier, at block level: one instruction and one barrier per warp with live lanes.
+    pub(super) fn count_barrier(&mut self, site: Site) {
+        let Some(c) = self.count.as_mut() else {
+            return;
+        };
+        let s = c.site(site);
+        if !self.exits {
+            // The live lanes are the threads that exist, known now.
+            let (warps, threads) = self.exists.chunks(32).fold((0, 0), |(w, t), row| {
+                let n = row.iter().filter(|&&m| m != 0).count() as i64;
+                (w + i64::from(n > 0), t + n)
+            });
+            for (field, n) in [(0, warps), (1, threads), (4, warps)] {
+                let x = self.b.ins().iconst(I64, n);
+                self.add_count(s, field, x, 1);
+            }
+            return;
+        }
+        let alive_p = self.load_ctx(I64, offset_of!(Ctx, alive));
+        let wvar = self.b.declare_var(I32);
+        let z = self.b.ins().iconst(I32, 0);
+        self.b.def_var(wvar, z);
+        let (head, body, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let w = self.b.use_var(wvar);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, w, self.warps as i64);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let row = self.b.ins().imul_imm_s(w, 128);
+        let row = self.b.ins().uextend(I64, row);
+        let row = self.b.ins().iadd(alive_p, row);
+        let m: [Value; C32] = std::array::from_fn(|c| {
+            self.b
+                .ins()
+                .load(I32X4, super::vmem(), row, (c * 16) as i32)
+        });
+        let bits = self.bits(&m);
+        let (issued, lanes) = self.issued(bits);
+        self.add_count(s, 0, issued, 1);
+        self.add_count(s, 1, lanes, 1);
+        self.add_count(s, 4, issued, 1);
+        let w1 = self.b.ins().iadd_imm_s(w, 1);
+        self.b.def_var(wvar, w1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+    }
+
+    /// The warp's part of a memory instruction at `site` on buffer slot `slot` (the access
+    /// has been checked): its cost depends on the lanes' addresses, which the helper is
+    /// shown.
+    pub(super) fn count_access(
+        &mut self,
+        p: &Parts,
+        slot: Option<usize>,
+        (kind, size): (AccessKind, i64),
+        site: Site,
+    ) {
+        let Some(c) = self.count.as_mut() else {
+            return;
+        };
+        // Without a buffer the access faulted before it got here.
+        let Some(slot) = slot else {
+            return;
+        };
+        let s = c.site(site);
+        let id = c.accesses.len() as i64;
+        c.accesses.push(CountedAccess {
+            site: s,
+            slot: slot as u32,
+            kind,
+            size: size as u32,
+        });
+        let call_conv = c.call_conv;
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        let (call, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(bits, call, &[], done, &[]);
+        self.b.set_cold_block(call);
+        self.b.switch_to_block(call);
+        // Every lane's byte offset, as `lane_byte` computes it for one lane.
+        let uniform = self.b.ins().splat(I64X2, p.uniform);
+        let mut bytes = [uniform; 16];
+        for (chunks, t, scale) in &p.terms {
+            let sc = self.b.ins().iconst(I64, *scale);
+            let sc = self.b.ins().splat(I64X2, sc);
+            let wide: Vec<Value> = if t.is_wide() {
+                chunks.clone()
+            } else {
+                chunks
+                    .iter()
+                    .flat_map(|&x| {
+                        let x = narrow_lanes(&mut self.b, x, *t);
+                        if t.is_signed() {
+                            [self.b.ins().swiden_low(x), self.b.ins().swiden_high(x)]
+                        } else {
+                            [self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)]
+                        }
+                    })
+                    .collect()
+            };
+            for (acc, x) in bytes.iter_mut().zip(wide) {
+                let term = self.b.ins().imul(x, sc);
+                *acc = self.b.ins().iadd(*acc, term);
+            }
+        }
+        let ss =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 256, 4));
+        let lanes = self.b.ins().stack_addr(I64, ss, 0);
+        for (c, &x) in bytes.iter().enumerate() {
+            self.b.ins().store(super::vmem(), x, lanes, (c * 16) as i32);
+        }
+        let mut sig = ir::Signature::new(call_conv);
+        for t in [I64, I64, I32, I32, I32] {
+            sig.params.push(AbiParam::new(t));
+        }
+        let sig = self.b.import_signature(sig);
+        let f = self
+            .b
+            .ins()
+            .iconst(I64, counts::access as *const () as usize as i64);
+        let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+        let id = self.b.ins().iconst(I32, id);
+        let w = self.warp.expect("inside a region");
+        self.b
+            .ins()
+            .call_indirect(sig, f, &[sink, lanes, id, w, bits]);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+}
+
+/// 32-bit lanes holding values of the narrow type `t` reduced to its bits, extended again
+/// (as a lane's value is read back from memory at its width).
+fn narrow_lanes(b: &mut cranelift_frontend::FunctionBuilder<'_>, x: Value, t: Scalar) -> Value {
+    let bits = match t {
+        Scalar::I8 | Scalar::U8 | Scalar::Bool => 8,
+        Scalar::I16 | Scalar::U16 => 16,
+        _ => return x,
+    };
+    let up = b.ins().ishl_imm_s(x, 32 - bits);
+    if t.is_signed() {
+        b.ins().sshr_imm_s(up, 32 - bits)
+    } else {
+        b.ins().ushr_imm_s(up, 32 - bits)
+    }
+}
