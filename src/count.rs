@@ -26,6 +26,9 @@ pub(crate) struct Count {
     pub divergent_by_warp: Vec<u64>,
     /// What the pictures are drawn from (see [`crate::metrics::Samples`]).
     pub samples: RawSamples,
+    /// The compiled tier's memory of what its memory instructions cost, kept from block to
+    /// block of this counter (see `cuda::jit::count`).
+    pub memo: Vec<u64>,
     /// The running block (linear index), each warp's branch step and divergent branches.
     block: u64,
     steps: Vec<usize>,
@@ -108,6 +111,7 @@ impl Count {
                 by_block: map.then(Vec::new),
                 ..RawSamples::default()
             },
+            memo: Vec::new(),
             block: 0,
             steps: vec![0; warps],
             block_div: vec![0; warps],
@@ -168,6 +172,16 @@ impl Count {
     pub fn diverged(&mut self, w: usize, n: u32) {
         self.divergent_by_warp[w] += u64::from(n);
         self.block_div[w] += n;
+    }
+
+    /// Whether step `k` of warp `w` of the running block changes nothing but its divergent
+    /// count: the step's site is known from an earlier warp.
+    #[inline]
+    pub fn step_known(&self, k: usize, w: usize) -> bool {
+        self.samples
+            .step_sites
+            .get(k)
+            .is_some_and(|(first, _)| *first <= (self.block, w as u32))
     }
 
     /// Warp `w` of the running block evaluated its `k`-th lane-varying branch, at `at`,

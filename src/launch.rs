@@ -237,6 +237,11 @@ impl Device {
         self
     }
 
+    /// Whether a counting launch of `cfg` keeps its counters per source line.
+    pub(crate) fn counts_lines(&self, cfg: &LaunchConfig) -> bool {
+        cfg.lines || self.lines
+    }
+
     /// Run blocks on a pool of `threads` CPU threads of the device's own (0: rayon's default).
     ///
     /// Results and counters do not depend on the number of threads, with one exception: float

@@ -2,7 +2,8 @@
 //! runs it ([`Engine`]), running every block, collecting what the threads printed.
 //!
 //! Two tiers run a kernel: the interpreter (`exec/`), which runs every mode, and the compiled
-//! tier (`jit/`), which runs fast mode for the kernels it compiles. They never import each
+//! tier (`jit/`), which runs fast and counting mode for the kernels it compiles (counting
+//! through [`jit::count`]'s sink into the launch's counter). They never import each
 //! other; this module picks one per launch and re-runs a block the compiled code stopped on
 //! (a failed bounds check, a trap) on the interpreter, which names the fault exactly.
 
@@ -62,8 +63,8 @@ impl Arg {
 /// Which tier runs a CUDA C kernel ([`LaunchConfig::engine`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
-    /// The compiled tier where it applies (fast mode, a kernel it compiles, the default warp
-    /// order), else the interpreter.
+    /// The compiled tier where it applies (fast or counting mode, a kernel it compiles, the
+    /// default warp order), else the interpreter.
     #[default]
     Auto,
     /// Always the interpreter.
@@ -189,7 +190,7 @@ pub fn launch_with(
     let sites = SiteTable(kernel.files.clone());
     // A shape the device refuses is reported before anything is compiled for it.
     dev.validate(cfg)?;
-    let (compiled, tier) = choose(kernel, cfg)?;
+    let (compiled, tier) = choose(kernel, cfg, dev.counts_lines(cfg))?;
     let launch = match compiled.as_deref() {
         Some(Ok(c)) => {
             let uniforms: Vec<u64> = vals.iter().map(bits).collect();
@@ -251,10 +252,12 @@ pub fn launch_with(
     })
 }
 
-/// The compiled kernel for this launch, if the compiled tier runs it, and the tier.
+/// What [`choose`] picks: the compiled kernel, where the compiled tier runs it, and the tier.
 type Choice = (Option<std::sync::Arc<Result<Compiled, String>>>, Tier);
 
-fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
+/// The compiled kernel for this launch (`lines`: whether it counts per line), if the compiled
+/// tier runs it, and the tier.
+fn choose(kernel: &Kernel, cfg: &LaunchConfig, lines: bool) -> Result<Choice, Error> {
     let refuse = |reason: &str| -> Result<Choice, Error> {
         if cfg.engine == Engine::Jit {
             return Err(Error::Unsupported {
@@ -284,6 +287,7 @@ fn choose(kernel: &Kernel, cfg: &LaunchConfig) -> Result<Choice, Error> {
     let shape = jit::Shape {
         block: [cfg.block.x, cfg.block.y, cfg.block.z],
         count: cfg.mode == Mode::Count,
+        lines: cfg.mode == Mode::Count && lines,
     };
     let (c, fresh) = jit::compiled(kernel, shape);
     match c.as_ref() {
@@ -369,14 +373,14 @@ impl Run<'_> {
         let (status, f) = if c.count_sites.is_empty() || b.st.count.is_none() {
             c.run(block_idx, grid_dim, bufs, self.uniforms, self.fired, None)
         } else {
-            self.counted(b, bufs, |sink| {
+            self.counted(b, bufs, |counting| {
                 c.run(
                     block_idx,
                     grid_dim,
                     bufs,
                     self.uniforms,
                     self.fired,
-                    Some(sink),
+                    Some(counting),
                 )
             })
         };
@@ -419,12 +423,12 @@ impl Run<'_> {
         }
     }
 
-    /// Run `f` with a sink for block `b`'s counts.
+    /// Run `f` with a sink for block `b`'s counts and the compiled code's memo.
     fn counted<R>(
         &self,
         b: &mut Block<'_>,
         bufs: &[Buf],
-        f: impl FnOnce(&mut jit::count::Sink<'_>) -> R,
+        f: impl FnOnce((&mut jit::count::Sink<'_>, &mut Vec<u64>)) -> R,
     ) -> R {
         // Per CPU thread, reused: the counter's site index of each counting site.
         thread_local! {
@@ -462,13 +466,19 @@ impl Run<'_> {
             });
             let banks = b.launch.bank_geometry();
             let count = b.st.count.as_mut().expect("a counting launch");
-            f(&mut jit::count::Sink {
+            // Out of the counter while the block runs: the compiled code writes it, the sink
+            // holds the counter.
+            let mut memo = std::mem::take(&mut count.memo);
+            let mut sink = jit::count::Sink {
                 count,
                 sites,
                 accesses: &self.c.accesses,
                 slots: &slots,
                 banks,
-            })
+            };
+            let r = f((&mut sink, &mut memo));
+            sink.count.memo = memo;
+            r
         })
     }
 

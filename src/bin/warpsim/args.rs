@@ -283,8 +283,8 @@ pub struct CuArgs {
     /// Fast mode: no counters (timing only).
     #[arg(long, conflicts_with = "check")]
     pub no_counters: bool,
-    /// The tier that runs kernels in fast mode: auto (compiled where it applies), interp or
-    /// jit (counting and check mode run on the interpreter).
+    /// The tier that runs kernels: auto (compiled where it applies), interp or jit (check
+    /// mode runs on the interpreter).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
     /// Say on stderr which tier ran each launch, and why not the compiled one (--kernel).

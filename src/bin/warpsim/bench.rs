@@ -297,6 +297,8 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
                 let mut r = json!({
                     "kernel": t.kernel, "size": t.size, "rust_ms": t.rust_ms,
                     "cuda_ms": t.cuda_ms, "cuda_over_rust": t.cuda_ms / t.rust_ms,
+                    "cuda_counting_ms": t.cuda_count_ms,
+                    "cuda_counting_over_fast": t.cuda_count_ms / t.cuda_ms,
                     "compiled": compiled(t).is_some(),
                 });
                 if let Some(ms) = compiled(t) {
@@ -322,11 +324,18 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         );
     } else {
         out!(
-            "\nCUDA C (`warpsim cu`, cuda/kernels.cu) against the same launch with the Rust API, fast mode:"
+            "\nCUDA C (`warpsim cu`, cuda/kernels.cu) against the same launch with the Rust API, fast mode, and counting:"
         );
         let mut head = format!(
-            "  {:<24} {:>10} {:>10} {:>10} {:>10} {:>11}",
-            "kernel", "size", "Rust ms", "CUDA ms", "CUDA/Rust", "compile ms"
+            "  {:<24} {:>10} {:>10} {:>10} {:>10} {:>11} {:>10} {:>10}",
+            "kernel",
+            "size",
+            "Rust ms",
+            "CUDA ms",
+            "CUDA/Rust",
+            "compile ms",
+            "count ms",
+            "count/fast"
         );
         if pocl.is_some() {
             head += &format!(" {:>9} {:>10}", "PoCL ms", "CUDA/PoCL");
@@ -337,13 +346,15 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
         out!("{head}");
         for t in &twins {
             let mut line = format!(
-                "  {:<24} {:>10} {:>10.2} {:>10.2} {:>10.2} {:>11}",
+                "  {:<24} {:>10} {:>10.2} {:>10.2} {:>10.2} {:>11} {:>10.2} {:>10.2}",
                 t.kernel,
                 t.size,
                 t.rust_ms,
                 t.cuda_ms,
                 t.cuda_ms / t.rust_ms,
-                compiled(t).map_or("interp".to_string(), |ms| format!("{ms:.1}"))
+                compiled(t).map_or("interp".to_string(), |ms| format!("{ms:.1}")),
+                t.cuda_count_ms,
+                t.cuda_count_ms / t.cuda_ms
             );
             if pocl.is_some() {
                 line += &match pocl_of(t) {
@@ -360,7 +371,7 @@ fn run_cases(a: &BenchArgs) -> Result<(), String> {
             out!("{line}");
         }
         out!(
-            "\n(each case's output is verified in both modes before timing, each CUDA C kernel's against its Rust twin; times are the launches alone; compile ms: the compiled tier's compilation at the first launch, `interp` where the kernel runs on the interpreter{}{})",
+            "\n(each case's output is verified in both modes before timing, each CUDA C kernel's against its Rust twin; times are the launches alone; compile ms: the compiled tier's compilation at the first launch, `interp` where the kernel runs on the interpreter; count ms: the same launch counting (compiled too){}{})",
             if pocl.is_some() {
                 "; PoCL: kernel time from OpenCL profiling events, same machine, this run"
             } else {
@@ -751,6 +762,8 @@ struct TwinTimes {
     pocl: Option<(&'static str, String)>,
     rust_ms: f64,
     cuda_ms: f64,
+    /// The CUDA C launch in counting mode.
+    cuda_count_ms: f64,
     /// The tier of the first launch, with its compile time.
     tier: cuda::Tier,
     /// x86 instructions per warp instruction in fast mode: on the interpreter, compiled.
@@ -782,10 +795,11 @@ fn compare_twins(
                 t.kernel
             ));
         }
-        let (mut r, mut c) = (Vec::new(), Vec::new());
+        let (mut r, mut c, mut k) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
             r.push(time(&|| (t.rust)().map(|()| 0))?);
             c.push(time(&|| (t.cu)(Mode::Fast).map(|_| 0))?);
+            k.push(time(&|| (t.cu)(Mode::Count).map(|_| 0))?);
         }
         let per_instr = if instructions {
             let counted = (t.cu)(Mode::Count)
@@ -807,6 +821,7 @@ fn compare_twins(
             pocl: t.pocl,
             rust_ms: median(r),
             cuda_ms: median(c),
+            cuda_count_ms: median(k),
             tier,
             per_instr,
         });

@@ -4,12 +4,21 @@
 //!
 //! Compiled code keeps, per block, two arrays (layouts below): per counting site the
 //! instructions, branches, divergent branches and barriers of its warps (added inline, per
-//! warp, from the warp's mask), and per warp its divergent branches and branch steps with, for
-//! the first [`MAX_STEPS`] steps, the step's site and whether it diverged. A memory
-//! instruction's cost depends on the lanes' addresses (sectors, lines, bank conflicts): per
-//! warp, the compiled code calls [`access`] with the lanes' byte offsets, which builds the
-//! interpreter's view of the access and counts it with the interpreter's own code. When the
-//! block ends, [`Sink::fold`] adds the arrays to the counter.
+//! warp, from the warp's mask); per warp its divergent branches and branch steps with, for the
+//! first [`MAX_STEPS`] steps, the step's site and whether it diverged. A third, the memo, is
+//! kept from block to block (below); it also holds the block's counts per memory instruction.
+//! When the block ends, [`Sink::fold`] adds them all to the counter.
+//!
+//! A memory instruction's cost depends on the lanes' addresses (sectors, lines, bank
+//! conflicts). The compiled code calls [`access`] with the lanes' byte offsets, which builds
+//! the interpreter's view of the access and counts it with the interpreter's own code. Where
+//! the lanes are a row (lane `l` at `first + l × step` bytes), the cost depends only on the
+//! executing lanes, the step and where the row starts within 128 bytes (whole sectors, lines
+//! and bank rows shift together; buffers stay put during a launch), so [`access`] hands its
+//! result back for the compiled code to remember (the memo, per memory instruction, kept from
+//! block to block) and the next warp with the same lanes, step and start adds it without a
+//! call. A warp whose access could become the launch's costliest sample (as
+//! costly as the one kept, and earlier) still calls, so the samples stay the interpreter's.
 //!
 //! The helpers are called from compiled code (`extern "C"`): they must not panic (a panic
 //! cannot unwind through compiled frames and would abort), so they look everything up with
@@ -20,6 +29,7 @@ use crate::error::{AccessKind, Space};
 use crate::lanes::U32x32;
 use crate::memory::shared::BankGeometry;
 use crate::memory::{Target, WarpAccess, WarpIdx};
+use crate::metrics::Counters;
 use crate::site::Site;
 
 /// Branch steps per warp whose site and divergence the compiled code records.
@@ -28,6 +38,38 @@ pub(crate) const MAX_STEPS: usize = crate::metrics::Samples::MAX_STEPS;
 /// The `u64` counters per counting site, in this order: warp instructions, thread
 /// instructions, branches, divergent branches, barriers.
 pub(crate) const SITE_FIELDS: usize = 5;
+
+/// The block's `u64` counters per memory instruction (first in its part of the memo):
+/// requests, sectors (shared: wavefronts), lines (shared: ideal wavefronts), bytes, then
+/// requests by conflict degree.
+pub(crate) const ACCESS_FIELDS: usize = 4 + 32;
+
+/// The memo's head: the cost, block and warp of the costliest access sampled so far, global
+/// then shared (cost 0: none).
+pub(crate) const MEMO_BEST: usize = 6;
+
+/// `u64`s a memo entry remembers: the lanes and start it holds (0: none; else the mask, and
+/// the start's offset within 128 bytes plus one above bit 32), the sample cost, what
+/// [`ACCESS_FIELDS`] 1, 2 and 3 add, two conflict degrees (`index << 32 | requests`), and the
+/// step in bytes.
+pub(crate) const REMEMBERED: usize = 8;
+
+/// Entries per memory instruction: one per lane pattern of a reduction's tree steps and some
+/// to spare. A key goes in entry `(lanes executing ^ key >> 34) mod ENTRIES` (by its count of
+/// lanes, 1 to 32, and its start), replacing what was there.
+pub(crate) const ENTRIES: usize = 32;
+
+/// `u64`s of a memory instruction's part of the memo: the block's counts, then the entries.
+pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
+
+/// `u64`s of a memo for `accesses` memory instructions: the head, then an entry each.
+pub(crate) fn memo_words(accesses: usize) -> usize {
+    MEMO_BEST + accesses * MEMO_FIELDS
+}
+
+/// What [`access`] hands back: whether what follows is to be remembered (1 or 0), what to
+/// remember ([`REMEMBERED`]), then the memo's head as it is now.
+pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 
 /// `u32`s of a block's step record for `warps` warps: per warp its divergent branches, per
 /// warp its steps taken, then per step and warp (`k × warps + w`) the divergent branches and
@@ -72,17 +114,31 @@ pub(crate) struct Sink<'a> {
 }
 
 /// Count warp `warp`'s part of memory instruction `access` (an index into
-/// [`Sink::accesses`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer.
+/// [`Sink::accesses`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer; hand back
+/// in `out` what the compiled code may remember ([`OUT_WORDS`]).
 pub(crate) extern "C" fn access(
     sink: &mut Sink<'_>,
     lanes: &[i64; 32],
     access: u32,
     warp: u32,
     mask: u32,
+    out: &mut [u64; OUT_WORDS],
 ) {
-    let Some(a) = sink.accesses.get(access as usize) else {
-        return;
-    };
+    out[0] = 0;
+    if let Some(a) = sink.accesses.get(access as usize).copied() {
+        count(sink, lanes, a, warp, mask, out);
+    }
+    out[1 + REMEMBERED..].copy_from_slice(&sink.best());
+}
+
+fn count(
+    sink: &mut Sink<'_>,
+    lanes: &[i64; 32],
+    a: CountedAccess,
+    warp: u32,
+    mask: u32,
+    out: &mut [u64; OUT_WORDS],
+) {
     let (Some(t), Some(&(index, site))) = (
         sink.slots.get(a.slot as usize),
         sink.sites.get(a.site as usize),
@@ -105,7 +161,7 @@ pub(crate) extern "C" fn access(
     // Lanes at a fixed step take the counter's fast paths, as the interpreter's do.
     let step = idx[1].wrapping_sub(idx[0]);
     let affine = (0..32u32).all(|l| idx[l as usize] == idx[0].wrapping_add(l.wrapping_mul(step)));
-    let lanes = U32x32::from_array(idx);
+    let rows = U32x32::from_array(idx);
     let w = WarpAccess {
         warp,
         mask,
@@ -115,17 +171,78 @@ pub(crate) extern "C" fn access(
                 step,
             }
         } else {
-            WarpIdx::Lanes(&lanes)
+            WarpIdx::Lanes(&rows)
         },
     };
+    let before = *sink.count.at(index);
     sink.count
         .access(index, site, a.kind, &target, &w, sink.banks);
+    // A row costs what its lanes, step and start say: remember it.
+    let row_step = lanes[1].wrapping_sub(lanes[0]);
+    let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add((l as i64).wrapping_mul(row_step)));
+    if !row || t.constant || a.kind == AccessKind::Atomic {
+        return;
+    }
+    let after = *sink.count.at(index);
+    let d = |f: fn(&Counters) -> u64| f(&after) - f(&before);
+    let (cost, x, y, bytes) = match (t.space, a.kind) {
+        (Space::Global, AccessKind::Load) => {
+            let s = d(|c| c.gld_sectors);
+            (s, s, d(|c| c.gld_lines), d(|c| c.gld_bytes))
+        }
+        (Space::Global, _) => {
+            let s = d(|c| c.gst_sectors);
+            (s, s, d(|c| c.gst_lines), d(|c| c.gst_bytes))
+        }
+        (Space::Shared, AccessKind::Load) => {
+            let wf = d(|c| c.shared_ld_wavefronts);
+            (wf, wf, d(|c| c.shared_ld_ideal), 0)
+        }
+        (Space::Shared, _) => {
+            let wf = d(|c| c.shared_st_wavefronts);
+            (wf, wf, d(|c| c.shared_st_ideal), 0)
+        }
+    };
+    let mut ways = (0..32).filter_map(|i| {
+        let n = after.shared_conflict_ways[i] - before.shared_conflict_ways[i];
+        (n > 0).then_some((i as u64) << 32 | n)
+    });
+    let (w1, w2) = (ways.next().unwrap_or(0), ways.next().unwrap_or(0));
+    if ways.next().is_some() {
+        return;
+    }
+    let start = (lanes[0] & 127) as u64 + 1;
+    out[0] = 1;
+    out[1..1 + REMEMBERED].copy_from_slice(&[
+        u64::from(mask) | start << 32,
+        cost,
+        x,
+        y,
+        bytes,
+        w1,
+        w2,
+        row_step as u64,
+    ]);
 }
 
 impl Sink<'_> {
-    /// Add a finished block's inline counts to the counter, and clear them (all of the arrays
-    /// are zero again) for the next block, of this kernel or another.
-    pub fn fold(&mut self, tally: &mut [u64], steps: &mut [u32], warps: usize) {
+    /// The memo's head: the costliest access sampled so far, global then shared.
+    pub fn best(&self) -> [u64; MEMO_BEST] {
+        let key = |r: &Option<crate::count::RawAccess>| {
+            r.as_ref()
+                .map_or([0; 3], |r| [r.key.0.0, r.key.1, u64::from(r.key.2)])
+        };
+        let (g, s) = (
+            key(&self.count.samples.worst_global),
+            key(&self.count.samples.worst_shared),
+        );
+        [g[0], g[1], g[2], s[0], s[1], s[2]]
+    }
+
+    /// Add a finished block's inline counts to the counter, and clear them (the two arrays
+    /// are zero again, for the next block of this kernel or another; the memo keeps what it
+    /// remembers).
+    pub fn fold(&mut self, tally: &mut [u64], steps: &mut [u32], memo: &mut [u64], warps: usize) {
         for (s, c) in tally.chunks_exact_mut(SITE_FIELDS).enumerate() {
             if c.iter().all(|&x| x == 0) {
                 continue;
@@ -140,6 +257,50 @@ impl Sink<'_> {
             }
             c.fill(0);
         }
+        let parts = memo.get_mut(MEMO_BEST..).unwrap_or_default();
+        for (a, e) in self
+            .accesses
+            .iter()
+            .zip(parts.chunks_exact_mut(MEMO_FIELDS))
+        {
+            let c = &mut e[..ACCESS_FIELDS];
+            if c[0] == 0 {
+                continue;
+            }
+            let space = self.slots.get(a.slot as usize).map(|t| t.space);
+            if let Some(&(index, _)) = self.sites.get(a.site as usize) {
+                let to = self.count.at(index);
+                match (space, a.kind) {
+                    (Some(Space::Global), AccessKind::Load) => {
+                        to.gld_requests += c[0];
+                        to.gld_sectors += c[1];
+                        to.gld_lines += c[2];
+                        to.gld_bytes += c[3];
+                    }
+                    (Some(Space::Global), _) => {
+                        to.gst_requests += c[0];
+                        to.gst_sectors += c[1];
+                        to.gst_lines += c[2];
+                        to.gst_bytes += c[3];
+                    }
+                    (Some(Space::Shared), AccessKind::Load) => {
+                        to.shared_ld_requests += c[0];
+                        to.shared_ld_wavefronts += c[1];
+                        to.shared_ld_ideal += c[2];
+                    }
+                    (Some(Space::Shared), _) => {
+                        to.shared_st_requests += c[0];
+                        to.shared_st_wavefronts += c[1];
+                        to.shared_st_ideal += c[2];
+                    }
+                    (None, _) => {}
+                }
+                for (w, n) in to.shared_conflict_ways.iter_mut().zip(&c[4..]) {
+                    *w += n;
+                }
+            }
+            c.fill(0);
+        }
         let (divergent, rest) = steps.split_at_mut(warps);
         let (taken, rest) = rest.split_at_mut(warps);
         let (step_div, step_site) = rest.split_at_mut(MAX_STEPS * warps);
@@ -149,6 +310,10 @@ impl Sink<'_> {
             }
             for k in 0..(taken[w] as usize).min(MAX_STEPS) {
                 let i = k * warps + w;
+                if step_div[i] == 0 && self.count.step_known(k, w) {
+                    step_site[i] = 0;
+                    continue;
+                }
                 let site = (step_site[i] as usize)
                     .checked_sub(1)
                     .and_then(|s| self.sites.get(s));

@@ -21,6 +21,8 @@ pub(crate) struct Counts<'a, 'b> {
     pub tally: &'a mut [u64],
     /// [`count::step_words`] for the block's warps.
     pub steps: &'a mut [u32],
+    /// [`count::memo_words`].
+    pub memo: &'a mut [u64],
     pub sink: &'a mut Sink<'b>,
 }
 
@@ -38,8 +40,10 @@ pub(crate) struct Entry {
     pub bufs: usize,
     /// Uniform values the function reads from `Ctx::uniforms`.
     pub uniforms: usize,
-    /// Counting sites the function adds to (0: it does not count).
-    pub count_sites: usize,
+    /// `u64`s of the counts the function adds to (0: it does not count).
+    pub tally_words: usize,
+    /// `u64`s of its memo.
+    pub memo_words: usize,
 }
 
 impl Entry {
@@ -69,16 +73,14 @@ impl Entry {
             self.uniforms,
             "one value per uniform parameter"
         );
-        if self.count_sites > 0 {
+        if self.tally_words > 0 {
             let c = counts.expect("counting code needs somewhere to count");
-            assert_eq!(
-                c.tally.len(),
-                self.count_sites * count::SITE_FIELDS,
-                "counts per site"
-            );
+            assert_eq!(c.tally.len(), self.tally_words, "counts");
             assert_eq!(c.steps.len(), count::step_words(self.warps), "step record");
+            assert_eq!(c.memo.len(), self.memo_words, "memo");
             ctx.tally = c.tally.as_mut_ptr();
             ctx.steps = c.steps.as_mut_ptr();
+            ctx.memo = c.memo.as_mut_ptr();
             ctx.sink = std::ptr::from_mut::<Sink<'_>>(c.sink) as usize;
         }
         ctx.frame = frame.as_mut_ptr();
@@ -89,7 +91,7 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature
         // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
         // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // (and, when it counts, `tally` and `steps`) within the sizes asserted above; each
+        // (and, when it counts, `tally`, `steps` and `memo`) within the sizes asserted above; each
         // buffer's `len` bytes from its `ptr`, after a bounds check; and it reads the byte at
         // `ctx.fired`, an `AtomicBool` the caller borrows for the call (a plain byte load of
         // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
@@ -98,7 +100,8 @@ impl Entry {
         // caller. The code never unwinds. The only Rust code it calls is `count::access`
         // (`extern "C"`, with the signature the translator declares for it), passing
         // `ctx.sink` (the sink borrowed mutably above, which nothing else uses during the
-        // call) and a pointer to 32 `i64`s in its own stack frame.
+        // call; the arrays above are not reachable from it) and pointers to 32 `i64`s and to
+        // `count::OUT_WORDS` `u64`s in its own stack frame.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

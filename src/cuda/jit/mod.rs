@@ -27,14 +27,16 @@
 //! `tests/tiers.rs` runs every kernel of the repository on both, `tests/tiers_random.rs`
 //! random structured ones.
 //!
-//! What it compiles: fast mode (no counters), the default warp order, and the IR the documents'
+//! What it compiles: fast and counting mode (check mode is the interpreter's; counting code
+//! adds up exactly what the interpreter counts, per line too: [`count`]), the default warp
+//! order, and the IR the documents'
 //! kernels and most real ones use — integer and floating-point arithmetic with C's rules,
 //! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
 //! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics. Anything
 //! else (`printf`, per-thread arrays, the math library beyond square roots and rounding,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
 //! buffer at run time) is refused by `compile` with the reason, and the launch runs on the
-//! interpreter. Compiled code is cached per kernel and block shape for the life of the
+//! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr
 //! as it is compiled.
 
@@ -99,11 +101,15 @@ pub(crate) struct Ctx {
     /// The address of the launch's watchdog flag (a byte, nonzero once the time is up).
     pub fired: usize,
     pub fault: FaultSite,
-    /// Counting code only: the counts per site ([`count::SITE_FIELDS`] each), the step record
-    /// ([`count::step_words`]) and the [`count::Sink`] the helpers are called with.
+    /// Counting code only: the block's counts per site ([`count::SITE_FIELDS`] each), the step
+    /// record
+    /// ([`count::step_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
+    /// helper is called with, and the block's linear index.
     pub tally: *mut u64,
     pub steps: *mut u32,
+    pub memo: *mut u64,
     pub sink: usize,
+    pub linear: u64,
 }
 
 /// How a compiled block ended.
@@ -137,7 +143,8 @@ pub(crate) struct Compiled {
     /// Source sites of the checked accesses (with what they access), traps and loops, by
     /// [`FaultSite::site`].
     pub sites: Vec<(Site, Option<Access>)>,
-    /// Counting code only: the sites it counts at, by counting site.
+    /// Counting code only: the sites it counts at, by counting site (none: it counts
+    /// nothing).
     pub count_sites: Vec<Site>,
     /// Counting code only: its memory instructions, by the index it calls
     /// [`count::access`] with.
@@ -149,7 +156,8 @@ pub(crate) struct Compiled {
 impl Compiled {
     /// Run one block: `bufs` per buffer slot, `uniforms` per value the launch binds
     /// ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once `fired` is set. Counting
-    /// code adds the block's counts to `sink` (which it needs; other code ignores it).
+    /// code adds the block's counts to the sink, remembering costs in the memo (both of which
+    /// it needs; other code ignores them).
     pub fn run(
         &self,
         block_idx: [u32; 3],
@@ -157,7 +165,7 @@ impl Compiled {
         bufs: &[Buf],
         uniforms: &[u64],
         fired: &std::sync::atomic::AtomicBool,
-        sink: Option<&mut count::Sink<'_>>,
+        counting: Option<(&mut count::Sink<'_>, &mut Vec<u64>)>,
     ) -> (Status, FaultSite) {
         /// Per CPU thread: the frame, the live masks, the counts per site, the step record.
         type Scratch = (Vec<u8>, Vec<u32>, Vec<u64>, Vec<u32>);
@@ -174,19 +182,19 @@ impl Compiled {
             }
             alive.clear();
             alive.extend_from_slice(&self.exists);
-            let counting = self.entry.count_sites > 0;
+            let counts_here = self.entry.tally_words > 0;
             // Zero between blocks and kernels (`fold` clears what it reads, a block that
             // stopped is cleared below).
-            tally.resize(self.entry.count_sites * count::SITE_FIELDS, 0);
+            tally.resize(self.entry.tally_words, 0);
             steps.resize(
-                if counting {
+                if counts_here {
                     count::step_words(self.entry.warps)
                 } else {
                     0
                 },
                 0,
             );
-            let sink = sink.filter(|_| counting);
+            let counting = counting.filter(|_| counts_here);
             let mut ctx = Ctx {
                 bufs: std::ptr::null(),
                 frame: std::ptr::null_mut(),
@@ -199,12 +207,23 @@ impl Compiled {
                 fault: FaultSite::default(),
                 tally: std::ptr::null_mut(),
                 steps: std::ptr::null_mut(),
+                memo: std::ptr::null_mut(),
                 sink: 0,
+                linear: u64::from(block_idx[0])
+                    + u64::from(grid_dim[0])
+                        * (u64::from(block_idx[1])
+                            + u64::from(grid_dim[1]) * u64::from(block_idx[2])),
             };
-            let mut counts = sink.map(|s| enter::Counts {
-                tally: &mut tally[..],
-                steps: &mut steps[..],
-                sink: s,
+            let mut counts = counting.map(|(sink, memo)| {
+                memo.resize(count::memo_words(self.accesses.len()), 0);
+                let best = sink.best();
+                memo[..count::MEMO_BEST].copy_from_slice(&best);
+                enter::Counts {
+                    tally: &mut tally[..],
+                    steps: &mut steps[..],
+                    memo: &mut memo[..],
+                    sink,
+                }
             });
             let status = self.entry.call(
                 &mut ctx,
@@ -215,10 +234,12 @@ impl Compiled {
                 uniforms,
                 counts.as_mut(),
             );
-            if let Some(c) = counts
-                && status == Status::Done
-            {
-                c.sink.fold(c.tally, c.steps, self.entry.warps);
+            if let Some(c) = counts {
+                if status == Status::Done {
+                    c.sink.fold(c.tally, c.steps, c.memo, self.entry.warps);
+                } else {
+                    c.memo.fill(0);
+                }
             }
             if status != Status::Done {
                 tally.fill(0);
@@ -234,8 +255,9 @@ impl Compiled {
 pub(crate) struct Shape {
     /// `blockDim`.
     pub block: [u32; 3],
-    /// Whether the code counts (a counting launch: [`crate::Mode::Count`]).
+    /// Whether the code counts (a counting launch: [`crate::Mode::Count`]), and per line.
     pub count: bool,
+    pub lines: bool,
 }
 
 /// Compiled kernels, by kernel and shape (a handful per process; compared by value).

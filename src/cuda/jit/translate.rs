@@ -71,6 +71,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         build(k, shape, warps, &exists, &items, &regions, &layout)
     }))
     .map_err(|_| "the code generator failed on this kernel".to_string())??;
+    let count_slots = built.count.as_ref().map_or(0, |c| c.slots());
     let (count_sites, accesses) = built
         .count
         .map_or_else(Default::default, |c| (c.sites, c.accesses));
@@ -82,7 +83,8 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
             bufs: slots(k),
             uniforms: layout.params.len(),
             // Code with nothing to count (no site) is given nothing to count in.
-            count_sites: count_sites.len(),
+            tally_words: count_slots * super::count::SITE_FIELDS,
+            memo_words: super::count::memo_words(accesses.len()),
         },
         tables,
         exists,
@@ -701,7 +703,9 @@ fn build(
             exits: k.body.iter().any(exits),
             exists,
             steps: lane_steps(k, shape),
-            count: shape.count.then(|| count::Counting::new(call_conv)),
+            count: shape
+                .count
+                .then(|| count::Counting::new(call_conv, shape.lines)),
         };
         tx.prologue();
         tx.items(items, regions)?;
@@ -784,9 +788,8 @@ impl Tx<'_, '_> {
             }
         }
         let z = self.zero(I32X4);
-        for m in self.cur.iter().chain(&self.alive) {
-            self.b.def_var(*m, z);
-        }
+        self.set_mask(self.cur, [z; C32]);
+        self.set_mask(self.alive, [z; C32]);
     }
 
     fn zero(&mut self, ty: Type) -> Value {
@@ -950,15 +953,15 @@ impl Tx<'_, '_> {
         let alive_row = self.b.ins().iadd(alive_p, row);
         let whole = !self.exits && self.shape.block.iter().product::<u32>() % 32 == 0;
         let ones = self.vconst(I32X4, [0xff; 16]);
-        for c in 0..C32 {
-            let m = if whole {
+        let m: [Value; C32] = std::array::from_fn(|c| {
+            if whole {
                 ones
             } else {
                 self.b.ins().load(I32X4, vmem(), alive_row, (c * 16) as i32)
-            };
-            self.b.def_var(self.alive[c], m);
-            self.b.def_var(self.cur[c], m);
-        }
+            }
+        });
+        self.set_mask(self.alive, m);
+        self.set_mask(self.cur, m);
         let returns = region.stmts.iter().any(|s| exits(s));
         if self.exits {
             // A warp whose threads have all left skips the region.
@@ -1069,6 +1072,9 @@ impl Tx<'_, '_> {
     fn set_mask(&mut self, m: Mask, v: [Value; C32]) {
         for c in 0..C32 {
             self.b.def_var(m[c], v[c]);
+        }
+        if m == self.cur {
+            self.cur_changed(&v);
         }
     }
 
@@ -1226,7 +1232,7 @@ impl Tx<'_, '_> {
                 let els: Vec<&Stmt> = els.iter().collect();
                 if *varying && self.count.is_some() {
                     let m = self.get_mask(self.cur);
-                    let entry = self.bits(&m);
+                    let entry = self.cur_bits();
                     let taken = match &c {
                         V::U(c) => {
                             let z = self.b.ins().iconst(I32, 0);
@@ -2479,8 +2485,9 @@ struct Row {
     unit: Value,
     /// The step in elements, where known at compile time.
     known: Option<i64>,
-    /// Lane 0's address.
+    /// Lane 0's address, and its byte offset in the buffer.
     addr: Value,
+    byte0: Value,
     /// Bytes from one lane's element to the next (`I64`).
     step: Value,
 }
@@ -2779,6 +2786,7 @@ impl Tx<'_, '_> {
             unit,
             known,
             addr,
+            byte0,
             step,
         })
     }
@@ -2846,6 +2854,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
+        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step));
         if let Some(row) = row {
             let (affine, unit, strided, slow) = (
                 self.b.create_block(),
@@ -2915,7 +2924,7 @@ impl Tx<'_, '_> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         self.count_instr(site);
-        self.count_access(&p, slot, (AccessKind::Load, size), site);
+        self.count_access(&p, slot, (AccessKind::Load, size), site, counted_row);
         for (d, vars) in dst.iter().zip(&out) {
             let v = V::L(vars.iter().map(|&x| self.b.use_var(x)).collect());
             // A `bool` component is loaded as its lane form already; other narrow types too.
@@ -2949,6 +2958,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
+        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step));
         if let Some(row) = row {
             let m = self.get_mask(self.cur);
             let full = self.all(&m);
@@ -3029,7 +3039,7 @@ impl Tx<'_, '_> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         self.count_instr(site);
-        self.count_access(&p, slot, (AccessKind::Store, size), site);
+        self.count_access(&p, slot, (AccessKind::Store, size), site, counted_row);
         Ok(())
     }
 }
@@ -3246,7 +3256,7 @@ impl Tx<'_, '_> {
             },
         );
         self.count_instr(site);
-        self.count_access(&p, slot, (AccessKind::Atomic, size), site);
+        self.count_access(&p, slot, (AccessKind::Atomic, size), site, None);
         if let Some(d) = dst {
             let base = self.b.ins().stack_addr(I64, olds, 0);
             let v: Vec<Value> = (0..chunks(ty))

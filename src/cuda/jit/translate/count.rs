@@ -5,16 +5,20 @@
 //! memory instruction calls [`super::super::count::access`] with its lanes' byte offsets.
 //! Layouts: [`super::super::count`].
 
-use super::super::count::{self as counts, CountedAccess, MAX_STEPS, SITE_FIELDS};
+use super::super::count::{
+    self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
+    OUT_WORDS, REMEMBERED, SITE_FIELDS,
+};
 use super::{C32, Ctx, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
 use crate::error::AccessKind;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{I8, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     self, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::Variable;
 use std::collections::HashMap;
 use std::mem::offset_of;
 
@@ -25,23 +29,24 @@ pub(super) struct Counting {
     index: HashMap<Site, u32>,
     /// Memory instructions, by the index the helper is called with.
     pub accesses: Vec<CountedAccess>,
-    /// Instructions counted since the mask last changed: (counting site, how many).
+    /// Whether counts are kept per line (else every site adds to one slot of the counts).
+    lines: bool,
+    /// Instructions counted since the mask last changed: (slot, how many).
     pending: Vec<(u32, i64)>,
-    /// The count arrays ([`Ctx::tally`], [`Ctx::steps`]), loaded at entry.
-    tally: Option<Value>,
-    steps: Option<Value>,
+    /// The current mask's lanes as bits (`I32`), defined wherever the mask is.
+    cur_bits: Option<Variable>,
     call_conv: CallConv,
 }
 
 impl Counting {
-    pub fn new(call_conv: CallConv) -> Counting {
+    pub fn new(call_conv: CallConv, lines: bool) -> Counting {
         Counting {
             sites: Vec::new(),
             index: HashMap::new(),
             accesses: Vec::new(),
+            lines,
             pending: Vec::new(),
-            tally: None,
-            steps: None,
+            cur_bits: None,
             call_conv,
         }
     }
@@ -53,17 +58,52 @@ impl Counting {
             next
         })
     }
+
+    /// The slot of the counts a site adds to: its own per line, else one for all.
+    fn slot(&mut self, site: Site) -> u32 {
+        let s = self.site(site);
+        if self.lines { s } else { 0 }
+    }
+
+    /// Slots of the counts ([`super::super::count::SITE_FIELDS`] `u64`s each).
+    pub fn slots(&self) -> usize {
+        if self.lines {
+            self.sites.len()
+        } else {
+            usize::from(!self.sites.is_empty())
+        }
+    }
 }
 
 impl Tx<'_, '_> {
-    /// Load the count arrays' addresses (at entry, so that they dominate every use).
+    /// Declare the current mask's bits (at entry, before the mask is first set).
     pub(super) fn count_prologue(&mut self) {
-        if self.count.is_some() {
-            let t = self.load_ctx(I64, offset_of!(Ctx, tally));
-            let s = self.load_ctx(I64, offset_of!(Ctx, steps));
-            let c = self.count.as_mut().expect("counting");
-            c.tally = Some(t);
-            c.steps = Some(s);
+        if let Some(c) = &mut self.count {
+            c.cur_bits = Some(self.b.declare_var(I32));
+        }
+    }
+
+    /// A field of [`Ctx`], loaded where it is used (rather than kept in a register throughout).
+    fn ctx_field(&mut self, off: usize) -> Value {
+        self.load_ctx(I64, off)
+    }
+
+    /// The current mask changed to `v` (counting code keeps its bits).
+    pub(super) fn cur_changed(&mut self, v: &[Value; C32]) {
+        if let Some(var) = self.count.as_ref().and_then(|c| c.cur_bits) {
+            let bits = self.bits(v);
+            self.b.def_var(var, bits);
+        }
+    }
+
+    /// The current mask's lanes as bits (`I32`).
+    pub(super) fn cur_bits(&mut self) -> Value {
+        match self.count.as_ref().and_then(|c| c.cur_bits) {
+            Some(var) => self.b.use_var(var),
+            None => {
+                let m = self.get_mask(self.cur);
+                self.bits(&m)
+            }
         }
     }
 
@@ -72,7 +112,7 @@ impl Tx<'_, '_> {
         let Some(c) = self.count.as_mut() else {
             return;
         };
-        let s = c.site(site);
+        let s = c.slot(site);
         match c.pending.iter_mut().find(|(p, _)| *p == s) {
             Some(p) => p.1 += 1,
             None => c.pending.push((s, 1)),
@@ -85,8 +125,7 @@ impl Tx<'_, '_> {
             Some(c) if !c.pending.is_empty() => std::mem::take(&mut c.pending),
             _ => return,
         };
-        let m = self.get_mask(self.cur);
-        let bits = self.bits(&m);
+        let bits = self.cur_bits();
         let (issued, lanes) = self.issued(bits);
         for (s, n) in pending {
             self.add_count(s, 0, issued, n);
@@ -104,7 +143,7 @@ impl Tx<'_, '_> {
 
     /// Counter `field` of counting site `s` += `x × times`.
     fn add_count(&mut self, s: u32, field: usize, x: Value, times: i64) {
-        let tally = self.count.as_ref().and_then(|c| c.tally).expect("counting");
+        let tally = self.ctx_field(offset_of!(Ctx, tally));
         let off = ((s as usize * SITE_FIELDS + field) * 8) as i32;
         let old = self.b.ins().load(I64, MemFlagsData::trusted(), tally, off);
         let add = if times == 1 {
@@ -118,7 +157,7 @@ impl Tx<'_, '_> {
 
     /// Step record word `at` (in `u32`s, plus `4 × index` bytes when given) += `x`, or `= x`.
     fn step_word(&mut self, at: usize, index: Option<Value>, x: Value, add: bool) {
-        let steps = self.count.as_ref().and_then(|c| c.steps).expect("counting");
+        let steps = self.ctx_field(offset_of!(Ctx, steps));
         let p = match index {
             Some(i) => {
                 let i = self.b.ins().uextend(I64, i);
@@ -143,26 +182,26 @@ impl Tx<'_, '_> {
         let Some(c) = self.count.as_mut() else {
             return;
         };
-        let s = c.site(site);
+        let (s, slot) = (c.site(site), c.slot(site));
         let (yes, done) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(entry, yes, &[], done, &[]);
         self.b.switch_to_block(yes);
         let one = self.b.ins().iconst(I64, 1);
         let (_, lanes) = self.issued(entry);
-        self.add_count(s, 0, one, 1);
-        self.add_count(s, 1, lanes, 1);
-        self.add_count(s, 2, one, 1);
+        self.add_count(slot, 0, one, 1);
+        self.add_count(slot, 1, lanes, 1);
+        self.add_count(slot, 2, one, 1);
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
         let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
         let div = self.b.ins().band(some, part);
         let div32 = self.b.ins().uextend(I32, div);
         let div64 = self.b.ins().uextend(I64, div);
-        self.add_count(s, 3, div64, 1);
+        self.add_count(slot, 3, div64, 1);
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
         self.step_word(0, Some(w), div32, true);
         // The warp's step: record its site and divergence while within the record.
-        let steps = self.count.as_ref().and_then(|c| c.steps).expect("counting");
+        let steps = self.ctx_field(offset_of!(Ctx, steps));
         let wi = self.b.ins().uextend(I64, w);
         let wo = self.b.ins().ishl_imm_s(wi, 2);
         let wp = self.b.ins().iadd(steps, wo);
@@ -196,7 +235,7 @@ impl Tx<'_, '_> {
         let Some(c) = self.count.as_mut() else {
             return;
         };
-        let s = c.site(site);
+        let s = c.slot(site);
         if !self.exits {
             // The live lanes are the threads that exist, known now.
             let (warps, threads) = self.exists.chunks(32).fold((0, 0), |(w, t), row| {
@@ -248,13 +287,15 @@ impl Tx<'_, '_> {
 
     /// The warp's part of a memory instruction at `site` on buffer slot `slot` (the access
     /// has been checked): its cost depends on the lanes' addresses, which the helper is
-    /// shown.
+    /// shown, unless the memo knows it. `row`: where the access was tried as a row (whether
+    /// it is one, lane 0's byte offset, the step in bytes).
     pub(super) fn count_access(
         &mut self,
         p: &Parts,
         slot: Option<usize>,
         (kind, size): (AccessKind, i64),
         site: Site,
+        row: Option<(Value, Value, Value)>,
     ) {
         let Some(c) = self.count.as_mut() else {
             return;
@@ -264,7 +305,7 @@ impl Tx<'_, '_> {
             return;
         };
         let s = c.site(site);
-        let id = c.accesses.len() as i64;
+        let a = c.accesses.len();
         c.accesses.push(CountedAccess {
             site: s,
             slot: slot as u32,
@@ -272,10 +313,92 @@ impl Tx<'_, '_> {
             size: size as u32,
         });
         let call_conv = c.call_conv;
-        let m = self.get_mask(self.cur);
-        let bits = self.bits(&m);
+        // This instruction's part of the memo: its counts, then its entries.
+        let counts = ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32;
+        let entries = counts + (ACCESS_FIELDS * 8) as i32;
+        let shared = slot >= super::buffers(self.k) + self.k.globals.len();
+        let best = if shared { 3 * 8 } else { 0 };
+        let bits = self.cur_bits();
+        let w = self.warp.expect("inside a region");
         let (call, done) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(bits, call, &[], done, &[]);
+        let first = self.b.create_block();
+        self.b.ins().brif(bits, first, &[], done, &[]);
+        self.b.switch_to_block(first);
+        let memo = self.ctx_field(offset_of!(Ctx, memo));
+        // Lanes that all use one address are a row of step 0.
+        let row = row.or_else(|| {
+            p.terms.is_empty().then(|| {
+                let ok = self.b.ins().iconst(I8, 1);
+                let step = self.b.ins().iconst(I64, 0);
+                (ok, p.uniform, step)
+            })
+        });
+        if let Some((ok, byte0, step)) = row {
+            // The memo: the same lanes at the same start within 128 bytes cost the same.
+            let (probe, hit, add) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().brif(ok, probe, &[], call, &[]);
+            self.b.switch_to_block(probe);
+            let start = self.b.ins().band_imm_s(byte0, 127);
+            let start = self.b.ins().iadd_imm_s(start, 1);
+            let start = self.b.ins().ishl_imm_s(start, 32);
+            let lanes = self.b.ins().uextend(I64, bits);
+            let key = self.b.ins().bor(lanes, start);
+            let flags = MemFlagsData::trusted();
+            let e = self.memo_entry(memo, key);
+            let held = self.b.ins().load(I64, flags, e, entries);
+            let held_step = self.b.ins().load(I64, flags, e, entries + 7 * 8);
+            let same = self.b.ins().icmp(IntCC::Equal, key, held);
+            let same_step = self.b.ins().icmp(IntCC::Equal, step, held_step);
+            let same = self.b.ins().band(same, same_step);
+            self.b.ins().brif(same, hit, &[], call, &[]);
+            // Not a candidate for the costliest sample: cheaper than it, or as costly and later.
+            self.b.switch_to_block(hit);
+            let cost = self.b.ins().load(I64, flags, e, entries + 8);
+            let linear = self.ctx_field(offset_of!(Ctx, linear));
+            let top = self.b.ins().load(I64, flags, memo, best);
+            let top_block = self.b.ins().load(I64, flags, memo, best + 8);
+            let top_warp = self.b.ins().load(I64, flags, memo, best + 16);
+            let cheaper = self.b.ins().icmp(IntCC::UnsignedLessThan, cost, top);
+            let as_costly = self.b.ins().icmp(IntCC::Equal, cost, top);
+            let later_block = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, linear, top_block);
+            let same_block = self.b.ins().icmp(IntCC::Equal, linear, top_block);
+            let w64 = self.b.ins().uextend(I64, w);
+            let later_warp = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, w64, top_warp);
+            let later = self.b.ins().band(same_block, later_warp);
+            let later = self.b.ins().bor(later_block, later);
+            let later = self.b.ins().band(as_costly, later);
+            let skip = self.b.ins().bor(cheaper, later);
+            self.b.ins().brif(skip, add, &[], call, &[]);
+            self.b.switch_to_block(add);
+            let one = self.b.ins().iconst(I64, 1);
+            self.add_at(memo, counts, one);
+            for f in 1..=3 {
+                let x = self.b.ins().load(I64, flags, e, entries + 8 * (f + 1));
+                self.add_at(memo, counts + 8 * f, x);
+            }
+            // Requests by conflict degree: two (degree << 32 | requests) remembered.
+            for f in [5, 6] {
+                let x = self.b.ins().load(I64, flags, e, entries + 8 * f);
+                let degree = self.b.ins().ushr_imm_s(x, 32);
+                let n = self.b.ins().band_imm_s(x, 0xffff_ffff);
+                let at = self.b.ins().ishl_imm_s(degree, 3);
+                let at = self.b.ins().iadd(memo, at);
+                self.add_at(at, counts + 8 * 4, n);
+            }
+            self.b.ins().jump(done, &[]);
+        } else {
+            self.b.ins().jump(call, &[]);
+        }
         self.b.set_cold_block(call);
         self.b.switch_to_block(call);
         // Every lane's byte offset, as `lane_byte` computes it for one lane.
@@ -304,15 +427,21 @@ impl Tx<'_, '_> {
                 *acc = self.b.ins().iadd(*acc, term);
             }
         }
-        let ss =
-            self.b
-                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 256, 4));
-        let lanes = self.b.ins().stack_addr(I64, ss, 0);
+        let stack = |b: &mut cranelift_frontend::FunctionBuilder<'_>, words: usize| {
+            let ss = b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (words * 8) as u32,
+                4,
+            ));
+            b.ins().stack_addr(I64, ss, 0)
+        };
+        let lanes = stack(&mut self.b, 32);
         for (c, &x) in bytes.iter().enumerate() {
             self.b.ins().store(super::vmem(), x, lanes, (c * 16) as i32);
         }
+        let out = stack(&mut self.b, OUT_WORDS);
         let mut sig = ir::Signature::new(call_conv);
-        for t in [I64, I64, I32, I32, I32] {
+        for t in [I64, I64, I32, I32, I32, I64] {
             sig.params.push(AbiParam::new(t));
         }
         let sig = self.b.import_signature(sig);
@@ -321,13 +450,52 @@ impl Tx<'_, '_> {
             .ins()
             .iconst(I64, counts::access as *const () as usize as i64);
         let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
-        let id = self.b.ins().iconst(I32, id);
-        let w = self.warp.expect("inside a region");
+        let id = self.b.ins().iconst(I32, a as i64);
         self.b
             .ins()
-            .call_indirect(sig, f, &[sink, lanes, id, w, bits]);
+            .call_indirect(sig, f, &[sink, lanes, id, w, bits, out]);
+        // What the helper hands back: the memo's head, and what to remember.
+        let flags = MemFlagsData::trusted();
+        for k in 0..MEMO_BEST {
+            let x = self
+                .b
+                .ins()
+                .load(I64, flags, out, ((1 + REMEMBERED + k) * 8) as i32);
+            self.b.ins().store(flags, x, memo, (k * 8) as i32);
+        }
+        let keep = self.b.ins().load(I64, flags, out, 0);
+        let remember = self.b.create_block();
+        self.b.ins().brif(keep, remember, &[], done, &[]);
+        self.b.switch_to_block(remember);
+        let key = self.b.ins().load(I64, flags, out, 8);
+        let e = self.memo_entry(memo, key);
+        for k in 0..REMEMBERED {
+            let x = self.b.ins().load(I64, flags, out, ((1 + k) * 8) as i32);
+            self.b.ins().store(flags, x, e, entries + (k * 8) as i32);
+        }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// `memo` plus the offset of `key`'s entry among a memory instruction's entries (see
+    /// [`ENTRIES`]).
+    fn memo_entry(&mut self, memo: Value, key: Value) -> Value {
+        let lanes = self.b.ins().ireduce(I32, key);
+        let n = self.b.ins().popcnt(lanes);
+        let n = self.b.ins().uextend(I64, n);
+        let start = self.b.ins().ushr_imm_s(key, 34);
+        let i = self.b.ins().bxor(n, start);
+        let i = self.b.ins().band_imm_s(i, ENTRIES as i64 - 1);
+        let off = self.b.ins().imul_imm_s(i, (REMEMBERED * 8) as i64);
+        self.b.ins().iadd(memo, off)
+    }
+
+    /// `*(p + off) += x` (`u64`s).
+    fn add_at(&mut self, p: Value, off: i32, x: Value) {
+        let flags = MemFlagsData::trusted();
+        let old = self.b.ins().load(I64, flags, p, off);
+        let new = self.b.ins().iadd(old, x);
+        self.b.ins().store(flags, new, p, off);
     }
 }
 
