@@ -1,7 +1,8 @@
 //! One suite, both tiers: every CUDA C kernel in the repository's `.cu` files runs in fast
-//! mode on the interpreter and on the compiled tier, with the same generated arguments and
-//! launch shapes, and must leave the same bytes in every buffer, print the same and fail with
-//! the same error. Kernels the compiled tier does not compile run on the interpreter twice
+//! and in counting mode on the interpreter and on the compiled tier, with the same generated
+//! arguments and launch shapes, and must leave the same bytes in every buffer, print the same,
+//! count the same (per launch, per line, per warp, the report's samples) and fail with the
+//! same error. Kernels the compiled tier does not compile run on the interpreter twice
 //! (listed with `--nocapture`); the documents' kernels must compile.
 
 use std::path::{Path, PathBuf};
@@ -452,5 +453,71 @@ fn an_impossible_block_is_refused_before_compiling() {
             .engine(engine);
         let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("refused");
         assert!(matches!(e, warpsim::Error::InvalidLaunch { .. }), "{e}");
+    }
+}
+
+/// Counting on the compiled tier (its memo of what a row of lanes costs included) gives the
+/// interpreter's counters, per-line counters and samples whatever order the blocks run in, on
+/// any number of CPU threads, with lines asked for by the launch or by the device.
+#[test]
+fn counting_agrees_in_any_block_order_and_thread_count() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let module = Module::from_source("kernels.cu", &text, &Options::default()).expect("parses");
+    let cases: [(&str, (u32, u32), (u32, u32)); 5] = [
+        ("reduce_interleaved", (8, 1), (256, 1)),
+        ("reduce_sequential", (8, 1), (256, 1)),
+        ("reduce_multi", (3, 1), (128, 1)),
+        ("transpose_naive", (2, 8), (32, 8)),
+        ("transpose_no_conflicts", (2, 8), (32, 8)),
+    ];
+    let setups = [
+        (1, warpsim::BlockOrder::Parallel, false, false),
+        (2, warpsim::BlockOrder::Reverse, true, false),
+        (3, warpsim::BlockOrder::Random(7), false, true),
+    ];
+    for (name, grid, block) in cases {
+        let k = module.lower(name).expect("lowers");
+        for (threads, order, cfg_lines, dev_lines) in setups {
+            let count = |engine: Engine| {
+                let dev = Device::default()
+                    .with_threads(threads)
+                    .expect("a pool")
+                    .with_lines(dev_lines);
+                let (args, _) = args(&dev, &k);
+                let cfg = LaunchConfig::new(grid, block)
+                    .name(name)
+                    .mode(Mode::Count)
+                    .lines(cfg_lines)
+                    .dynamic_shared(4096)
+                    .engine(engine);
+                let cfg = LaunchConfig {
+                    block_order: order,
+                    ..cfg
+                };
+                let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+                let l = &r.launch;
+                let counts = format!(
+                    "{:?}\n{:?}\n{:?}\n{:?}",
+                    l.counters, l.lines, l.divergent_by_warp, l.samples
+                );
+                (counts, r.tier)
+            };
+            let (want, _) = count(Engine::Interp);
+            let (got, tier) = count(Engine::Jit);
+            assert!(matches!(tier, Tier::Compiled { .. }), "{name}: {tier:?}");
+            let at = want.lines().zip(got.lines()).position(|(a, b)| a != b);
+            assert!(
+                at.is_none(),
+                "{name} ({threads} threads, {order:?}, lines {cfg_lines}/{dev_lines}): the \
+                 tiers count differently:\ninterpreter {:.1500}\ncompiled    {:.1500}",
+                want.lines().nth(at.unwrap_or(0)).unwrap_or(""),
+                got.lines().nth(at.unwrap_or(0)).unwrap_or("")
+            );
+            assert!(
+                want.contains("gld_requests") && !want.starts_with("None"),
+                "{name}: no counters"
+            );
+        }
     }
 }
