@@ -464,7 +464,9 @@ fn counting_agrees_in_any_block_order_and_thread_count() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
     let text = std::fs::read_to_string(&path).expect("readable");
     let module = Module::from_source("kernels.cu", &text, &Options::default()).expect("parses");
-    let cases: [(&str, (u32, u32), (u32, u32)); 5] = [
+    // (kernel, grid, block)
+    type Case = (&'static str, (u32, u32), (u32, u32));
+    let cases: [Case; 5] = [
         ("reduce_interleaved", (8, 1), (256, 1)),
         ("reduce_sequential", (8, 1), (256, 1)),
         ("reduce_multi", (3, 1), (128, 1)),
