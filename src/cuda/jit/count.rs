@@ -54,10 +54,13 @@ pub(crate) const MEMO_BEST: usize = 6;
 /// step in bytes.
 pub(crate) const REMEMBERED: usize = 8;
 
-/// Entries per memory instruction: one per lane pattern of a reduction's tree steps and some
-/// to spare. A key goes in entry `(lanes executing ^ key >> 34) mod ENTRIES` (by its count of
-/// lanes, 1 to 32, and its start), replacing what was there.
-pub(crate) const ENTRIES: usize = 32;
+/// Entries per memory instruction: room for a reduction's tree steps (each a lane pattern and
+/// start of its own) with few collisions. A key goes in entry `(key × HASH) >> 58` (the top six
+/// bits of the product), replacing what was there.
+pub(crate) const ENTRIES: usize = 64;
+
+/// The multiplier of the memo's hash (2^64 / φ).
+pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// `u64`s of a memory instruction's part of the memo: the block's counts, then the entries.
 pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;

@@ -6,7 +6,7 @@
 //! Layouts: [`super::super::count`].
 
 use super::super::count::{
-    self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
+    self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
     OUT_WORDS, REMEMBERED, SITE_FIELDS,
 };
 use super::{C32, Ctx, Parts, Tx};
@@ -480,12 +480,11 @@ impl Tx<'_, '_> {
     /// `memo` plus the offset of `key`'s entry among a memory instruction's entries (see
     /// [`ENTRIES`]).
     fn memo_entry(&mut self, memo: Value, key: Value) -> Value {
-        let lanes = self.b.ins().ireduce(I32, key);
-        let n = self.b.ins().popcnt(lanes);
-        let n = self.b.ins().uextend(I64, n);
-        let start = self.b.ins().ushr_imm_s(key, 34);
-        let i = self.b.ins().bxor(n, start);
-        let i = self.b.ins().band_imm_s(i, ENTRIES as i64 - 1);
+        let h = self.b.ins().imul_imm_s(key, HASH as i64);
+        let i = self
+            .b
+            .ins()
+            .ushr_imm_s(h, 64 - ENTRIES.trailing_zeros() as i64);
         let off = self.b.ins().imul_imm_s(i, (REMEMBERED * 8) as i64);
         self.b.ins().iadd(memo, off)
     }
