@@ -918,27 +918,12 @@ impl Tx<'_, '_> {
                 c
             })
             .collect();
-        let wvar = self.b.declare_var(I32);
         let live_any = self.b.declare_var(I8);
-        let z32 = self.b.ins().iconst(I32, 0);
-        self.b.def_var(wvar, z32);
         let z8 = self.b.ins().iconst(I8, 0);
         self.b.def_var(live_any, z8);
-        let (head, body, latch, exit) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let w = self.b.use_var(wvar);
-        let more = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, w, self.warps as i64);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
+        let latch = self.b.create_block();
+        let warps = self.warp_loop();
+        let w = warps.w;
         for (v, &e) in uw.iter().zip(&entry_vals) {
             self.b.def_var(self.uvar[v.0 as usize], e);
         }
@@ -1027,10 +1012,7 @@ impl Tx<'_, '_> {
         self.b.def_var(live_any, la);
         self.b.ins().jump(latch, &[]);
         self.b.switch_to_block(latch);
-        let w1 = self.b.ins().iadd_imm_s(w, 1);
-        self.b.def_var(wvar, w1);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exit);
+        self.next_warp(warps);
         self.warp = None;
         for (v, c) in uw.iter().zip(&carry) {
             let x = self.b.use_var(*c);
@@ -1048,6 +1030,38 @@ impl Tx<'_, '_> {
         self.b.ins().return_(&[ok]);
         self.b.switch_to_block(go);
         Ok(())
+    }
+
+    /// Open a loop over the block's warps; the code that follows is its body, for warp
+    /// [`WarpLoop::w`], until [`Tx::next_warp`].
+    fn warp_loop(&mut self) -> WarpLoop {
+        let var = self.b.declare_var(I32);
+        let z = self.b.ins().iconst(I32, 0);
+        self.b.def_var(var, z);
+        let (head, body, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let w = self.b.use_var(var);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, w, self.warps as i64);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        WarpLoop { var, w, head, exit }
+    }
+
+    /// Close a loop over the warps: on to the next warp; the code that follows runs after the
+    /// last.
+    fn next_warp(&mut self, l: WarpLoop) {
+        let w1 = self.b.ins().iadd_imm_s(l.w, 1);
+        self.b.def_var(l.var, w1);
+        self.b.ins().jump(l.head, &[]);
+        self.b.switch_to_block(l.exit);
     }
 
     fn frame_row(&mut self, frame: Value, v: VarId, w: Value) -> Value {
@@ -2475,6 +2489,16 @@ fn nan_aware(b: &mut FunctionBuilder<'_>, a: &[Value], min: bool, scalar: bool) 
         let r = b.ins().select(beats, x, y);
         b.ins().select(yn, x, r)
     }
+}
+
+/// A loop over the block's warps ([`Tx::warp_loop`]).
+#[derive(Clone, Copy)]
+struct WarpLoop {
+    var: Variable,
+    /// The warp index, in the loop's body.
+    w: Value,
+    head: ir::Block,
+    exit: ir::Block,
 }
 
 /// A warp's access found to be an affine row ([`Tx::affine_row`]).

@@ -249,23 +249,8 @@ impl Tx<'_, '_> {
             return;
         }
         let alive_p = self.load_ctx(I64, offset_of!(Ctx, alive));
-        let wvar = self.b.declare_var(I32);
-        let z = self.b.ins().iconst(I32, 0);
-        self.b.def_var(wvar, z);
-        let (head, body, exit) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let w = self.b.use_var(wvar);
-        let more = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, w, self.warps as i64);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
+        let warps = self.warp_loop();
+        let w = warps.w;
         let row = self.b.ins().imul_imm_s(w, 128);
         let row = self.b.ins().uextend(I64, row);
         let row = self.b.ins().iadd(alive_p, row);
@@ -279,10 +264,7 @@ impl Tx<'_, '_> {
         self.add_count(s, 0, issued, 1);
         self.add_count(s, 1, lanes, 1);
         self.add_count(s, 4, issued, 1);
-        let w1 = self.b.ins().iadd_imm_s(w, 1);
-        self.b.def_var(wvar, w1);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exit);
+        self.next_warp(warps);
     }
 
     /// The warp's part of a memory instruction at `site` on buffer slot `slot` (the access
