@@ -38,7 +38,8 @@
 //! buffer at run time) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr
-//! as it is compiled.
+//! as it is compiled; `WARPSIM_JIT_VERIFY=1` runs Cranelift's IR verifier on it first (always
+//! in debug builds).
 
 pub(crate) mod count;
 #[allow(unsafe_code)]

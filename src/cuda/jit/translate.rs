@@ -631,6 +631,15 @@ fn build(
             .map_err(|e| format!("cranelift setting {k}: {e}"))
     };
     set(&mut flags, "opt_level", "speed")?;
+    // The IR verifier re-checks every function (a third of compile time): off, as in
+    // wasmtime, unless asked for (`WARPSIM_JIT_VERIFY`, which CI sets for the tier tests) or
+    // in a debug build; a translator bug then stops at the IR instead of in code generation.
+    let verify = cfg!(debug_assertions) || std::env::var_os("WARPSIM_JIT_VERIFY").is_some();
+    set(
+        &mut flags,
+        "enable_verifier",
+        if verify { "true" } else { "false" },
+    )?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     let isa = cranelift_native::builder()
