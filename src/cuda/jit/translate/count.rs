@@ -107,9 +107,10 @@ impl Tx<'_, '_> {
         }
     }
 
-    /// One instruction at `site` for each executing lane of the warp.
+    /// One instruction at `site` for each warp with an executing lane (inside a region: block
+    /// level runs only uniform assignments, which are not instructions that count).
     pub(super) fn count_instr(&mut self, site: Site) {
-        let Some(c) = self.count.as_mut() else {
+        let (Some(c), Some(_)) = (self.count.as_mut(), self.warp) else {
             return;
         };
         let s = c.slot(site);
