@@ -17,8 +17,8 @@
 //! and bank rows shift together; buffers stay put during a launch), so [`access`] hands its
 //! result back for the compiled code to remember (the memo, per memory instruction, kept from
 //! block to block) and the next warp with the same lanes, step and start adds it without a
-//! call. A warp whose access could become the launch's costliest sample (as
-//! costly as the one kept, and earlier) still calls, so the samples stay the interpreter's.
+//! call. A warp whose access could become the launch's costliest sample (costlier than the one
+//! kept, or as costly and earlier) still calls, so the samples stay the interpreter's.
 //!
 //! The helpers are called from compiled code (`extern "C"`): they must not panic (a panic
 //! cannot unwind through compiled frames and would abort), so they look everything up with

@@ -8,9 +8,10 @@
 //! offsets derived from the block shape it was compiled for, which [`Entry::call`] checks
 //! against the sizes given. A failed check returns a status instead of touching memory.
 //!
-//! Counting code also adds to two count arrays and calls the counting helper
-//! [`super::count::access`] (safe Rust that never panics) with the [`super::count::Sink`]
-//! handed to [`Entry::call`] and a pointer to 32 lane offsets on its own stack.
+//! Counting code also adds to two count arrays, reads and writes the memo (its counts, entries
+//! and head) and calls the counting helper [`super::count::access`] (safe Rust that never
+//! panics) with the [`super::count::Sink`] handed to [`Entry::call`] and pointers to 32 lane
+//! offsets and to its initialised out-words on its own stack.
 
 use super::count::{self, Sink};
 use super::{Ctx, Status};
@@ -101,7 +102,7 @@ impl Entry {
         // (`extern "C"`, with the signature the translator declares for it), passing
         // `ctx.sink` (the sink borrowed mutably above, which nothing else uses during the
         // call; the arrays above are not reachable from it) and pointers to 32 `i64`s and to
-        // `count::OUT_WORDS` `u64`s in its own stack frame.
+        // `count::OUT_WORDS` `u64`s in its own stack frame, all written before the call.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

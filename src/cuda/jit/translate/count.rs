@@ -2,7 +2,9 @@
 //! counts it ([`crate::count`]). Instructions are added per warp from its mask (a run of
 //! instructions under one mask at once, when the mask next changes); a lane-varying branch adds
 //! its branch, its divergence and the warp's step record; a barrier its arriving warps; a
-//! memory instruction calls [`super::super::count::access`] with its lanes' byte offsets.
+//! memory instruction adds what the memo remembers for its lanes, or (a miss, or an access that
+//! could become the costliest sample) calls [`super::super::count::access`] with its lanes'
+//! byte offsets.
 //! Layouts: [`super::super::count`].
 
 use super::super::count::{
@@ -211,14 +213,16 @@ impl Tx<'_, '_> {
             .b
             .ins()
             .load(I32, MemFlagsData::trusted(), wp, taken_at);
-        let k1 = self.b.ins().iadd_imm_s(k, 1);
-        self.b
-            .ins()
-            .store(MemFlagsData::trusted(), k1, wp, taken_at);
         let within = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
+        // Steps past the record are not told apart: the count stops there (and cannot wrap).
+        let more = self.b.ins().uextend(I32, within);
+        let k1 = self.b.ins().iadd(k, more);
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), k1, wp, taken_at);
         let record = self.b.create_block();
         self.b.ins().brif(within, record, &[], done, &[]);
         self.b.switch_to_block(record);
@@ -422,7 +426,14 @@ impl Tx<'_, '_> {
         for (c, &x) in bytes.iter().enumerate() {
             self.b.ins().store(super::vmem(), x, lanes, (c * 16) as i32);
         }
+        // Written before the call: the helper gets it as a reference to initialised words.
         let out = stack(&mut self.b, OUT_WORDS);
+        let zero = self.b.ins().iconst(I64, 0);
+        for k in 0..OUT_WORDS {
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), zero, out, (k * 8) as i32);
+        }
         let mut sig = ir::Signature::new(call_conv);
         for t in [I64, I64, I32, I32, I32, I64] {
             sig.params.push(AbiParam::new(t));
