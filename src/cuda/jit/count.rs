@@ -54,9 +54,12 @@ pub(crate) const MEMO_BEST: usize = 6;
 /// step in bytes.
 pub(crate) const REMEMBERED: usize = 8;
 
-/// Entries per memory instruction: room for a reduction's tree steps (each a lane pattern and
-/// start of its own) with few collisions. A key goes in entry `(key × HASH) >> 58` (the top six
-/// bits of the product), replacing what was there.
+/// Entries per memory instruction: room for a reduction's tree steps and a tile's rows (each
+/// a lane pattern and start of its own). A key has two places: first entry `lanes executing ^
+/// key >> 34` (its count of lanes, 1 to 32, against its start's word within 128 bytes plus
+/// one: distinct for a tile's 32 row starts and a tree's halving lane counts), else entry
+/// `(key × HASH) >> 58` (the top six bits of the product), which a key takes when another holds
+/// its first.
 pub(crate) const ENTRIES: usize = 64;
 
 /// The multiplier of the memo's hash (2^64 / φ).

@@ -335,15 +335,25 @@ impl Tx<'_, '_> {
             let lanes = self.b.ins().uextend(I64, bits);
             let key = self.b.ins().bor(lanes, start);
             let flags = MemFlagsData::trusted();
-            let e = self.memo_entry(memo, key);
-            let held = self.b.ins().load(I64, flags, e, entries);
-            let held_step = self.b.ins().load(I64, flags, e, entries + 7 * 8);
-            let same = self.b.ins().icmp(IntCC::Equal, key, held);
-            let same_step = self.b.ins().icmp(IntCC::Equal, step, held_step);
-            let same = self.b.ins().band(same, same_step);
-            self.b.ins().brif(same, hit, &[], call, &[]);
+            // Two places a key may be in (see `ENTRIES`): the first, then the second.
+            let found = self.b.declare_var(I64);
+            let second = self.b.create_block();
+            for (way, miss) in [(0, second), (1, call)] {
+                let e = self.memo_entry(memo, key, way);
+                let held = self.b.ins().load(I64, flags, e, entries);
+                let held_step = self.b.ins().load(I64, flags, e, entries + 7 * 8);
+                let same = self.b.ins().icmp(IntCC::Equal, key, held);
+                let same_step = self.b.ins().icmp(IntCC::Equal, step, held_step);
+                let same = self.b.ins().band(same, same_step);
+                self.b.def_var(found, e);
+                self.b.ins().brif(same, hit, &[], miss, &[]);
+                if way == 0 {
+                    self.b.switch_to_block(second);
+                }
+            }
             // Not a candidate for the costliest sample: cheaper than it, or as costly and later.
             self.b.switch_to_block(hit);
+            let e = self.b.use_var(found);
             let cost = self.b.ins().load(I64, flags, e, entries + 8);
             let linear = self.ctx_field(offset_of!(Ctx, linear));
             let top = self.b.ins().load(I64, flags, memo, best);
@@ -461,8 +471,15 @@ impl Tx<'_, '_> {
         let remember = self.b.create_block();
         self.b.ins().brif(keep, remember, &[], done, &[]);
         self.b.switch_to_block(remember);
+        // In the first place unless another key holds it, else in the second.
         let key = self.b.ins().load(I64, flags, out, 8);
-        let e = self.memo_entry(memo, key);
+        let first = self.memo_entry(memo, key, 0);
+        let held = self.b.ins().load(I64, flags, first, entries);
+        let free = self.b.ins().icmp_imm_s(IntCC::Equal, held, 0);
+        let mine = self.b.ins().icmp(IntCC::Equal, held, key);
+        let take = self.b.ins().bor(free, mine);
+        let other = self.memo_entry(memo, key, 1);
+        let e = self.b.ins().select(take, first, other);
         for k in 0..REMEMBERED {
             let x = self.b.ins().load(I64, flags, out, ((1 + k) * 8) as i32);
             self.b.ins().store(flags, x, e, entries + (k * 8) as i32);
@@ -471,14 +488,21 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(done);
     }
 
-    /// `memo` plus the offset of `key`'s entry among a memory instruction's entries (see
-    /// [`ENTRIES`]).
-    fn memo_entry(&mut self, memo: Value, key: Value) -> Value {
-        let h = self.b.ins().imul_imm_s(key, HASH as i64);
-        let i = self
-            .b
-            .ins()
-            .ushr_imm_s(h, 64 - ENTRIES.trailing_zeros() as i64);
+    /// `memo` plus the offset of `key`'s first (`way` 0) or second place among a memory
+    /// instruction's entries (see [`ENTRIES`]).
+    fn memo_entry(&mut self, memo: Value, key: Value, way: u8) -> Value {
+        let i = if way == 0 {
+            let lanes = self.b.ins().ireduce(I32, key);
+            let n = self.b.ins().popcnt(lanes);
+            let n = self.b.ins().uextend(I64, n);
+            let start = self.b.ins().ushr_imm_s(key, 34);
+            self.b.ins().bxor(n, start)
+        } else {
+            let h = self.b.ins().imul_imm_s(key, HASH as i64);
+            self.b
+                .ins()
+                .ushr_imm_s(h, 64 - ENTRIES.trailing_zeros() as i64)
+        };
         let off = self.b.ins().imul_imm_s(i, (REMEMBERED * 8) as i64);
         self.b.ins().iadd(memo, off)
     }
