@@ -1,5 +1,5 @@
 //! Counting on the compiled tier: what compiled code adds up itself, what it hands to the
-//! helpers here, and how both reach the launch's counter ([`crate::count::Count`]), so that a
+//! helper here, and how both reach the launch's counter ([`crate::count::Count`]), so that a
 //! compiled launch counts exactly what the interpreter counts.
 //!
 //! Compiled code keeps, per block, two arrays (layouts below): per counting site the
@@ -20,9 +20,9 @@
 //! call. A warp whose access could become the launch's costliest sample (costlier than the one
 //! kept, or as costly and earlier) still calls, so the samples stay the interpreter's.
 //!
-//! The helpers are called from compiled code (`extern "C"`): they must not panic (a panic
-//! cannot unwind through compiled frames and would abort), so they look everything up with
-//! `get` and ignore what they cannot find.
+//! The helper is called from compiled code (`extern "C"`): it must not panic (a panic cannot
+//! unwind through compiled frames and would abort), so it looks everything up with `get` and
+//! ignores what it cannot find.
 
 use crate::count::Count;
 use crate::error::{AccessKind, Space};
@@ -68,7 +68,7 @@ pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
 /// `u64`s of a memory instruction's part of the memo: the block's counts, then the entries.
 pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
 
-/// `u64`s of a memo for `accesses` memory instructions: the head, then an entry each.
+/// `u64`s of a memo for `accesses` memory instructions: the head, then a part each.
 pub(crate) fn memo_words(accesses: usize) -> usize {
     MEMO_BEST + accesses * MEMO_FIELDS
 }
@@ -137,6 +137,7 @@ pub(crate) extern "C" fn access(
     out[1 + REMEMBERED..].copy_from_slice(&sink.best());
 }
 
+/// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
 fn count(
     sink: &mut Sink<'_>,
     lanes: &[i64; 32],
