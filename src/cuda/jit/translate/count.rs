@@ -26,7 +26,8 @@ use std::mem::offset_of;
 
 /// The counting state of a translation.
 pub(super) struct Counting {
-    /// Sites by counting site, and their indices.
+    /// The sites counted at, by the index the step record and memory instructions name them
+    /// with, and that index of each.
     pub sites: Vec<Site>,
     index: HashMap<Site, u32>,
     /// Memory instructions, by the index the helper is called with.
