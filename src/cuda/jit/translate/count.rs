@@ -380,12 +380,16 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(add);
             let one = self.b.ins().iconst(I64, 1);
             self.add_at(memo, counts, one);
-            for f in 1..=3 {
+            // Sectors and lines, or wavefronts and ideal ones; bytes count for global memory
+            // only, conflict degrees for shared memory only.
+            let fields: &[i32] = if shared { &[1, 2] } else { &[1, 2, 3] };
+            for &f in fields {
                 let x = self.b.ins().load(I64, flags, e, entries + 8 * (f + 1));
                 self.add_at(memo, counts + 8 * f, x);
             }
             // Requests by conflict degree: two (degree << 32 | requests) remembered.
-            for f in [5, 6] {
+            let degrees: &[i32] = if shared { &[5, 6] } else { &[] };
+            for &f in degrees {
                 let x = self.b.ins().load(I64, flags, e, entries + 8 * f);
                 let degree = self.b.ins().ushr_imm_s(x, 32);
                 let n = self.b.ins().band_imm_s(x, 0xffff_ffff);
