@@ -224,6 +224,7 @@ pub fn launch_with(
                     bytes: g.map_or(0, |g| g.raw().len),
                 })
                 .collect();
+            let slots = std::sync::OnceLock::new();
             let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
             dev.launch_with_sites(cfg, sites, |b| {
                 let run = Run {
@@ -232,6 +233,7 @@ pub fn launch_with(
                     bufs: &bufs,
                     addresses: &addresses,
                     targets: &targets,
+                    slots: &slots,
                     uniforms: &uniforms,
                     fired: watchdog.fired(),
                     limit,
@@ -321,6 +323,8 @@ struct Run<'a> {
     addresses: &'a [u64],
     /// Each buffer slot before the shared ones, as counting sees it.
     targets: &'a [SlotTarget<'a>],
+    /// Every buffer slot as counting sees it, made at the launch's first counted block.
+    slots: &'a std::sync::OnceLock<Vec<SlotTarget<'a>>>,
     uniforms: &'a [u64],
     fired: &'a AtomicBool,
     /// The time limit in seconds (for the message).
@@ -435,17 +439,16 @@ impl Run<'_> {
             static SITES: std::cell::RefCell<Vec<(usize, crate::site::Site)>> =
                 const { std::cell::RefCell::new(Vec::new()) };
         }
-        let k = self.kernel;
-        let arena = bufs.last().map_or(0, |d| d.ptr);
-        let names = k
-            .shared
-            .iter()
-            .map(|s| s.name.as_str())
-            .chain(["extern __shared__"]);
-        let mut slots: Vec<SlotTarget<'_>> = Vec::with_capacity(bufs.len());
-        slots.extend_from_slice(self.targets);
-        slots.extend(
-            bufs[self.targets.len()..]
+        // Every block lays out its shared memory alike: the first one's layout serves all.
+        let slots = self.slots.get_or_init(|| {
+            let arena = bufs.last().map_or(0, |d| d.ptr);
+            let names = self
+                .kernel
+                .shared
+                .iter()
+                .map(|s| s.name.as_str())
+                .chain(["extern __shared__"]);
+            let shared = bufs[self.targets.len()..]
                 .iter()
                 .zip(names)
                 .map(|(buf, name)| SlotTarget {
@@ -454,8 +457,9 @@ impl Run<'_> {
                     name,
                     base: (buf.ptr - arena) as u64,
                     bytes: buf.len,
-                }),
-        );
+                });
+            self.targets.iter().copied().chain(shared).collect()
+        });
         SITES.with_borrow_mut(|sites| {
             sites.clear();
             frame::with(|fr| {
@@ -473,7 +477,7 @@ impl Run<'_> {
                 count,
                 sites,
                 accesses: &self.c.accesses,
-                slots: &slots,
+                slots,
                 banks,
             };
             let r = f((&mut sink, &mut memo));

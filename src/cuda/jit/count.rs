@@ -190,26 +190,17 @@ fn count(
     if !row || t.constant || a.kind == AccessKind::Atomic {
         return;
     }
-    let after = *sink.count.at(index);
-    let d = |f: fn(&Counters) -> u64| f(&after) - f(&before);
-    let (cost, x, y, bytes) = match (t.space, a.kind) {
-        (Space::Global, AccessKind::Load) => {
-            let s = d(|c| c.gld_sectors);
-            (s, s, d(|c| c.gld_lines), d(|c| c.gld_bytes))
-        }
-        (Space::Global, _) => {
-            let s = d(|c| c.gst_sectors);
-            (s, s, d(|c| c.gst_lines), d(|c| c.gst_bytes))
-        }
-        (Space::Shared, AccessKind::Load) => {
-            let wf = d(|c| c.shared_ld_wavefronts);
-            (wf, wf, d(|c| c.shared_ld_ideal), 0)
-        }
-        (Space::Shared, _) => {
-            let wf = d(|c| c.shared_st_wavefronts);
-            (wf, wf, d(|c| c.shared_st_ideal), 0)
-        }
+    let (mut after, mut was) = (*sink.count.at(index), before);
+    let (Some((now, now_bytes)), Some((then, then_bytes))) = (
+        row_counters(&mut after, t.space, a.kind),
+        row_counters(&mut was, t.space, a.kind),
+    ) else {
+        return;
     };
+    let (x, y) = (*now[1] - *then[1], *now[2] - *then[2]);
+    let bytes = now_bytes.zip(then_bytes).map_or(0, |(n, t)| *n - *t);
+    // The sample's cost: sectors, or wavefronts.
+    let cost = x;
     let mut ways = (0..32).filter_map(|i| {
         let n = after.shared_conflict_ways[i] - before.shared_conflict_ways[i];
         (n > 0).then_some((i as u64) << 32 | n)
@@ -230,6 +221,41 @@ fn count(
         w2,
         row_step as u64,
     ]);
+}
+
+/// The counters a remembered row adds to, by memory space and kind (none for atomics, which
+/// are not remembered): requests, sectors (shared memory: wavefronts), lines (ideal
+/// wavefronts), and bytes (global memory only).
+type RowCounters<'c> = ([&'c mut u64; 3], Option<&'c mut u64>);
+
+fn row_counters(c: &mut Counters, space: Space, kind: AccessKind) -> Option<RowCounters<'_>> {
+    Some(match (space, kind) {
+        (_, AccessKind::Atomic) => return None,
+        (Space::Global, AccessKind::Load) => (
+            [&mut c.gld_requests, &mut c.gld_sectors, &mut c.gld_lines],
+            Some(&mut c.gld_bytes),
+        ),
+        (Space::Global, AccessKind::Store) => (
+            [&mut c.gst_requests, &mut c.gst_sectors, &mut c.gst_lines],
+            Some(&mut c.gst_bytes),
+        ),
+        (Space::Shared, AccessKind::Load) => (
+            [
+                &mut c.shared_ld_requests,
+                &mut c.shared_ld_wavefronts,
+                &mut c.shared_ld_ideal,
+            ],
+            None,
+        ),
+        (Space::Shared, AccessKind::Store) => (
+            [
+                &mut c.shared_st_requests,
+                &mut c.shared_st_wavefronts,
+                &mut c.shared_st_ideal,
+            ],
+            None,
+        ),
+    })
 }
 
 impl Sink<'_> {
@@ -277,30 +303,13 @@ impl Sink<'_> {
             let space = self.slots.get(a.slot as usize).map(|t| t.space);
             if let Some(&(index, _)) = self.sites.get(a.site as usize) {
                 let to = self.count.at(index);
-                match (space, a.kind) {
-                    (Some(Space::Global), AccessKind::Load) => {
-                        to.gld_requests += c[0];
-                        to.gld_sectors += c[1];
-                        to.gld_lines += c[2];
-                        to.gld_bytes += c[3];
+                if let Some((fields, bytes)) = space.and_then(|sp| row_counters(to, sp, a.kind)) {
+                    for (f, n) in fields.into_iter().zip(&c[..3]) {
+                        *f += n;
                     }
-                    (Some(Space::Global), _) => {
-                        to.gst_requests += c[0];
-                        to.gst_sectors += c[1];
-                        to.gst_lines += c[2];
-                        to.gst_bytes += c[3];
+                    if let Some(b) = bytes {
+                        *b += c[3];
                     }
-                    (Some(Space::Shared), AccessKind::Load) => {
-                        to.shared_ld_requests += c[0];
-                        to.shared_ld_wavefronts += c[1];
-                        to.shared_ld_ideal += c[2];
-                    }
-                    (Some(Space::Shared), _) => {
-                        to.shared_st_requests += c[0];
-                        to.shared_st_wavefronts += c[1];
-                        to.shared_st_ideal += c[2];
-                    }
-                    (None, _) => {}
                 }
                 for (w, n) in to.shared_conflict_ways.iter_mut().zip(&c[4..]) {
                     *w += n;

@@ -86,11 +86,6 @@ impl Tx<'_, '_> {
         }
     }
 
-    /// A field of [`Ctx`], loaded where it is used (rather than kept in a register throughout).
-    fn ctx_field(&mut self, off: usize) -> Value {
-        self.load_ctx(I64, off)
-    }
-
     /// The current mask changed to `v` (counting code keeps its bits).
     pub(super) fn cur_changed(&mut self, v: &[Value; C32]) {
         if let Some(var) = self.count.as_ref().and_then(|c| c.cur_bits) {
@@ -147,7 +142,7 @@ impl Tx<'_, '_> {
 
     /// Counter `field` of counting site `s` += `x × times`.
     fn add_count(&mut self, s: u32, field: usize, x: Value, times: i64) {
-        let tally = self.ctx_field(offset_of!(Ctx, tally));
+        let tally = self.load_ctx(I64, offset_of!(Ctx, tally));
         let off = ((s as usize * SITE_FIELDS + field) * 8) as i32;
         let old = self.b.ins().load(I64, MemFlagsData::trusted(), tally, off);
         let add = if times == 1 {
@@ -159,17 +154,15 @@ impl Tx<'_, '_> {
         self.b.ins().store(MemFlagsData::trusted(), new, tally, off);
     }
 
-    /// Step record word `at` (in `u32`s, plus `4 × index` bytes when given) += `x`, or `= x`.
-    fn step_word(&mut self, at: usize, index: Option<Value>, x: Value, add: bool) {
-        let steps = self.ctx_field(offset_of!(Ctx, steps));
-        let p = match index {
-            Some(i) => {
-                let i = self.b.ins().uextend(I64, i);
-                let off = self.b.ins().ishl_imm_s(i, 2);
-                self.b.ins().iadd(steps, off)
-            }
-            None => steps,
-        };
+    /// The step record's address plus `4 × index` bytes (the `index`-th `u32`).
+    fn step_addr(&mut self, steps: Value, index: Value) -> Value {
+        let i = self.b.ins().uextend(I64, index);
+        let off = self.b.ins().ishl_imm_s(i, 2);
+        self.b.ins().iadd(steps, off)
+    }
+
+    /// The `u32` `at` words past `p` += `x`, or `= x`.
+    fn step_word(&mut self, p: Value, at: usize, x: Value, add: bool) {
         let at = (at * 4) as i32;
         let new = if add {
             let old = self.b.ins().load(I32, MemFlagsData::trusted(), p, at);
@@ -203,12 +196,11 @@ impl Tx<'_, '_> {
         self.add_count(slot, 3, div64, 1);
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
-        self.step_word(0, Some(w), div32, true);
+        // Loaded here rather than kept in a register throughout (as are the other arrays).
+        let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+        let wp = self.step_addr(steps, w);
+        self.step_word(wp, 0, div32, true);
         // The warp's step: record its site and divergence while within the record.
-        let steps = self.ctx_field(offset_of!(Ctx, steps));
-        let wi = self.b.ins().uextend(I64, w);
-        let wo = self.b.ins().ishl_imm_s(wi, 2);
-        let wp = self.b.ins().iadd(steps, wo);
         let taken_at = (warps * 4) as i32;
         let k = self
             .b
@@ -229,9 +221,10 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(record);
         let kw = self.b.ins().imul_imm_s(k, warps as i64);
         let i = self.b.ins().iadd(kw, w);
-        self.step_word(2 * warps, Some(i), div32, true);
+        let ip = self.step_addr(steps, i);
+        self.step_word(ip, 2 * warps, div32, true);
         let s1 = self.b.ins().iconst(I32, i64::from(s) + 1);
-        self.step_word(2 * warps + MAX_STEPS * warps, Some(i), s1, false);
+        self.step_word(ip, 2 * warps + MAX_STEPS * warps, s1, false);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
     }
@@ -312,7 +305,7 @@ impl Tx<'_, '_> {
         let first = self.b.create_block();
         self.b.ins().brif(bits, first, &[], done, &[]);
         self.b.switch_to_block(first);
-        let memo = self.ctx_field(offset_of!(Ctx, memo));
+        let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
         // Lanes that all use one address are a row of step 0.
         let row = row.or_else(|| {
             p.terms.is_empty().then(|| {
@@ -356,7 +349,7 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(hit);
             let e = self.b.use_var(found);
             let cost = self.b.ins().load(I64, flags, e, entries + 8);
-            let linear = self.ctx_field(offset_of!(Ctx, linear));
+            let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
             let top = self.b.ins().load(I64, flags, memo, best);
             let top_block = self.b.ins().load(I64, flags, memo, best + 8);
             let top_warp = self.b.ins().load(I64, flags, memo, best + 16);
