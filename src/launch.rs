@@ -159,6 +159,10 @@ pub struct LaunchReport {
     pub elapsed: Duration,
     /// The profile the launch ran under.
     pub profile: Profile,
+    /// Bytes of global memory the launch can reach: a CUDA C kernel's buffer arguments and
+    /// variables; a Rust kernel, which may capture any buffer, every live allocation of the
+    /// device. The timing model ([`crate::predict`]) bounds DRAM traffic with it.
+    pub footprint: u64,
 }
 
 impl LaunchReport {
@@ -269,6 +273,15 @@ impl Device {
         self.pool
             .as_ref()
             .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+    }
+
+    /// Bytes of all live allocations.
+    fn live_bytes(&self) -> u64 {
+        let all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
+        all.iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .map(|a| a.bytes() as u64)
+            .sum()
     }
 
     fn reserve(&self, bytes: usize) -> u64 {
@@ -525,6 +538,7 @@ impl Device {
             findings,
             elapsed,
             profile: self.profile.clone(),
+            footprint: self.live_bytes(),
         })
     }
 }

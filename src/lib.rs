@@ -83,6 +83,7 @@
 //! * [`block`]: the executor behind the [`Block`] context: predication, barriers, intrinsics,
 //!   memory instructions.
 //! * [`launch`]: [`Device`], [`LaunchConfig`], [`Device::launch`].
+//! * [`predict`]: the timing model, a launch's predicted time on the profile's GPU.
 //! * [`profile`]: device [`Profile`]s and occupancy; [`error`]: the [`Error`] type;
 //!   [`geometry`]: [`Dim3`] and thread numbering.
 //! * [`kernels`]: the source documents' kernels with their CPU references.
@@ -99,6 +100,7 @@ pub mod lanes;
 pub mod launch;
 pub mod memory;
 pub mod metrics;
+pub mod predict;
 pub mod profile;
 pub mod site;
 pub mod values;

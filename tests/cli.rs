@@ -186,9 +186,34 @@ fn metric(launch: &Value, name: &str) -> f64 {
 fn check_launch(kernel: &str, l: &Value) {
     assert_eq!(
         keys(l),
-        set(&["name", "grid", "block", "shared_bytes", "metrics"]),
+        set(&[
+            "name",
+            "grid",
+            "block",
+            "shared_bytes",
+            "metrics",
+            "predicted_ms",
+            "predicted"
+        ]),
         "{kernel}: launch keys"
     );
+    // The predicted GPU time: at least the launch overhead, its parts named, one the limiter.
+    let p = &l["predicted"];
+    let ms = l["predicted_ms"]
+        .as_f64()
+        .expect("predicted_ms is a number");
+    let launch = p["launch_ms"].as_f64().expect("launch_ms");
+    assert!(ms >= launch && launch > 0.0, "{kernel}: {l}");
+    let limiter = p["limiter"].as_str().expect("limiter");
+    for part in ["dram", "l2", "l1", "shared", "atomics", "issue", "latency"] {
+        let t = p[format!("{part}_ms")].as_f64().expect("every part's time");
+        assert!(t >= 0.0 && t <= ms, "{kernel}: {part} {t} of {ms}");
+        if part == limiter {
+            assert!((launch + t - ms).abs() < 1e-5, "{kernel}: {l}");
+        }
+    }
+    assert!(p["blocks_per_sm"].as_u64().is_some_and(|b| b >= 1));
+    assert!(p["footprint_bytes"].is_u64() && p["l2_resident"].is_boolean());
     assert!(
         l["name"].as_str().is_some_and(|s| !s.is_empty()),
         "{kernel}: launch name {l}"

@@ -168,6 +168,56 @@ fn transpose_benchmark_times_with_events() {
     }
 }
 
+/// The `name ... ms` line a program printed, as milliseconds.
+fn printed_ms(r: &Run, name: &str) -> f64 {
+    r.stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(name)?
+                .strip_suffix(" ms")?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no `{name}` line\n{}", r.show()))
+}
+
+#[test]
+fn events_measure_the_predicted_gpu_time() {
+    let n = 1 << 16;
+    let (r, p) = with_json(&[&program("events.cu")], &[&n.to_string()]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let predicted = |k: usize| {
+        p["launches"][k]["predicted_ms"]
+            .as_f64()
+            .expect("predicted")
+    };
+    let copy_ms =
+        warpsim::predict::Timing::of(&warpsim::Profile::sm_90()).device_copy_s(4 * n) * 1e3;
+    // The clock ticks in nanoseconds and the program reads f32 milliseconds.
+    let close = |a: f64, b: f64| (a - b).abs() <= 2e-6 + 1e-6 * b;
+    let first = printed_ms(&r, "first");
+    let rest = printed_ms(&r, "rest");
+    assert!(close(first, predicted(0)), "{first} vs {}", predicted(0));
+    let want = predicted(1) + copy_ms + predicted(2);
+    assert!(close(rest, want), "{rest} vs {want}");
+    assert!(
+        r.stderr.contains("predicted on Hopper (H100 SXM)"),
+        "{}",
+        r.show()
+    );
+
+    // --event-time cpu: the same events read warpsim's CPU time instead.
+    let cpu = warpsim(&["cu", &program("events.cu"), "--event-time", "cpu"]);
+    assert_eq!(cpu.code, Some(0), "{}", cpu.show());
+    let first_cpu = printed_ms(&cpu, "first");
+    assert!(
+        first_cpu > 0.0 && !close(first_cpu, predicted(0)),
+        "{}",
+        cpu.show()
+    );
+}
+
 #[test]
 fn managed_memory_convolution_and_several_files() {
     let (r, p) = with_json(&["examples/managed.cu"], &["5000"]);

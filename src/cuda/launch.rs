@@ -247,11 +247,35 @@ pub fn launch_with(
     };
     let mut printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
     printed.sort_by_key(|(key, _)| *key);
+    let mut launch = launch;
+    launch.footprint = footprint(
+        buffers
+            .iter()
+            .filter_map(|b| b.as_ref().and_then(|r| r.as_ref().ok()))
+            .chain(globals.iter().filter(|g| !g.is_constant())),
+    );
     Ok(CudaReport {
         launch,
         printed: printed.into_iter().map(|(_, p)| p).collect(),
         tier,
     })
+}
+
+/// Bytes covered by `buffers` (pointer arguments into one allocation count once).
+fn footprint<'a>(buffers: impl Iterator<Item = &'a Global<u8>>) -> u64 {
+    let mut spans: Vec<(u64, u64)> = buffers
+        .map(|g| (g.address(), g.address() + g.raw().len))
+        .collect();
+    spans.sort_unstable();
+    let (mut total, mut reached) = (0, 0);
+    for (start, end) in spans {
+        let start = start.max(reached);
+        if end > start {
+            total += end - start;
+            reached = end;
+        }
+    }
+    total
 }
 
 /// What [`choose`] picks: the compiled kernel, where the compiled tier runs it, and the tier.

@@ -133,6 +133,26 @@ pub enum EngineArg {
     Jit,
 }
 
+/// `--event-time`: what a program's CUDA events measure.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum EventTimeArg {
+    /// The predicted GPU time on the profile's GPU (counting and check modes; with
+    /// --no-counters a launch adds its CPU time).
+    #[default]
+    Predicted,
+    /// The CPU time warpsim spent.
+    Cpu,
+}
+
+impl From<EventTimeArg> for warpsim::cuda::host::EventClock {
+    fn from(e: EventTimeArg) -> warpsim::cuda::host::EventClock {
+        match e {
+            EventTimeArg::Predicted => warpsim::cuda::host::EventClock::Predicted,
+            EventTimeArg::Cpu => warpsim::cuda::host::EventClock::Cpu,
+        }
+    }
+}
+
 impl From<EngineArg> for warpsim::cuda::Engine {
     fn from(e: EngineArg) -> warpsim::cuda::Engine {
         match e {
@@ -294,6 +314,10 @@ pub struct CuArgs {
     /// (every launch of a program); default: no limit.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeout: Option<f64>,
+    /// What cudaEventElapsedTime returns in a program: the predicted GPU time of the work
+    /// between the two events, or warpsim's CPU time.
+    #[arg(long, value_enum, default_value_t = EventTimeArg::Predicted)]
+    pub event_time: EventTimeArg,
     /// Check mode: report races, uninitialised reads and barrier misuse (every launch of a
     /// program); exit status 1 on any finding.
     #[arg(long)]

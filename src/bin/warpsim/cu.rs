@@ -9,7 +9,7 @@
 use crate::args::CuArgs;
 use crate::{
     Failure, check_output_flags, device, finding_json, launch_json_with, lines, median,
-    occupancy_json, preflight, selected,
+    occupancy_json, prediction_text, preflight, selected,
 };
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use serde_json::{Value, json};
@@ -329,6 +329,9 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
                 occ.limiter,
                 a.regs
             );
+        }
+        if let Some(text) = prediction_text(l) {
+            out!("{text}");
         }
         if let Some(m) = l.metrics() {
             out!("");

@@ -50,6 +50,36 @@ fn bar_chart(
     svg
 }
 
+/// Where a launch's predicted GPU time goes: each part of the roofline in µs, the limiter
+/// marked (`None` in fast mode, which counts nothing to predict from).
+fn predicted_chart(l: &LaunchReport) -> Option<String> {
+    let p = l.predicted()?;
+    let labels: Vec<String> = p
+        .parts
+        .iter()
+        .map(|(k, _)| {
+            let mark = if *k == p.limiter { "▶ " } else { "" };
+            format!("{mark}{}", k.describe())
+        })
+        .collect();
+    let bars: Vec<(&str, f64)> = labels
+        .iter()
+        .zip(&p.parts)
+        .map(|(label, (_, ms))| (label.as_str(), ms * 1e3))
+        .collect();
+    Some(bar_chart(
+        &format!(
+            "Predicted on {}: {:.1} µs, limited by {}",
+            l.profile.description,
+            p.ms * 1e3,
+            p.limiter.describe()
+        ),
+        &bars,
+        None,
+        |v| format!("{v:.1} µs"),
+    ))
+}
+
 /// The pictures a report can draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Picture {
@@ -294,6 +324,12 @@ pub fn report(profile: &Profile, rows: &[SuiteRow], extras: &[Extra]) -> String 
             None,
             |v| format!("{v:.2} ms"),
         ));
+        body.push_str(&bar_chart(
+            &format!("Predicted GPU time on {}", profile.description),
+            &series(&|i| members[i].predicted_us().unwrap_or(0.0)),
+            None,
+            |v| format!("{v:.1} µs"),
+        ));
         body.push_str(
             "</div><table><tr><th>kernel</th><th>verified</th><th>launches</th><th>what</th></tr>",
         );
@@ -449,6 +485,9 @@ pub fn run_report(page_of: &RunPage<'_>) -> String {
             l.block,
             l.shared_bytes
         );
+        if let Some(chart) = predicted_chart(l) {
+            body.push_str(&chart);
+        }
         if !l.lines.is_empty() {
             lines_table(&mut body, l, &mut sources);
         }
@@ -511,6 +550,9 @@ pub fn program_report(
             body.push_str("<p>No global or shared access and no branch to draw.</p>");
         }
         body.push_str("</div>");
+        if let Some(chart) = predicted_chart(first) {
+            body.push_str(&chart);
+        }
         if !first.lines.is_empty() {
             lines_table(&mut body, first, &mut sources);
         }

@@ -50,6 +50,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use warpsim::check::{Finding, Severity};
 use warpsim::kernels::{self, Entry, Family, Outcome, Params};
+use warpsim::predict::Prediction;
 use warpsim::{Device, Error, LaunchReport, MetricValue, Metrics, Mode, Profile};
 
 /// Why a command failed.
@@ -355,12 +356,62 @@ fn launch_json_with(
             .collect();
         v["metrics"] = Value::Object(metrics);
     }
+    if let Some(p) = l.predicted() {
+        v["predicted_ms"] = json!(round(p.ms, 6));
+        v["predicted"] = prediction_json(&p);
+    }
     if let Some(sources) = sources {
         v["lines"] = l
             .lines
             .iter()
             .map(|line| lines::line_json(line, sources))
             .collect();
+    }
+    v
+}
+
+/// `x` rounded to `digits` decimals (JSON stays readable).
+fn round(x: f64, digits: i32) -> f64 {
+    let k = 10f64.powi(digits);
+    (x * k).round() / k
+}
+
+/// A launch's predicted GPU time in a line of text (`None` in fast mode).
+fn prediction_text(l: &LaunchReport) -> Option<String> {
+    let p = l.predicted()?;
+    let parts: Vec<String> = p
+        .parts
+        .iter()
+        .filter(|(_, ms)| *ms * 1e3 >= 0.05)
+        .map(|(k, ms)| format!("{k} {:.1}", ms * 1e3))
+        .collect();
+    Some(format!(
+        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.2} waves of {} blocks per SM{})",
+        p.ms * 1e3,
+        l.profile.description,
+        p.limiter.describe(),
+        parts.join(", "),
+        p.waves,
+        p.blocks_per_sm,
+        if p.l2_resident {
+            ", footprint stays in L2"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// What a prediction says beside its time: the limiter and every part's milliseconds.
+fn prediction_json(p: &Prediction) -> Value {
+    let mut v = json!({
+        "limiter": p.limiter.name(),
+        "blocks_per_sm": p.blocks_per_sm,
+        "waves": round(p.waves, 3),
+        "footprint_bytes": p.footprint,
+        "l2_resident": p.l2_resident,
+    });
+    for (l, ms) in &p.parts {
+        v[format!("{}_ms", l.name())] = json!(round(*ms, 6));
     }
     v
 }
@@ -537,6 +588,9 @@ fn run(a: &RunArgs) -> Result<(), Failure> {
                     format!(", {:.3} ms", l.elapsed.as_secs_f64() * 1e3)
                 }
             );
+            if let Some(text) = prediction_text(l) {
+                out!("  {text}");
+            }
             if let Some(m) = l.metrics() {
                 for (n, v) in selected(&m, only) {
                     out!("  {n:<28} {v}");
@@ -733,6 +787,18 @@ impl SuiteRow {
         Metrics::new(&self.counters(), &self.counted.launches[0].profile)
     }
 
+    /// The predicted GPU time of all the kernel's launches, µs (`None` if none was counted).
+    pub fn predicted_us(&self) -> Option<f64> {
+        let p: Vec<f64> = self
+            .counted
+            .launches
+            .iter()
+            .filter_map(|l| l.predicted())
+            .map(|p| p.ms * 1e3)
+            .collect();
+        (!p.is_empty()).then(|| p.iter().sum())
+    }
+
     pub fn gbps(&self) -> f64 {
         self.counted.bytes as f64 / self.fast_time.as_secs_f64().max(1e-12) / 1e9
     }
@@ -796,10 +862,11 @@ fn suite(a: &SuiteArgs) -> Result<(), Failure> {
         );
     } else {
         out!(
-            "warpsim suite on {} ({}), {} CPU threads; times in fast mode, counters from a counting run\n",
+            "warpsim suite on {} ({}), {} CPU threads; times (ms) in fast mode, counters from a counting run, GPU µs predicted on the {} from the counters\n",
             dev.profile().name,
             dev.profile().description,
-            dev.threads()
+            dev.threads(),
+            dev.profile().description
         );
         for family in Family::ALL {
             let members: Vec<&SuiteRow> =

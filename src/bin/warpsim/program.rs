@@ -92,6 +92,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
                 lines: a.lines,
                 engine: a.engine.into(),
                 timeout: a.timeout.map(std::time::Duration::from_secs_f64),
+                event_clock: a.event_time.into(),
             },
             &mut |e| match e {
                 Event::Fault { error, code } => {
@@ -209,18 +210,21 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
         );
         return out;
     }
-    let mut by_kernel: BTreeMap<&str, (usize, std::time::Duration, Option<Counters>)> =
-        BTreeMap::new();
+    type PerKernel = (usize, std::time::Duration, Option<Counters>, Option<f64>);
+    let mut by_kernel: BTreeMap<&str, PerKernel> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
     for l in launches {
         let e = by_kernel.entry(l.kernel.as_str()).or_insert_with(|| {
             order.push(l.kernel.as_str());
-            (0, std::time::Duration::ZERO, None)
+            (0, std::time::Duration::ZERO, None, None)
         });
         e.0 += 1;
         e.1 += l.report.elapsed;
         if let Some(c) = &l.report.counters {
             *e.2.get_or_insert_with(Counters::default) += c;
+        }
+        if let Some(p) = l.report.predicted() {
+            *e.3.get_or_insert(0.0) += p.ms * 1e3;
         }
     }
     let total: std::time::Duration = launches.iter().map(|l| l.report.elapsed).sum();
@@ -236,10 +240,25 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
         format!("{mode:?}").to_lowercase(),
         total.as_secs_f64() * 1e3
     );
+    let predicted: f64 = launches
+        .iter()
+        .filter_map(|l| l.report.predicted())
+        .map(|p| p.ms)
+        .sum();
+    if mode != Mode::Fast {
+        let _ = writeln!(
+            out,
+            "{MARK} predicted on {}: {:.1} µs of kernel time (--event-time cpu: events measure CPU time)",
+            p.description,
+            predicted * 1e3
+        );
+    }
+    let gpu_column = format!("{} µs", p.name);
     let mut t = Table::new(&[
         "kernel",
         "launches",
         "CPU ms",
+        &gpu_column,
         "gld_eff %",
         "gst_eff %",
         "sectors/req",
@@ -248,11 +267,12 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
         "warp_exec_eff %",
     ]);
     for k in order {
-        let (n, time, counters) = &by_kernel[k];
+        let (n, time, counters, predicted) = &by_kernel[k];
         let mut row = vec![
             k.to_string(),
             n.to_string(),
             format!("{:.3}", time.as_secs_f64() * 1e3),
+            predicted.map_or_else(|| "-".into(), |us| format!("{us:.1}")),
         ];
         match counters {
             Some(c) => {

@@ -130,7 +130,10 @@ pub fn family_table(family: Family, rows: &[&SuiteRow]) -> Table {
             "ok",
         ],
     };
-    let mut t = Table::new(header);
+    // Every family's third column is the CPU time; the predicted GPU time goes beside it.
+    let mut header = header.to_vec();
+    header.insert(3, "GPU µs");
+    let mut t = Table::new(&header);
     for r in rows {
         let m = r.metrics();
         let warps = r.counters().warps_launched;
@@ -223,6 +226,12 @@ pub fn family_table(family: Family, rows: &[&SuiteRow]) -> Table {
                 ok,
             ],
         };
+        let mut cells = cells;
+        cells.insert(
+            3,
+            r.predicted_us()
+                .map_or_else(|| "-".to_string(), |us| format!("{us:.1}")),
+        );
         t.row(cells);
     }
     t

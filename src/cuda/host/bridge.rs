@@ -503,7 +503,7 @@ impl Session {
                 g.write_bytes(at, piece);
                 Ok(())
             });
-            rt.spent(start.elapsed());
+            rt.spent(start.elapsed(), bytes);
             let reply = Self::direct_status(WHAT, "readable", result, host, bytes, events);
             return self.send(reply);
         }
@@ -528,7 +528,7 @@ impl Session {
             done += len;
             k += 1;
         }
-        rt.spent(start.elapsed());
+        rt.spent(start.elapsed(), bytes);
         Ok(())
     }
 
@@ -552,7 +552,7 @@ impl Session {
                 g.read_bytes(at, piece);
                 peer.push(to, piece)
             });
-            rt.spent(start.elapsed());
+            rt.spent(start.elapsed(), bytes);
             let reply = Self::direct_status(WHAT, "writable", result, host, bytes, events);
             return self.send(reply);
         }
@@ -575,7 +575,7 @@ impl Session {
         for _ in 0..k.min(2) {
             self.ack()?;
         }
-        rt.spent(start.elapsed());
+        rt.spent(start.elapsed(), bytes);
         Ok(())
     }
 

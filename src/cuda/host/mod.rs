@@ -22,8 +22,9 @@
 //! address space (host code may do arithmetic on device pointers, never dereference them), a
 //! launch runs the kernel to completion before it answers (work is in issue order, whatever the
 //! stream), a kernel fault is sticky (`cudaErrorIllegalAddress` from then on, as on a GPU) and
-//! is reported once with its location, and an event's elapsed time is the CPU time of the device
-//! work between its two records. Every launch's report is kept for the caller's summary.
+//! is reported once with its location, and an event's elapsed time is the predicted GPU time of
+//! the device work between its two records ([`crate::predict`]; [`EventClock::Cpu`] gives the
+//! CPU time instead). Every launch's report is kept for the caller's summary.
 
 pub mod bridge;
 pub mod build;
@@ -33,7 +34,7 @@ pub mod runtime;
 
 pub use bridge::{Copies, Exit};
 pub use build::{BuildError, BuildOptions};
-pub use runtime::{Event, Launch, Settings};
+pub use runtime::{Event, EventClock, Launch, Settings};
 
 use crate::Device;
 use crate::cuda::{Diagnostic, Options};

@@ -60,6 +60,21 @@ pub struct Settings {
     pub engine: crate::cuda::Engine,
     /// Each launch's time limit ([`crate::LaunchConfig::timeout`]).
     pub timeout: Option<std::time::Duration>,
+    /// What `cudaEventElapsedTime` measures.
+    pub event_clock: EventClock,
+}
+
+/// What a program's CUDA events measure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EventClock {
+    /// The predicted GPU time of the device work between the two records
+    /// ([`crate::predict`]): each counted launch's prediction, copies and memsets at the
+    /// profile's DRAM or host-link bandwidth. A launch in fast mode counts nothing to predict
+    /// from and adds its CPU time.
+    #[default]
+    Predicted,
+    /// The CPU time warpsim spent on that work.
+    Cpu,
 }
 
 /// What the runtime reports as it goes, for the caller to show.
@@ -119,7 +134,11 @@ pub struct Runtime<'d> {
     kernels: HashMap<(u32, String), Result<Arc<Kernel>, ()>>,
     sticky: Option<i32>,
     printed: String,
-    clock: Duration,
+    /// CPU time of the device work so far.
+    cpu: Duration,
+    /// Predicted GPU time of the device work so far, seconds.
+    gpu: f64,
+    timing: crate::predict::Timing,
     allocations: u64,
     /// Every launch that ran, in order.
     pub launches: Vec<Launch>,
@@ -146,7 +165,9 @@ impl<'d> Runtime<'d> {
             kernels: HashMap::new(),
             sticky: None,
             printed: String::new(),
-            clock: Duration::ZERO,
+            cpu: Duration::ZERO,
+            gpu: 0.0,
+            timing: crate::predict::Timing::of(dev.profile()),
             allocations: 0,
             launches: Vec::new(),
         }
@@ -157,9 +178,13 @@ impl<'d> Runtime<'d> {
         self.sticky
     }
 
-    /// CPU time of the device work so far (launches and copies), for events.
+    /// The time of the device work so far (launches and copies) on the clock events read
+    /// ([`Settings::event_clock`]).
     pub fn clock(&self) -> Duration {
-        self.clock
+        match self.settings.event_clock {
+            EventClock::Predicted => Duration::from_secs_f64(self.gpu),
+            EventClock::Cpu => self.cpu,
+        }
     }
 
     /// Take what kernels printed since the last call (a synchronisation).
@@ -375,7 +400,8 @@ impl<'d> Runtime<'d> {
             status::INVALID_VALUE
         })?;
         a.global.fill_bytes(off, bytes as usize, value);
-        self.clock += start.elapsed();
+        self.cpu += start.elapsed();
+        self.gpu += self.timing.memset_s(bytes);
         Ok(())
     }
 
@@ -404,7 +430,8 @@ impl<'d> Runtime<'d> {
             status::INVALID_VALUE
         })?;
         d.global.write_bytes(dof, &buf);
-        self.clock += start.elapsed();
+        self.cpu += start.elapsed();
+        self.gpu += self.timing.device_copy_s(bytes);
         Ok(())
     }
 
@@ -427,9 +454,10 @@ impl<'d> Runtime<'d> {
         }
     }
 
-    /// Add copy time to the clock.
-    pub fn spent(&mut self, d: Duration) {
-        self.clock += d;
+    /// Add a host copy of `bytes` that took `d` of CPU time to the clocks.
+    pub fn spent(&mut self, d: Duration, bytes: u64) {
+        self.cpu += d;
+        self.gpu += self.timing.host_copy_s(bytes);
     }
 
     /// The kernel `name` of unit `unit`, lowered once.
@@ -603,7 +631,11 @@ impl<'d> Runtime<'d> {
         let globals = self.globals(unit, &k, events)?;
         match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals) {
             Ok(r) => {
-                self.clock += r.launch.elapsed;
+                self.cpu += r.launch.elapsed;
+                self.gpu += r
+                    .launch
+                    .predicted()
+                    .map_or(r.launch.elapsed.as_secs_f64(), |p| p.ms / 1e3);
                 self.print(&r.printed);
                 self.launches.push(Launch {
                     kernel: k.name.clone(),

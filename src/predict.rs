@@ -1,0 +1,514 @@
+//! What a launch would cost on the profile's GPU: a time predicted from its counters.
+//!
+//! # The model
+//!
+//! A counted launch says how much work each part of the GPU does: sectors for DRAM and L2,
+//! store transactions, shared-memory wavefronts, atomics, warp instructions, barriers. Each part
+//! has a throughput, so each gives a time; the launch takes as long as its slowest part (a
+//! roofline), plus the launch overhead that a CUDA event pair around one launch measures:
+//!
+//! ```text
+//! predicted = launch overhead + max(dram, l2, l1, shared, atomics, issue, latency)
+//! ```
+//!
+//! * **dram**: the bytes that must come from DRAM, `min(global sector bytes, footprint)`, at the
+//!   sustained DRAM bandwidth. The footprint is the global memory the launch can reach
+//!   ([`LaunchReport::footprint`]); when it fits in half of L2 it is taken to stay there from the
+//!   launch before (a timing loop, a program launching kernels on the same buffers) and DRAM
+//!   costs nothing.
+//! * **l2**: load bytes (at most the footprint: loads that hit L1 do not reach L2) plus store
+//!   sector bytes at L2 bandwidth, or, when slower, every store request's lines as separate L2
+//!   write transactions (uncoalesced stores are bound by these, not by bytes).
+//! * **l1**: one global load request per SM and clock.
+//! * **shared**: one shared-memory wavefront per SM and clock (a bank conflict of degree k is k
+//!   wavefronts).
+//! * **atomics**: one global atomic sector per clock for the device (the cost of many atomics
+//!   on few addresses, which serialize in L2).
+//! * **issue**: warp instructions at the schedulers' rate.
+//! * **latency**: what the warps wait for when there are too few of them to hide it. Each warp's
+//!   dependency chain is its share of instructions, barriers, shared requests, divergent branches
+//!   and global loads, each at its latency (a load at L1's latency when its sectors are re-read,
+//!   else at L2's or DRAM's); the blocks run in waves of as many as fit on the SMs at once
+//!   ([`Profile::occupancy`], 32 registers per thread assumed), and each wave takes one chain.
+//!
+//! The limiter is the part that takes longest, or the launch overhead when it exceeds them all.
+//!
+//! # Where the numbers come from
+//!
+//! SM count, clock, DRAM bus and L2 size are the profile's. The rest are per architecture in
+//! [`Timing::of`]: sm_90's were measured on an H100 SXM with `cuda/timing/timing.cu` (CUDA
+//! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
+//! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
+//! the naive transpose, the launch overhead from a 1000-element vector-add), and the latency
+//! weights chosen once for all 58 configurations of that set (docs/timing.md reports the error and
+//! a split-half check). No constant is chosen per kernel. The other profiles reuse sm_90's
+//! latencies and rates per SM and clock, scaled by their own SM count, clock and DRAM bus: their
+//! predictions are unvalidated.
+
+use crate::launch::LaunchReport;
+use crate::metrics::Counters;
+use crate::profile::Profile;
+
+/// Registers per thread assumed for occupancy (warpsim does not allocate registers; the
+/// documents' kernels use 16–32 under nvcc).
+const ASSUMED_REGISTERS: u32 = 32;
+
+/// The part of the GPU that bounds a launch's predicted time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limiter {
+    /// DRAM bandwidth.
+    Dram,
+    /// L2 bandwidth or L2 write transactions.
+    L2,
+    /// L1's global load requests.
+    L1,
+    /// Shared-memory wavefronts.
+    Shared,
+    /// Global atomics.
+    Atomics,
+    /// Instruction issue.
+    Issue,
+    /// Latency the warps cannot hide.
+    Latency,
+    /// The launch overhead (the kernel's own work is smaller).
+    Launch,
+}
+
+impl Limiter {
+    /// The short name used in JSON and tables (`"dram"`, `"l2"`, …, `"launch"`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Limiter::Dram => "dram",
+            Limiter::L2 => "l2",
+            Limiter::L1 => "l1",
+            Limiter::Shared => "shared",
+            Limiter::Atomics => "atomics",
+            Limiter::Issue => "issue",
+            Limiter::Latency => "latency",
+            Limiter::Launch => "launch",
+        }
+    }
+
+    /// What it means, for a report's caption.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limiter::Dram => "DRAM bandwidth",
+            Limiter::L2 => "L2 bandwidth / write transactions",
+            Limiter::L1 => "L1 load requests",
+            Limiter::Shared => "shared-memory wavefronts",
+            Limiter::Atomics => "atomics serialized in L2",
+            Limiter::Issue => "instruction issue",
+            Limiter::Latency => "latency (dependent instructions, barriers and loads)",
+            Limiter::Launch => "launch overhead",
+        }
+    }
+}
+
+impl std::fmt::Display for Limiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The timing parameters of one architecture (see the [module documentation](self)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// SMs.
+    pub sms: u32,
+    /// SM clock in Hz.
+    pub clock_hz: f64,
+    /// Sustained DRAM bandwidth, bytes per second.
+    pub dram_bytes_per_s: f64,
+    /// L2 bandwidth, bytes per second.
+    pub l2_bytes_per_s: f64,
+    /// L2 write transactions (lines of store requests) per second.
+    pub l2_store_lines_per_s: f64,
+    /// L2 capacity in bytes.
+    pub l2_bytes: u64,
+    /// Host-to-device and device-to-host copy bandwidth, bytes per second.
+    pub host_bytes_per_s: f64,
+    /// Counted warp instructions issued per SM and clock.
+    pub issue_per_clock: f64,
+    /// Global atomic sectors per clock, for the whole device.
+    pub atomics_per_clock: f64,
+    /// The overhead of one launch as a CUDA event pair around it measures, seconds.
+    pub launch_overhead_s: f64,
+    /// Clocks a warp's chain spends per counted instruction.
+    pub instruction_clocks: f64,
+    /// Clocks per barrier.
+    pub barrier_clocks: f64,
+    /// Clocks per shared-memory request.
+    pub shared_clocks: f64,
+    /// Clocks per divergent branch (the reconvergence).
+    pub divergence_clocks: f64,
+    /// Load latency in clocks when it hits L1, L2 and DRAM.
+    pub load_clocks: [f64; 3],
+}
+
+impl Timing {
+    /// The parameters for `p`: measured for sm_90, derived from sm_90's per SM and clock for
+    /// the others.
+    #[must_use]
+    pub fn of(p: &Profile) -> Timing {
+        let clock_hz = f64::from(p.clock_khz) * 1e3;
+        // Double data rate: two transfers per memory clock over the bus.
+        let dram_peak = f64::from(p.mem_clock_khz) * 1e3 * 2.0 * f64::from(p.mem_bus_bits) / 8.0;
+        let sm_clocks = f64::from(p.sm_count) * clock_hz;
+        Timing {
+            sms: p.sm_count,
+            clock_hz,
+            // vector-add over 3 × 256 MiB sustains 2.78 TB/s of the H100's 3.35 TB/s.
+            dram_bytes_per_s: 0.83 * dram_peak,
+            // ~5.5 TB/s on an H100 (published microbenchmarks): 21 bytes per SM and clock.
+            l2_bytes_per_s: 21.0 * sm_clocks,
+            // The naive transpose 4096² (16.7 M store lines) takes 316 µs: 53 G lines/s.
+            l2_store_lines_per_s: 0.2 * sm_clocks,
+            l2_bytes: u64::from(p.l2_bytes),
+            // Pageable cudaMemcpy over PCIe: a nominal 25 GB/s (not measured here).
+            host_bytes_per_s: 25e9,
+            // Four schedulers per SM; ~1.33 SASS instructions per counted statement.
+            issue_per_clock: 3.0,
+            // Atomic counters on one address: ~1.4 G/s; a 256-bin histogram: ~2.8 G sectors/s.
+            atomics_per_clock: 1.0,
+            // vector-add of 1000 elements: 6.3 µs median, 5.4 µs the fastest.
+            launch_overhead_s: 5.5e-6,
+            instruction_clocks: 8.0,
+            barrier_clocks: 200.0,
+            shared_clocks: 30.0,
+            divergence_clocks: 100.0,
+            load_clocks: [35.0, 260.0, 700.0],
+        }
+    }
+}
+
+impl Timing {
+    /// Predicted seconds of a `cudaMemset` of `bytes`: written at DRAM bandwidth.
+    #[must_use]
+    pub fn memset_s(&self, bytes: u64) -> f64 {
+        bytes as f64 / self.dram_bytes_per_s
+    }
+
+    /// Predicted seconds of a device-to-device `cudaMemcpy` of `bytes`: read and written at
+    /// DRAM bandwidth.
+    #[must_use]
+    pub fn device_copy_s(&self, bytes: u64) -> f64 {
+        2.0 * bytes as f64 / self.dram_bytes_per_s
+    }
+
+    /// Predicted seconds of a host-to-device or device-to-host `cudaMemcpy` of `bytes`.
+    #[must_use]
+    pub fn host_copy_s(&self, bytes: u64) -> f64 {
+        bytes as f64 / self.host_bytes_per_s
+    }
+}
+
+/// One launch's predicted time and what bounds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Predicted time of the launch, milliseconds, launch overhead included.
+    pub ms: f64,
+    /// What bounds it.
+    pub limiter: Limiter,
+    /// Each part's time in milliseconds, overhead excluded, in [`Limiter`] order (the launch
+    /// overhead last).
+    pub parts: Vec<(Limiter, f64)>,
+    /// Blocks resident per SM at once.
+    pub blocks_per_sm: u32,
+    /// Waves of blocks (the last may be partial).
+    pub waves: f64,
+    /// Global memory the launch can reach, bytes.
+    pub footprint: u64,
+    /// Whether the footprint is taken to stay in L2 (no DRAM traffic).
+    pub l2_resident: bool,
+}
+
+impl Prediction {
+    /// The time of part `l` in milliseconds.
+    #[must_use]
+    pub fn part(&self, l: Limiter) -> f64 {
+        self.parts
+            .iter()
+            .find(|(k, _)| *k == l)
+            .map_or(0.0, |(_, ms)| *ms)
+    }
+}
+
+/// What the model needs to know about a launch.
+#[derive(Clone, Debug)]
+pub struct Work<'a> {
+    /// The launch's counters.
+    pub counters: &'a Counters,
+    /// Blocks in the grid.
+    pub blocks: u64,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Global memory the launch can reach, bytes.
+    pub footprint: u64,
+}
+
+impl Work<'_> {
+    /// The work of a counted launch (`None` in fast mode, which counts nothing).
+    #[must_use]
+    pub fn of(r: &LaunchReport) -> Option<Work<'_>> {
+        Some(Work {
+            counters: r.counters.as_ref()?,
+            blocks: r.grid.count(),
+            threads_per_block: u32::try_from(r.block.count()).unwrap_or(u32::MAX),
+            shared_bytes: r.shared_bytes,
+            footprint: r.footprint,
+        })
+    }
+}
+
+/// Predict the time of `w` on `p`.
+///
+/// ```
+/// use warpsim::predict::{predict, Work};
+/// use warpsim::{Counters, Profile};
+///
+/// // 2^24 floats read and 2^23 written, perfectly coalesced: DRAM-bound on an H100.
+/// let c = Counters {
+///     warp_instructions: 1 << 20,
+///     gld_requests: 1 << 19,
+///     gld_sectors: 1 << 21,
+///     gst_requests: 1 << 18,
+///     gst_sectors: 1 << 20,
+///     gst_lines: 1 << 18,
+///     warps_launched: 1 << 18,
+///     ..Counters::default()
+/// };
+/// let w = Work { counters: &c, blocks: 1 << 15, threads_per_block: 256, shared_bytes: 0,
+///                footprint: 96 << 20 };
+/// let p = predict(&w, &Profile::sm_90());
+/// assert_eq!(p.limiter.name(), "dram");
+/// assert!(p.ms > 0.03 && p.ms < 0.05);
+/// ```
+#[must_use]
+pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
+    let t = Timing::of(p);
+    let c = w.counters;
+    let sm_clocks = f64::from(t.sms) * t.clock_hz;
+    let f = |x: u64| x as f64;
+    let load_bytes = f(c.gld_sectors) * 32.0;
+    let store_bytes = f(c.gst_sectors + c.atomic_sectors) * 32.0;
+    let l2_resident = w.footprint <= t.l2_bytes / 2;
+    let dram = if l2_resident {
+        0.0
+    } else {
+        (load_bytes + store_bytes).min(f(w.footprint)) / t.dram_bytes_per_s
+    };
+    let l2 = ((load_bytes.min(f(w.footprint)) + store_bytes) / t.l2_bytes_per_s)
+        .max(f(c.gst_lines) / t.l2_store_lines_per_s);
+    let l1 = f(c.gld_requests) / sm_clocks;
+    let shared = f(c.shared_ld_wavefronts + c.shared_st_wavefronts) / sm_clocks;
+    let atomics = f(c.atomic_sectors) / (t.atomics_per_clock * t.clock_hz);
+    let issue = f(c.warp_instructions) / (t.issue_per_clock * sm_clocks);
+
+    // Latency: one dependency chain per warp, one chain per wave of blocks.
+    let warps = f(c.warps_launched.max(1));
+    let occupancy = p
+        .occupancy(
+            w.threads_per_block.max(1),
+            ASSUMED_REGISTERS,
+            w.shared_bytes,
+        )
+        .map_or(1, |o| o.blocks_per_sm.max(1));
+    let waves = w.blocks as f64 / (f64::from(t.sms) * f64::from(occupancy));
+    // Loads re-reading their sectors mostly hit L1.
+    let fresh = (f(w.footprint) / load_bytes.max(1.0)).min(1.0);
+    let [l1_clocks, l2_clocks, dram_clocks] = t.load_clocks;
+    let far = if l2_resident { l2_clocks } else { dram_clocks };
+    let load_clocks = l1_clocks + fresh * (far - l1_clocks);
+    let chain = (f(c.warp_instructions) * t.instruction_clocks
+        + f(c.barriers) * t.barrier_clocks
+        + f(c.shared_ld_requests + c.shared_st_requests) * t.shared_clocks
+        + f(c.divergent_branches) * t.divergence_clocks
+        + f(c.gld_requests) * load_clocks)
+        / warps;
+    let latency = waves.ceil().max(1.0) * chain / t.clock_hz;
+
+    let parts = vec![
+        (Limiter::Dram, dram),
+        (Limiter::L2, l2),
+        (Limiter::L1, l1),
+        (Limiter::Shared, shared),
+        (Limiter::Atomics, atomics),
+        (Limiter::Issue, issue),
+        (Limiter::Latency, latency),
+        (Limiter::Launch, t.launch_overhead_s),
+    ];
+    let (slowest_part, slowest) =
+        parts[..parts.len() - 1]
+            .iter()
+            .copied()
+            .fold((Limiter::Launch, 0.0), |best, part| {
+                if part.1 > best.1 { part } else { best }
+            });
+    let limiter = if slowest >= t.launch_overhead_s {
+        slowest_part
+    } else {
+        Limiter::Launch
+    };
+    Prediction {
+        ms: (t.launch_overhead_s + slowest) * 1e3,
+        limiter,
+        parts: parts.into_iter().map(|(l, s)| (l, s * 1e3)).collect(),
+        blocks_per_sm: occupancy,
+        waves,
+        footprint: w.footprint,
+        l2_resident,
+    }
+}
+
+impl LaunchReport {
+    /// The launch's predicted time on its profile's GPU (`None` in fast mode, which counts
+    /// nothing to predict from). See [`crate::predict`].
+    #[must_use]
+    pub fn predicted(&self) -> Option<Prediction> {
+        Work::of(self).map(|w| predict(&w, &self.profile))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coalesced(scale: u64) -> Counters {
+        Counters {
+            warp_instructions: 40 * scale,
+            gld_requests: 2 * scale,
+            gld_sectors: 8 * scale,
+            gst_requests: scale,
+            gst_sectors: 4 * scale,
+            gst_lines: scale,
+            shared_ld_requests: scale,
+            shared_ld_wavefronts: scale,
+            barriers: scale,
+            warps_launched: scale,
+            ..Counters::default()
+        }
+    }
+
+    fn work(c: &Counters, blocks: u64, footprint: u64) -> Work<'_> {
+        Work {
+            counters: c,
+            blocks,
+            threads_per_block: 256,
+            shared_bytes: 1024,
+            footprint,
+        }
+    }
+
+    #[test]
+    fn more_sectors_never_predict_less_time() {
+        let p = Profile::sm_90();
+        for footprint in [1 << 20, 1 << 30] {
+            for scale in [1u64, 1 << 10, 1 << 16, 1 << 20] {
+                let base = coalesced(scale);
+                let before = predict(&work(&base, scale / 8 + 1, footprint), &p).ms;
+                for extra in [1u64, 7, 1000, 1 << 20] {
+                    let mut more = base;
+                    more.gld_sectors += extra;
+                    more.gst_sectors += extra;
+                    more.atomic_sectors += extra;
+                    let after = predict(&work(&more, scale / 8 + 1, footprint), &p).ms;
+                    assert!(after >= before, "{scale} +{extra}: {after} < {before}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn never_less_than_the_launch_overhead() {
+        for p in Profile::all() {
+            let overhead = Timing::of(&p).launch_overhead_s * 1e3;
+            let empty = Counters::default();
+            let pr = predict(&work(&empty, 1, 0), &p);
+            assert_eq!(pr.limiter, Limiter::Launch, "{}", p.name);
+            assert!(pr.ms >= overhead);
+            for scale in [1u64, 100, 1 << 16] {
+                let c = coalesced(scale);
+                assert!(predict(&work(&c, scale, 1 << 28), &p).ms >= overhead);
+            }
+        }
+    }
+
+    #[test]
+    fn a_second_wave_costs_time() {
+        let p = Profile::sm_90();
+        // Latency-bound blocks: 8 warps, each 100 instructions and 200 barriers.
+        let per_block = |blocks: u64| Counters {
+            warp_instructions: 100 * 8 * blocks,
+            barriers: 200 * 8 * blocks,
+            warps_launched: 8 * blocks,
+            ..Counters::default()
+        };
+        let wave = u64::from(p.sm_count) * 8; // 256 threads, 32 registers: 8 blocks per SM
+        let one = per_block(wave);
+        let two = per_block(wave + 1);
+        let a = predict(&work(&one, wave, 1 << 20), &p);
+        let b = predict(&work(&two, wave + 1, 1 << 20), &p);
+        assert_eq!(a.blocks_per_sm, 8);
+        assert!(a.waves <= 1.0 && b.waves > 1.0);
+        assert_eq!(b.limiter, Limiter::Latency);
+        // The extra block runs alone in a second wave: nearly twice the kernel's time.
+        let kernel = |x: &Prediction| x.ms - x.part(Limiter::Launch);
+        assert!(kernel(&b) > 1.9 * kernel(&a), "{b:?} vs {a:?}");
+    }
+
+    #[test]
+    fn the_limiter_is_named_and_is_the_largest_part() {
+        let p = Profile::sm_90();
+        let cases = [
+            (coalesced(1 << 20), 1u64 << 17, 1u64 << 30, Limiter::Dram),
+            (
+                Counters {
+                    shared_ld_requests: 1 << 20,
+                    shared_ld_wavefronts: 32 << 20,
+                    warps_launched: 1 << 12,
+                    ..Counters::default()
+                },
+                1 << 9,
+                1 << 20,
+                Limiter::Shared,
+            ),
+            (
+                Counters {
+                    atomic_requests: 1 << 20,
+                    atomic_sectors: 20 << 20,
+                    warps_launched: 1 << 15,
+                    ..Counters::default()
+                },
+                1 << 12,
+                1 << 10,
+                Limiter::Atomics,
+            ),
+        ];
+        for (c, blocks, footprint, want) in cases {
+            let pr = predict(&work(&c, blocks, footprint), &p);
+            assert_eq!(pr.limiter, want, "{pr:?}");
+            let top = pr.parts[..pr.parts.len() - 1]
+                .iter()
+                .map(|(_, ms)| *ms)
+                .fold(0.0, f64::max);
+            assert_eq!(pr.part(want), top);
+            assert!(!want.name().is_empty() && !want.describe().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_footprint_that_fits_in_l2_costs_no_dram() {
+        let p = Profile::sm_90();
+        let c = coalesced(1 << 16);
+        assert!(predict(&work(&c, 1 << 13, 8 << 20), &p).l2_resident);
+        assert_eq!(
+            predict(&work(&c, 1 << 13, 8 << 20), &p).part(Limiter::Dram),
+            0.0
+        );
+        assert!(predict(&work(&c, 1 << 13, 1 << 30), &p).part(Limiter::Dram) > 0.0);
+    }
+}
