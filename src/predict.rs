@@ -13,7 +13,7 @@
 //!
 //! * **dram**: the bytes that must come from DRAM, `min(global sector bytes, footprint)`, at the
 //!   sustained DRAM bandwidth. The footprint is the global memory the launch can reach
-//!   ([`LaunchReport::footprint`]); when it fits in half of L2 it is taken to stay there from the
+//!   ([`LaunchReport::footprint`]); when it fits in ¾ of L2 it is taken to stay there from the
 //!   launch before (a timing loop, a program launching kernels on the same buffers) and DRAM
 //!   costs nothing.
 //! * **l2**: load bytes (at most the footprint: loads that hit L1 do not reach L2) plus store
@@ -21,7 +21,7 @@
 //!   write transactions (uncoalesced stores are bound by these, not by bytes).
 //! * **l1**: one global load request per SM and clock.
 //! * **shared**: one shared-memory wavefront per SM and clock (a bank conflict of degree k is k
-//!   wavefronts).
+//!   wavefronts). These two and issue count only the SMs that get a block.
 //! * **atomics**: one global atomic sector per clock for the device (the cost of many atomics
 //!   on few addresses, which serialize in L2).
 //! * **issue**: warp instructions at the schedulers' rate.
@@ -40,8 +40,8 @@
 //! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
 //! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
 //! the naive transpose, the launch overhead from a 1000-element vector-add), and the latency
-//! weights chosen once for all 58 configurations of that set (docs/timing.md reports the error and
-//! a split-half check). No constant is chosen per kernel. The other profiles reuse sm_90's
+//! weights chosen once for all 86 configurations of that set (`docs/timing.md` reports the error,
+//! a split-half check and the worst cases). No constant is chosen per kernel. The other profiles reuse sm_90's
 //! latencies and rates per SM and clock, scaled by their own SM count, clock and DRAM bus: their
 //! predictions are unvalidated.
 
@@ -172,12 +172,12 @@ impl Timing {
             issue_per_clock: 3.0,
             // Atomic counters on one address: ~1.4 G/s; a 256-bin histogram: ~2.8 G sectors/s.
             atomics_per_clock: 1.0,
-            // vector-add of 1000 elements: 6.3 µs median, 5.4 µs the fastest.
+            // vector-add of 1000 elements: 5.8 µs median, 5.1 µs the fastest.
             launch_overhead_s: 5.5e-6,
-            instruction_clocks: 8.0,
+            instruction_clocks: 6.0,
             barrier_clocks: 200.0,
-            shared_clocks: 30.0,
-            divergence_clocks: 100.0,
+            shared_clocks: 5.0,
+            divergence_clocks: 200.0,
             load_clocks: [35.0, 260.0, 700.0],
         }
     }
@@ -291,11 +291,14 @@ impl Work<'_> {
 pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
     let t = Timing::of(p);
     let c = w.counters;
-    let sm_clocks = f64::from(t.sms) * t.clock_hz;
+    // Per-SM resources work only on the SMs that have a block.
+    let busy_sms = (w.blocks as f64).clamp(1.0, f64::from(t.sms));
+    let sm_clocks = busy_sms * t.clock_hz;
     let f = |x: u64| x as f64;
     let load_bytes = f(c.gld_sectors) * 32.0;
     let store_bytes = f(c.gst_sectors + c.atomic_sectors) * 32.0;
-    let l2_resident = w.footprint <= t.l2_bytes / 2;
+    // 32 MiB footprints run at L2 speed on an H100 (50 MiB of L2), 48 MiB at DRAM speed.
+    let l2_resident = w.footprint <= t.l2_bytes / 4 * 3;
     let dram = if l2_resident {
         0.0
     } else {

@@ -1,4 +1,5 @@
-// warpsim timing set: 54 launch configurations timed with CUDA events.
+// warpsim timing set: launch configurations timed with CUDA events (the catalogue's defaults,
+// the issues' sizes and kernels beyond the documents).
 //
 // The same program measures a real GPU and asks warpsim for its prediction:
 //
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 #include <cuda_runtime.h>
@@ -303,6 +305,16 @@ __global__ void vector_add(const float *A, const float *B, float *C, int n) {
     if (i < n) C[i] = A[i] + B[i];
 }
 
+__global__ void rgb_to_gray(const unsigned char *rgb, unsigned char *gray, int width, int height) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < width && row < height) {
+        int g = row * width + col;
+        int c = g * 3;
+        gray[g] = (unsigned char)(0.21f * rgb[c] + 0.71f * rgb[c + 1] + 0.07f * rgb[c + 2]);
+    }
+}
+
 // ------------------------------------------------------------------------------ divergence
 __device__ float heavy_a(float v) {
     for (int k = 0; k < 64; ++k) v = fmaf(v, 1.0001f, 0.5f);
@@ -489,7 +501,7 @@ static void reductions() {
         {"reduce-multi", reduce_multi, 1, true},
         {"reduce-shuffle", reduce_shuffle, 1, true},
     };
-    for (unsigned int n : {1u << 20, 1u << 24}) {
+    for (unsigned int n : {1u << 20, 1u << 22, 1u << 24}) {
         bool any = false;
         for (const R &r : rs) any |= wanted(std::string(r.name) + " n=" + std::to_string(n));
         if (!any) continue;
@@ -519,7 +531,7 @@ static void transposes() {
         {"transpose-no-conflicts", transpose_no_conflicts},
         {"transpose-diagonal", transpose_diagonal},
     };
-    for (int n : {1024, 4096}) {
+    for (int n : {1024, 2048, 4096}) {
         bool any = false;
         for (const T &t : ts) any |= wanted(std::string(t.name) + " " + std::to_string(n));
         if (!any) continue;
@@ -536,23 +548,22 @@ static void transposes() {
     }
 }
 
-static void memory() {
-    const int n = 1 << 22, B = 512;
+static void offsets(int n, std::initializer_list<int> read_offsets, std::initializer_list<int> other_offsets) {
+    const int B = 512;
+    const std::string size = " n=" + std::to_string(n);
     float *a = dev_floats(n, 3), *b = dev_floats(n, 4), *c = dev_zeros(n);
-    for (int off : {0, 1, 11, 32, 128}) {
+    for (int off : read_offsets) {
         unsigned int grid = ceil_div(n, B);
-        timed("memory", "read-offset offset=" + std::to_string(off), dim3(grid), dim3(B),
+        timed("memory", "read-offset offset=" + std::to_string(off) + size, dim3(grid), dim3(B),
               [=] { read_offset<<<grid, B>>>(a, b, c, n, off); });
     }
-    for (int off : {0, 11}) {
+    for (int off : other_offsets) {
         unsigned int grid = ceil_div(n, B);
-        timed("memory", "write-offset offset=" + std::to_string(off), dim3(grid), dim3(B),
+        timed("memory", "write-offset offset=" + std::to_string(off) + size, dim3(grid), dim3(B),
               [=] { write_offset<<<grid, B>>>(a, b, c, n, off); });
-    }
-    {
-        unsigned int grid = ceil_div(n, 4 * B);
-        timed("memory", "read-offset-unroll4 offset=0", dim3(grid), dim3(B),
-              [=] { read_offset_unroll4<<<grid, B>>>(a, b, c, n, 0); });
+        unsigned int grid4 = ceil_div(n, 4 * B);
+        timed("memory", "read-offset-unroll4 offset=" + std::to_string(off) + size, dim3(grid4), dim3(B),
+              [=] { read_offset_unroll4<<<grid4, B>>>(a, b, c, n, off); });
     }
     {
         unsigned int grid = ceil_div(n, B);
@@ -560,34 +571,59 @@ static void memory() {
         CK(cudaMalloc(&s, n * sizeof(innerStruct)));
         CK(cudaMalloc(&r, n * sizeof(innerStruct)));
         CK(cudaMemset(s, 0, n * sizeof(innerStruct)));
-        timed("memory", "aos", dim3(grid), dim3(B), [=] { test_inner_struct<<<grid, B>>>(s, r, n); });
+        timed("memory", "aos" + size, dim3(grid), dim3(B), [=] { test_inner_struct<<<grid, B>>>(s, r, n); });
         float *d = dev_zeros(n);
-        timed("memory", "soa", dim3(grid), dim3(B), [=] { test_inner_array<<<grid, B>>>(a, b, c, d, n); });
+        timed("memory", "soa" + size, dim3(grid), dim3(B), [=] { test_inner_array<<<grid, B>>>(a, b, c, d, n); });
         CK(cudaFree(s));
         CK(cudaFree(r));
         CK(cudaFree(d));
-    }
-    for (int m : {1000, 1 << 20, 1 << 24, 1 << 26}) {
-        if (!wanted("vector-add n=" + std::to_string(m))) continue;
-        float *x = dev_floats(m, 5), *y = dev_floats(m, 6), *z = dev_zeros(m);
-        unsigned int grid = ceil_div(m, 256);
-        timed("memory", "vector-add n=" + std::to_string(m), dim3(grid), dim3(256),
-              [=] { vector_add<<<grid, 256>>>(x, y, z, m); });
-        CK(cudaFree(x));
-        CK(cudaFree(y));
-        CK(cudaFree(z));
     }
     CK(cudaFree(a));
     CK(cudaFree(b));
     CK(cudaFree(c));
 }
 
+static void memory() {
+    offsets(1 << 20, {0, 11}, {11});
+    offsets(1 << 22, {0, 1, 11, 32, 128}, {0, 11});
+    struct V { int n, block; };
+    for (V v : {V{1003, 64}, V{1000, 256}, V{1 << 20, 256}, V{1 << 24, 256}, V{1 << 26, 256}}) {
+        const int m = v.n, B = v.block;
+        std::string name = "vector-add n=" + std::to_string(m) + " block=" + std::to_string(B);
+        if (!wanted(name)) continue;
+        float *x = dev_floats(m, 5), *y = dev_floats(m, 6), *z = dev_zeros(m);
+        unsigned int grid = ceil_div(m, B);
+        timed("memory", name, dim3(grid), dim3(B), [=] { vector_add<<<grid, B>>>(x, y, z, m); });
+        CK(cudaFree(x));
+        CK(cudaFree(y));
+        CK(cudaFree(z));
+    }
+}
+
 static void divergence() {
-    const int n = 1 << 20, B = 256;
-    float *out = dev_zeros(n);
-    timed("divergence", "branch-by-lane", dim3(n / B), dim3(B), [=] { branch_by_lane<<<n / B, B>>>(out); });
-    timed("divergence", "branch-by-warp", dim3(n / B), dim3(B), [=] { branch_by_warp<<<n / B, B>>>(out); });
-    CK(cudaFree(out));
+    const int B = 256;
+    for (int n : {1 << 16, 1 << 20}) {
+        float *out = dev_zeros(n);
+        const std::string size = " n=" + std::to_string(n);
+        timed("divergence", "branch-by-lane" + size, dim3(n / B), dim3(B), [=] { branch_by_lane<<<n / B, B>>>(out); });
+        timed("divergence", "branch-by-warp" + size, dim3(n / B), dim3(B), [=] { branch_by_warp<<<n / B, B>>>(out); });
+        CK(cudaFree(out));
+    }
+    struct I { int w, h; };
+    for (I im : {I{76, 62}, I{1920, 1080}}) {
+        std::string name = "rgb-to-gray " + std::to_string(im.w) + "x" + std::to_string(im.h);
+        if (!wanted(name)) continue;
+        size_t px = (size_t)im.w * im.h;
+        unsigned char *rgb = nullptr, *gray = nullptr;
+        CK(cudaMalloc(&rgb, 3 * px));
+        CK(cudaMalloc(&gray, px));
+        CK(cudaMemset(rgb, 7, 3 * px));
+        dim3 block(16, 16), grid(ceil_div(im.w, 16), ceil_div(im.h, 16));
+        int w = im.w, h = im.h;
+        timed("divergence", name, grid, block, [=] { rgb_to_gray<<<grid, block>>>(rgb, gray, w, h); });
+        CK(cudaFree(rgb));
+        CK(cudaFree(gray));
+    }
 }
 
 static void stencils() {
@@ -650,13 +686,18 @@ static void atomics() {
 }
 
 static void banks() {
-    const int blocks = 1056, B = 256, iters = 256;
-    float *out = dev_zeros((size_t)blocks * B);
-    for (int stride : {1, 2, 8, 32, 33}) {
-        timed("banks", "smem-stride stride=" + std::to_string(stride), dim3(blocks), dim3(B),
-              [=] { smem_stride<<<blocks, B>>>(out, stride, iters); });
+    const int B = 256;
+    struct K { int blocks, stride, iters; };
+    for (K k : {K{1056, 1, 256}, K{1056, 2, 256}, K{1056, 8, 256}, K{1056, 32, 256}, K{1056, 33, 256},
+                K{1, 2, 1000}, K{1, 32, 1000}}) {
+        std::string name = "smem-stride stride=" + std::to_string(k.stride) + " blocks=" +
+                           std::to_string(k.blocks) + " iters=" + std::to_string(k.iters);
+        if (!wanted(name)) continue;
+        float *out = dev_zeros((size_t)k.blocks * B);
+        int blocks = k.blocks, stride = k.stride, iters = k.iters;
+        timed("banks", name, dim3(blocks), dim3(B), [=] { smem_stride<<<blocks, B>>>(out, stride, iters); });
+        CK(cudaFree(out));
     }
-    CK(cudaFree(out));
 }
 
 int main(int argc, char **argv) {

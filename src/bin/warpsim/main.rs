@@ -386,7 +386,7 @@ fn prediction_text(l: &LaunchReport) -> Option<String> {
         .map(|(k, ms)| format!("{k} {:.1}", ms * 1e3))
         .collect();
     Some(format!(
-        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.2} waves of {} blocks per SM{})",
+        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{})",
         p.ms * 1e3,
         l.profile.description,
         p.limiter.describe(),
