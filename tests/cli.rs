@@ -791,6 +791,15 @@ fn suite_json_and_html_report() {
         for e in catalogue.iter().filter(|e| e.family == family) {
             assert!(s.contains(e.name), "{family:?} lacks {}", e.name);
         }
+        // Each kernel's predicted time, drawn by part with the limiter marked.
+        let members = catalogue.iter().filter(|e| e.family == family).count();
+        assert_eq!(
+            s.matches("aria-label=\"Predicted on Hopper (H100 SXM)").count(),
+            members,
+            "{family:?}: one predicted-time chart per kernel"
+        );
+        assert!(s.contains("Predicted GPU time on Hopper (H100 SXM)"));
+        assert!(s.matches("▶ ").count() >= members, "{family:?}: limiters");
     }
     assert!(r.stderr.contains("report written"), "{}", r.stderr);
 }

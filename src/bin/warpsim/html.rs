@@ -330,6 +330,12 @@ pub fn report(profile: &Profile, rows: &[SuiteRow], extras: &[Extra]) -> String 
             None,
             |v| format!("{v:.1} µs"),
         ));
+        // Where each kernel's predicted GPU time goes (its first launch), limiter marked.
+        for r in &members {
+            if let Some(chart) = predicted_chart(&r.counted.launches[0]) {
+                let _ = write!(body, "<div><b>{}</b>{chart}</div>", escape(r.entry.name));
+            }
+        }
         body.push_str(
             "</div><table><tr><th>kernel</th><th>verified</th><th>launches</th><th>what</th></tr>",
         );
