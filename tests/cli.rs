@@ -794,7 +794,8 @@ fn suite_json_and_html_report() {
         // Each kernel's predicted time, drawn by part with the limiter marked.
         let members = catalogue.iter().filter(|e| e.family == family).count();
         assert_eq!(
-            s.matches("aria-label=\"Predicted on Hopper (H100 SXM)").count(),
+            s.matches("aria-label=\"Predicted on Hopper (H100 SXM)")
+                .count(),
             members,
             "{family:?}: one predicted-time chart per kernel"
         );
