@@ -14,7 +14,7 @@ for d in /usr/local/cuda/bin; do [ -d "$d" ] && PATH="$PATH:$d"; done
 BIN=$(mktemp -d)/timing
 {
   echo "== date"; date -u
-  echo "== nvcc"; nvcc --version
+  echo "== nvcc"; nvcc --version | grep -i release
   echo "== nvidia-smi"; nvidia-smi
   echo "== clocks"; nvidia-smi -q -d CLOCK
 } > "$OUT/env.txt" 2>&1
