@@ -418,14 +418,16 @@ impl Device {
     where
         F: Fn(&mut Block<'_>) + Sync,
     {
-        self.launch_with_sites(cfg, SiteTable::default(), kernel)
+        self.launch_with_sites(cfg, SiteTable::default(), None, kernel)
     }
 
-    /// [`Device::launch`] for a kernel whose operations name [`Site::Table`] sites.
+    /// [`Device::launch`] for a kernel whose operations name [`Site::Table`] sites and that
+    /// can reach `footprint` bytes of global memory (`None`: any live allocation).
     pub(crate) fn launch_with_sites<F>(
         &self,
         cfg: &LaunchConfig,
         sites: SiteTable,
+        footprint: Option<u64>,
         kernel: F,
     ) -> Result<LaunchReport, Error>
     where
@@ -538,7 +540,7 @@ impl Device {
             findings,
             elapsed,
             profile: self.profile.clone(),
-            footprint: self.live_bytes(),
+            footprint: footprint.unwrap_or_else(|| self.live_bytes()),
         })
     }
 }

@@ -191,6 +191,12 @@ pub fn launch_with(
     // A shape the device refuses is reported before anything is compiled for it.
     dev.validate(cfg)?;
     let (compiled, tier) = choose(kernel, cfg, dev.counts_lines(cfg))?;
+    let reach = footprint(
+        buffers
+            .iter()
+            .filter_map(|b| b.as_ref().and_then(|r| r.as_ref().ok()))
+            .chain(globals.iter().filter(|g| !g.is_constant())),
+    );
     let launch = match compiled.as_deref() {
         Some(Ok(c)) => {
             let uniforms: Vec<u64> = vals.iter().map(bits).collect();
@@ -226,7 +232,7 @@ pub fn launch_with(
                 .collect();
             let slots = std::sync::OnceLock::new();
             let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
-            dev.launch_with_sites(cfg, sites, |b| {
+            dev.launch_with_sites(cfg, sites, Some(reach), |b| {
                 let run = Run {
                     c,
                     kernel,
@@ -241,19 +247,12 @@ pub fn launch_with(
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
         }
-        _ => dev.launch_with_sites(cfg, sites, |b| {
+        _ => dev.launch_with_sites(cfg, sites, Some(reach), |b| {
             Exec::run(kernel, b, &plan, &vals, &printed);
         })?,
     };
     let mut printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
     printed.sort_by_key(|(key, _)| *key);
-    let mut launch = launch;
-    launch.footprint = footprint(
-        buffers
-            .iter()
-            .filter_map(|b| b.as_ref().and_then(|r| r.as_ref().ok()))
-            .chain(globals.iter().filter(|g| !g.is_constant())),
-    );
     Ok(CudaReport {
         launch,
         printed: printed.into_iter().map(|(_, p)| p).collect(),

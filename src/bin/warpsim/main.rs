@@ -789,14 +789,12 @@ impl SuiteRow {
 
     /// The predicted GPU time of all the kernel's launches, µs (`None` if none was counted).
     pub fn predicted_us(&self) -> Option<f64> {
-        let p: Vec<f64> = self
-            .counted
+        self.counted
             .launches
             .iter()
             .filter_map(|l| l.predicted())
             .map(|p| p.ms * 1e3)
-            .collect();
-        (!p.is_empty()).then(|| p.iter().sum())
+            .reduce(|a, b| a + b)
     }
 
     pub fn gbps(&self) -> f64 {

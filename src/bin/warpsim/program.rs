@@ -240,17 +240,12 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
         format!("{mode:?}").to_lowercase(),
         total.as_secs_f64() * 1e3
     );
-    let predicted: f64 = launches
-        .iter()
-        .filter_map(|l| l.report.predicted())
-        .map(|p| p.ms)
-        .sum();
     if mode != Mode::Fast {
+        let predicted: f64 = by_kernel.values().filter_map(|k| k.3).sum();
         let _ = writeln!(
             out,
-            "{MARK} predicted on {}: {:.1} µs of kernel time (--event-time cpu: events measure CPU time)",
+            "{MARK} predicted on {}: {predicted:.1} µs of kernel time (--event-time cpu: events measure CPU time)",
             p.description,
-            predicted * 1e3
         );
     }
     let gpu_column = format!("{} µs", p.name);
