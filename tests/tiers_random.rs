@@ -17,6 +17,10 @@ fn int_leaf() -> impl Strategy<Value = String> {
         Just("t".to_string()),
         Just("i".to_string()),
         Just("n".to_string()),
+        Just("u".to_string()),
+        // Steps from lane to lane: a uniform value that changes, one fixed for the launch.
+        Just("(t * u)".to_string()),
+        Just("(t * n - i)".to_string()),
         (-9i32..40).prop_map(|c| format!("({c})")),
         Just("in[i]".to_string()),
         Just("(int)f".to_string()),
@@ -103,6 +107,7 @@ fn stmts(depth: u32, in_loop: bool, warp: bool) -> BoxedStrategy<String> {
         int_expr().prop_map(|e| format!("b = {e};")),
         float_expr().prop_map(|e| format!("f = {e};")),
         int_expr().prop_map(|e| format!("a += {e};")),
+        Just("u = (u + 1) & 3;".to_string()),
     ];
     let warp_ops = prop_oneof![
         (0u32..40).prop_map(|k| format!("a += __shfl_down_sync(0xffffffffu, a, {k});")),
@@ -169,13 +174,17 @@ fn kernel() -> impl Strategy<Value = String> {
                 ""
             };
             format!(
-                "__global__ void k(int *out, const int *in, float *fout, const float *fin, int n, int *acc) {{
+                "__global__ void k(int *out, const int *in, float *fout, const float *fin, int n, int *acc, int one) {{
                     __shared__ int s[128];
                     int t = threadIdx.x;
                     int i = blockIdx.x * blockDim.x + t;
                     int a = in[i];
                     int b = t * 3;
                     float f = fin[i];
+                    int u = n & 3;
+                    int row = blockIdx.x * blockDim.x;
+                    a -= in[t * one + row];
+                    f += fin[(blockDim.x - 1 - t) * one + row];
                     {first}
                     s[t] = a;
                     __syncthreads();
@@ -229,6 +238,7 @@ fn run(k: &Kernel, engine: Engine, block: u32, count: bool) -> (Outcome, Option<
         Arg::buffer(&fin),
         Arg::Int(n as i128 - 3),
         Arg::buffer(&acc),
+        Arg::Int(1),
     ];
     match cuda::launch(&dev, k, &cfg, &args) {
         Ok(r) => {

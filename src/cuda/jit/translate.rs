@@ -2,8 +2,10 @@
 //!
 //! Data structures: [`Item`] is the block-level plan (warp regions between barriers, uniform
 //! `if`s and loops around them); [`Tx`] emits code, holding per IR variable either one scalar
-//! Cranelift variable (uniform) or one per 128-bit chunk of the warp (varying), the current
-//! warp's masks, and the buffer table. Values are [`V`]: a scalar or a warp of chunks.
+//! Cranelift variable (uniform; or affine: a varying integer kept as its lane 0, its other
+//! lanes a known step apart, [`affine_vars`]) or one per 128-bit chunk of the warp (varying),
+//! the current warp's masks, and the buffer table. Values are [`V`]: a scalar or a warp of
+//! chunks.
 //!
 //! Never do: touch a buffer without a check emitted just before (see `enter.rs`'s safety
 //! contract); write the lanes of a varying variable outside the current mask; let a uniform
@@ -584,7 +586,12 @@ struct Tx<'a, 'k> {
     /// The threads that exist, per lane of each warp (all ones or zero).
     exists: &'a [u32],
     /// Per variable, its step from lane to lane where known ([`lane_steps`]).
-    steps: Vec<Option<i64>>,
+    steps: Vec<Option<Step>>,
+    /// Per variable, `Some(step)` when it is kept as its lane 0 alone (in its `uvar`): a
+    /// varying 32-bit integer with a known step ([`affine_vars`]).
+    affine: Vec<Option<Step>>,
+    /// Whether operands are read as their lane 0 (evaluating an affine variable's definition).
+    lane0: bool,
     /// Counting code: what it counts ([`count`]).
     count: Option<count::Counting>,
 }
@@ -673,11 +680,14 @@ fn build(
             .iter()
             .map(|v| b.declare_var(scalar_ty(v.ty)))
             .collect();
+        let steps = lane_steps(k, shape);
+        let affine = affine_vars(k, &steps, layout);
         let lvar: Vec<Vec<Variable>> = k
             .vars
             .iter()
-            .map(|v| {
-                if v.uniform {
+            .zip(&affine)
+            .map(|(v, a)| {
+                if v.uniform || a.is_some() {
                     Vec::new()
                 } else {
                     (0..chunks(v.ty))
@@ -711,7 +721,9 @@ fn build(
             at: 0,
             exits: k.body.iter().any(exits),
             exists,
-            steps: lane_steps(k, shape),
+            steps,
+            affine,
+            lane0: false,
             count: shape
                 .count
                 .then(|| count::Counting::new(call_conv, shape.lines)),
@@ -967,6 +979,17 @@ impl Tx<'_, '_> {
         let frame = self.load_ctx(I64, offset_of!(Ctx, frame));
         for &(v, load, _) in &layout.refs[r] {
             let ty = self.k.vars[v.0 as usize].ty;
+            if self.affine[v.0 as usize].is_some() {
+                // Its lane 0 alone, in the first word of its row.
+                let x = if load {
+                    let base = self.frame_row(frame, v, w);
+                    self.b.ins().load(I32, vmem(), base, 0)
+                } else {
+                    self.zero(I32)
+                };
+                self.b.def_var(self.uvar[v.0 as usize], x);
+                continue;
+            }
             let vars = self.lvar[v.0 as usize].clone();
             if load {
                 let base = self.frame_row(frame, v, w);
@@ -988,6 +1011,11 @@ impl Tx<'_, '_> {
         for &(v, _, store) in &layout.refs[r] {
             if store {
                 let base = self.frame_row(frame, v, w);
+                if self.affine[v.0 as usize].is_some() {
+                    let x = self.b.use_var(self.uvar[v.0 as usize]);
+                    self.b.ins().store(vmem(), x, base, 0);
+                    continue;
+                }
                 for (c, var) in self.lvar[v.0 as usize].clone().iter().enumerate() {
                     let x = self.b.use_var(*var);
                     self.b.ins().store(vmem(), x, base, (c * 16) as i32);
@@ -1227,8 +1255,11 @@ impl Tx<'_, '_> {
                 if a.varying && a.op.is_instruction(a.ty) {
                     self.count_instr(a.site);
                 }
-                let v = self.eval(&a.op, a.ty)?;
-                self.assign(a.dst, v)?;
+                // An affine variable's definition computes its lane 0 alone.
+                self.lane0 = self.affine[a.dst.0 as usize].is_some();
+                let v = self.eval(&a.op, a.ty);
+                self.lane0 = false;
+                self.assign(a.dst, v?)?;
             }
             Stmt::Load {
                 dst,
@@ -1501,6 +1532,15 @@ impl Tx<'_, '_> {
             self.b.def_var(self.uvar[dst.0 as usize], x);
             return Ok(());
         }
+        if self.affine[dst.0 as usize].is_some() {
+            // Evaluated in lane-0 mode; its one definition writes every lane.
+            let x = match v {
+                V::U(x) => x,
+                V::L(l) => self.b.ins().extractlane(l[0], 0),
+            };
+            self.b.def_var(self.uvar[dst.0 as usize], x);
+            return Ok(());
+        }
         let lanes = self.lanes(v, ty);
         if self.fresh[dst.0 as usize] == self.at {
             for (c, var) in self.lvar[dst.0 as usize].clone().iter().enumerate() {
@@ -1553,14 +1593,80 @@ impl Tx<'_, '_> {
             Operand::Const(c) => V::U(self.constant(c)),
             Operand::Var(v) => {
                 let i = v.0 as usize;
+                let ty = self.k.vars[i].ty;
                 if self.k.vars[i].uniform {
                     V::U(self.b.use_var(self.uvar[i]))
+                } else if let Some(step) = self.affine[i] {
+                    let x = self.b.use_var(self.uvar[i]);
+                    if self.lane0 {
+                        V::U(x)
+                    } else {
+                        V::L(self.affine_lanes(x, step))
+                    }
                 } else {
-                    V::L(self.lvar[i].iter().map(|&x| self.b.use_var(x)).collect())
+                    let l = self.lvar[i].iter().map(|&x| self.b.use_var(x)).collect();
+                    self.lane0_of(l, ty)
                 }
             }
-            Operand::Builtin(b) => self.builtin(b),
+            Operand::Builtin(b) => {
+                let v = self.builtin(b);
+                match v {
+                    V::L(l) => self.lane0_of(l, Scalar::U32),
+                    u => u,
+                }
+            }
         }
+    }
+
+    /// A warp of lanes, or in [`Tx::lane0`] mode its lane 0 (a `bool` as 0 or 1).
+    fn lane0_of(&mut self, l: Vec<Value>, ty: Scalar) -> V {
+        if !self.lane0 {
+            return V::L(l);
+        }
+        let x = self.b.ins().extractlane(l[0], 0);
+        V::U(if ty == Scalar::Bool {
+            self.b.ins().band_imm_s(x, 1)
+        } else {
+            x
+        })
+    }
+
+    /// The 32 lanes `x + l × step` (mod 2^32) of an affine variable ([`affine_vars`]).
+    fn affine_lanes(&mut self, x: Value, step: Step) -> Vec<Value> {
+        let s = self.b.ins().splat(I32X4, x);
+        if step.constant() == Some(0) {
+            return vec![s; C32];
+        }
+        // Lanes 0–3, then four lanes' step at a time: two vectors to keep, not eight
+        // constants (the register allocator spills constants rather than load them again).
+        let (first, four) = match step.constant() {
+            Some(k) => {
+                let mut bytes = [0u8; 16];
+                for l in 0..4 {
+                    let d = (l as i64).wrapping_mul(k) as u32;
+                    bytes[4 * l..4 * l + 4].copy_from_slice(&d.to_le_bytes());
+                }
+                let first = self.vconst(I32X4, bytes);
+                let four = self.b.ins().iconst(I32, k.wrapping_mul(4));
+                (first, self.b.ins().splat(I32X4, four))
+            }
+            None => {
+                let k = self.step_value(step);
+                let k = self.b.ins().splat(I32X4, k);
+                let iota = self.iota(0);
+                let first = self.b.ins().imul(iota, k);
+                (first, self.b.ins().ishl_imm_s(k, 2))
+            }
+        };
+        let mut at = self.b.ins().iadd(s, first);
+        (0..C32)
+            .map(|c| {
+                if c > 0 {
+                    at = self.b.ins().iadd(at, four);
+                }
+                at
+            })
+            .collect()
     }
 
     fn builtin(&mut self, b: Builtin) -> V {
@@ -1668,31 +1774,76 @@ fn for_operands(s: &Stmt, f: &mut dyn FnMut(&Operand)) {
     }
 }
 
-/// An operand's step from lane to lane within a warp, when known at compile time: 0 for a
+/// A step from lane to lane within a warp: `c`, or `c × by` where `by` is the same in every
+/// lane and for the whole block (a parameter the kernel never assigns, `blockIdx`, `gridDim`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Step {
+    c: i64,
+    by: Option<Operand>,
+}
+
+impl Step {
+    fn known(k: i64) -> Step {
+        Step { c: k, by: None }
+    }
+
+    /// The step as a number, when it is one at compile time.
+    fn constant(self) -> Option<i64> {
+        if self.by.is_none() || self.c == 0 {
+            Some(self.c)
+        } else {
+            None
+        }
+    }
+
+    fn scale(self, k: i64) -> Step {
+        Step {
+            c: self.c.wrapping_mul(k),
+            by: self.by,
+        }
+    }
+
+    fn add(self, o: Step) -> Option<Step> {
+        if self.c == 0 {
+            Some(o)
+        } else if o.c == 0 {
+            Some(self)
+        } else {
+            (self.by == o.by).then_some(Step {
+                c: self.c + o.c,
+                by: self.by,
+            })
+        }
+    }
+}
+
+/// An operand's step from lane to lane within a warp, when the compiler can tell: 0 for a
 /// value the same in every lane, `k` when lane `l` holds `v0 + l × k` (mod 2^32).
-fn operand_step(k: &Kernel, shape: Shape, steps: &[Option<i64>], o: &Operand) -> Option<i64> {
+fn operand_step(k: &Kernel, shape: Shape, steps: &[Option<Step>], o: &Operand) -> Option<Step> {
     let [bx, by, _] = shape.block.map(i64::from);
+    let known = |s| Some(Step::known(s));
     match o {
-        Operand::Const(_) => Some(0),
-        Operand::Var(v) if k.vars[v.0 as usize].uniform => Some(0),
+        Operand::Const(_) => known(0),
+        Operand::Var(v) if k.vars[v.0 as usize].uniform => known(0),
         Operand::Var(v) => steps[v.0 as usize],
         Operand::Builtin(b) => match b {
             Builtin::ThreadIdx(Axis::X) if bx % 32 == 0 || (by == 1 && shape.block[2] == 1) => {
-                Some(1)
+                known(1)
             }
-            Builtin::ThreadIdx(Axis::Y) if bx % 32 == 0 => Some(0),
-            Builtin::ThreadIdx(Axis::Z) if (bx * by) % 32 == 0 => Some(0),
+            Builtin::ThreadIdx(Axis::Y) if bx % 32 == 0 => known(0),
+            Builtin::ThreadIdx(Axis::Z) if (bx * by) % 32 == 0 => known(0),
             Builtin::ThreadIdx(_) => None,
-            Builtin::LinearTid | Builtin::LaneId => Some(1),
-            _ => Some(0),
+            Builtin::LinearTid | Builtin::LaneId => known(1),
+            _ => known(0),
         },
     }
 }
 
 /// Per variable, its step from lane to lane when the compiler can tell: a varying 32-bit
 /// integer with one definition, which writes every lane (fresh), built from thread indices,
-/// uniform values and steps by `+`, `-`, `*` and `<<` by constants.
-fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
+/// uniform values and steps by `+`, `-`, `*` and `<<` by constants, and `*` by a value fixed
+/// for the block ([`Step`]).
+fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
     let fresh = crate::cuda::analysis::fresh_definitions(k);
     let mut defs = vec![0u32; k.vars.len()];
     // Each assignment with its statement's address (what `fresh` holds).
@@ -1712,7 +1863,16 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
         }
     }
     walk(&k.body, &mut defs, &mut assigns);
-    let mut steps: Vec<Option<i64>> = vec![None; k.vars.len()];
+    // A 32-bit integer the same in every lane and all through the block.
+    let fixed = |o: &Operand| match o {
+        Operand::Var(v) => {
+            let var = &k.vars[v.0 as usize];
+            var.uniform && defs[v.0 as usize] == 0 && matches!(var.ty, S::I32 | S::U32)
+        }
+        Operand::Builtin(b) => matches!(b, Builtin::BlockIdx(_) | Builtin::GridDim(_)),
+        Operand::Const(_) => false,
+    };
+    let mut steps: Vec<Option<Step>> = vec![None; k.vars.len()];
     for _ in 0..4 {
         for &(at, a) in &assigns {
             let v = a.dst.0 as usize;
@@ -1727,6 +1887,16 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
                 Operand::Const(c) if !c.ty.is_float() => Some(c.bits as i64),
                 _ => None,
             };
+            // `x × y` where `y` is fixed for the block.
+            let by = |x: &Operand, y: &Operand| {
+                if !fixed(y) {
+                    return None;
+                }
+                match st(x)?.constant()? {
+                    0 => Some(Step::known(0)),
+                    c => Some(Step { c, by: Some(*y) }),
+                }
+            };
             steps[v] = match &a.op {
                 Op::Copy { src } => st(src),
                 Op::Convert { src, from } | Op::Bitcast { src, from }
@@ -1735,24 +1905,41 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<i64>> {
                     st(src)
                 }
                 Op::Binary { op, a: x, b: y } => match op {
-                    BinOp::Add => st(x).zip(st(y)).map(|(p, q)| p + q),
-                    BinOp::Sub => st(x).zip(st(y)).map(|(p, q)| p - q),
+                    BinOp::Add => st(x).zip(st(y)).and_then(|(p, q)| p.add(q)),
+                    BinOp::Sub => st(x).zip(st(y)).and_then(|(p, q)| p.add(q.scale(-1))),
                     BinOp::Mul => match (konst(x), konst(y)) {
-                        (Some(c), _) => st(y).map(|s| s * c),
-                        (_, Some(c)) => st(x).map(|s| s * c),
-                        _ => None,
+                        (Some(c), _) => st(y).map(|s| s.scale(c)),
+                        (_, Some(c)) => st(x).map(|s| s.scale(c)),
+                        // The same in every lane, times the same in every lane.
+                        _ if st(x).and_then(Step::constant) == Some(0)
+                            && st(y).and_then(Step::constant) == Some(0) =>
+                        {
+                            Some(Step::known(0))
+                        }
+                        _ => by(x, y).or_else(|| by(y, x)),
                     },
                     BinOp::Shl => konst(y)
                         .filter(|c| (0..31).contains(c))
-                        .and_then(|c| st(x).map(|s| s << c)),
+                        .and_then(|c| st(x).map(|s| s.scale(1 << c))),
                     _ => None,
                 },
                 _ => None,
             }
-            .filter(|s| s.abs() < 1 << 24);
+            .filter(|s| s.c.abs() < 1 << 24);
         }
     }
     steps
+}
+
+/// Per variable, `Some(step)` when code keeps it as its lane 0 alone, every other lane being
+/// `lane 0 + l × step` (mod 2^32): a varying variable with a known step ([`lane_steps`]) whose
+/// frame rows need not start zeroed (there, a lane never written reads as zero).
+fn affine_vars(k: &Kernel, steps: &[Option<Step>], layout: &Layout) -> Vec<Option<Step>> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(v, s)| s.filter(|_| !k.vars[v].uniform && !layout.zeroed.contains(&VarId(v as u32))))
+        .collect()
 }
 
 /// The 64-bit type an index of type `t` extends to (C's sign or zero extension).
@@ -1770,9 +1957,25 @@ fn per_chunk(ty: Scalar) -> usize {
 }
 
 impl Tx<'_, '_> {
-    /// An operand's step from lane to lane, when known at compile time.
-    fn step(&self, o: &Operand) -> Option<i64> {
+    /// An operand's step from lane to lane, when the compiler can tell.
+    fn step(&self, o: &Operand) -> Option<Step> {
         operand_step(self.k, self.shape, &self.steps, o)
+    }
+
+    /// A step's value (`I32`, mod 2^32).
+    fn step_value(&mut self, s: Step) -> Value {
+        match s.by {
+            Some(by) if s.c != 0 => {
+                let saved = std::mem::replace(&mut self.lane0, false);
+                let x = match self.operand(&by, Scalar::U32) {
+                    V::U(x) => x,
+                    V::L(_) => unreachable!("a step's factor is the same in every lane"),
+                };
+                self.lane0 = saved;
+                self.b.ins().imul_imm_s(x, s.c)
+            }
+            _ => self.b.ins().iconst(I32, s.c),
+        }
     }
 
     fn type_of(&self, o: &Operand) -> Scalar {
@@ -2525,30 +2728,52 @@ struct Row {
     step: Value,
 }
 
+/// A varying index term's lanes: a warp of values, or an affine variable's lane 0 and step
+/// ([`affine_vars`]), its lanes made only where a path needs them.
+enum Lanes {
+    Warp(Vec<Value>),
+    Affine(Value, Step),
+}
+
 /// An address split for code generation: a uniform byte offset and the varying terms.
 struct Parts {
     /// The uniform part of the byte offset (`I64`).
     uniform: Value,
-    /// Varying terms: a warp of values of a type, and their scale in bytes.
-    terms: Vec<(Vec<Value>, Scalar, i64)>,
-    /// Per term, its step from lane to lane when known at compile time ([`lane_steps`]).
-    steps: Vec<Option<i64>>,
+    /// Varying terms: the lanes of a type, and their scale in bytes.
+    terms: Vec<(Lanes, Scalar, i64)>,
+    /// Per term, its step from lane to lane when the compiler can tell ([`lane_steps`]), and
+    /// then its lane 0 where the term is an affine variable ([`affine_vars`]).
+    steps: Vec<Option<(Step, Option<Value>)>>,
 }
 
 impl Tx<'_, '_> {
     fn parts(&mut self, a: &Addr) -> Parts {
-        let (off, ot) = self.get(&a.offset);
-        let mut uniform = match off {
-            V::U(x) => x,
-            V::L(_) => self.b.ins().iconst(I64, 0),
-        };
         let mut terms = Vec::new();
         let mut steps = Vec::new();
-        if let V::L(c) = off {
-            terms.push((c, ot, 1));
-            steps.push(self.step(&a.offset));
-        }
+        let mut uniform = match self.affine_term(&a.offset) {
+            Some(l) => {
+                terms.push((l, self.type_of(&a.offset), 1));
+                steps.push(self.term_step(&a.offset));
+                self.b.ins().iconst(I64, 0)
+            }
+            None => {
+                let (off, ot) = self.get(&a.offset);
+                match off {
+                    V::U(x) => x,
+                    V::L(c) => {
+                        terms.push((Lanes::Warp(c), ot, 1));
+                        steps.push(self.term_step(&a.offset));
+                        self.b.ins().iconst(I64, 0)
+                    }
+                }
+            }
+        };
         for (o, scale) in &a.index {
+            if let Some(l) = self.affine_term(o) {
+                terms.push((l, self.type_of(o), *scale));
+                steps.push(self.term_step(o));
+                continue;
+            }
             let (x, t) = self.get(o);
             match x {
                 V::U(x) => {
@@ -2564,8 +2789,8 @@ impl Tx<'_, '_> {
                     } else {
                         c
                     };
-                    terms.push((c, t, *scale));
-                    steps.push(self.step(o));
+                    terms.push((Lanes::Warp(c), t, *scale));
+                    steps.push(self.term_step(o));
                 }
             }
         }
@@ -2574,6 +2799,33 @@ impl Tx<'_, '_> {
             terms,
             steps,
         }
+    }
+
+    /// An affine variable's lanes, not yet made.
+    fn affine_term(&mut self, o: &Operand) -> Option<Lanes> {
+        let Operand::Var(v) = *o else { return None };
+        let step = self.affine[v.0 as usize]?;
+        Some(Lanes::Affine(self.b.use_var(self.uvar[v.0 as usize]), step))
+    }
+
+    /// A term's lanes as a warp of values.
+    fn warp_of(&mut self, l: &Lanes) -> Vec<Value> {
+        match *l {
+            Lanes::Warp(ref c) => c.clone(),
+            Lanes::Affine(x, step) => self.affine_lanes(x, step),
+        }
+    }
+
+    /// An index term's step, and its lane 0 where the term is an affine variable.
+    fn term_step(&mut self, o: &Operand) -> Option<(Step, Option<Value>)> {
+        let step = self.step(o)?;
+        let lane0 = match *o {
+            Operand::Var(v) if self.affine[v.0 as usize].is_some() => {
+                Some(self.b.use_var(self.uvar[v.0 as usize]))
+            }
+            _ => None,
+        };
+        Some((step, lane0))
     }
 
     /// A warp value spilled to a stack slot, lane `l` at `l × lane bytes`.
@@ -2660,7 +2912,14 @@ impl Tx<'_, '_> {
         site: Site,
         each: &mut dyn FnMut(&mut Self, Value, Value),
     ) {
-        let spilled: Vec<ir::StackSlot> = p.terms.iter().map(|(c, _, _)| self.spill(c)).collect();
+        let spilled: Vec<ir::StackSlot> = p
+            .terms
+            .iter()
+            .map(|(l, _, _)| {
+                let c = self.warp_of(l);
+                self.spill(&c)
+            })
+            .collect();
         let m = self.get_mask(self.cur);
         let bits = self.bits(&m);
         let mv = self.b.declare_var(I32);
@@ -2703,14 +2962,23 @@ impl Tx<'_, '_> {
         }
         // Several terms (`tile[y][x]`) are summed in 32 bits, as element indices, where no
         // lane's sum can overflow: each term's lanes within a bound checked here.
-        let (c, t, fits32, known) = match p.terms.as_slice() {
-            [(c, t, scale)] if *scale == size => (c.clone(), *t, None, p.steps[0]),
+        let (c, t, fits32, known, lane0) = match p.terms.as_slice() {
+            [(l, t, scale)] if *scale == size => {
+                let (step, lane0) = p.steps[0].unzip();
+                // An affine variable's lanes are not needed: lane 0 and the step say it all.
+                let c = match l {
+                    Lanes::Warp(c) => c.clone(),
+                    Lanes::Affine(..) => Vec::new(),
+                };
+                (c, *t, None, step, lane0.flatten())
+            }
             terms => {
                 let weight: i64 = terms.iter().map(|(_, _, s)| (s / size).abs()).sum();
                 let bound = i64::from(i32::MAX) / weight.max(1);
                 let mut sum: Option<Vec<Value>> = None;
                 let mut inside: Option<Value> = None;
-                for (c, t, scale) in terms {
+                for (l, t, scale) in terms {
+                    let c = &self.warp_of(l);
                     let b = self.b.ins().iconst(I32, bound);
                     let hi = self.b.ins().splat(I32X4, b);
                     let nb = self.b.ins().iconst(I32, -bound);
@@ -2746,9 +3014,10 @@ impl Tx<'_, '_> {
                     .steps
                     .iter()
                     .zip(terms)
-                    .map(|(k, (_, _, scale))| k.map(|k| k * (scale / size)))
-                    .sum::<Option<i64>>();
-                (sum.expect("a term"), S::I32, Some(inside), known)
+                    .try_fold(Step::known(0), |acc, (k, (_, _, scale))| {
+                        acc.add(k.as_ref()?.0.scale(scale / size))
+                    });
+                (sum.expect("a term"), S::I32, Some(inside), known, None)
             }
         };
         let signed = t.is_signed();
@@ -2759,10 +3028,22 @@ impl Tx<'_, '_> {
                 tx.b.ins().uextend(I64, v)
             }
         };
-        let t0 = self.b.ins().extractlane(c[0], 0);
+        let t0 = match lane0 {
+            Some(x) => x,
+            None => self.b.ins().extractlane(c[0], 0),
+        };
         let (affine, k64) = match known {
             // The step is known: every lane is where it leads (mod 2^32).
-            Some(k) => (self.b.ins().iconst(I8, 1), self.b.ins().iconst(I64, k)),
+            Some(k) => {
+                let k = match k.constant() {
+                    Some(k) => self.b.ins().iconst(I64, k),
+                    None => {
+                        let k = self.step_value(k);
+                        self.b.ins().sextend(I64, k)
+                    }
+                };
+                (self.b.ins().iconst(I8, 1), k)
+            }
             None => {
                 let t1 = self.b.ins().extractlane(c[0], 1);
                 let k = self.b.ins().isub(t1, t0);
@@ -2787,7 +3068,15 @@ impl Tx<'_, '_> {
         };
         // In 64 bits the last lane must be where the step leads: no 32-bit wrap-around.
         let first = ext(self, t0);
-        let last = self.b.ins().extractlane(c[7], 3);
+        let last = match lane0 {
+            // An affine variable's lane 31, from its lane 0 (mod 2^32).
+            Some(x) => {
+                let k = self.b.ins().ireduce(I32, k64);
+                let span = self.b.ins().imul_imm_s(k, 31);
+                self.b.ins().iadd(x, span)
+            }
+            None => self.b.ins().extractlane(c[7], 3),
+        };
         let last = ext(self, last);
         let span = self.b.ins().imul_imm_s(k64, 31);
         let want_last = self.b.ins().iadd(first, span);
@@ -2817,7 +3106,7 @@ impl Tx<'_, '_> {
         Some(Row {
             ok,
             unit,
-            known,
+            known: known.and_then(Step::constant),
             addr,
             byte0,
             step,

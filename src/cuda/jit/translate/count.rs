@@ -399,7 +399,8 @@ impl Tx<'_, '_> {
         // Every lane's byte offset, as `lane_byte` computes it for one lane.
         let uniform = self.b.ins().splat(I64X2, p.uniform);
         let mut bytes = [uniform; 16];
-        for (chunks, t, scale) in &p.terms {
+        for (lanes, t, scale) in &p.terms {
+            let chunks = &self.warp_of(lanes);
             let sc = self.b.ins().iconst(I64, *scale);
             let sc = self.b.ins().splat(I64X2, sc);
             let wide: Vec<Value> = if t.is_wide() {
