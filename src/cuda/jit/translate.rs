@@ -198,6 +198,24 @@ fn escapes(s: &Stmt) -> bool {
     }
 }
 
+/// Whether `s` has a `break`, `continue` or `return` inside a branch on a varying condition (at
+/// any depth): one that can take some lanes of a warp and leave others.
+fn escapes_varying(s: &Stmt) -> bool {
+    match s {
+        Stmt::If {
+            varying: true,
+            then,
+            els,
+            ..
+        } => then.iter().chain(els).any(|s| {
+            contains(s, &|s| {
+                matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return)
+            })
+        }),
+        _ => s.children().iter().any(|l| l.iter().any(escapes_varying)),
+    }
+}
+
 /// Whether `s` has a `return` from the kernel itself (not from an inlined call).
 fn exits(s: &Stmt) -> bool {
     match s {
@@ -530,6 +548,27 @@ enum V {
 /// Masks of the 32 lanes of a warp, one `i32x4` of all-ones or zeros per four lanes.
 type Mask = [Variable; C32];
 
+/// What code generation knows of the current mask where it emits code: every lane (then the
+/// mask is a constant and its tests fold away), every lane or none (after a `break`,
+/// `continue` or `return` that the whole warp takes), or nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Known {
+    Full,
+    AllOrNone,
+    Unknown,
+}
+
+impl Known {
+    /// What holds where two paths meet.
+    fn join(self, o: Known) -> Known {
+        match (self, o) {
+            (Known::Full, Known::Full) => Known::Full,
+            (Known::Unknown, _) | (_, Known::Unknown) => Known::Unknown,
+            _ => Known::AllOrNone,
+        }
+    }
+}
+
 /// The 128-bit vector of a type's lanes (a `bool` is a 32-bit lane of all ones or zeros).
 fn lane_ty(s: Scalar) -> Type {
     scalar_ty(s)
@@ -567,6 +606,12 @@ struct Tx<'a, 'k> {
     warp: Option<Value>,
     cur: Mask,
     alive: Mask,
+    /// What is known of `cur` here.
+    known: Known,
+    /// Whether `alive` is every lane all through (whole warps, no thread leaves early).
+    alive_full: bool,
+    /// The all-lanes chunk (a constant in the entry block).
+    ones: Value,
     /// Per enclosing loop inside the region: lanes that continued.
     conts: Vec<Mask>,
     /// Per enclosing inlined call: lanes that returned.
@@ -711,6 +756,9 @@ fn build(
             warp: None,
             cur,
             alive,
+            known: Known::Unknown,
+            alive_full: false,
+            ones: ctxp,
             conts: Vec::new(),
             rets: Vec::new(),
             block_loops: Vec::new(),
@@ -761,6 +809,8 @@ impl Tx<'_, '_> {
 
     /// Buffers, block index, parameters, zeroed frame rows, the count arrays.
     fn prologue(&mut self) {
+        self.ones = self.vconst(I32X4, [0xff; 16]);
+        self.alive_full = !self.exits && self.shape.block.iter().product::<u32>() % 32 == 0;
         self.count_prologue();
         let bufs = self.load_ctx(I64, offset_of!(Ctx, bufs));
         for s in 0..slots(self.k) {
@@ -957,8 +1007,8 @@ impl Tx<'_, '_> {
         let row = self.b.ins().imul_imm_s(w, 128);
         let row = self.b.ins().uextend(I64, row);
         let alive_row = self.b.ins().iadd(alive_p, row);
-        let whole = !self.exits && self.shape.block.iter().product::<u32>() % 32 == 0;
-        let ones = self.vconst(I32X4, [0xff; 16]);
+        let whole = self.alive_full;
+        let ones = self.ones;
         let m: [Value; C32] = std::array::from_fn(|c| {
             if whole {
                 ones
@@ -1117,7 +1167,15 @@ impl Tx<'_, '_> {
     // ----- masks ---------------------------------------------------------------------------
 
     fn get_mask(&mut self, m: Mask) -> [Value; C32] {
+        if (m == self.cur && self.known == Known::Full) || (m == self.alive && self.alive_full) {
+            return [self.ones; C32];
+        }
         std::array::from_fn(|c| self.b.use_var(m[c]))
+    }
+
+    /// Whether a mask is every lane, as a constant.
+    fn is_full(&self, v: &[Value]) -> bool {
+        v.iter().all(|&x| x == self.ones)
     }
 
     fn set_mask(&mut self, m: Mask, v: [Value; C32]) {
@@ -1125,8 +1183,18 @@ impl Tx<'_, '_> {
             self.b.def_var(m[c], v[c]);
         }
         if m == self.cur {
+            self.known = if self.is_full(&v) {
+                Known::Full
+            } else {
+                Known::Unknown
+            };
             self.cur_changed(&v);
         }
+    }
+
+    /// `cur` is every lane here (by construction): define it so, and know it.
+    fn set_full(&mut self) {
+        self.set_mask(self.cur, [self.ones; C32]);
     }
 
     /// No lane.
@@ -1138,18 +1206,24 @@ impl Tx<'_, '_> {
     /// `m |= add`.
     fn or_into(&mut self, m: Mask, add: [Value; C32]) {
         let a = self.get_mask(m);
-        let n = std::array::from_fn(|i| self.b.ins().bor(a[i], add[i]));
+        let n = std::array::from_fn(|i| {
+            if a[i] == self.ones || add[i] == self.ones {
+                self.ones
+            } else {
+                self.b.ins().bor(a[i], add[i])
+            }
+        });
         self.set_mask(m, n);
     }
 
     /// `a & b`, or `a & !b` when `not`.
     fn and(&mut self, a: [Value; C32], b: [Value; C32], not: bool) -> [Value; C32] {
-        std::array::from_fn(|i| {
-            if not {
-                self.b.ins().band_not(a[i], b[i])
-            } else {
-                self.b.ins().band(a[i], b[i])
-            }
+        std::array::from_fn(|i| match (a[i] == self.ones, not) {
+            (true, false) => b[i],
+            (true, true) => self.b.ins().bnot(b[i]),
+            (false, false) if b[i] == self.ones => a[i],
+            (false, false) => self.b.ins().band(a[i], b[i]),
+            (false, true) => self.b.ins().band_not(a[i], b[i]),
         })
     }
 
@@ -1163,6 +1237,9 @@ impl Tx<'_, '_> {
     }
 
     fn any(&mut self, v: &[Value]) -> Value {
+        if self.is_full(v) {
+            return self.b.ins().iconst(I8, 1);
+        }
         let mut acc = v[0];
         for &x in &v[1..] {
             acc = self.b.ins().bor(acc, x);
@@ -1171,11 +1248,20 @@ impl Tx<'_, '_> {
     }
 
     fn any_cur(&mut self) -> Value {
+        if self.known == Known::AllOrNone {
+            // Lane 0 says for all.
+            let c = self.b.use_var(self.cur[0]);
+            let l = self.b.ins().extractlane(c, 0);
+            return self.b.ins().icmp_imm_s(IntCC::NotEqual, l, 0);
+        }
         self.any_of(self.cur)
     }
 
     /// The 32 lanes of a mask as bits of an `i32`.
     fn bits(&mut self, v: &[Value; C32]) -> Value {
+        if self.is_full(v) {
+            return self.b.ins().iconst(I32, -1);
+        }
         let mut acc = self.b.ins().iconst(I32, 0);
         for (c, &x) in v.iter().enumerate() {
             let f = self.cast(F32X4, x);
@@ -1216,15 +1302,24 @@ impl Tx<'_, '_> {
     /// skipped (as the interpreter skips it).
     fn stmts(&mut self, list: &[&Stmt]) -> Result<(), String> {
         let end = self.b.create_block();
+        // Paths that jump to the end carry no lane (every lane or none, for `known`).
+        let mut empty_edge = false;
         for s in list {
             self.stmt(s)?;
             match s {
                 Stmt::Break | Stmt::Continue | Stmt::Return => break,
                 Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } => {
+                    if self.known == Known::Full {
+                        continue;
+                    }
+                    empty_edge = true;
                     let any = self.any_cur();
                     let next = self.b.create_block();
                     self.b.ins().brif(any, next, &[], end, &[]);
                     self.b.switch_to_block(next);
+                    if self.known == Known::AllOrNone {
+                        self.set_full();
+                    }
                 }
                 _ => {}
             }
@@ -1232,6 +1327,9 @@ impl Tx<'_, '_> {
         self.flush_counts();
         self.b.ins().jump(end, &[]);
         self.b.switch_to_block(end);
+        if empty_edge {
+            self.known = self.known.join(Known::AllOrNone);
+        }
         Ok(())
     }
 
@@ -1307,16 +1405,21 @@ impl Tx<'_, '_> {
                             self.b.create_block(),
                             self.b.create_block(),
                         );
+                        let entry = self.known;
                         self.b.ins().brif(c, t, &[], e, &[]);
                         self.b.switch_to_block(t);
                         self.stmts(&then)?;
+                        let after_then = self.known;
                         self.b.ins().jump(j, &[]);
                         self.b.switch_to_block(e);
+                        self.known = entry;
                         self.stmts(&els)?;
                         self.b.ins().jump(j, &[]);
                         self.b.switch_to_block(j);
+                        self.known = self.known.join(after_then);
                     }
                     V::L(c) => {
+                        let was_full = self.known == Known::Full;
                         let entry = self.get_mask(self.cur);
                         let c: [Value; C32] = c.try_into().expect("eight chunks");
                         let taken = self.and(entry, c, false);
@@ -1344,12 +1447,19 @@ impl Tx<'_, '_> {
                         }
                         let a = self.get_mask(after);
                         self.set_mask(self.cur, a);
+                        // Lanes that leave neither side all meet again.
+                        if was_full && !then.iter().chain(&els).any(|s| escapes(s) || exits(s)) {
+                            self.set_full();
+                        }
                     }
                 }
             }
             Stmt::Loop {
                 body, step, site, ..
             } => {
+                let was_full = self.known == Known::Full;
+                // Lanes leave only all together: each iteration starts with every lane.
+                let clean = was_full && !escapes_varying(s) && !exits(s);
                 let entry = self.get_mask(self.cur);
                 let cont = self.new_mask();
                 self.clear(cont);
@@ -1357,10 +1467,19 @@ impl Tx<'_, '_> {
                 let (head, exit) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(head);
+                if clean {
+                    self.set_full();
+                } else {
+                    self.known = Known::Unknown;
+                }
                 let body: Vec<&Stmt> = body.iter().collect();
                 self.stmts(&body)?;
+                let at_end = self.known;
                 let c = self.get_mask(cont);
                 self.or_into(self.cur, c);
+                if clean {
+                    self.known = at_end.join(Known::AllOrNone);
+                }
                 self.clear(cont);
                 let step: Vec<&Stmt> = step.iter().collect();
                 self.stmts(&step)?;
@@ -1379,13 +1498,17 @@ impl Tx<'_, '_> {
                     n = self.and(n, r, true);
                 }
                 self.set_mask(self.cur, n);
+                // Lanes that left the loop all meet again after it (none returned).
+                if was_full && !contains(s, &|s| matches!(s, Stmt::Return)) {
+                    self.set_full();
+                }
             }
-            Stmt::Break => self.clear(self.cur),
+            Stmt::Break => self.leave(),
             Stmt::Continue => {
                 let cont = *self.conts.last().ok_or("continue outside a loop")?;
                 let m = self.get_mask(self.cur);
                 self.or_into(cont, m);
-                self.clear(self.cur);
+                self.leave();
             }
             Stmt::Return => {
                 let m = self.get_mask(self.cur);
@@ -1397,9 +1520,10 @@ impl Tx<'_, '_> {
                         self.set_mask(self.alive, n);
                     }
                 }
-                self.clear(self.cur);
+                self.leave();
             }
             Stmt::Inline { body } => {
+                let was_full = self.known == Known::Full;
                 let entry = self.get_mask(self.cur);
                 let ret = self.new_mask();
                 self.clear(ret);
@@ -1410,6 +1534,10 @@ impl Tx<'_, '_> {
                 let alive = self.get_mask(self.alive);
                 let n = self.and(entry, alive, false);
                 self.set_mask(self.cur, n);
+                // A `return` of the call leaves `alive` as it was.
+                if was_full {
+                    self.set_full();
+                }
             }
             Stmt::Fence { site } | Stmt::SyncWarp { site, .. } => self.count_instr(*site),
             Stmt::Shfl {
@@ -1459,6 +1587,16 @@ impl Tx<'_, '_> {
             other => return Err(format!("{other:?} inside a region")),
         }
         Ok(())
+    }
+
+    /// The executing lanes leave (`break`, `continue`, `return`): none is left, and if all
+    /// of them were executing, every lane or none is.
+    fn leave(&mut self) {
+        let was = self.known;
+        self.clear(self.cur);
+        if was != Known::Unknown {
+            self.known = Known::AllOrNone;
+        }
     }
 
     /// At a loop's back edge: stop with [`super::Status::Timeout`] once the watchdog fired.
@@ -1542,7 +1680,7 @@ impl Tx<'_, '_> {
             return Ok(());
         }
         let lanes = self.lanes(v, ty);
-        if self.fresh[dst.0 as usize] == self.at {
+        if self.fresh[dst.0 as usize] == self.at || self.known == Known::Full {
             for (c, var) in self.lvar[dst.0 as usize].clone().iter().enumerate() {
                 self.b.def_var(*var, lanes[c]);
             }
@@ -3115,6 +3253,9 @@ impl Tx<'_, '_> {
 
     /// Whether every lane of the mask is set.
     fn all(&mut self, m: &[Value; C32]) -> Value {
+        if self.is_full(m) {
+            return self.b.ins().iconst(I8, 1);
+        }
         let mut acc = m[0];
         for &x in &m[1..] {
             acc = self.b.ins().band(acc, x);
@@ -3308,8 +3449,9 @@ impl Tx<'_, '_> {
             };
             self.b.switch_to_block(unit);
             let mw = self.mask_for(ty, &m);
+            let full_mask = self.is_full(&m);
             for (c, &v) in vals[0].iter().enumerate() {
-                let v = if shared {
+                let v = if shared && !full_mask {
                     let old = self
                         .b
                         .ins()

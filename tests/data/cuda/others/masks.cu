@@ -1,0 +1,42 @@
+// Control flow where every lane of a warp goes the same way (uniform `break`, `continue` and
+// `return` of a device function) beside flow that splits the warp, for the tier suite: the
+// compiled tier knows when all lanes execute and must still leave, rejoin and count exactly as
+// the interpreter does.
+
+__device__ int clip(int v, int lim) {
+    if (lim < 0) return 0;          // uniform: the whole warp returns
+    if (v > lim) return lim;        // varying
+    for (int k = 0; k < 3; k++) {
+        if (k == lim) return v + k; // uniform inside a uniform loop
+        v += k;
+    }
+    return v;
+}
+
+__global__ void uniform_exits(int *out, const int *in, int n) {
+    __shared__ int s[256];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    int a = in[i % n];
+    int b = 0;
+    for (int j = 0; j < 8; j++) {
+        if (j == 2) continue;       // uniform continue
+        if (j * n > 400) break;     // uniform break
+        if (a & 1) a = a * 3 + j;   // varying, rejoins
+        else a = a / 2;
+        b += a;
+    }
+    int w = 0;
+    while (true) {                  // leaves by a uniform break only
+        w++;
+        if (w > n / 16) break;
+        b ^= w;
+    }
+    for (int j = 0; j < 4; j++) {   // a varying break: lanes leave one by one
+        if ((a + j) % 5 == 0) break;
+        b += clip(a, j * 4 - 1);
+    }
+    s[t] = b + w;
+    __syncthreads();
+    out[i] = s[(t + 1) % blockDim.x] + clip(b, n / 2) + clip(a, n - 70);
+}
