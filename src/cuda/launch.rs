@@ -412,18 +412,20 @@ impl Run<'_> {
             })
         };
         let (site, access) = c.sites.get(f.site as usize).copied().unwrap_or_default();
-        let location = b
-            .launch
-            .sites
-            .position(crate::site::Site::packed(site.file, site.line, site.col))
-            .map(|p| p.to_string());
+        // Formatted only for a block that stopped (it costs more than a small block runs).
+        let location = |b: &Block<'_>| {
+            b.launch
+                .sites
+                .position(crate::site::Site::packed(site.file, site.line, site.col))
+                .map(|p| p.to_string())
+        };
         match status {
             Status::Done => {}
             Status::Timeout => fault(Error::Timeout {
                 kernel: b.launch.name.clone(),
                 block: b.st.idx,
                 seconds: self.limit,
-                location,
+                location: location(b),
             }),
             Status::Fault => {
                 b.st.arena.reset(0);
@@ -431,6 +433,7 @@ impl Run<'_> {
                 // The interpreter finished the block where the compiled code stopped (the
                 // compiled code's writes before the fault changed what it read): report what
                 // the compiled code saw.
+                let location = location(b);
                 let what = match access {
                     Some(a) => self.access_fault(b, bufs, &f, a, location),
                     None => Error::Unsupported {
