@@ -8,13 +8,17 @@
 //! registers. Inside a region, divergence is the interpreter's: a mask per warp, a varying
 //! `if` runs each side under its lanes, `break`/`continue`/`return` take lanes out until their
 //! loop, iteration or call ends, and a loop ends when none of its lanes is left; an assignment
-//! changes only the executing lanes. Statements that contain a `__syncthreads()` are block
-//! level: uniform `if`s and loops become plain control flow around the regions.
+//! changes only the executing lanes. Where code generation can tell that every lane of a whole
+//! warp executes (a region's start, uniform loops and `break`s, a varying `if` whose sides
+//! both rejoin), the mask is a constant there and its tests, merges and per-lane stores drop
+//! out. Statements that contain a `__syncthreads()` are block level: uniform `if`s and loops
+//! become plain control flow around the regions.
 //!
 //! Variables: a uniform variable is one scalar for the block (each warp computes it, as each
 //! warp would on a GPU; the block keeps the value of a warp that is still live at the region's
 //! end); a varying one lives in registers inside a region and in a frame row per warp between
-//! regions. Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
+//! regions, except a varying integer whose lanes are a known step apart, kept as its lane 0
+//! (its other lanes made only where a vector of them is needed). Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
 //! global allocation, a static shared array, the dynamic shared memory), once per warp for a
 //! row at a fixed step (one vector access per chunk when the elements are consecutive; a
 //! global store only when every lane executes), lane by lane otherwise. A failed check stops
