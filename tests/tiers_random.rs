@@ -108,6 +108,9 @@ fn stmts(depth: u32, in_loop: bool, warp: bool) -> BoxedStrategy<String> {
         float_expr().prop_map(|e| format!("f = {e};")),
         int_expr().prop_map(|e| format!("a += {e};")),
         Just("u = (u + 1) & 3;".to_string()),
+        // Induction variables: one read only in its loop, one read after it too.
+        Just("for (int j = t; j < n; j += blockDim.x) a += in[j];".to_string()),
+        Just("{ int j = t + u; for (; j < n; j += 37) b ^= in[j]; a += j; }".to_string()),
     ];
     let warp_ops = prop_oneof![
         (0u32..40).prop_map(|k| format!("a += __shfl_down_sync(0xffffffffu, a, {k});")),
@@ -142,7 +145,9 @@ fn stmts(depth: u32, in_loop: bool, warp: bool) -> BoxedStrategy<String> {
         let lbody = stmts(depth - 1, true, false);
         choices.push(
             ((1u32..6), lbody.clone())
-                .prop_map(|(k, x)| format!("for (int k = 0; k < {k} + (t & 1); k++) {{ {x} }}"))
+                .prop_map(|(k, x)| {
+                    format!("for (int k = 0; k < {k} + (t & 1); k++) {{ b += k; {x} }}")
+                })
                 .boxed(),
         );
         choices.push(

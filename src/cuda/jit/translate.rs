@@ -200,19 +200,37 @@ fn escapes(s: &Stmt) -> bool {
 
 /// Whether `s` has a `break`, `continue` or `return` inside a branch on a varying condition (at
 /// any depth): one that can take some lanes of a warp and leave others.
-fn escapes_varying(s: &Stmt) -> bool {
+fn escapes_varying(k: &Kernel, s: &Stmt) -> bool {
     match s {
+        // Varying by the flag or by the condition's value: what the translator branches on.
         Stmt::If {
-            varying: true,
+            varying,
+            cond,
             then,
             els,
             ..
-        } => then.iter().chain(els).any(|s| {
+        } if *varying || !same_in_every_lane(k, cond) => then.iter().chain(els).any(|s| {
             contains(s, &|s| {
                 matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return)
             })
         }),
-        _ => s.children().iter().any(|l| l.iter().any(escapes_varying)),
+        _ => s
+            .children()
+            .iter()
+            .any(|l| l.iter().any(|s| escapes_varying(k, s))),
+    }
+}
+
+/// Whether the translator holds `o` as one scalar (a constant, a uniform variable, a
+/// built-in of the block).
+fn same_in_every_lane(k: &Kernel, o: &Operand) -> bool {
+    match o {
+        Operand::Const(_) => true,
+        Operand::Var(v) => k.vars[v.0 as usize].uniform,
+        Operand::Builtin(b) => !matches!(
+            b,
+            Builtin::ThreadIdx(_) | Builtin::LinearTid | Builtin::LaneId
+        ),
     }
 }
 
@@ -1101,6 +1119,8 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(latch);
         self.next_warp(warps);
         self.warp = None;
+        // Between regions (block level) nothing is known of a warp's lanes.
+        self.known = Known::Unknown;
         for (v, c) in uw.iter().zip(&carry) {
             let x = self.b.use_var(*c);
             self.b.def_var(self.uvar[v.0 as usize], x);
@@ -1459,7 +1479,7 @@ impl Tx<'_, '_> {
             } => {
                 let was_full = self.known == Known::Full;
                 // Lanes leave only all together: each iteration starts with every lane.
-                let clean = was_full && !escapes_varying(s) && !exits(s);
+                let clean = was_full && !escapes_varying(self.k, s) && !exits(s);
                 let entry = self.get_mask(self.cur);
                 let cont = self.new_mask();
                 self.clear(cont);
@@ -1977,30 +1997,107 @@ fn operand_step(k: &Kernel, shape: Shape, steps: &[Option<Step>], o: &Operand) -
     }
 }
 
-/// Per variable, its step from lane to lane when the compiler can tell: a varying 32-bit
-/// integer with one definition, which writes every lane (fresh), built from thread indices,
-/// uniform values and steps by `+`, `-`, `*` and `<<` by constants, and `*` by a value fixed
-/// for the block ([`Step`]).
-fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
-    let fresh = crate::cuda::analysis::fresh_definitions(k);
-    let mut defs = vec![0u32; k.vars.len()];
-    // Each assignment with its statement's address (what `fresh` holds).
-    let mut assigns: Vec<(usize, &crate::cuda::ir::Assign)> = Vec::new();
-    type Assigns<'k> = Vec<(usize, &'k crate::cuda::ir::Assign)>;
-    fn walk<'k>(list: &'k [Stmt], defs: &mut [u32], assigns: &mut Assigns<'k>) {
+/// What [`lane_steps`] needs to know of a kernel's statements.
+#[derive(Default)]
+struct Uses<'k> {
+    /// Per variable, the statements assigning it.
+    defs: Vec<u32>,
+    /// Each assignment: its statement's address (what `fresh` holds), the loops around it
+    /// (their addresses, outermost first), and the loop whose `step` list holds it directly.
+    assigns: Vec<(
+        usize,
+        &'k crate::cuda::ir::Assign,
+        Vec<usize>,
+        Option<usize>,
+    )>,
+    /// Per variable, the loops around each statement reading it.
+    reads: Vec<Vec<Vec<usize>>>,
+}
+
+impl<'k> Uses<'k> {
+    fn of(k: &'k Kernel) -> Uses<'k> {
+        let mut u = Uses {
+            defs: vec![0; k.vars.len()],
+            assigns: Vec::new(),
+            reads: vec![Vec::new(); k.vars.len()],
+        };
+        u.list(&k.body, &mut Vec::new(), None);
+        u
+    }
+
+    fn list(&mut self, list: &'k [Stmt], loops: &mut Vec<usize>, step_of: Option<usize>) {
         for s in list {
             for v in s.writes() {
-                defs[v.0 as usize] += 1;
+                self.defs[v.0 as usize] += 1;
             }
-            if let Stmt::Assign(a) = s {
-                assigns.push((s as *const Stmt as usize, a));
+            for o in s.reads() {
+                if let Some(v) = o.var() {
+                    self.reads[v.0 as usize].push(loops.clone());
+                }
             }
-            for l in s.children() {
-                walk(l, defs, assigns);
+            match s {
+                Stmt::Assign(a) => {
+                    self.assigns
+                        .push((s as *const Stmt as usize, a, loops.clone(), step_of));
+                }
+                Stmt::Loop { body, step, .. } => {
+                    loops.push(s as *const Stmt as usize);
+                    self.list(body, loops, None);
+                    self.list(step, loops, loops.last().copied());
+                    loops.pop();
+                }
+                _ => {
+                    for l in s.children() {
+                        self.list(l, loops, None);
+                    }
+                }
             }
         }
     }
-    walk(&k.body, &mut defs, &mut assigns);
+
+    /// For a loop's induction variable `v` — assigned twice: once freshly outside the loop,
+    /// once in the loop's `step` as `v + d` or `v - d` — and read only inside that loop: the
+    /// update's other operand `d`. Lanes that left the loop may then be stepped too (no one
+    /// reads them again), so every lane stays a fixed step from lane 0.
+    fn induction(&self, v: usize, fresh: usize) -> Option<&'k Operand> {
+        if self.defs[v] != 2 {
+            return None;
+        }
+        let mine =
+            |&&(_, a, _, _): &&(usize, &crate::cuda::ir::Assign, Vec<usize>, Option<usize>)| {
+                a.dst.0 as usize == v
+            };
+        let (init, update) = {
+            let mut it = self.assigns.iter().filter(mine);
+            (it.next()?, it.next()?)
+        };
+        let l = update.3?;
+        let inside = |loops: &Vec<usize>| loops.contains(&l);
+        if init.0 != fresh || inside(&init.2) || !self.reads[v].iter().all(inside) {
+            return None;
+        }
+        let Op::Binary { op, a: x, b: y } = &update.1.op else {
+            return None;
+        };
+        let me = Operand::Var(VarId(v as u32));
+        match op {
+            BinOp::Add if *x == me && *y != me => Some(y),
+            BinOp::Add if *y == me && *x != me => Some(x),
+            BinOp::Sub if *x == me && *y != me => Some(y),
+            _ => None,
+        }
+    }
+}
+
+/// Per variable, its step from lane to lane when the compiler can tell: a varying 32-bit
+/// integer with one definition, which writes every lane (fresh), built from thread indices,
+/// uniform values and steps by `+`, `-`, `*` and `<<` by constants, and `*` by a value fixed
+/// for the block ([`Step`]); or a loop's induction variable ([`Uses::induction`]) stepped by
+/// a value the same in every lane.
+fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
+    let fresh = crate::cuda::analysis::fresh_definitions(k);
+    let uses = Uses::of(k);
+    let defs = &uses.defs;
     // A 32-bit integer the same in every lane and all through the block.
     let fixed = |o: &Operand| match o {
         Operand::Var(v) => {
@@ -2012,15 +2109,22 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
     };
     let mut steps: Vec<Option<Step>> = vec![None; k.vars.len()];
     for _ in 0..4 {
-        for &(at, a) in &assigns {
+        for &(at, a, _, _) in &uses.assigns {
             let v = a.dst.0 as usize;
             let var = &k.vars[v];
             let int32 = matches!(var.ty, S::I32 | S::U32);
-            let only = defs[v] == 1 && fresh[v] == at;
-            if var.uniform || !int32 || !only {
+            if var.uniform || !int32 || fresh[v] != at {
                 continue;
             }
             let st = |o: &Operand| operand_step(k, shape, &steps, o);
+            if defs[v] != 1 {
+                let same = uses
+                    .induction(v, at)
+                    .is_some_and(|d| st(d).and_then(Step::constant) == Some(0));
+                if !same {
+                    continue;
+                }
+            }
             let konst = |o: &Operand| match o {
                 Operand::Const(c) if !c.ty.is_float() => Some(c.bits as i64),
                 _ => None,
