@@ -1997,19 +1997,23 @@ fn operand_step(k: &Kernel, shape: Shape, steps: &[Option<Step>], o: &Operand) -
     }
 }
 
+/// An assignment, where it is.
+struct Def<'k> {
+    /// Its statement's address (what `fresh` holds).
+    at: usize,
+    assign: &'k crate::cuda::ir::Assign,
+    /// The loops around it (their addresses, outermost first).
+    loops: Vec<usize>,
+    /// The loop whose `step` list holds it directly.
+    step_of: Option<usize>,
+}
+
 /// What [`lane_steps`] needs to know of a kernel's statements.
-#[derive(Default)]
 struct Uses<'k> {
-    /// Per variable, the statements assigning it.
+    /// Per variable, how many statements assign it.
     defs: Vec<u32>,
-    /// Each assignment: its statement's address (what `fresh` holds), the loops around it
-    /// (their addresses, outermost first), and the loop whose `step` list holds it directly.
-    assigns: Vec<(
-        usize,
-        &'k crate::cuda::ir::Assign,
-        Vec<usize>,
-        Option<usize>,
-    )>,
+    /// Every assignment, in program order.
+    assigns: Vec<Def<'k>>,
     /// Per variable, the loops around each statement reading it.
     reads: Vec<Vec<Vec<usize>>>,
 }
@@ -2036,10 +2040,12 @@ impl<'k> Uses<'k> {
                 }
             }
             match s {
-                Stmt::Assign(a) => {
-                    self.assigns
-                        .push((s as *const Stmt as usize, a, loops.clone(), step_of));
-                }
+                Stmt::Assign(assign) => self.assigns.push(Def {
+                    at: s as *const Stmt as usize,
+                    assign,
+                    loops: loops.clone(),
+                    step_of,
+                }),
                 Stmt::Loop { body, step, .. } => {
                     loops.push(s as *const Stmt as usize);
                     self.list(body, loops, None);
@@ -2063,20 +2069,16 @@ impl<'k> Uses<'k> {
         if self.defs[v] != 2 {
             return None;
         }
-        let mine =
-            |&&(_, a, _, _): &&(usize, &crate::cuda::ir::Assign, Vec<usize>, Option<usize>)| {
-                a.dst.0 as usize == v
-            };
         let (init, update) = {
-            let mut it = self.assigns.iter().filter(mine);
+            let mut it = self.assigns.iter().filter(|d| d.assign.dst.0 as usize == v);
             (it.next()?, it.next()?)
         };
-        let l = update.3?;
+        let l = update.step_of?;
         let inside = |loops: &Vec<usize>| loops.contains(&l);
-        if init.0 != fresh || inside(&init.2) || !self.reads[v].iter().all(inside) {
+        if init.at != fresh || inside(&init.loops) || !self.reads[v].iter().all(inside) {
             return None;
         }
-        let Op::Binary { op, a: x, b: y } = &update.1.op else {
+        let Op::Binary { op, a: x, b: y } = &update.assign.op else {
             return None;
         };
         let me = Operand::Var(VarId(v as u32));
@@ -2109,7 +2111,7 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
     };
     let mut steps: Vec<Option<Step>> = vec![None; k.vars.len()];
     for _ in 0..4 {
-        for &(at, a, _, _) in &uses.assigns {
+        for &Def { at, assign: a, .. } in &uses.assigns {
             let v = a.dst.0 as usize;
             let var = &k.vars[v];
             let int32 = matches!(var.ty, S::I32 | S::U32);
