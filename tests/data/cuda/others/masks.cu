@@ -40,3 +40,21 @@ __global__ void uniform_exits(int *out, const int *in, int n) {
     __syncthreads();
     out[i] = s[(t + 1) % blockDim.x] + clip(b, n / 2) + clip(a, n - 70);
 }
+
+// A loop index stepped in the loop's increment, carried across barriers of a uniform loop
+// (its lanes live in the frame between regions), beside one read after its loop.
+__global__ void strided_regions(int *out, const int *in, int n) {
+    __shared__ int s[256];
+    int t = threadIdx.x;
+    int acc = 0;
+    int j = t * 3;
+    for (int k = 0; k < 4; k++, j += 7) {
+        s[t] = in[j];
+        __syncthreads();
+        acc += s[(t + k + 1) % blockDim.x] * (j & 15);
+        __syncthreads();
+    }
+    int m = t;
+    for (; m < n; m += 5) acc ^= in[m];
+    out[blockIdx.x * blockDim.x + t] = acc + m;
+}
