@@ -2014,8 +2014,9 @@ struct Uses<'k> {
     defs: Vec<u32>,
     /// Every assignment, in program order.
     assigns: Vec<Def<'k>>,
-    /// Per variable, the loops around each statement reading it.
-    reads: Vec<Vec<Vec<usize>>>,
+    /// Per variable, the loops around every statement reading it (the outermost ones all its
+    /// reads share; `None` while nothing reads it).
+    read_in: Vec<Option<Vec<usize>>>,
 }
 
 impl<'k> Uses<'k> {
@@ -2023,7 +2024,7 @@ impl<'k> Uses<'k> {
         let mut u = Uses {
             defs: vec![0; k.vars.len()],
             assigns: Vec::new(),
-            reads: vec![Vec::new(); k.vars.len()],
+            read_in: vec![None; k.vars.len()],
         };
         u.list(&k.body, &mut Vec::new(), None);
         u
@@ -2036,7 +2037,13 @@ impl<'k> Uses<'k> {
             }
             for o in s.reads() {
                 if let Some(v) = o.var() {
-                    self.reads[v.0 as usize].push(loops.clone());
+                    let shared = self.read_in[v.0 as usize].get_or_insert_with(|| loops.clone());
+                    let n = shared
+                        .iter()
+                        .zip(loops.iter())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    shared.truncate(n);
                 }
             }
             match s {
@@ -2074,8 +2081,8 @@ impl<'k> Uses<'k> {
             (it.next()?, it.next()?)
         };
         let l = update.step_of?;
-        let inside = |loops: &Vec<usize>| loops.contains(&l);
-        if init.at != fresh || inside(&init.loops) || !self.reads[v].iter().all(inside) {
+        let read_inside = self.read_in[v].as_ref().is_none_or(|r| r.contains(&l));
+        if init.at != fresh || init.loops.contains(&l) || !read_inside {
             return None;
         }
         let Op::Binary { op, a: x, b: y } = &update.assign.op else {
@@ -2109,6 +2116,10 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
         Operand::Builtin(b) => matches!(b, Builtin::BlockIdx(_) | Builtin::GridDim(_)),
         Operand::Const(_) => false,
     };
+    // Per variable, what a loop's induction variable is stepped by.
+    let induction: Vec<Option<&Operand>> = (0..k.vars.len())
+        .map(|v| uses.induction(v, fresh[v]))
+        .collect();
     let mut steps: Vec<Option<Step>> = vec![None; k.vars.len()];
     for _ in 0..4 {
         for &Def { at, assign: a, .. } in &uses.assigns {
@@ -2120,9 +2131,7 @@ fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
             }
             let st = |o: &Operand| operand_step(k, shape, &steps, o);
             if defs[v] != 1 {
-                let same = uses
-                    .induction(v, at)
-                    .is_some_and(|d| st(d).and_then(Step::constant) == Some(0));
+                let same = induction[v].is_some_and(|d| st(d).and_then(Step::constant) == Some(0));
                 if !same {
                     continue;
                 }
