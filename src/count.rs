@@ -33,6 +33,9 @@ pub(crate) struct Count {
     block: u64,
     steps: Vec<usize>,
     block_div: Vec<u32>,
+    /// Per warp of the running block, the global loads of its current batch (0: its next
+    /// load starts one; see [`Counters::gld_batches`]).
+    batch: Vec<u32>,
 }
 
 /// [`crate::metrics::Samples`] as the workers collect them, merged deterministically.
@@ -115,6 +118,7 @@ impl Count {
             block: 0,
             steps: vec![0; warps],
             block_div: vec![0; warps],
+            batch: vec![0; warps],
         }
     }
 
@@ -122,6 +126,7 @@ impl Count {
     pub fn begin_block(&mut self, linear: u64) {
         self.block = linear;
         self.steps.fill(0);
+        self.batch.fill(0);
     }
 
     /// The counters of counter site `site`.
@@ -211,6 +216,37 @@ impl Count {
         self.instr(site, active, warps);
         let n = active[..warps].iter().filter(|&&m| m != 0).count() as u64;
         self.at(site).barriers += n;
+        self.batch.fill(0);
+    }
+
+    /// The batches of the warps with an active lane end (a loop's next iteration).
+    pub fn end_batches(&mut self, active: &Masks, warps: usize) {
+        for (b, &m) in self.batch.iter_mut().zip(&active[..warps]) {
+            if m != 0 {
+                *b = 0;
+            }
+        }
+    }
+
+    /// Where warp `w`'s global memory instruction at `site` falls in its batches of loads
+    /// ([`Counters::gld_batches`]): a load joins the warp's batch or starts one, a store or an
+    /// atomic ends it. Told of every access of a warp with an active lane.
+    #[inline]
+    pub fn batch(&mut self, site: usize, w: u32, kind: AccessKind, t: &Target<'_>) {
+        if t.space != Space::Global || t.constant {
+            return;
+        }
+        let Some(b) = self.batch.get_mut(w as usize) else {
+            return;
+        };
+        if kind != AccessKind::Load {
+            *b = 0;
+        } else if *b == 0 || *b >= Counters::LOAD_BATCH {
+            *b = 1;
+            self.at(site).gld_batches += 1;
+        } else {
+            *b += 1;
+        }
     }
 
     /// One warp's request of a memory instruction (none if no lane of it accesses).

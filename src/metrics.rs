@@ -40,6 +40,12 @@ pub struct Counters {
     pub gld_lines: u64,
     /// Bytes requested by active lanes of global loads.
     pub gld_bytes: u64,
+    /// Global load batches: runs of one warp's global loads with no global store, global
+    /// atomic or barrier of that warp between them, at most [`Counters::LOAD_BATCH`] loads
+    /// each. These are the loads a compiler can keep in flight together (a load cannot move
+    /// above a store that might write its address, nor past a barrier). Not a GPU counter: the
+    /// timing model's measure of memory-level parallelism ([`crate::predict`]).
+    pub gld_batches: u64,
     /// Global store requests.
     pub gst_requests: u64,
     /// Distinct 32-byte sectors of global stores.
@@ -73,6 +79,12 @@ pub struct Counters {
     pub warps_launched: u64,
 }
 
+impl Counters {
+    /// The most global loads one batch holds ([`Counters::gld_batches`]): nvcc unrolls a loop
+    /// of unknown trip count four times, so four of its loads are in flight at once.
+    pub const LOAD_BATCH: u32 = 4;
+}
+
 impl AddAssign<&Counters> for Counters {
     fn add_assign(&mut self, o: &Counters) {
         self.warp_instructions += o.warp_instructions;
@@ -83,6 +95,7 @@ impl AddAssign<&Counters> for Counters {
         self.gld_sectors += o.gld_sectors;
         self.gld_lines += o.gld_lines;
         self.gld_bytes += o.gld_bytes;
+        self.gld_batches += o.gld_batches;
         self.gst_requests += o.gst_requests;
         self.gst_sectors += o.gst_sectors;
         self.gst_lines += o.gst_lines;

@@ -4,11 +4,14 @@
 //!
 //! A counted launch says how much work each part of the GPU does: sectors for DRAM and L2,
 //! store transactions, shared-memory wavefronts, atomics, warp instructions, barriers. Each part
-//! has a throughput, so each gives a time; the launch takes as long as its slowest part (a
-//! roofline), plus the launch overhead that a CUDA event pair around one launch measures:
+//! has a throughput, so each gives a time; the slowest of these bandwidth parts bounds the
+//! launch (a roofline). The warps' latency is the other bound, and the two overlap only in
+//! part: a launch near both takes longer than either. So, with the launch overhead that a CUDA
+//! event pair around one launch measures:
 //!
 //! ```text
-//! predicted = launch overhead + max(dram, l2, l1, shared, atomics, issue, latency)
+//! bandwidth = max(dram, l2, l1, shared, atomics, issue)
+//! predicted = launch overhead + √(bandwidth² + latency²)
 //! ```
 //!
 //! * **dram**: the bytes that must come from DRAM, `min(global sector bytes, footprint)`, at the
@@ -27,11 +30,17 @@
 //! * **issue**: warp instructions at the schedulers' rate.
 //! * **latency**: what the warps wait for when there are too few of them to hide it. Each warp's
 //!   dependency chain is its share of instructions, barriers, shared requests, divergent branches
-//!   and global loads, each at its latency (a load at L1's latency when its sectors are re-read,
-//!   else at L2's or DRAM's); the blocks run in waves of as many as fit on the SMs at once
-//!   ([`Profile::occupancy`], 32 registers per thread assumed), and each wave takes one chain.
+//!   and global load batches ([`Counters::gld_batches`]: loads with no store, barrier or
+//!   iteration of a loop between them are in flight together, so a batch waits once), each at
+//!   its latency (at L1's latency for the share of requests that re-read data — a line of
+//!   fresh data per request at most — else at L2's or DRAM's);
+//!   the blocks run in waves of as many as fit on the SMs at once ([`Profile::occupancy`], 32
+//!   registers per thread assumed), and each wave takes one chain.
 //!
 //! The limiter is the part that takes longest, or the launch overhead when it exceeds them all.
+//! The batches are what set the transposes apart on an H100: a plain copy loads, stores, loads
+//! again (each load waits for the store before it, which may alias it), where the copies
+//! through shared memory issue their four loads at once.
 //!
 //! # Where the numbers come from
 //!
@@ -40,8 +49,9 @@
 //! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
 //! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
 //! the naive transpose, the launch overhead from a 1000-element vector-add), and the latency
-//! weights chosen once for all 86 configurations of that set (`docs/timing.md` reports the error,
-//! a split-half check and the worst cases). No constant is chosen per kernel. The other profiles reuse sm_90's
+//! weights and the overlap (the square root's exponent 2, of 1 to 6 tried) chosen once for all
+//! 86 configurations of that set (`docs/timing.md` reports the error, a split-half check and
+//! the worst cases). No constant is chosen per kernel. The other profiles reuse sm_90's
 //! latencies and rates per SM and clock, scaled by their own SM count, clock and DRAM bus: their
 //! predictions are unvalidated.
 
@@ -174,11 +184,11 @@ impl Timing {
             atomics_per_clock: 1.0,
             // vector-add of 1000 elements: 5.8 µs median, 5.1 µs the fastest.
             launch_overhead_s: 5.5e-6,
-            instruction_clocks: 6.0,
+            instruction_clocks: 4.0,
             barrier_clocks: 200.0,
-            shared_clocks: 5.0,
-            divergence_clocks: 200.0,
-            load_clocks: [35.0, 260.0, 700.0],
+            shared_clocks: 2.0,
+            divergence_clocks: 300.0,
+            load_clocks: [35.0, 320.0, 700.0],
         }
     }
 }
@@ -321,8 +331,10 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
         )
         .map_or(1, |o| o.blocks_per_sm.max(1));
     let waves = w.blocks as f64 / (f64::from(t.sms) * f64::from(occupancy));
-    // Loads re-reading their sectors mostly hit L1.
-    let fresh = (f(w.footprint) / load_bytes.max(1.0)).min(1.0);
+    // Loads re-reading their data mostly hit L1: the share of requests that fetch new data is
+    // the footprint over a line per request (by requests, not sectors, so that more sectors
+    // never shorten the wait).
+    let fresh = (f(w.footprint) / (f(c.gld_requests) * 128.0).max(1.0)).min(1.0);
     let [l1_clocks, l2_clocks, dram_clocks] = t.load_clocks;
     let far = if l2_resident { l2_clocks } else { dram_clocks };
     let load_clocks = l1_clocks + fresh * (far - l1_clocks);
@@ -330,7 +342,7 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
         + f(c.barriers) * t.barrier_clocks
         + f(c.shared_ld_requests + c.shared_st_requests) * t.shared_clocks
         + f(c.divergent_branches) * t.divergence_clocks
-        + f(c.gld_requests) * load_clocks)
+        + f(c.gld_batches) * load_clocks)
         / warps;
     let latency = waves.ceil().max(1.0) * chain / t.clock_hz;
 
@@ -356,8 +368,11 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
     } else {
         Limiter::Launch
     };
+    let bandwidth = parts[..parts.len() - 2]
+        .iter()
+        .fold(0.0f64, |m, &(_, s)| m.max(s));
     Prediction {
-        ms: (t.launch_overhead_s + slowest) * 1e3,
+        ms: (t.launch_overhead_s + overlap(bandwidth, latency)) * 1e3,
         limiter,
         parts: parts.into_iter().map(|(l, s)| (l, s * 1e3)).collect(),
         blocks_per_sm: occupancy,
@@ -365,6 +380,13 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
         footprint: w.footprint,
         l2_resident,
     }
+}
+
+/// The time of a launch whose bandwidth parts take `bandwidth` at most and whose warps wait
+/// `latency`: at least either, and more when they are close (they overlap only in part).
+#[must_use]
+fn overlap(bandwidth: f64, latency: f64) -> f64 {
+    bandwidth.hypot(latency)
 }
 
 impl LaunchReport {
@@ -385,6 +407,7 @@ mod tests {
             warp_instructions: 40 * scale,
             gld_requests: 2 * scale,
             gld_sectors: 8 * scale,
+            gld_batches: scale,
             gst_requests: scale,
             gst_sectors: 4 * scale,
             gst_lines: scale,
@@ -500,6 +523,43 @@ mod tests {
                 .fold(0.0, f64::max);
             assert_eq!(pr.part(want), top);
             assert!(!want.name().is_empty() && !want.describe().is_empty());
+        }
+    }
+
+    #[test]
+    fn loads_in_flight_together_wait_once() {
+        let p = Profile::sm_90();
+        // The plain transpose copy of 4096² (a load, then a store that uses it, four times per
+        // warp) against the same accesses with the four loads issued together.
+        let blocks = 1u64 << 14;
+        let serial = Counters {
+            warp_instructions: 24 << 17,
+            gld_requests: 4 << 17,
+            gld_sectors: 16 << 17,
+            gld_batches: 4 << 17,
+            gst_requests: 4 << 17,
+            gst_sectors: 16 << 17,
+            gst_lines: 4 << 17,
+            warps_launched: 1 << 17,
+            ..Counters::default()
+        };
+        let together = Counters {
+            gld_batches: 1 << 17,
+            ..serial
+        };
+        let w = |c| predict(&work(c, blocks, 128 << 20), &p);
+        let (a, b) = (w(&serial), w(&together));
+        assert!(a.part(Limiter::Latency) > b.part(Limiter::Latency));
+        // Both are DRAM-bound, yet waiting four times costs time on top.
+        assert_eq!((a.limiter, b.limiter), (Limiter::Dram, Limiter::Dram));
+        assert!(
+            a.ms > b.ms && b.ms > b.part(Limiter::Dram),
+            "{a:?} vs {b:?}"
+        );
+        // And never less than either bound.
+        for x in [&a, &b] {
+            let kernel = x.ms - x.part(Limiter::Launch);
+            assert!(kernel >= x.part(Limiter::Dram) && kernel >= x.part(Limiter::Latency));
         }
     }
 

@@ -205,13 +205,29 @@ fn check_launch(kernel: &str, l: &Value) {
     let launch = p["launch_ms"].as_f64().expect("launch_ms");
     assert!(ms >= launch && launch > 0.0, "{kernel}: {l}");
     let limiter = p["limiter"].as_str().expect("limiter");
+    // predicted = overhead + √(slowest bandwidth part² + latency²) (see warpsim::predict).
+    let (mut bandwidth, mut latency, mut top) = (0.0f64, 0.0, 0.0f64);
+    let mut limiter_ms = launch;
     for part in ["dram", "l2", "l1", "shared", "atomics", "issue", "latency"] {
         let t = p[format!("{part}_ms")].as_f64().expect("every part's time");
         assert!(t >= 0.0 && t <= ms, "{kernel}: {part} {t} of {ms}");
+        if part == "latency" {
+            latency = t;
+        } else {
+            bandwidth = bandwidth.max(t);
+        }
+        top = top.max(t);
         if part == limiter {
-            assert!((launch + t - ms).abs() < 1e-5, "{kernel}: {l}");
+            limiter_ms = t;
         }
     }
+    assert_eq!(
+        limiter_ms,
+        top.max(launch),
+        "{kernel}: the limiter is the largest part: {l}"
+    );
+    let kernel_ms = bandwidth.hypot(latency);
+    assert!((launch + kernel_ms - ms).abs() < 1e-5, "{kernel}: {l}");
     assert!(p["blocks_per_sm"].as_u64().is_some_and(|b| b >= 1));
     assert!(p["footprint_bytes"].is_u64() && p["l2_resident"].is_boolean());
     assert!(

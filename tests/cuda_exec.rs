@@ -2,7 +2,7 @@
 //! outputs checked against CPU references, their counters against the rules of
 //! `docs/counters.md`.
 
-use warpsim::cuda::{self, Arg, CudaReport, Module, Options};
+use warpsim::cuda::{self, Arg, CudaReport, Engine, Module, Options};
 use warpsim::{Device, Dim3, Error, LaunchConfig, Mode};
 
 fn kernel(src: &str, name: &str) -> warpsim::cuda::ir::Kernel {
@@ -329,4 +329,69 @@ __global__ void k(const P *ps, float *out) {
     // Thread t's P is floats 3t, 3t + 1, 3t + 2.
     let want: Vec<f32> = (0..4).map(|t| 9.0 * t as f32 + 3.0).collect();
     assert_eq!(sums.to_vec(), want);
+}
+
+#[test]
+fn load_batches_end_at_stores_barriers_loop_iterations_and_four_loads() {
+    // One warp per kernel; every kernel's loads are full rows, so each is one request.
+    let src = r#"
+#define ROWS 4
+__global__ void copy(float *o, const float *in) {            // load, store: 4 batches
+    for (int j = 0; j < ROWS; ++j) o[j * 32 + threadIdx.x] = in[j * 32 + threadIdx.x];
+}
+__global__ void through_shared(float *o, const float *in) {  // 4 loads at once: 1 batch
+    __shared__ float t[ROWS * 32];
+    for (int j = 0; j < ROWS; ++j) t[j * 32 + threadIdx.x] = in[j * 32 + threadIdx.x];
+    __syncthreads();
+    for (int j = 0; j < ROWS; ++j) o[j * 32 + threadIdx.x] = t[j * 32 + threadIdx.x];
+}
+__global__ void six(float *o, const float *in) {             // 6 loads: 2 batches of at most 4
+    float s = 0;
+    for (int j = 0; j < 6; ++j) s += in[j * 32 + threadIdx.x];
+    o[threadIdx.x] = s;
+}
+__global__ void strided(float *o, const float *in, int n) {  // a loop of unknown trip count: 1 each
+    float s = 0;
+    for (int i = threadIdx.x; i < n; i += 32) s += in[i];
+    o[threadIdx.x] = s;
+}
+__global__ void barrier(float *o, const float *in) {         // a barrier between: 2 batches
+    float a = in[threadIdx.x];
+    __syncthreads();
+    o[threadIdx.x] = a + in[32 + threadIdx.x];
+}
+__constant__ float c[32];
+__global__ void constant(float *o) {                         // constant memory: no batch
+    o[threadIdx.x] = c[threadIdx.x];
+}"#;
+    let dev = Device::default();
+    let input = dev.alloc_from("in", &(0..256).map(|i| i as f32).collect::<Vec<_>>());
+    let out = dev.alloc_zeroed::<f32>("out", 256);
+    let (o, i) = (Arg::buffer(&out), Arg::buffer(&input));
+    let cases: [(&str, Vec<Arg>, u64, u64); 6] = [
+        ("copy", vec![o.clone(), i.clone()], 4, 4),
+        ("through_shared", vec![o.clone(), i.clone()], 4, 1),
+        ("six", vec![o.clone(), i.clone()], 6, 2),
+        (
+            "strided",
+            vec![o.clone(), i.clone(), Arg::Int(5 * 32)],
+            5,
+            5,
+        ),
+        ("barrier", vec![o.clone(), i.clone()], 2, 2),
+        ("constant", vec![o.clone()], 0, 0),
+    ];
+    for engine in [Engine::Interp, Engine::Jit] {
+        for (name, args, loads, batches) in &cases {
+            let k = kernel(src, name);
+            let cfg = LaunchConfig::new(1, 32).mode(Mode::Count).engine(engine);
+            let r = cuda::launch(&dev, &k, &cfg, args).unwrap_or_else(|e| panic!("{e}"));
+            let c = r.launch.counters.unwrap();
+            assert_eq!(
+                (c.gld_requests, c.gld_batches),
+                (*loads, *batches),
+                "{name} on {engine:?}: (loads, batches)"
+            );
+        }
+    }
 }

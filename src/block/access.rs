@@ -561,6 +561,9 @@ impl<'a> Block<'a> {
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
             c.access(s, site, kind, &buf.t, a, self.launch.bank_geometry());
+            if a.mask != 0 {
+                c.batch(s, a.warp, kind, &buf.t);
+            }
         }
         if self.st.check.is_some() {
             let uninit = match buf.store {

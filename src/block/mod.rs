@@ -545,6 +545,7 @@ impl<'a> Block<'a> {
                 break;
             }
             let next = body(self, &state);
+            self.next_iteration();
             state = if left {
                 // Threads that left keep their state: merge under the loop's entry masks.
                 let go = frame::with(|fr| {
@@ -565,6 +566,15 @@ impl<'a> Block<'a> {
             compact(fr, base, &mut state);
         });
         state
+    }
+
+    /// A loop's iteration ended and the active threads go round again: their warps' batches of
+    /// loads end there ([`crate::Counters::gld_batches`]; the iterations of a loop that is not
+    /// unrolled run one after another).
+    pub(crate) fn next_iteration(&mut self) {
+        if let Some(c) = &mut self.st.count {
+            frame::with(|fr| c.end_batches(&fr.active, fr.warps));
+        }
     }
 
     /// `if (cond) return;` per thread: the active threads where `cond` holds leave the kernel

@@ -2,5 +2,6 @@
 
 mod fresh;
 pub(crate) mod uniformity;
+pub(crate) mod unroll;
 
 pub(crate) use fresh::fresh_definitions;

@@ -294,9 +294,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             Stmt::Loop {
                 body,
                 step,
-                varying: _,
+                unrolled,
                 site: s,
-            } => self.loop_(body, step, site(*s)),
+                ..
+            } => self.loop_(body, step, *unrolled, site(*s)),
             Stmt::Break => {
                 let active = frame::with(|fr| fr.active);
                 if let Some((broke, _)) = self.loops.last_mut() {
@@ -866,7 +867,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         });
     }
 
-    fn loop_(&mut self, body: &[Stmt], step: &[Stmt], st: Site) {
+    fn loop_(&mut self, body: &[Stmt], step: &[Stmt], unrolled: bool, st: Site) {
         let (entry, base) = frame::with(|fr| (fr.active, fr.mark()));
         self.loops.push(([0; MAX_WARPS], [0; MAX_WARPS]));
         loop {
@@ -881,6 +882,9 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             self.block(step);
             if !self.running() {
                 break;
+            }
+            if !unrolled {
+                self.b.next_iteration();
             }
             self.watchdog(st);
             self.compact(base);

@@ -731,6 +731,11 @@ pub enum Stmt {
         step: Vec<Stmt>,
         /// Whether it depends on the thread (see the module documentation).
         varying: bool,
+        /// Whether nvcc would unroll it completely: a `for` with a constant start, bound and
+        /// step whose index nothing else assigns, of at most 32 iterations. Its iterations are
+        /// then one straight line of code, which decides where load batches end
+        /// ([`crate::Counters::gld_batches`]). Set after lowering, by an analysis.
+        unrolled: bool,
         /// Where it is in the source.
         site: Site,
     },

@@ -36,8 +36,8 @@ use crate::site::Site;
 pub(crate) const MAX_STEPS: usize = crate::metrics::Samples::MAX_STEPS;
 
 /// The `u64` counters per counting site, in this order: warp instructions, thread
-/// instructions, branches, divergent branches, barriers.
-pub(crate) const SITE_FIELDS: usize = 5;
+/// instructions, branches, divergent branches, barriers, global load batches.
+pub(crate) const SITE_FIELDS: usize = 6;
 
 /// The block's `u64` counters per memory instruction (first in its part of the memo):
 /// requests, sectors (shared: wavefronts), lines (shared: ideal wavefronts), bytes, then
@@ -79,8 +79,15 @@ pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 
 /// `u32`s of a block's step record for `warps` warps: per warp its divergent branches, per
 /// warp its steps taken, then per step and warp (`k × warps + w`) the divergent branches and
-/// the counting site plus one.
+/// the counting site plus one; last, per warp the loads of its current batch (see
+/// [`batch_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
+    batch_word(warps) + warps
+}
+
+/// Where in the step record warp 0's batch word is: the global loads of the warp's current
+/// batch (0: its next load starts one; [`crate::Counters::gld_batches`]).
+pub(crate) fn batch_word(warps: usize) -> usize {
     2 * warps + 2 * MAX_STEPS * warps
 }
 
@@ -287,6 +294,7 @@ impl Sink<'_> {
                 to.branches += c[2];
                 to.divergent_branches += c[3];
                 to.barriers += c[4];
+                to.gld_batches += c[5];
             }
             c.fill(0);
         }
@@ -317,6 +325,9 @@ impl Sink<'_> {
             }
             c.fill(0);
         }
+        let (steps, batches) = steps.split_at_mut(batch_word(warps));
+        // The next block's warps start without a batch.
+        batches.fill(0);
         let (divergent, rest) = steps.split_at_mut(warps);
         let (taken, rest) = rest.split_at_mut(warps);
         let (step_div, step_site) = rest.split_at_mut(MAX_STEPS * warps);

@@ -175,6 +175,7 @@ enum Item {
     Loop {
         body: Vec<Item>,
         step: Vec<Item>,
+        unrolled: bool,
         site: Site,
     },
     Break,
@@ -308,10 +309,12 @@ fn plan<'k>(
                 body,
                 step,
                 varying: false,
+                unrolled,
                 site,
             } => items.push(Item::Loop {
                 body: plan(k, body, true, true, regions)?,
                 step: plan(k, step, true, true, regions)?,
+                unrolled: *unrolled,
                 site: *site,
             }),
             Stmt::Inline { body }
@@ -952,7 +955,12 @@ impl Tx<'_, '_> {
                     self.b.ins().jump(j, &[]);
                     self.b.switch_to_block(j);
                 }
-                Item::Loop { body, step, site } => {
+                Item::Loop {
+                    body,
+                    step,
+                    unrolled,
+                    site,
+                } => {
                     let (head, st, exit) = (
                         self.b.create_block(),
                         self.b.create_block(),
@@ -965,6 +973,9 @@ impl Tx<'_, '_> {
                     self.b.ins().jump(st, &[]);
                     self.b.switch_to_block(st);
                     self.items(step, regions)?;
+                    if !unrolled {
+                        self.end_batches();
+                    }
                     self.watchdog(*site);
                     self.b.ins().jump(head, &[]);
                     self.block_loops.pop();
@@ -1475,7 +1486,11 @@ impl Tx<'_, '_> {
                 }
             }
             Stmt::Loop {
-                body, step, site, ..
+                body,
+                step,
+                unrolled,
+                site,
+                ..
             } => {
                 let was_full = self.known == Known::Full;
                 // Lanes leave only all together: each iteration starts with every lane.
@@ -1507,6 +1522,9 @@ impl Tx<'_, '_> {
                 let back = self.b.create_block();
                 self.b.ins().brif(any, back, &[], exit, &[]);
                 self.b.switch_to_block(back);
+                if !unrolled {
+                    self.end_batches();
+                }
                 self.watchdog(*site);
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(exit);

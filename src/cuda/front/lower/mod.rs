@@ -455,6 +455,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         site: f.site,
     };
     crate::cuda::analysis::uniformity::analyze(&mut k);
+    crate::cuda::analysis::unroll::analyze(&mut k.body);
     Ok(k)
 }
 
@@ -1484,6 +1485,7 @@ impl<'m> Lowerer<'m> {
                     body: b,
                     step,
                     varying: false,
+                    unrolled: false,
                     site,
                 });
                 Ok(())
@@ -1583,6 +1585,7 @@ impl<'m> Lowerer<'m> {
             body: check,
             step,
             varying: false,
+            unrolled: false,
             site,
         });
         Ok(())
@@ -1715,6 +1718,7 @@ impl<'m> Lowerer<'m> {
             body: b?,
             step: Vec::new(),
             varying: false,
+            unrolled: false,
             site,
         });
         if let Some(f) = cont {

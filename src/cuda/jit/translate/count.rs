@@ -9,7 +9,7 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
-    OUT_WORDS, REMEMBERED, SITE_FIELDS,
+    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word,
 };
 use super::{C32, Ctx, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -229,8 +229,56 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(done);
     }
 
+    /// The warp's batch of loads ends (inside a region), or every warp's (at block level): a
+    /// loop goes round again, or a barrier.
+    pub(super) fn end_batches(&mut self) {
+        if self.count.is_none() {
+            return;
+        }
+        let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+        let zero = self.b.ins().iconst(I32, 0);
+        let first = batch_word(self.warps);
+        match self.warp {
+            Some(w) => {
+                let p = self.step_addr(steps, w);
+                self.step_word(p, first, zero, false);
+            }
+            None => {
+                for w in 0..self.warps {
+                    self.step_word(steps, first + w, zero, false);
+                }
+            }
+        }
+    }
+
+    /// The warp's global load joins its batch or starts one (counted at slot `s`).
+    fn batch_load(&mut self, s: u32) {
+        let w = self.warp.expect("inside a region");
+        let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+        let p = self.step_addr(steps, w);
+        let at = (batch_word(self.warps) * 4) as i32;
+        let n = self.b.ins().load(I32, MemFlagsData::trusted(), p, at);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        let full = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedGreaterThanOrEqual,
+            n,
+            i64::from(crate::Counters::LOAD_BATCH),
+        );
+        let starts = self.b.ins().bor(none, full);
+        let one = self.b.ins().iconst(I32, 1);
+        let more = self.b.ins().iadd_imm_s(n, 1);
+        let next = self.b.ins().select(starts, one, more);
+        self.b.ins().store(MemFlagsData::trusted(), next, p, at);
+        let started = self.b.ins().uextend(I64, starts);
+        self.add_count(s, 5, started, 1);
+    }
+
     /// A barrier, at block level: one instruction and one barrier per warp with live lanes.
     pub(super) fn count_barrier(&mut self, site: Site) {
+        if self.count.is_none() {
+            return;
+        }
+        self.end_batches();
         let Some(c) = self.count.as_mut() else {
             return;
         };
@@ -286,6 +334,7 @@ impl Tx<'_, '_> {
             return;
         };
         let s = c.site(site);
+        let batch_slot = c.slot(site);
         let a = c.accesses.len();
         c.accesses.push(CountedAccess {
             site: s,
@@ -297,7 +346,13 @@ impl Tx<'_, '_> {
         // This instruction's part of the memo: its counts, then its entries.
         let counts = ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32;
         let entries = counts + (ACCESS_FIELDS * 8) as i32;
-        let shared = slot >= super::buffers(self.k) + self.k.globals.len();
+        let buffers = super::buffers(self.k);
+        let shared = slot >= buffers + self.k.globals.len();
+        // `__constant__` variables are read through the constant cache: no global load.
+        let constant = slot
+            .checked_sub(buffers)
+            .and_then(|g| self.k.globals.get(g))
+            .is_some_and(|g| g.constant);
         let best = if shared { 3 * 8 } else { 0 };
         let bits = self.cur_bits();
         let w = self.warp.expect("inside a region");
@@ -305,6 +360,13 @@ impl Tx<'_, '_> {
         let first = self.b.create_block();
         self.b.ins().brif(bits, first, &[], done, &[]);
         self.b.switch_to_block(first);
+        if !shared && !constant {
+            if kind == AccessKind::Load {
+                self.batch_load(batch_slot);
+            } else {
+                self.end_batches();
+            }
+        }
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
         // Lanes that all use one address are a row of step 0.
         let row = row.or_else(|| {
