@@ -3,9 +3,11 @@
 //! compiled launch counts exactly what the interpreter counts.
 //!
 //! Compiled code keeps, per block, two arrays (layouts below): per counting site the
-//! instructions, branches, divergent branches and barriers of its warps (added inline, per
-//! warp, from the warp's mask); per warp its divergent branches and branch steps with, for the
-//! first [`MAX_STEPS`] steps, the step's site and whether it diverged. A third, the memo, is
+//! instructions, branches, divergent branches, barriers and global load batches of its warps
+//! (added inline, per warp, from the warp's mask); per warp its divergent branches and branch
+//! steps with, for the first [`MAX_STEPS`] steps, the step's site and whether it diverged, and
+//! the loads of its current batch (a load starts a batch or joins it; a global store, a
+//! barrier and a loop's back edge end it). A third, the memo, is
 //! kept from block to block (below); it also holds the block's counts per memory instruction.
 //! When the block ends, [`Sink::fold`] adds them all to the counter.
 //!
