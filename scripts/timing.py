@@ -92,7 +92,8 @@ def main():
     w("## Reproduce\n")
     w("```sh\n# on a machine with an sm_90 GPU and nvcc (about 10 s on an H100):\n"
       "bash cuda/timing/measure.sh cuda/timing/results\n# anywhere:\n"
-      "cargo build --release\npython3 scripts/timing.py      # rewrites this file\n```\n")
+      "cargo build --release\npython3 scripts/timing.py      # rewrites this file\n"
+      "python3 scripts/timing_fit.py  # refits the latency weights, prints them\n```\n")
     w(f"- Measured: `cuda/timing/timing.cu` compiled with `nvcc -O3 -arch=sm_90`, each "
       f"configuration 3 warm-up launches then the median of 20 launches, each between two CUDA "
       f"events (`cuda/timing/results/h100.csv`; `h100_repeat.csv` is a second run).")

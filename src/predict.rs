@@ -49,11 +49,11 @@
 //! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
 //! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
 //! the naive transpose, the launch overhead from a 1000-element vector-add), and the latency
-//! weights and the overlap (the square root's exponent 2, of 1 to 6 tried) chosen once for all
-//! 86 configurations of that set (`docs/timing.md` reports the error, a split-half check and
-//! the worst cases). No constant is chosen per kernel. The other profiles reuse sm_90's
-//! latencies and rates per SM and clock, scaled by their own SM count, clock and DRAM bus: their
-//! predictions are unvalidated.
+//! weights and the overlap (the square root's exponent 2; max and exponents up to 6 tried)
+//! chosen once for all 86 configurations of that set by `scripts/timing_fit.py`
+//! (`docs/timing.md` reports the error, a split-half check and the worst cases). No constant is
+//! chosen per kernel. The other profiles reuse sm_90's latencies and rates per SM and clock,
+//! scaled by their own SM count, clock and DRAM bus: their predictions are unvalidated.
 
 use crate::launch::LaunchReport;
 use crate::metrics::Counters;
@@ -186,7 +186,7 @@ impl Timing {
             launch_overhead_s: 5.5e-6,
             instruction_clocks: 4.0,
             barrier_clocks: 200.0,
-            shared_clocks: 2.0,
+            shared_clocks: 1.0,
             divergence_clocks: 300.0,
             load_clocks: [35.0, 320.0, 700.0],
         }
@@ -232,6 +232,8 @@ pub struct Prediction {
     pub footprint: u64,
     /// Whether the footprint is taken to stay in L2 (no DRAM traffic).
     pub l2_resident: bool,
+    /// The global load batches the latency part waits for ([`Counters::gld_batches`]).
+    pub load_batches: u64,
 }
 
 impl Prediction {
@@ -379,6 +381,7 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
         waves,
         footprint: w.footprint,
         l2_resident,
+        load_batches: c.gld_batches,
     }
 }
 

@@ -230,6 +230,15 @@ fn check_launch(kernel: &str, l: &Value) {
     assert!((launch + kernel_ms - ms).abs() < 1e-5, "{kernel}: {l}");
     assert!(p["blocks_per_sm"].as_u64().is_some_and(|b| b >= 1));
     assert!(p["footprint_bytes"].is_u64() && p["l2_resident"].is_boolean());
+    // At most one batch per global load, at least one per four.
+    let (batches, loads) = (
+        p["load_batches"].as_u64().expect("load_batches"),
+        l["metrics"]["gld_requests"].as_u64().expect("gld_requests"),
+    );
+    assert!(
+        batches <= loads && batches >= loads.div_ceil(4),
+        "{kernel}: {l}"
+    );
     assert!(
         l["name"].as_str().is_some_and(|s| !s.is_empty()),
         "{kernel}: launch name {l}"

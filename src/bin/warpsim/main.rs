@@ -409,6 +409,7 @@ fn prediction_json(p: &Prediction) -> Value {
         "waves": round(p.waves, 3),
         "footprint_bytes": p.footprint,
         "l2_resident": p.l2_resident,
+        "load_batches": p.load_batches,
     });
     for (l, ms) in &p.parts {
         v[format!("{}_ms", l.name())] = json!(round(*ms, 6));
