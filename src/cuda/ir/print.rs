@@ -174,10 +174,12 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                 body,
                 step,
                 varying,
+                unrolled,
                 ..
             } => {
                 let star = if *varying { "*" } else { " " };
-                let _ = writeln!(out, "{pad}{star}loop {{");
+                let unrolled = if *unrolled { " (unrolled)" } else { "" };
+                let _ = writeln!(out, "{pad}{star}loop{unrolled} {{");
                 block(k, body, depth + 1, out);
                 if !step.is_empty() {
                     let _ = writeln!(out, "{pad} }} step {{");
