@@ -1201,3 +1201,21 @@ fn suite_check_prints_one_line_per_kernel() {
         r.stdout
     );
 }
+
+#[test]
+fn the_prediction_says_how_many_loads_wait_together() {
+    // The plain copy stores each row before it loads the next (the store may alias the next
+    // load), the copy through shared memory issues its four row loads at once.
+    for (kernel, batched) in [
+        ("transpose-copy", "1.0 global loads per batch"),
+        ("transpose-copy-shared", "4.0 global loads per batch"),
+    ] {
+        let out = warpsim(&["run", kernel, "--width", "256", "--height", "256"]).success();
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.contains("predicted: "))
+            .unwrap_or_else(|| panic!("{kernel}: no prediction in {}", out.stdout));
+        assert!(line.contains(batched), "{kernel}: {line}");
+    }
+}

@@ -385,8 +385,19 @@ fn prediction_text(l: &LaunchReport) -> Option<String> {
         .filter(|(_, ms)| *ms * 1e3 >= 0.05)
         .map(|(k, ms)| format!("{k} {:.1}", ms * 1e3))
         .collect();
+    // How many global loads a warp has in flight together: 1 when each waits alone.
+    let batched = l
+        .counters
+        .as_ref()
+        .filter(|_| p.load_batches > 0)
+        .map_or(String::new(), |c| {
+            format!(
+                "; {:.1} global loads per batch",
+                c.gld_requests as f64 / p.load_batches as f64
+            )
+        });
     Some(format!(
-        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{})",
+        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{}{batched})",
         p.ms * 1e3,
         l.profile.description,
         p.limiter.describe(),
