@@ -275,9 +275,6 @@ impl Tx<'_, '_> {
 
     /// A barrier, at block level: one instruction and one barrier per warp with live lanes.
     pub(super) fn count_barrier(&mut self, site: Site) {
-        if self.count.is_none() {
-            return;
-        }
         self.end_batches();
         let Some(c) = self.count.as_mut() else {
             return;
