@@ -15,18 +15,14 @@ prediction ranks against the H100 (`scripts/timing.py`'s families and ties), and
 even-numbered configurations alone to report the error on the odd ones. Standard library only.
 """
 import csv
-import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import LADDERS, ranks_agree  # noqa: E402
+from timing import LADDERS, predict, ranks_agree  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WARPSIM = os.path.join(ROOT, "target", "release", "warpsim")
 CLOCK_HZ = 1.98e9  # sm_90's profile clock
 L1_CLOCKS, DRAM_CLOCKS = 35.0, 700.0  # published Hopper load latencies, not fitted
 CURRENT = {"instruction": 4.0, "barrier": 200.0, "shared": 1.0, "divergence": 300.0,
@@ -36,16 +32,6 @@ GRIDS = {"instruction": [2, 3, 4, 5, 6, 7, 8], "barrier": [100, 150, 200, 250, 3
          "l2": [200, 260, 320, 400, 500]}
 NORMS = [math.inf, 2, 3, 4, 6]  # math.inf: max, no overlap cost
 BANDWIDTH = ("dram_ms", "l2_ms", "l1_ms", "shared_ms", "atomics_ms", "issue_ms")
-
-
-def launches():
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "launches.json")
-        subprocess.run([WARPSIM, "cu", os.path.join(ROOT, "cuda", "timing", "timing.cu"),
-                        "--json-out", out, "--", "--warmup", "0", "--reps", "1"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        with open(out) as f:
-            return json.load(f)["launches"]
 
 
 def latency_ms(l, w):
@@ -110,7 +96,7 @@ def main():
     with open(os.path.join(results, "h100.csv")) as f:
         measured = [{"config": r["config"], "measured": float(r["median_ms"]) * 1e3,
                      "repeat": repeat.get(r["config"], math.nan)} for r in csv.DictReader(f)]
-    ls = launches()
+    ls = predict()
     if len(ls) != len(measured):
         sys.exit(f"{len(ls)} launches under warpsim, {len(measured)} rows measured")
     # The script's model must be warpsim's: same latency part, same prediction.

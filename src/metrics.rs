@@ -80,8 +80,9 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// The most global loads one batch holds ([`Counters::gld_batches`]): nvcc unrolls a loop
-    /// of unknown trip count four times, so four of its loads are in flight at once.
+    /// The most global loads one batch holds ([`Counters::gld_batches`]): the four row loads
+    /// of the documents' tiled transposes, which the H100 keeps in flight together. A modelling
+    /// choice (a warp's loads in flight are bounded by its registers), not measured beyond them.
     pub const LOAD_BATCH: u32 = 4;
 }
 

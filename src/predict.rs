@@ -370,8 +370,9 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
     } else {
         Limiter::Launch
     };
-    let bandwidth = parts[..parts.len() - 2]
+    let bandwidth = parts
         .iter()
+        .filter(|(l, _)| !matches!(l, Limiter::Latency | Limiter::Launch))
         .fold(0.0f64, |m, &(_, s)| m.max(s));
     Prediction {
         ms: (t.launch_overhead_s + overlap(bandwidth, latency)) * 1e3,

@@ -38,13 +38,7 @@ pub(crate) fn fresh_definitions(k: &Kernel) -> Vec<usize> {
             let (reads, writes) = effects(s);
             for v in reads.iter().chain(&writes) {
                 let e = &mut seen[*v as usize];
-                let common = e.common.get_or_insert_with(|| path.clone());
-                let shared = common
-                    .iter()
-                    .zip(path.iter())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                common.truncate(shared);
+                super::share_prefix(&mut e.common, path);
                 if e.first.is_none() {
                     let clean = writes.contains(v) && !reads.contains(v);
                     e.first = Some((path.clone(), s as *const Stmt as usize, clean));

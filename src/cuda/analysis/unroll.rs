@@ -19,8 +19,9 @@
 use crate::cuda::front::lower::consts;
 use crate::cuda::ir::{Op, Operand, Stmt, VarId};
 
-/// The longest loop counted as unrolled (nvcc unrolls small loops of known trip count
-/// completely; the documents' are 4 to 16 iterations).
+/// The longest loop counted as unrolled. An assumption: nvcc unrolls small loops of known trip
+/// count completely, and the documents' are 4 to 16 iterations; where its limit lies was not
+/// measured.
 pub(crate) const MAX_UNROLLED: u32 = 32;
 
 /// Set every loop's `unrolled` flag in `body`, nested loops included.

@@ -2055,13 +2055,7 @@ impl<'k> Uses<'k> {
             }
             for o in s.reads() {
                 if let Some(v) = o.var() {
-                    let shared = self.read_in[v.0 as usize].get_or_insert_with(|| loops.clone());
-                    let n = shared
-                        .iter()
-                        .zip(loops.iter())
-                        .take_while(|(a, b)| a == b)
-                        .count();
-                    shared.truncate(n);
+                    crate::cuda::analysis::share_prefix(&mut self.read_in[v.0 as usize], loops);
                 }
             }
             match s {
