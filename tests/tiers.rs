@@ -523,3 +523,62 @@ fn counting_agrees_in_any_block_order_and_thread_count() {
         }
     }
 }
+
+/// Strided stores wait in a queue on the compiled tier only where nothing can tell: a buffer
+/// passed twice (written through one pointer, read through the other) is written in the
+/// interpreter's order, and a loop stopped by the watchdog leaves the stores before it
+/// written, as the interpreter does.
+#[test]
+fn queued_stores_keep_the_interpreters_order() {
+    let src = "__global__ void chain(float *out, const float *in, int n) {\n\
+               int t = blockIdx.x * blockDim.x + threadIdx.x;\n\
+               out[t * 8] = (float)t;\n\
+               for (int j = 1; j < 6; j++) out[t * 8 + j] = in[t * 8 + j - 1] + 1.0f;\n\
+               }\n\
+               __global__ void stores_then_spin(float *out, const int *flag) {\n\
+               int t = threadIdx.x;\n\
+               for (int j = 0; j < 4; j++) out[t * 8 + j] = (float)(t + j);\n\
+               while (flag[0] == 0) { }\n\
+               }\n";
+    let module = Module::from_source("queue.cu", src, &Options::default()).expect("parses");
+    let chain = module.lower("chain").expect("lowers");
+    let spin = module.lower("stores_then_spin").expect("lowers");
+    let outcome = |engine: Engine, twice: bool| {
+        let dev = Device::default();
+        let out = dev.alloc_zeroed::<f32>("out", 1024);
+        let other = dev.alloc_zeroed::<f32>("in", 1024);
+        let input = if twice { &out } else { &other };
+        let cfg = LaunchConfig::new(2, 64).mode(Mode::Fast).engine(engine);
+        let args = [Arg::buffer(&out), Arg::buffer(input), Arg::Int(0)];
+        let tier = cuda::launch(&dev, &chain, &cfg, &args).expect("runs").tier;
+        (tier, out.to_vec())
+    };
+    for twice in [true, false] {
+        let (_, want) = outcome(Engine::Interp, twice);
+        let (tier, got) = outcome(Engine::Jit, twice);
+        assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+        assert_eq!(want, got, "the same buffer twice: {twice}");
+        // Through one buffer each store reads the one before: t, t + 1, …, t + 5.
+        let last = if twice { 5.0 + 70.0 } else { 1.0 };
+        assert_eq!(want[70 * 8 + 5], last, "twice: {twice}");
+    }
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dev = Device::default();
+        let out = dev.alloc_zeroed::<f32>("out", 1024);
+        let flag = dev.alloc_zeroed::<i32>("flag", 1);
+        let cfg = LaunchConfig::new(1, 64)
+            .mode(Mode::Fast)
+            .engine(engine)
+            .timeout(std::time::Duration::from_millis(200));
+        let e = cuda::launch(&dev, &spin, &cfg, &[Arg::buffer(&out), Arg::buffer(&flag)])
+            .expect_err("stopped");
+        assert!(
+            matches!(e, warpsim::Error::Timeout { .. }),
+            "{engine:?}: {e}"
+        );
+        // The first warp was stopped in its loop; its stores before the loop are written.
+        let want: Vec<f32> = (0..32).map(|t| (t + 3) as f32).collect();
+        let got: Vec<f32> = (0..32).map(|t| out.to_vec()[t * 8 + 3]).collect();
+        assert_eq!(got, want, "{engine:?}");
+    }
+}

@@ -33,6 +33,7 @@ use std::mem::offset_of;
 use std::time::Instant;
 
 mod count;
+mod queue;
 
 /// An operation on one chunk of each input, giving one chunk.
 type VectorOp<'a> = dyn Fn(&mut FunctionBuilder<'_>, &[Value]) -> Value + 'a;
@@ -660,6 +661,8 @@ struct Tx<'a, 'k> {
     lane0: bool,
     /// Counting code: what it counts ([`count`]).
     count: Option<count::Counting>,
+    /// Where strided global stores wait to be written thread by thread ([`queue`]).
+    queue: Option<queue::Queue>,
 }
 
 fn mem() -> MemFlagsData {
@@ -796,6 +799,7 @@ fn build(
             count: shape
                 .count
                 .then(|| count::Counting::new(call_conv, shape.lines)),
+            queue: None,
         };
         tx.prologue();
         tx.items(items, regions)?;
@@ -844,6 +848,7 @@ impl Tx<'_, '_> {
             self.buf_ptr.push(p);
             self.buf_len.push(l);
         }
+        self.queue_prologue();
         let bi = offset_of!(Ctx, block_idx);
         self.block_idx = std::array::from_fn(|a| self.load_ctx(I32, bi + 4 * a));
         for (v, var) in self.k.vars.iter().enumerate() {
@@ -1087,6 +1092,8 @@ impl Tx<'_, '_> {
             }
         }
         self.stmts(&region.stmts)?;
+        // The warp's part ends: its waiting stores are written.
+        self.flush();
         for &(v, _, store) in &layout.refs[r] {
             if store {
                 let base = self.frame_row(frame, v, w);
@@ -1645,6 +1652,9 @@ impl Tx<'_, '_> {
         self.b.ins().brif(fired, stop, &[], go, &[]);
         self.b.set_cold_block(stop);
         self.b.switch_to_block(stop);
+        if self.warp.is_some() {
+            self.flush();
+        }
         let idx = self.sites.len() as i64;
         self.sites.push((site, None));
         let s = self.b.ins().iconst(I32, idx);
@@ -3549,6 +3559,9 @@ impl Tx<'_, '_> {
             _ => None,
         };
         let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step));
+        // Stores to a buffer only written may wait ([`queue`]); any other store to it writes
+        // the waiting ones first.
+        let waits = if shared { None } else { self.may_wait(slot) };
         if let Some(row) = row {
             let m = self.get_mask(self.cur);
             let full = self.all(&m);
@@ -3575,6 +3588,9 @@ impl Tx<'_, '_> {
                 None => self.b.ins().brif(row.unit, unit, &[], strided, &[]),
             };
             self.b.switch_to_block(unit);
+            if waits.is_some() {
+                self.flush();
+            }
             let mw = self.mask_for(ty, &m);
             let full_mask = self.is_full(&m);
             for (c, &v) in vals[0].iter().enumerate() {
@@ -3597,6 +3613,14 @@ impl Tx<'_, '_> {
                 self.b.ins().brif(full, each, &[], slow, &[]);
                 self.b.switch_to_block(each);
             }
+            if let Some(apart) = waits.filter(|_| per_chunk(ty) == 4) {
+                let (queued, now) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(apart, queued, &[], now, &[]);
+                self.b.switch_to_block(queued);
+                self.enqueue(&vals[0], row.addr, row.step);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(now);
+            }
             let per = per_chunk(ty);
             let mut a = row.addr;
             for &v in &vals[0] {
@@ -3608,6 +3632,9 @@ impl Tx<'_, '_> {
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
+        }
+        if waits.is_some() {
+            self.flush();
         }
         let spilled: Vec<ir::StackSlot> = vals.iter().map(|c| self.spill(c)).collect();
         let size1 = i64::from(ty.size());
