@@ -24,14 +24,23 @@ __global__ void queue_then_row(int *out, int n) {
     out[base + t % 32] = -t;
 }
 
-// A store under a partial mask between queued ones to the same buffer.
+// A store under a partial mask, to a word a queued store wrote, between queued ones: the
+// queue goes first.
 __global__ void queue_around_a_partial_store(float *out, int n) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     out[t * 8] = 1.0f;
     out[t * 8 + 1] = 2.0f;
-    if (t % 3 != 0) out[t * 8 + 2] = 3.0f;
+    if (t % 3 != 0) out[t * 8 + 1] = 3.0f;
     out[t * 8 + 3] = 4.0f;
-    out[t * 8 + 1] = 5.0f;
+}
+
+// Two steps from the same start: lane 3's first store and lane 2's second hit one word, so
+// stores of another step do not wait together.
+__global__ void queue_two_steps(int *out, int n) {
+    int t = threadIdx.x;
+    int base = (blockIdx.x * ((blockDim.x + 31) / 32) + t / 32) * 128;
+    out[base + (t % 32) * 2] = t;
+    out[base + (t % 32) * 3] = 1000 + t;
 }
 
 // The output is read back in the kernel: its stores never wait.
