@@ -1,17 +1,19 @@
-//! Why PoCL leads on the naive transpose: the same 32×32-tile transpose in four memory orders,
+//! Why PoCL led on the naive transpose: the same 32×32-tile transpose in five memory orders,
 //! native Rust, timed on this CPU (median of 9; `cargo run --release --example
 //! transpose_orders -- 4096`).
 //!
 //! The naive kernel (`transpose_naive` in `cuda/kernels.cu`: 32 × 8 threads per tile, each
 //! thread moving 4 elements `j` rows apart) has one store order per execution strategy:
-//! * warp order — warpsim's: each warp instruction at a time, so for each row `ly` and each
-//!   `j`, the 32 lanes `x` store one element into each of 32 output rows;
+//! * warp order — one warp instruction at a time (warpsim before its queue): for each row
+//!   `ly` and each `j`, the 32 lanes `x` store one element into each of 32 output rows;
+//! * warp order, queued — warpsim's compiled tier now (`src/cuda/jit/translate/queue.rs`):
+//!   a warp's four rows loaded as they come, their stores then written thread by thread;
 //! * work-item order — PoCL's (read from the machine code it caches for the kernel): each
 //!   work-item runs its whole body before the next, so for each `ly` and each `x`, the four
 //!   `j` stores land in one output row together;
 //! * column order — each output row of the tile whole, its 32 loads strided;
-//! * and the native baseline of `warpsim bench` (`kernels::native::transpose`: rows read
-//!   whole, each element stored to its output row).
+//! * the native baseline of `warpsim bench` (`kernels::native::transpose`: rows read whole,
+//!   each element stored to its output row).
 
 use rayon::prelude::*;
 use std::time::Instant;
@@ -24,9 +26,9 @@ const T: usize = 32;
 #[derive(Clone, Copy)]
 enum Order {
     Warp,
+    Queued,
     WorkItem,
     Column,
-    Queued,
 }
 
 /// Transposes `inp` (`n` × `n`) into `out` a tile at a time in `order`, each band of `T`
@@ -66,6 +68,7 @@ fn by_tiles(inp: &[f32], out: &mut [f32], n: usize, order: Order) {
                             for (k, j) in (0..T).step_by(8).enumerate() {
                                 let y = row0 + ly + j;
                                 q[k].copy_from_slice(&inp[y * n + bx * T..y * n + bx * T + 32]);
+                                // A real queue: not fused into the work-item order.
                                 std::hint::black_box(&mut q[k]);
                             }
                             for x in 0..T {
@@ -98,23 +101,12 @@ fn main() {
     let inp: Vec<f32> = (0..n * n).map(|i| i as f32).collect();
     let mut out = vec![0f32; n * n];
     type Run = Box<dyn Fn(&[f32], &mut [f32])>;
+    let tiles = |order: Order| -> Run { Box::new(move |i, o| by_tiles(i, o, n, order)) };
     let runs: [(&str, Run); 5] = [
-        (
-            "queued",
-            Box::new(move |i, o| by_tiles(i, o, n, Order::Queued)),
-        ),
-        (
-            "warp order (warpsim)",
-            Box::new(move |i, o| by_tiles(i, o, n, Order::Warp)),
-        ),
-        (
-            "work-item order (PoCL)",
-            Box::new(move |i, o| by_tiles(i, o, n, Order::WorkItem)),
-        ),
-        (
-            "column order",
-            Box::new(move |i, o| by_tiles(i, o, n, Order::Column)),
-        ),
+        ("warp order", tiles(Order::Warp)),
+        ("warp order, queued (warpsim)", tiles(Order::Queued)),
+        ("work-item order (PoCL)", tiles(Order::WorkItem)),
+        ("column order", tiles(Order::Column)),
         (
             "native baseline",
             Box::new(move |i, o| native::transpose(i, o, n, n)),
@@ -136,6 +128,6 @@ fn main() {
     );
     for (times, (name, _)) in ms.iter_mut().zip(&runs) {
         times.sort_by(f64::total_cmp);
-        println!("  {name:24} {:7.2} ms", times[times.len() / 2]);
+        println!("  {name:30} {:7.2} ms", times[times.len() / 2]);
     }
 }

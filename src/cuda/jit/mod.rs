@@ -21,7 +21,12 @@
 //! (its other lanes made only where a vector of them is needed). Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
 //! global allocation, a static shared array, the dynamic shared memory), once per warp for a
 //! row at a fixed step (one vector access per chunk when the elements are consecutive; a
-//! global store only when every lane executes), lane by lane otherwise. A failed check stops
+//! global store only when every lane executes), lane by lane otherwise. A warp's global store
+//! at a larger step, to a buffer the kernel only writes and no other buffer of the launch
+//! overlaps, is checked where it stands and then waits in a queue of the block (up to four)
+//! until the warp's part of the region ends; the queue is written lane by lane, each thread's
+//! stores together, as PoCL runs a work-item's body (`translate/queue.rs` says why nothing can
+//! tell the difference; the naive transpose runs twice as fast). A failed check stops
 //! the block with [`Status::Fault`]; the launch then re-runs that block on the interpreter,
 //! which reports the fault with its full location (or, should the re-run not fault, the
 //! launch reports the access the compiled code saw, in the same words).
