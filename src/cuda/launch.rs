@@ -190,7 +190,9 @@ pub fn launch_with(
     let sites = SiteTable(kernel.files.clone());
     // A shape the device refuses is reported before anything is compiled for it.
     dev.validate(cfg)?;
-    let (compiled, tier) = choose(kernel, cfg, dev.counts_lines(cfg))?;
+    let p = dev.profile();
+    let warp_banks = p.shared_banks == 32 && p.shared_request_lanes == 32;
+    let (compiled, tier) = choose(kernel, cfg, dev.counts_lines(cfg), warp_banks)?;
     let reach = footprint(
         buffers
             .iter()
@@ -280,9 +282,14 @@ fn footprint<'a>(buffers: impl Iterator<Item = &'a Global<u8>>) -> u64 {
 /// What [`choose`] picks: the compiled kernel, where the compiled tier runs it, and the tier.
 type Choice = (Option<std::sync::Arc<Result<Compiled, String>>>, Tier);
 
-/// The compiled kernel for this launch (`lines`: whether it counts per line), if the compiled
-/// tier runs it, and the tier.
-fn choose(kernel: &Kernel, cfg: &LaunchConfig, lines: bool) -> Result<Choice, Error> {
+/// The compiled kernel for this launch (`lines`: whether it counts per line; `warp_banks`:
+/// [`jit::Shape::warp_banks`]), if the compiled tier runs it, and the tier.
+fn choose(
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    lines: bool,
+    warp_banks: bool,
+) -> Result<Choice, Error> {
     let refuse = |reason: &str| -> Result<Choice, Error> {
         if cfg.engine == Engine::Jit {
             return Err(Error::Unsupported {
@@ -313,6 +320,7 @@ fn choose(kernel: &Kernel, cfg: &LaunchConfig, lines: bool) -> Result<Choice, Er
         block: [cfg.block.x, cfg.block.y, cfg.block.z],
         count: cfg.mode == Mode::Count,
         lines: cfg.mode == Mode::Count && lines,
+        warp_banks: cfg.mode == Mode::Count && warp_banks,
     };
     let (c, fresh) = jit::compiled(kernel, shape);
     match c.as_ref() {

@@ -79,10 +79,11 @@ pub(crate) fn memo_words(accesses: usize) -> usize {
 /// remember ([`REMEMBERED`]), then the memo's head as it is now.
 pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 
-/// `u32`s of a block's step record for `warps` warps: per warp its divergent branches, per
-/// warp its steps taken, then per step and warp (`k × warps + w`) the divergent branches and
-/// the counting site plus one; last, per warp the loads of its current batch (see
-/// [`batch_word`]).
+/// `u32`s of a block's step record for `warps` warps: per warp its divergent branches past
+/// the first [`MAX_STEPS`] steps, per warp its steps taken, then per step and warp
+/// (`k × warps + w`) the counting site plus one, shifted up a bit, and whether the step
+/// diverged in the low bit (0: not taken); last, per warp the loads of its current batch
+/// (see [`batch_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
     batch_word(warps) + warps
 }
@@ -90,7 +91,7 @@ pub(crate) fn step_words(warps: usize) -> usize {
 /// Where in the step record warp 0's batch word is: the global loads of the warp's current
 /// batch (0: its next load starts one; [`crate::Counters::gld_batches`]).
 pub(crate) fn batch_word(warps: usize) -> usize {
-    2 * warps + 2 * MAX_STEPS * warps
+    2 * warps + MAX_STEPS * warps
 }
 
 /// A memory instruction of the compiled code, as [`access`] is told about it.
@@ -103,6 +104,9 @@ pub(crate) struct CountedAccess {
     pub kind: AccessKind,
     /// Bytes per lane.
     pub size: u32,
+    /// Whether it costs one wavefront whatever its lanes ([`super::Shape::warp_banks`]): the
+    /// compiled code then adds only its requests, each one wavefront, one ideal and of degree 1.
+    pub unit: bool,
 }
 
 /// What the interpreter knows of a buffer slot ([`Target`] without the element size).
@@ -310,6 +314,12 @@ impl Sink<'_> {
             if c[0] == 0 {
                 continue;
             }
+            if a.unit {
+                let requests = c[0];
+                for f in [1, 2, 4] {
+                    c[f] = requests;
+                }
+            }
             let space = self.slots.get(a.slot as usize).map(|t| t.space);
             if let Some(&(index, _)) = self.sites.get(a.site as usize) {
                 let to = self.count.at(index);
@@ -331,27 +341,27 @@ impl Sink<'_> {
         // The next block's warps start without a batch.
         batches.fill(0);
         let (divergent, rest) = steps.split_at_mut(warps);
-        let (taken, rest) = rest.split_at_mut(warps);
-        let (step_div, step_site) = rest.split_at_mut(MAX_STEPS * warps);
+        let (taken, record) = rest.split_at_mut(warps);
         for w in 0..warps {
-            if divergent[w] != 0 {
-                self.count.diverged(w, divergent[w]);
-            }
+            let mut diverged = divergent[w];
             for k in 0..(taken[w] as usize).min(MAX_STEPS) {
                 let i = k * warps + w;
-                if step_div[i] == 0 && self.count.step_known(k, w) {
-                    step_site[i] = 0;
+                let (site, div) = (record[i] >> 1, record[i] & 1);
+                // Cleared: a kernel with another number of warps lays the record out anew.
+                record[i] = 0;
+                diverged += div;
+                if div == 0 && self.count.step_known(k, w) {
                     continue;
                 }
-                let site = (step_site[i] as usize)
+                let site = (site as usize)
                     .checked_sub(1)
                     .and_then(|s| self.sites.get(s));
                 if let Some(&(_, at)) = site {
-                    self.count.step(k, w, at, u64::from(step_div[i]));
+                    self.count.step(k, w, at, u64::from(div));
                 }
-                // Both cleared: a kernel with another number of warps lays them out anew.
-                step_div[i] = 0;
-                step_site[i] = 0;
+            }
+            if diverged != 0 {
+                self.count.diverged(w, diverged);
             }
             divergent[w] = 0;
             taken[w] = 0;

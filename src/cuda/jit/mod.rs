@@ -268,6 +268,11 @@ pub(crate) struct Shape {
     /// Whether the code counts (a counting launch: [`crate::Mode::Count`]), and per line.
     pub count: bool,
     pub lines: bool,
+    /// Whether shared memory serves a warp's request at once from 32 banks of 4 bytes (every
+    /// profile from sm_50): then a warp's 4-byte access at an odd step of elements, or to one
+    /// address, takes one wavefront whatever its lanes, and counting code adds it without the
+    /// memo.
+    pub warp_banks: bool,
 }
 
 /// Compiled kernels, by kernel and shape (a handful per process; compared by value).

@@ -1300,18 +1300,17 @@ impl Tx<'_, '_> {
         if self.is_full(v) {
             return self.b.ins().iconst(I32, -1);
         }
-        let mut acc = self.b.ins().iconst(I32, 0);
-        for (c, &x) in v.iter().enumerate() {
-            let f = self.cast(F32X4, x);
-            let b = self.b.ins().vhigh_bits(I32, f);
-            let b = if c > 0 {
-                self.b.ins().ishl_imm_s(b, (4 * c) as i64)
-            } else {
-                b
-            };
-            acc = self.b.ins().bor(acc, b);
-        }
-        acc
+        // Narrowed with signed saturation (which keeps each lane's sign) to two vectors of 16
+        // bytes, whose sign bits are the lanes': 10 instructions instead of 8 per-chunk masks
+        // shifted into place.
+        let x: [Value; C32] = std::array::from_fn(|c| self.cast(I32X4, v[c]));
+        let h: [Value; 4] = std::array::from_fn(|i| self.b.ins().snarrow(x[2 * i], x[2 * i + 1]));
+        let lo = self.b.ins().snarrow(h[0], h[1]);
+        let hi = self.b.ins().snarrow(h[2], h[3]);
+        let lo = self.b.ins().vhigh_bits(I32, lo);
+        let hi = self.b.ins().vhigh_bits(I32, hi);
+        let hi = self.b.ins().ishl_imm_s(hi, 16);
+        self.b.ins().bor(lo, hi)
     }
 
     /// A 32-bit-lane mask widened for 64-bit lanes.
@@ -3454,7 +3453,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step));
+        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step, r.known));
         if let Some(row) = row {
             let (affine, unit, strided, slow) = (
                 self.b.create_block(),
@@ -3558,7 +3557,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step));
+        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step, r.known));
         // Stores to a buffer only written may wait ([`queue`]); any other store to it writes
         // the waiting ones first.
         let waits = if shared { None } else { self.may_wait(slot) };

@@ -126,9 +126,10 @@ impl Tx<'_, '_> {
         };
         let bits = self.cur_bits();
         let (issued, lanes) = self.issued(bits);
+        let tally = self.tally();
         for (s, n) in pending {
-            self.add_count(s, 0, issued, n);
-            self.add_count(s, 1, lanes, n);
+            self.add_count(tally, s, 0, issued, n);
+            self.add_count(tally, s, 1, lanes, n);
         }
     }
 
@@ -140,9 +141,13 @@ impl Tx<'_, '_> {
         (self.b.ins().uextend(I64, nz), lanes)
     }
 
-    /// Counter `field` of counting site `s` += `x × times`.
-    fn add_count(&mut self, s: u32, field: usize, x: Value, times: i64) {
-        let tally = self.load_ctx(I64, offset_of!(Ctx, tally));
+    /// The block's counts per site (their address).
+    fn tally(&mut self) -> Value {
+        self.load_ctx(I64, offset_of!(Ctx, tally))
+    }
+
+    /// Counter `field` of counting site `s` (in `tally`) += `x × times`.
+    fn add_count(&mut self, tally: Value, s: u32, field: usize, x: Value, times: i64) {
         let off = ((s as usize * SITE_FIELDS + field) * 8) as i32;
         let old = self.b.ins().load(I64, MemFlagsData::trusted(), tally, off);
         let add = if times == 1 {
@@ -185,22 +190,23 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(yes);
         let one = self.b.ins().iconst(I64, 1);
         let (_, lanes) = self.issued(entry);
-        self.add_count(slot, 0, one, 1);
-        self.add_count(slot, 1, lanes, 1);
-        self.add_count(slot, 2, one, 1);
+        let tally = self.tally();
+        self.add_count(tally, slot, 0, one, 1);
+        self.add_count(tally, slot, 1, lanes, 1);
+        self.add_count(tally, slot, 2, one, 1);
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
         let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
         let div = self.b.ins().band(some, part);
         let div32 = self.b.ins().uextend(I32, div);
         let div64 = self.b.ins().uextend(I64, div);
-        self.add_count(slot, 3, div64, 1);
+        self.add_count(tally, slot, 3, div64, 1);
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
         // Loaded here rather than kept in a register throughout (as are the other arrays).
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let wp = self.step_addr(steps, w);
-        self.step_word(wp, 0, div32, true);
-        // The warp's step: record its site and divergence while within the record.
+        // The warp's step: record its site and divergence while within the record (the warp's
+        // divergent branches are then the record's; past it they are counted apart).
         let taken_at = (warps * 4) as i32;
         let k = self
             .b
@@ -216,15 +222,20 @@ impl Tx<'_, '_> {
         self.b
             .ins()
             .store(MemFlagsData::trusted(), k1, wp, taken_at);
-        let record = self.b.create_block();
-        self.b.ins().brif(within, record, &[], done, &[]);
+        let (record, past) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(within, record, &[], past, &[]);
         self.b.switch_to_block(record);
         let kw = self.b.ins().imul_imm_s(k, warps as i64);
         let i = self.b.ins().iadd(kw, w);
         let ip = self.step_addr(steps, i);
-        self.step_word(ip, 2 * warps, div32, true);
-        let s1 = self.b.ins().iconst(I32, i64::from(s) + 1);
-        self.step_word(ip, 2 * warps + MAX_STEPS * warps, s1, false);
+        // Written once per block (each step is the warp's next): the site plus one, shifted
+        // up a bit, and whether it diverged, in one word.
+        let site1 = self.b.ins().iconst(I32, (i64::from(s) + 1) << 1);
+        let word = self.b.ins().bor(site1, div32);
+        self.step_word(ip, 2 * warps, word, false);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(past);
+        self.step_word(wp, 0, div32, true);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
     }
@@ -270,7 +281,8 @@ impl Tx<'_, '_> {
         let next = self.b.ins().select(starts, one, more);
         self.b.ins().store(MemFlagsData::trusted(), next, p, at);
         let started = self.b.ins().uextend(I64, starts);
-        self.add_count(s, 5, started, 1);
+        let tally = self.tally();
+        self.add_count(tally, s, 5, started, 1);
     }
 
     /// A barrier, at block level: one instruction and one barrier per warp with live lanes.
@@ -286,9 +298,10 @@ impl Tx<'_, '_> {
                 let n = row.iter().filter(|&&m| m != 0).count() as i64;
                 (w + i64::from(n > 0), t + n)
             });
+            let tally = self.tally();
             for (field, n) in [(0, warps), (1, threads), (4, warps)] {
                 let x = self.b.ins().iconst(I64, n);
-                self.add_count(s, field, x, 1);
+                self.add_count(tally, s, field, x, 1);
             }
             return;
         }
@@ -305,9 +318,10 @@ impl Tx<'_, '_> {
         });
         let bits = self.bits(&m);
         let (issued, lanes) = self.issued(bits);
-        self.add_count(s, 0, issued, 1);
-        self.add_count(s, 1, lanes, 1);
-        self.add_count(s, 4, issued, 1);
+        let tally = self.tally();
+        self.add_count(tally, s, 0, issued, 1);
+        self.add_count(tally, s, 1, lanes, 1);
+        self.add_count(tally, s, 4, issued, 1);
         self.next_warp(warps);
     }
 
@@ -321,7 +335,7 @@ impl Tx<'_, '_> {
         slot: Option<usize>,
         (kind, size): (AccessKind, i64),
         site: Site,
-        row: Option<(Value, Value, Value)>,
+        row: Option<(Value, Value, Value, Option<i64>)>,
     ) {
         let Some(c) = self.count.as_mut() else {
             return;
@@ -333,18 +347,31 @@ impl Tx<'_, '_> {
         let s = c.site(site);
         let batch_slot = c.slot(site);
         let a = c.accesses.len();
+        let buffers = super::buffers(self.k);
+        let shared = slot >= buffers + self.k.globals.len();
+        // The step in elements, where known (lanes that all use one address: 0).
+        let known = match row {
+            Some((_, _, _, known)) => known,
+            None => p.terms.is_empty().then_some(0),
+        };
+        // One wavefront whatever the lanes: 4-byte elements at an odd step or one address, a
+        // warp's request served at once by 32 banks (distinct banks, or one word).
+        let unit = shared
+            && size == 4
+            && kind != AccessKind::Atomic
+            && self.shape.warp_banks
+            && known.is_some_and(|k| k == 0 || k % 2 != 0);
         c.accesses.push(CountedAccess {
             site: s,
             slot: slot as u32,
             kind,
             size: size as u32,
+            unit,
         });
         let call_conv = c.call_conv;
         // This instruction's part of the memo: its counts, then its entries.
         let counts = ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32;
         let entries = counts + (ACCESS_FIELDS * 8) as i32;
-        let buffers = super::buffers(self.k);
-        let shared = slot >= buffers + self.k.globals.len();
         // `__constant__` variables are read through the constant cache: no global load.
         let constant = slot
             .checked_sub(buffers)
@@ -366,14 +393,28 @@ impl Tx<'_, '_> {
         }
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
         // Lanes that all use one address are a row of step 0.
-        let row = row.or_else(|| {
-            p.terms.is_empty().then(|| {
-                let ok = self.b.ins().iconst(I8, 1);
-                let step = self.b.ins().iconst(I64, 0);
-                (ok, p.uniform, step)
-            })
-        });
-        if let Some((ok, byte0, step)) = row {
+        let row = row
+            .map(|(ok, byte0, step, _)| (ok, byte0, step))
+            .or_else(|| {
+                p.terms.is_empty().then(|| {
+                    let ok = self.b.ins().iconst(I8, 1);
+                    let step = self.b.ins().iconst(I64, 0);
+                    (ok, p.uniform, step)
+                })
+            });
+        if let Some((ok, _, _)) = row.filter(|_| unit) {
+            // Requests alone: the sink makes wavefronts, ideal ones and the degree of conflict
+            // (one each) of them.
+            let (sure, add) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(ok, sure, &[], call, &[]);
+            self.b.switch_to_block(sure);
+            let one = self.b.ins().iconst(I64, 1);
+            let skip = self.not_the_sample(memo, best, one, w);
+            self.b.ins().brif(skip, add, &[], call, &[]);
+            self.b.switch_to_block(add);
+            self.add_at(memo, counts, one);
+            self.b.ins().jump(done, &[]);
+        } else if let Some((ok, byte0, step)) = row {
             // The memo: the same lanes at the same start within 128 bytes cost the same.
             let (probe, hit, add) = (
                 self.b.create_block(),
@@ -404,30 +445,10 @@ impl Tx<'_, '_> {
                     self.b.switch_to_block(second);
                 }
             }
-            // Not a candidate for the costliest sample: cheaper than it, or as costly and later.
             self.b.switch_to_block(hit);
             let e = self.b.use_var(found);
             let cost = self.b.ins().load(I64, flags, e, entries + 8);
-            let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
-            let top = self.b.ins().load(I64, flags, memo, best);
-            let top_block = self.b.ins().load(I64, flags, memo, best + 8);
-            let top_warp = self.b.ins().load(I64, flags, memo, best + 16);
-            let cheaper = self.b.ins().icmp(IntCC::UnsignedLessThan, cost, top);
-            let as_costly = self.b.ins().icmp(IntCC::Equal, cost, top);
-            let later_block = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThan, linear, top_block);
-            let same_block = self.b.ins().icmp(IntCC::Equal, linear, top_block);
-            let w64 = self.b.ins().uextend(I64, w);
-            let later_warp = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, w64, top_warp);
-            let later = self.b.ins().band(same_block, later_warp);
-            let later = self.b.ins().bor(later_block, later);
-            let later = self.b.ins().band(as_costly, later);
-            let skip = self.b.ins().bor(cheaper, later);
+            let skip = self.not_the_sample(memo, best, cost, w);
             self.b.ins().brif(skip, add, &[], call, &[]);
             self.b.switch_to_block(add);
             let one = self.b.ins().iconst(I64, 1);
@@ -544,6 +565,32 @@ impl Tx<'_, '_> {
         }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// Whether warp `w`'s access of `cost` cannot become the costliest sample kept at `best` in
+    /// the memo's head: cheaper than it, or as costly and later (`I8`).
+    fn not_the_sample(&mut self, memo: Value, best: i32, cost: Value, w: Value) -> Value {
+        let flags = MemFlagsData::trusted();
+        let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
+        let top = self.b.ins().load(I64, flags, memo, best);
+        let top_block = self.b.ins().load(I64, flags, memo, best + 8);
+        let top_warp = self.b.ins().load(I64, flags, memo, best + 16);
+        let cheaper = self.b.ins().icmp(IntCC::UnsignedLessThan, cost, top);
+        let as_costly = self.b.ins().icmp(IntCC::Equal, cost, top);
+        let later_block = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, linear, top_block);
+        let same_block = self.b.ins().icmp(IntCC::Equal, linear, top_block);
+        let w64 = self.b.ins().uextend(I64, w);
+        let later_warp = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, w64, top_warp);
+        let later = self.b.ins().band(same_block, later_warp);
+        let later = self.b.ins().bor(later_block, later);
+        let later = self.b.ins().band(as_costly, later);
+        self.b.ins().bor(cheaper, later)
     }
 
     /// `memo` plus the offset of `key`'s first (`way` 0) or second place among a memory

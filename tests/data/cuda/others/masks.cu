@@ -58,3 +58,14 @@ __global__ void strided_regions(int *out, const int *in, int n) {
     for (; m < n; m += 5) acc ^= in[m];
     out[blockIdx.x * blockDim.x + t] = acc + m;
 }
+
+// More divergent steps per warp than the counters' step record keeps (256): the steps past it
+// still count as the warp's divergent branches.
+__global__ void many_steps(int *out, int n) {
+    int t = threadIdx.x;
+    int acc = 0;
+    for (int j = 0; j < 300; j++) {
+        if ((t + j) % 3 == 0) acc += j;
+    }
+    out[blockIdx.x * blockDim.x + t] = acc;
+}
