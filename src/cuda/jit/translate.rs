@@ -2991,6 +2991,9 @@ struct WarpLoop {
 struct Row {
     /// Whether it is one, inside its buffer and aligned (`I8`).
     ok: Value,
+    /// Whether the lanes are a row, wherever it lies (`I8`): what counting needs, its cost
+    /// depending only on the executing lanes, the step and the start.
+    row: Value,
     /// Whether the step is one element (`I8`).
     unit: Value,
     /// The step in elements, where known at compile time.
@@ -3371,14 +3374,19 @@ impl Tx<'_, '_> {
         let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
         let low = self.b.ins().band_imm_s(byte0, size - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let mut ok = self.b.ins().band(affine, no_wrap);
-        for c in [nonneg, fits, aligned].into_iter().chain(fits32) {
+        let mut row = self.b.ins().band(affine, no_wrap);
+        if let Some(f) = fits32 {
+            row = self.b.ins().band(row, f);
+        }
+        let mut ok = row;
+        for c in [nonneg, fits, aligned] {
             ok = self.b.ins().band(ok, c);
         }
         let unit = self.b.ins().icmp_imm_s(IntCC::Equal, k64, 1);
         let addr = self.b.ins().iadd(self.buf_ptr[slot], byte0);
         Some(Row {
             ok,
+            row,
             unit,
             known: known.and_then(Step::constant),
             addr,
@@ -3453,7 +3461,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step, r.known));
+        let counted_row = row.as_ref().map(|r| (r.row, r.byte0, r.step, r.known));
         if let Some(row) = row {
             let (affine, unit, strided, slow) = (
                 self.b.create_block(),
@@ -3557,7 +3565,7 @@ impl Tx<'_, '_> {
             Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
             _ => None,
         };
-        let counted_row = row.as_ref().map(|r| (r.ok, r.byte0, r.step, r.known));
+        let counted_row = row.as_ref().map(|r| (r.row, r.byte0, r.step, r.known));
         // Stores to a buffer only written may wait ([`queue`]); any other store to it writes
         // the waiting ones first.
         let waits = if shared { None } else { self.may_wait(slot) };

@@ -402,12 +402,11 @@ impl Tx<'_, '_> {
                     (ok, p.uniform, step)
                 })
             });
-        if let Some((ok, _, _)) = row.filter(|_| unit) {
+        if unit {
             // Requests alone: the sink makes wavefronts, ideal ones and the degree of conflict
-            // (one each) of them.
-            let (sure, add) = (self.b.create_block(), self.b.create_block());
-            self.b.ins().brif(ok, sure, &[], call, &[]);
-            self.b.switch_to_block(sure);
+            // (one each) of them. Whether the lanes' row stays inside the array does not
+            // matter: the executing lanes' banks are distinct (or their word one) anyway.
+            let add = self.b.create_block();
             let one = self.b.ins().iconst(I64, 1);
             let skip = self.not_the_sample(memo, best, one, w);
             self.b.ins().brif(skip, add, &[], call, &[]);
