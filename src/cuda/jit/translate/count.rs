@@ -24,6 +24,9 @@ use cranelift_frontend::Variable;
 use std::collections::HashMap;
 use std::mem::offset_of;
 
+/// Where in the memo's head the costliest shared sample's cost, block and warp are.
+const SHARED_BEST: i32 = 3 * 8;
+
 /// The counting state of a translation.
 pub(super) struct Counting {
     /// The sites counted at, by the index the step record and memory instructions name them
@@ -38,6 +41,9 @@ pub(super) struct Counting {
     pending: Vec<(u32, i64)>,
     /// The current mask's lanes as bits (`I32`), defined wherever the mask is.
     cur_bits: Option<Variable>,
+    /// Whether no access of cost one in this block can become the costliest shared sample
+    /// (`I8`, computed at entry; see [`Tx::count_prologue`]).
+    unit_later: Option<Value>,
     call_conv: CallConv,
 }
 
@@ -50,6 +56,7 @@ impl Counting {
             lines,
             pending: Vec::new(),
             cur_bits: None,
+            unit_later: None,
             call_conv,
         }
     }
@@ -81,8 +88,26 @@ impl Counting {
 impl Tx<'_, '_> {
     /// Declare the current mask's bits (at entry, before the mask is first set).
     pub(super) fn count_prologue(&mut self) {
+        let Some(c) = &mut self.count else {
+            return;
+        };
+        c.cur_bits = Some(self.b.declare_var(I32));
+        // The costliest shared sample so far cost one or more and came from an earlier block:
+        // then no access of cost one in this block can replace it, whatever this block samples
+        // meanwhile (the sample only gets costlier or earlier).
+        let flags = MemFlagsData::trusted();
+        let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
+        let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
+        let top = self.b.ins().load(I64, flags, memo, SHARED_BEST);
+        let top_block = self.b.ins().load(I64, flags, memo, SHARED_BEST + 8);
+        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, top, 0);
+        let earlier = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, top_block, linear);
+        let later = self.b.ins().band(some, earlier);
         if let Some(c) = &mut self.count {
-            c.cur_bits = Some(self.b.declare_var(I32));
+            c.unit_later = Some(later);
         }
     }
 
@@ -185,21 +210,24 @@ impl Tx<'_, '_> {
             return;
         };
         let (s, slot) = (c.site(site), c.slot(site));
-        let (yes, done) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(entry, yes, &[], done, &[]);
-        self.b.switch_to_block(yes);
-        let one = self.b.ins().iconst(I64, 1);
-        let (_, lanes) = self.issued(entry);
+        // Counted where the branch is, whether a lane executes or not (then it adds zeros):
+        // `taken` is used here, so the code generator computes the condition's lanes once,
+        // here, for the branch itself too (a first use in a block of its own would have them
+        // computed again after it).
+        let (issued, lanes) = self.issued(entry);
         let tally = self.tally();
-        self.add_count(tally, slot, 0, one, 1);
+        self.add_count(tally, slot, 0, issued, 1);
         self.add_count(tally, slot, 1, lanes, 1);
-        self.add_count(tally, slot, 2, one, 1);
+        self.add_count(tally, slot, 2, issued, 1);
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
         let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
         let div = self.b.ins().band(some, part);
         let div32 = self.b.ins().uextend(I32, div);
         let div64 = self.b.ins().uextend(I64, div);
         self.add_count(tally, slot, 3, div64, 1);
+        let (yes, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(entry, yes, &[], done, &[]);
+        self.b.switch_to_block(yes);
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
         // Loaded here rather than kept in a register throughout (as are the other arrays).
@@ -377,7 +405,7 @@ impl Tx<'_, '_> {
             .checked_sub(buffers)
             .and_then(|g| self.k.globals.get(g))
             .is_some_and(|g| g.constant);
-        let best = if shared { 3 * 8 } else { 0 };
+        let best = if shared { SHARED_BEST } else { 0 };
         let bits = self.cur_bits();
         let w = self.warp.expect("inside a region");
         let (call, done) = (self.b.create_block(), self.b.create_block());
@@ -406,8 +434,15 @@ impl Tx<'_, '_> {
             // Requests alone: the sink makes wavefronts, ideal ones and the degree of conflict
             // (one each) of them. Whether the lanes' row stays inside the array does not
             // matter: the executing lanes' banks are distinct (or their word one) anyway.
-            let add = self.b.create_block();
+            let (add, check) = (self.b.create_block(), self.b.create_block());
             let one = self.b.ins().iconst(I64, 1);
+            let later = self
+                .count
+                .as_ref()
+                .and_then(|c| c.unit_later)
+                .expect("set at entry");
+            self.b.ins().brif(later, add, &[], check, &[]);
+            self.b.switch_to_block(check);
             let skip = self.not_the_sample(memo, best, one, w);
             self.b.ins().brif(skip, add, &[], call, &[]);
             self.b.switch_to_block(add);
