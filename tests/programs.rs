@@ -716,6 +716,29 @@ fn habits_of_real_programs() {
 }
 
 #[test]
+fn overloaded_kernels_run_the_overload_their_arguments_pick() {
+    let (r, profile) = with_json(&[&program("real/overloads.cu")], &[]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // 7 · 2; (1 + 0.5) · 3 in the first 16 lanes only; 1.5 · 100 as bytes.
+    assert!(
+        r.stdout
+            .contains("overloads: 14 4.5 1.5 150 255 cudaSuccess\n"),
+        "{}",
+        r.show()
+    );
+    let names = kernels(&profile);
+    for k in [
+        "fill(int *, int)",
+        "fill(float *, float)",
+        "twice<int>(T *)",
+        "twice<float>(T *, int)",
+        "to_byte(uchar4 *, const float *)",
+    ] {
+        assert!(names.iter().any(|n| n == k), "{k} in {names:?}");
+    }
+}
+
+#[test]
 fn faults_name_the_file_among_many() {
     // A fault in the twentieth file of a translation unit is reported in that file.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("many-files");

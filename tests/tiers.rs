@@ -456,6 +456,31 @@ fn an_impossible_block_is_refused_before_compiling() {
     }
 }
 
+/// What the compiled tier does not compile runs on the interpreter, and the reason says what
+/// it is, wherever the kernel reads it (`clock()` stored directly, or compared at block level).
+#[test]
+fn what_is_not_compiled_is_named() {
+    let module = Module::from_source(
+        "clock.cu",
+        "__global__ void stored(long long *t) { if (threadIdx.x == 0) t[blockIdx.x] = clock64(); }\n\
+         __global__ void waits(int *x) { clock_t s = clock(); while (clock() - s < 100) \
+         __syncthreads(); x[threadIdx.x] = 1; }",
+        &Options::default(),
+    )
+    .expect("parses");
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<u64>("x", 64);
+    for name in ["stored", "waits"] {
+        let k = module.lower(name).expect("lowers");
+        let cfg = LaunchConfig::new(2, 32).mode(Mode::Fast);
+        let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect("runs");
+        match r.tier {
+            Tier::Interpreted { reason } => assert!(reason.contains("clock()"), "{reason}"),
+            t => panic!("{name}: {t:?}"),
+        }
+    }
+}
+
 /// Counting on the compiled tier (its memo of what a row of lanes costs included) gives the
 /// interpreter's counters, per-line counters and samples whatever order the blocks run in, on
 /// any number of CPU threads, with lines asked for by the launch or by the device.

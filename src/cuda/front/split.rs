@@ -20,6 +20,7 @@
 //! Every edit keeps the number of lines, and a `#line` directive names the original file, so
 //! the host compiler's messages point at the user's file and line.
 
+use std::collections::HashSet;
 use tree_sitter::Node;
 
 use crate::cuda::diag::Diagnostic;
@@ -76,25 +77,42 @@ pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
     let tree = parser
         .parse(text, None)
         .ok_or_else(|| fail("the parser gave up on this file"))?;
-    let mut s = Splitter {
-        src: text.as_bytes(),
-        sources: &sources,
-        file,
-        edits: Vec::new(),
-        kernels: Vec::new(),
-        symbols: Vec::new(),
-        tag: {
-            // Unique per file: a header with kernels and the .cu including it are split apart
-            // and then compiled as one unit.
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            name.hash(&mut h);
-            format!("{:08x}", h.finish() as u32)
-        },
-        next: 0,
+    let split = |overloaded: HashSet<String>| -> Result<Splitter<'_>, Diagnostic> {
+        let mut s = Splitter {
+            src: text.as_bytes(),
+            sources: &sources,
+            file,
+            edits: Vec::new(),
+            kernels: Vec::new(),
+            symbols: Vec::new(),
+            tag: {
+                // Unique per file: a header with kernels and the .cu including it are split
+                // apart and then compiled as one unit.
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                name.hash(&mut h);
+                format!("{:08x}", h.finish() as u32)
+            },
+            next: 0,
+            overloaded,
+        };
+        s.items(tree.root_node(), "")?;
+        s.launches(tree.root_node())?;
+        Ok(s)
     };
-    s.items(tree.root_node(), "")?;
-    s.launches(tree.root_node())?;
+    let mut s = split(HashSet::new())?;
+    // Kernels defined more than once under one name (overloads) are told apart by their
+    // parameter types: split again knowing which.
+    let mut seen = HashSet::new();
+    let overloaded: HashSet<String> = s
+        .kernels
+        .iter()
+        .filter(|k| !seen.insert(k.as_str()))
+        .cloned()
+        .collect();
+    if !overloaded.is_empty() {
+        s = split(overloaded)?;
+    }
     let mut edits = std::mem::take(&mut s.edits);
     edits.sort_by_key(|e| (e.start, e.end));
     let mut out = format!(
@@ -136,6 +154,9 @@ struct Splitter<'a> {
     tag: String,
     /// A counter for the names of generated declarations.
     next: usize,
+    /// Kernels (as in [`HostFile::kernels`]) that the file defines more than once: their
+    /// addresses are taken at their own type and their names carry their parameter types.
+    overloaded: HashSet<String>,
 }
 
 fn named_children(n: Node<'_>) -> Vec<Node<'_>> {
@@ -369,8 +390,10 @@ impl<'a> Splitter<'a> {
             return Ok(());
         };
         let name = self.text(name_node).to_string();
-        // The parameters, named where the source left them unnamed.
+        // The parameters, named where the source left them unnamed, and their types as written
+        // (as the device pass's `Param::written` has them).
         let mut params = Vec::new();
+        let mut types = Vec::new();
         if let Some(list) = d.child_by_field_name("parameters") {
             for (k, p) in named_children(list).into_iter().enumerate() {
                 match p.kind() {
@@ -387,6 +410,20 @@ impl<'a> Splitter<'a> {
                 if self.text(p).trim() == "void" {
                     continue;
                 }
+                // The declaration without its default argument, then without its name.
+                let written = p
+                    .child_by_field_name("declarator")
+                    .map_or(self.text(p), |d| {
+                        &self.text(p)[..d.end_byte() - p.start_byte()]
+                    });
+                let named = p
+                    .child_by_field_name("declarator")
+                    .and_then(|d| self.declared_name(d));
+                let written = named
+                    .as_deref()
+                    .and_then(|n| written.strip_suffix(n))
+                    .unwrap_or(written);
+                types.push(written.split_whitespace().collect::<Vec<_>>().join(" "));
                 match p
                     .child_by_field_name("declarator")
                     .map(|d| self.declared_name(d))
@@ -417,7 +454,7 @@ impl<'a> Splitter<'a> {
         };
         let id = format!("{}_{}", self.tag, self.next);
         self.next += 1;
-        let callee = if targs.is_empty() {
+        let function = if targs.is_empty() {
             name.clone()
         } else {
             format!(
@@ -428,6 +465,14 @@ impl<'a> Splitter<'a> {
                     .collect::<Vec<_>>()
                     .join(", ")
             )
+        };
+        let overloaded = self.overloaded.contains(&format!("{ns}{name}"));
+        let signature = types.join(", ");
+        // The kernel's address (`&k` alone names no function when `k` is overloaded).
+        let callee = if overloaded {
+            format!("static_cast<void (*)({signature})>(&{function})")
+        } else {
+            format!("&{function}")
         };
         let args = if params.is_empty() {
             "nullptr"
@@ -446,12 +491,23 @@ impl<'a> Splitter<'a> {
                     .join(", ")
             )
         };
-        let qualified = format!("\"{ns}\" __WARPSIM_XSTR({name})");
+        // An overload's name carries its parameter types, which the device pass matches
+        // (`fill(float *)`); a template's, its arguments first (`fill<float>(T *)`).
+        let suffix = if overloaded {
+            format!(" + \"({signature})\"")
+        } else {
+            String::new()
+        };
+        let qualified = if overloaded && targs.is_empty() {
+            format!("\"{ns}\" __WARPSIM_XSTR({name}) \"({signature})\"")
+        } else {
+            format!("\"{ns}\" __WARPSIM_XSTR({name})")
+        };
         let (touch, register) = if targs.is_empty() {
             (
                 String::new(),
                 format!(
-                    " static const int __warpsim_kernel_{id} = ::__warpsim_register_kernel((const void *)&{callee}, {qualified}, __WARPSIM_UNIT);"
+                    " static const int __warpsim_kernel_{id} = ::__warpsim_register_kernel((const void *){callee}, {qualified}, __WARPSIM_UNIT);"
                 ),
             )
         } else {
@@ -481,12 +537,12 @@ impl<'a> Splitter<'a> {
             (
                 format!("(void)__warpsim_kernel_{id}<{targ_list}>::done; "),
                 format!(
-                    " template <{tparams}> struct __warpsim_kernel_{id} {{ static inline const int done = ::__warpsim_register_kernel((const void *)&{callee}, ::__warpsim::kernel_name({qualified}, {{{spell}}}).c_str(), __WARPSIM_UNIT); }};"
+                    " template <{tparams}> struct __warpsim_kernel_{id} {{ static inline const int done = ::__warpsim_register_kernel((const void *){callee}, (::__warpsim::kernel_name({qualified}, {{{spell}}}){suffix}).c_str(), __WARPSIM_UNIT); }};"
                 ),
             )
         };
         let stub = format!(
-            "{{ {touch}{pack}::__warpsim::launch_stub((const void *)&{callee}, {args}); }}{}",
+            "{{ {touch}{pack}::__warpsim::launch_stub((const void *){callee}, {args}); }}{}",
             newlines(self.text(body))
         );
         self.edits.push(Edit {

@@ -59,6 +59,23 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     let start = Instant::now();
     let threads = shape.block.iter().map(|&d| d as usize).product::<usize>();
     let warps = threads.div_ceil(32);
+    // Built-ins refused wherever they are read, at block level too.
+    let refused = |o: &Operand| match o {
+        Operand::Builtin(Builtin::Clock) => Some("clock()"),
+        Operand::Builtin(Builtin::BaseAddress(_)) => Some("pointer addresses"),
+        _ => None,
+    };
+    let what = std::cell::Cell::new(None);
+    let find = |s: &Stmt| {
+        what.set(s.reads().iter().find_map(refused));
+        what.get().is_some()
+    };
+    if k.body.iter().any(|s| contains(s, &find)) {
+        return Err(format!(
+            "{} is not compiled yet",
+            what.get().unwrap_or_default()
+        ));
+    }
     let mut regions = Vec::new();
     let items = plan(k, &k.body, false, false, &mut regions)?;
     for r in &regions {
@@ -339,30 +356,16 @@ fn plan<'k>(
 
 /// Whether the compiled tier handles `s` (inside a region); `Err` names what it does not.
 fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
-    let operand = |o: &Operand| match o {
-        Operand::Builtin(Builtin::BaseAddress(_)) => Err("pointer addresses".to_string()),
-        Operand::Builtin(Builtin::Clock) => Err("clock()".to_string()),
-        _ => Ok(()),
-    };
     let addr = |a: &Addr| -> Result<(), String> {
         if slot(k, a.base).is_none() && a.base != Base::Null {
             return Err("a pointer that selects its buffer at run time".into());
         }
-        a.operands().try_for_each(|o| operand(&o))
+        Ok(())
     };
     match s {
-        Stmt::Assign(a) => {
-            let ops = a.op.operands();
-            ops.iter().try_for_each(operand)?;
-            op_supported(&a.op, a.ty)
-        }
+        Stmt::Assign(a) => op_supported(&a.op, a.ty),
         Stmt::Load { addr: a, .. } | Stmt::Store { addr: a, .. } => addr(a),
-        Stmt::If {
-            then, els, cond, ..
-        } => {
-            operand(cond)?;
-            then.iter().chain(els).try_for_each(|s| supported(k, s))
-        }
+        Stmt::If { then, els, .. } => then.iter().chain(els).try_for_each(|s| supported(k, s)),
         Stmt::Loop { body, step, .. } => body.iter().chain(step).try_for_each(|s| supported(k, s)),
         Stmt::Inline { body } => body.iter().try_for_each(|s| supported(k, s)),
         Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fence { .. } | Stmt::Trap { .. } => {

@@ -270,6 +270,7 @@ pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
 }
 
 fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
+    let (name, signature) = split_signature(name);
     let (base, targs_text) = split_template_name(name);
     let kernels: Vec<&Function> = m
         .ast
@@ -277,7 +278,17 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         .iter()
         .filter(|f| f.global && f.name == base)
         .collect();
-    let Some(f) = kernels.last().copied() else {
+    // An overload named with its parameter types is the one declared with them (compared
+    // without spaces); else, as when the types are macros the device pass expanded, the last.
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    let chosen = signature.and_then(|sig| {
+        let sig = squeeze(sig);
+        kernels.iter().copied().find(|f| {
+            let params: Vec<&str> = f.params.iter().map(|p| p.written.as_str()).collect();
+            squeeze(&params.join(",")) == sig
+        })
+    });
+    let Some(f) = chosen.or(kernels.last().copied()) else {
         return Err(not_found(m, base));
     };
     l.inline_stack = vec![f.name.clone()];
@@ -435,11 +446,16 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     l.open_scope();
     l.body(&f.body)?;
     let body = l.blocks.pop().unwrap_or_default();
-    let display = if shown_args.is_empty() {
+    let mut display = if shown_args.is_empty() {
         f.name.clone()
     } else {
         format!("{}<{}>", f.name, shown_args.join(", "))
     };
+    if kernels.len() > 1 {
+        // Overloads keep apart in reports as in Nsight's: by their parameter types.
+        let types: Vec<&str> = f.params.iter().map(|p| p.written.as_str()).collect();
+        display = format!("{display}({})", types.join(", "));
+    }
     let mut k = ir::Kernel {
         name: display,
         params,
@@ -467,6 +483,24 @@ pub fn global_init(m: &Unit, name: &str) -> R<Option<(Vec<u8>, bool)>> {
         return Ok(None);
     };
     Ok(l.globals.pop().map(|(g, _)| (g.init, g.constant)))
+}
+
+/// `"k(float *, int)"` → `("k", Some("float *, int"))`: an overloaded kernel's name as a
+/// whole program registers it; `"k<T>"` → `("k<T>", None)`.
+fn split_signature(name: &str) -> (&str, Option<&str>) {
+    let Some(inner) = name.trim_end().strip_suffix(')') else {
+        return (name, None);
+    };
+    let mut depth = 0;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => return (&name[..i], Some(&inner[i + 1..])),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    (name, None)
 }
 
 /// `name<a, b>` into `name` and `a, b`.
