@@ -388,6 +388,63 @@ __global__ void k(Args a) {
 }
 
 #[test]
+fn struct_variables_carry_pointers_too() {
+    // The Programming Guide's `Matrix` with `GetSubMatrix`, a local view, a copy, and a member
+    // function reaching its pointer field as `n` and as `this->n`.
+    let src = r#"
+typedef struct { int stride; int *elements; } Matrix;
+__device__ Matrix Sub(Matrix A, int off) {
+    Matrix s;
+    s.stride = A.stride;
+    s.elements = &A.elements[off];
+    return s;
+}
+struct Counter {
+    int *n;
+    __device__ void add() { atomicAdd(this->n, 1); }
+    __device__ void set(int v) { n[1] = v; }
+};
+struct View { int *p; };
+__global__ void k(Matrix A, int *out, int *count) {
+    int t = threadIdx.x;
+    Matrix s = Sub(A, 2);
+    Matrix copy;
+    copy = s;
+    View v;
+    v.p = out + 1;
+    v.p[t] = copy.elements[t] * s.stride;
+    Counter c;
+    c.n = count;
+    c.add();
+    if (t == 0) c.set(copy.elements[0]);
+}
+"#;
+    let dev = Device::default();
+    let x = dev.alloc_from("x", &(0..40).collect::<Vec<i32>>());
+    let out = ints(&dev, 33);
+    let count = ints(&dev, 2);
+    let mut bytes = vec![0u8; 16];
+    bytes[..4].copy_from_slice(&3i32.to_le_bytes());
+    bytes[8..16].copy_from_slice(&x.address().to_le_bytes());
+    let matrix = Arg::Struct {
+        bytes,
+        pointers: vec![Arg::buffer(&x)],
+    };
+    run(
+        src,
+        "k",
+        1,
+        32,
+        &[matrix, Arg::buffer(&out), Arg::buffer(&count)],
+    );
+    let want: Vec<i32> = std::iter::once(0)
+        .chain((0..32).map(|t| (t + 2) * 3))
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    assert_eq!(count.to_vec(), vec![32, 2]);
+}
+
+#[test]
 fn array_parameters_and_parenthesised_casts() {
     // An array parameter is a pointer, whatever follows it; `(size_t)(x)` parses as a call of
     // `size_t` and is a cast.

@@ -421,6 +421,12 @@ impl Lowerer<'_> {
                     Some("use the fields by name, `this->x` or `*this`"),
                 )),
             },
+            ExprKind::Member(a, f, true)
+                if matches!(a.kind, ExprKind::This)
+                    && let Some(p) = self.this_pointer(f) =>
+            {
+                self.read(&p, site)
+            }
             ExprKind::Member(a, f, false) => {
                 if let Some(p) = self.field_pointer(a, f) {
                     return self.read(&p, site);
@@ -841,6 +847,12 @@ impl Lowerer<'_> {
                 if !*arrow && let Some(p) = self.field_pointer(a, f) {
                     return Ok(p);
                 }
+                if *arrow
+                    && matches!(a.kind, ExprKind::This)
+                    && let Some(p) = self.this_pointer(f)
+                {
+                    return Ok(p);
+                }
                 let p = if *arrow && let Some(t) = self.alias_target(a) {
                     t
                 } else if *arrow {
@@ -886,6 +898,16 @@ impl Lowerer<'_> {
         fields
             .iter()
             .find(|(rest, _)| rest.is_empty())
+            .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// `this->f` when it names a pointer field of an object that carries its pointers.
+    fn this_pointer(&self, f: &str) -> Option<Place> {
+        let this = self.frames.last()?.this.as_ref()?;
+        let fields = self.pointers_of_place(this)?;
+        fields
+            .iter()
+            .find(|(path, _)| *path == [f])
             .map(|(_, idx)| Place::Ptr(*idx))
     }
 
@@ -1953,7 +1975,23 @@ impl Lowerer<'_> {
                 }
             }
         };
-        self.write(&p, v, site)
+        let written = self.write(&p, v, site)?;
+        if op.is_none() {
+            self.assign_pointers(a, b, site)?;
+        }
+        Ok(written)
+    }
+
+    /// `a = b` of structs whose pointer fields are pointer variables: `a`'s take `b`'s values
+    /// (`b` a struct that carries them, or a call that returned one).
+    fn assign_pointers(&mut self, a: &ast::Expr, b: &ast::Expr, site: Site) -> R<()> {
+        let Some(dst) = self.field_pointers_of(a, &[]) else {
+            return Ok(());
+        };
+        match self.pointers_of_value(b) {
+            Some(src) => self.copy_pointers(&dst, &src, site),
+            None => Ok(()),
+        }
     }
 
     fn incdec(&mut self, inc: bool, prefix: bool, x: &ast::Expr, site: Site) -> R<Val> {

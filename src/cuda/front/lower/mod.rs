@@ -197,6 +197,9 @@ struct Frame {
     captures: Option<(usize, usize, u64)>,
     /// Whether the return type is deduced from the first `return` (`auto`, a lambda's).
     deduce_ret: bool,
+    /// The pointer fields of the struct this function returns, when its `return`s name
+    /// struct variables that carry them (pointer variables of the call's own).
+    ret_pointers: Option<PointerFields>,
 }
 
 /// What `break`/`continue` leave.
@@ -235,8 +238,10 @@ pub struct Lowerer<'m> {
     scope_ids: Vec<u64>,
     next_scope_id: u64,
     /// Struct values whose pointer fields are pointer variables (struct kernel parameters,
-    /// and the device-function parameters they are passed to).
+    /// the device-function parameters they are passed to, local struct variables).
     field_pointers: Vec<FieldPointers>,
+    /// The pointer fields of the struct the last inlined call returned ([`Frame::ret_pointers`]).
+    returned_pointers: Option<PointerFields>,
 }
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
@@ -349,6 +354,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         this: None,
         captures: None,
         deduce_ret: false,
+        ret_pointers: None,
     });
     // Parameters.
     let mut params = Vec::new();
@@ -600,6 +606,7 @@ impl<'m> Lowerer<'m> {
             scope_ids: vec![0],
             next_scope_id: 1,
             field_pointers: Vec::new(),
+            returned_pointers: None,
         }
     }
 
@@ -731,6 +738,16 @@ impl<'m> Lowerer<'m> {
             })
             .collect();
         (!under.is_empty()).then_some(under)
+    }
+
+    /// The pointer fields of the struct variable at `place`, if it carries them (a member
+    /// function's object).
+    pub fn pointers_of_place(&self, place: &Place) -> Option<PointerFields> {
+        self.field_pointers
+            .iter()
+            .rev()
+            .find(|fp| fp.place == *place)
+            .map(|fp| fp.fields.clone())
     }
 
     /// Open a scope.
@@ -1344,6 +1361,7 @@ impl<'m> Lowerer<'m> {
             this: None,
             captures: None,
             deduce_ret: false,
+            ret_pointers: None,
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -1549,6 +1567,7 @@ impl<'m> Lowerer<'m> {
                 };
                 let val = self.convert_val(val, &ty, e.site)?;
                 self.write(&place, val, site)?;
+                self.return_pointers(e, site)?;
             }
             (Some(e), None) if deduce => {
                 // The first `return` of a deduced return type: a place of its value's type.
@@ -1832,7 +1851,74 @@ impl<'m> Lowerer<'m> {
             }
             None => None,
         };
-        self.declare_with(d, ty, v)
+        self.declare_with(d, ty.clone(), v)?;
+        self.own_pointers(&d.name, &ty, d.init.as_ref(), site)
+    }
+
+    /// A struct variable `name` of type `ty` with pointer fields gets a pointer variable for
+    /// each, so that its fields can be indexed and handed on (`v.p[i]`, `f(v)`), starting as
+    /// those of `init` where it names a struct that carries them or calls a function that
+    /// returns one.
+    fn own_pointers(&mut self, name: &str, ty: &Ty, init: Option<&ast::Expr>, site: Site) -> R<()> {
+        let fields = ty.pointer_fields(&self.structs);
+        if !matches!(ty, Ty::Struct(_)) || fields.is_empty() {
+            return Ok(());
+        }
+        let own: PointerFields = fields
+            .into_iter()
+            .map(|(path, _, pointee)| {
+                let k = self.new_ptr(&format!("{name}.{}", path.join(".")), pointee, site);
+                (path, k)
+            })
+            .collect();
+        if let Some(src) = init.and_then(|e| self.pointers_of_value(e)) {
+            self.copy_pointers(&own, &src, site)?;
+        }
+        self.carry_pointers(name, own);
+        Ok(())
+    }
+
+    /// The pointer fields of the struct value `e` (just lowered): a struct variable's that
+    /// carries them, or those a call returned.
+    fn pointers_of_value(&mut self, e: &ast::Expr) -> Option<PointerFields> {
+        match &e.kind {
+            ast::ExprKind::Call(..) => self.returned_pointers.take(),
+            _ => self.field_pointers_of(e, &[]),
+        }
+    }
+
+    /// Each pointer field of `dst` takes the value of `src`'s at the same path.
+    fn copy_pointers(&mut self, dst: &PointerFields, src: &PointerFields, site: Site) -> R<()> {
+        for (path, k) in dst {
+            if let Some((_, from)) = src.iter().find(|(p, _)| p == path) {
+                let v = self.read(&Place::Ptr(*from), site)?;
+                self.write(&Place::Ptr(*k), v, site)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `return e;` of a struct that carries pointer fields: the call's returned pointers
+    /// take their values.
+    fn return_pointers(&mut self, e: &ast::Expr, site: Site) -> R<()> {
+        let Some(src) = self.field_pointers_of(e, &[]) else {
+            return Ok(());
+        };
+        let own = match self.frames.last().and_then(|f| f.ret_pointers.clone()) {
+            Some(own) => own,
+            None => {
+                let mut own = Vec::new();
+                for (path, idx) in &src {
+                    let pointee = self.ptrs[*idx].pointee.clone();
+                    own.push((path.clone(), self.new_ptr("return", pointee, site)));
+                }
+                if let Some(f) = self.frames.last_mut() {
+                    f.ret_pointers = Some(own.clone());
+                }
+                own
+            }
+        };
+        self.copy_pointers(&own, &src, site)
     }
 
     fn declare_with(&mut self, d: &ast::VarDecl, ty: Ty, init: Option<Val>) -> R<()> {
@@ -2386,6 +2472,7 @@ impl<'m> Lowerer<'m> {
             this: None,
             captures: None,
             deduce_ret: false,
+            ret_pointers: None,
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -2424,13 +2511,14 @@ impl<'m> Lowerer<'m> {
             this: this.as_ref().map(|(p, _)| p.clone()),
             captures,
             deduce_ret: f.ret == TypeExpr::Auto,
+            ret_pointers: None,
         });
         self.open_scope();
         self.inline_stack.push(key);
         let r = self.inline_body(f, vals, carried, this, site);
         self.inline_stack.pop();
         self.close_scopes(self.frames.last().map_or(1, |fr| fr.scope_start));
-        self.frames.pop();
+        self.returned_pointers = self.frames.pop().and_then(|f| f.ret_pointers);
         r
     }
 
@@ -2549,15 +2637,24 @@ impl<'m> Lowerer<'m> {
         this: Option<(Place, usize)>,
         site: Site,
     ) -> R<Val> {
-        // A member function sees its object's fields by name (parameters shadow them).
+        // A member function sees its object's fields by name (parameters shadow them), a
+        // pointer field as its pointer variable where the object carries them.
         if let Some((p, i)) = &this {
             let fields: Vec<String> = self.structs.list[*i]
                 .fields
                 .iter()
                 .map(|f| f.0.clone())
                 .collect();
+            let pointers = self.pointers_of_place(p);
             for name in fields {
-                let fp = self.member_place(p.clone(), &name, site)?;
+                let fp = match pointers
+                    .iter()
+                    .flatten()
+                    .find(|(path, _)| *path == [name.as_str()])
+                {
+                    Some((_, idx)) => Place::Ptr(*idx),
+                    None => self.member_place(p.clone(), &name, site)?,
+                };
                 self.bind(&name, Sym::Place(fp));
             }
         }
