@@ -10,6 +10,8 @@
 //!   configuration the launch pushed. Next to it, a registration runs before `main` and tells the
 //!   runtime the kernel's name (its namespaces and template arguments included) and translation
 //!   unit, so that the function's address identifies the kernel (`cudaFuncGetAttributes(&a, k)`);
+//!   an overloaded kernel's address is taken at its own type and its name carries its
+//!   parameter types (`fill(float *)`), which the device pass matches to pick the overload;
 //! * a function that is `__device__` and not `__host__` is removed: host code cannot call it;
 //!   `__host__ __device__` functions stay, as in nvcc's host pass;
 //! * a `__constant__`, `__device__` or `__managed__` variable stays as the host's *shadow*: its
