@@ -355,6 +355,7 @@ fn the_runtime_api_with(env: &[(&str, &str)]) {
         "runtime 12040",
         "scaled 0 2 6 12 3996",
         "after memset 1996 0",
+        "peer copy 1996 0, device 1: cudaErrorInvalidDevice",
         "scaled by the new symbol 0 20 60 120",
         "counter after two launches 300",
         "table 100 107",

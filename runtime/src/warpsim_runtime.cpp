@@ -1086,6 +1086,15 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t) {
     return copy(dst, src, count, kind);
 }
+// One device: a copy between peers is a copy from device 0 to device 0.
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    if (dstDevice != 0 || srcDevice != 0) return fail(cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t) {
+    return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+}
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, enum cudaMemcpyKind kind) {

@@ -206,7 +206,7 @@ fn summary(launches: &[Launch], dev: &warpsim::Device, mode: Mode) -> String {
     if launches.is_empty() {
         let _ = writeln!(
             out,
-            "{MARK} no kernel launch of the program ran to completion"
+            "{MARK} no kernel launch completed (the program launched none, or each launch failed)"
         );
         return out;
     }

@@ -62,6 +62,15 @@ int main(int argc, char **argv) {
     SAY(cudaMemset(d2 + n / 2, 0, n / 2 * sizeof(float)));
     SAY(cudaMemcpy(back, d2, n * sizeof(float), cudaMemcpyDeviceToHost));
     printf("after memset %.0f %.0f\n", back[n / 2 - 1], back[n / 2]);
+    // Peers: there is one device, so a peer copy is from device 0 to device 0, and device 1
+    // does not exist.
+    float *d3 = nullptr;
+    SAY(cudaMalloc(&d3, n * sizeof(float)));
+    SAY(cudaMemcpyPeer(d3, 0, d2, 0, n * sizeof(float)));
+    SAY(cudaMemcpy(back, d3, n * sizeof(float), cudaMemcpyDeviceToHost));
+    printf("peer copy %.0f %.0f, device 1: %s\n", back[n / 2 - 1], back[n / 2],
+           cudaGetErrorName(cudaMemcpyPeerAsync(d3, 1, d2, 0, 4, 0)));
+    cudaGetLastError();
 
     // Symbols.
     float s[4] = {10, 20, 30, 40};
