@@ -2,9 +2,11 @@
 //!
 //! Stages, each a module: [`preprocess`] (directives, macros, includes) → `parse` (the
 //! `tree-sitter-cuda` grammar into the `ast`) → `lower` (names, types, templates, inlining:
-//! one kernel into an [`crate::cuda::ir::Kernel`]).
+//! one kernel into an [`crate::cuda::ir::Kernel`]). [`curand`] holds the data of the shipped
+//! `curand_kernel.h` that the lowering supplies.
 
 pub(crate) mod ast;
+pub mod curand;
 pub(crate) mod lower;
 pub(crate) mod parse;
 pub mod preprocess;

@@ -117,10 +117,16 @@ impl Options {
 pub const CUDART_VERSION: u32 = 12040;
 
 /// Toolkit headers warpsim ships that device code reads (the rest of the toolkit is built in).
-const SHIPPED: &[(&str, &str)] = &[(
-    "math_constants.h",
-    include_str!("../../../runtime/include/math_constants.h"),
-)];
+const SHIPPED: &[(&str, &str)] = &[
+    (
+        "math_constants.h",
+        include_str!("../../../runtime/include/math_constants.h"),
+    ),
+    (
+        "curand_kernel.h",
+        include_str!("../../../runtime/include/curand_kernel.h"),
+    ),
+];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
 const SYSTEM_HEADERS: &[&str] = &[

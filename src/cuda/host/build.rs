@@ -47,6 +47,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cuda.h"),
     ),
     (
+        "include/curand_kernel.h",
+        include_str!("../../../runtime/include/curand_kernel.h"),
+    ),
+    (
         "include/cuda_host_math.h",
         include_str!("../../../runtime/include/cuda_host_math.h"),
     ),
@@ -509,7 +513,7 @@ fn explain(text: &str) -> String {
             if !name.is_empty() {
                 notes.push(format!(
                     "warpsim: `{name}` was not found: it is not one of the CUDA headers warpsim \
-                     provides (CUDA libraries such as cuBLAS, cuRAND or Thrust are not \
+                     provides (CUDA libraries such as cuBLAS, cuRAND's host API or Thrust are not \
                      supported), nor in a directory given with -I"
                 ));
             }

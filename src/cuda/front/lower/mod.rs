@@ -1316,6 +1316,10 @@ impl<'m> Lowerer<'m> {
                     let mut bytes = vec![0u8; ty.size(&l.structs) as usize];
                     if let Some(e) = &d.init {
                         l.init_bytes(&ty, e, &mut bytes, 0)?;
+                    } else if let Some(data) = crate::cuda::front::curand::global_init(name)
+                        && data.len() == bytes.len()
+                    {
+                        bytes.copy_from_slice(data);
                     }
                     Ok((bytes, ty))
                 })?;
@@ -2267,6 +2271,19 @@ impl<'m> Lowerer<'m> {
             ArgIn::Expr(e) => {
                 let mut t = Ty::Void;
                 self.sub_block(|l| {
+                    // `&x` of a local variable is no value, nor is a parameter given one, but
+                    // their type is a pointer to x's.
+                    if let ast::ExprKind::Unary(ast::Unary::AddrOf, x) = &e.kind
+                        && expr::is_lvalue_like(x)
+                    {
+                        let p = l.place(x)?;
+                        t = Ty::Pointer(Box::new(l.place_ty(&p)));
+                        return Ok(());
+                    }
+                    if let Some(p) = l.alias_target(e) {
+                        t = Ty::Pointer(Box::new(l.place_ty(&p)));
+                        return Ok(());
+                    }
                     let v = l.rvalue(e)?;
                     t = l.val_ty(&v);
                     Ok(())
