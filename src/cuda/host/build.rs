@@ -47,10 +47,6 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cuda.h"),
     ),
     (
-        "include/curand_kernel.h",
-        include_str!("../../../runtime/include/curand_kernel.h"),
-    ),
-    (
         "include/cuda_host_math.h",
         include_str!("../../../runtime/include/cuda_host_math.h"),
     ),
@@ -65,6 +61,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     (
         "include/cuda_runtime_api.h",
         include_str!("../../../runtime/include/cuda_runtime_api.h"),
+    ),
+    (
+        "include/curand_kernel.h",
+        include_str!("../../../runtime/include/curand_kernel.h"),
     ),
     (
         "include/device_launch_parameters.h",
