@@ -95,8 +95,14 @@ impl Tx<'_, '_> {
         // The costliest shared sample so far cost one or more and came from an earlier block:
         // then no access of cost one in this block can replace it, whatever this block samples
         // meanwhile (the sample only gets costlier or earlier).
+        // Code with no counting site is given no memo (a null pointer): then nothing is known.
         let flags = MemFlagsData::trusted();
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
+        let (read, done) = (self.b.create_block(), self.b.create_block());
+        let later = self.b.append_block_param(done, I8);
+        let no = self.b.ins().iconst(I8, 0);
+        self.b.ins().brif(memo, read, &[], done, &[no.into()]);
+        self.b.switch_to_block(read);
         let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
         let top = self.b.ins().load(I64, flags, memo, SHARED_BEST);
         let top_block = self.b.ins().load(I64, flags, memo, SHARED_BEST + 8);
@@ -105,7 +111,9 @@ impl Tx<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThan, top_block, linear);
-        let later = self.b.ins().band(some, earlier);
+        let both = self.b.ins().band(some, earlier);
+        self.b.ins().jump(done, &[both.into()]);
+        self.b.switch_to_block(done);
         if let Some(c) = &mut self.count {
             c.unit_later = Some(later);
         }
