@@ -445,6 +445,33 @@ __global__ void k(Matrix A, int *out, int *count) {
 }
 
 #[test]
+fn a_typedef_may_share_its_structs_name() {
+    // `typedef struct S {..} S;` (lavaMD's style) resolves to the struct; typedefs in a circle
+    // are an error, not a stack overflow.
+    let src = r#"
+typedef struct pair_t { int a, b; } pair_t;
+__global__ void k(pair_t *p, int *out) { out[threadIdx.x] = p[threadIdx.x].a + p[threadIdx.x].b; }
+"#;
+    let dev = Device::default();
+    let pairs = dev.alloc_from("p", &[1i32, 2, 3, 4]);
+    let out = ints(&dev, 2);
+    run_on(
+        &dev,
+        src,
+        "k",
+        1,
+        2,
+        &[Arg::buffer(&pairs), Arg::buffer(&out)],
+        Mode::Fast,
+    );
+    assert_eq!(out.to_vec(), vec![3, 7]);
+    let circle = "typedef struct A B;\ntypedef B C;\ntypedef C B;\n\
+                  __global__ void k(B *p, int *o) { o[0] = 1; }";
+    let e = module(circle, 900).lower("k").expect_err("a circle");
+    assert!(e.to_string().contains("names itself"), "{e}");
+}
+
+#[test]
 fn array_parameters_and_parenthesised_casts() {
     // An array parameter is a pointer, whatever follows it; `(size_t)(x)` parses as a call of
     // `size_t` and is a cast.

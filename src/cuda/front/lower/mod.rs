@@ -242,6 +242,8 @@ pub struct Lowerer<'m> {
     field_pointers: Vec<FieldPointers>,
     /// The pointer fields of the struct the last inlined call returned ([`Frame::ret_pointers`]).
     returned_pointers: Option<PointerFields>,
+    /// Typedefs being resolved inside one another.
+    typedef_depth: u32,
 }
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
@@ -607,6 +609,7 @@ impl<'m> Lowerer<'m> {
             next_scope_id: 1,
             field_pointers: Vec::new(),
             returned_pointers: None,
+            typedef_depth: 0,
         }
     }
 
@@ -1160,8 +1163,24 @@ impl<'m> Lowerer<'m> {
             .rev()
             .find(|(name, _)| *name == n)
         {
-            let t = t.clone();
-            return self.ty(&t, site);
+            // `typedef struct S {..} S;` names the struct itself (resolving the name again
+            // would find this typedef again, for ever).
+            let t = match t {
+                TypeExpr::Name(m) if self.canon(m) == n => TypeExpr::Struct(n.clone()),
+                t => t.clone(),
+            };
+            // Typedefs naming each other in a circle never end.
+            if self.typedef_depth > 64 {
+                return Err(self.err(
+                    site,
+                    format!("the typedef `{n}` names itself through other typedefs"),
+                    None,
+                ));
+            }
+            self.typedef_depth += 1;
+            let r = self.ty(&t, site);
+            self.typedef_depth -= 1;
+            return r;
         }
         if matches!(
             n.as_str(),
