@@ -12,6 +12,10 @@
 #include "vector_functions.h"
 #include "cuda_runtime_api.h"
 #include "cuda_host_math.h"
+/* The toolkit's headers bring these in (crt/common_functions.h), and programs rely on it
+ * (`time(0)` to seed `srand` without including <time.h>). */
+#include <stdlib.h>
+#include <time.h>
 
 #ifdef __cplusplus
 

@@ -98,6 +98,7 @@ extern cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size
 extern cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
 extern cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
 extern cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream __dv(0));
+extern cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
 
 /* Streams and events: work runs in the order it is issued, whatever the stream; an event's
  * elapsed time is the CPU time warpsim spent on the work between the two records. */

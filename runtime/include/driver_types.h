@@ -529,8 +529,19 @@ enum cudaMemPoolAttr {
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
+/* Hints on managed memory (cudaMemAdvise); warpsim keeps managed memory on the host. */
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
+
 #ifndef __cplusplus
 typedef enum cudaMemcpyKind cudaMemcpyKind;
+typedef enum cudaMemoryAdvise cudaMemoryAdvise;
 typedef enum cudaMemoryType cudaMemoryType;
 typedef enum cudaComputeMode cudaComputeMode;
 typedef enum cudaFuncCache cudaFuncCache;
@@ -543,5 +554,6 @@ typedef struct cudaPitchedPtr cudaPitchedPtr;
 typedef struct cudaExtent cudaExtent;
 typedef struct cudaPos cudaPos;
 #endif
+
 
 #endif

@@ -142,6 +142,8 @@ const SYSTEM_HEADERS: &[&str] = &[
     "helper_cuda.h",
     "helper_functions.h",
     "helper_math.h",
+    "nvToolsExt.h",
+    "nvtx3/nvToolsExt.h",
     "sm_20_atomic_functions.h",
     "sm_30_intrinsics.h",
     "stdio.h",

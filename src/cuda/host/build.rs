@@ -83,6 +83,14 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/math_constants.h"),
     ),
     (
+        "include/nvToolsExt.h",
+        include_str!("../../../runtime/include/nvToolsExt.h"),
+    ),
+    (
+        "include/nvtx3/nvToolsExt.h",
+        include_str!("../../../runtime/include/nvtx3/nvToolsExt.h"),
+    ),
+    (
         "include/vector_functions.h",
         include_str!("../../../runtime/include/vector_functions.h"),
     ),

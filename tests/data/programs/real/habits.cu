@@ -1,10 +1,12 @@
 // What real programs do that a simulator must take as it comes: managed memory written by the
 // host between a launch and the synchronisation, a pointer into the middle of an allocation
 // indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
-// line, a header that is not UTF-8, and kernel templates with defaults and enum parameters.
+// line, a header that is not UTF-8, kernel templates with defaults and enum parameters, NVTX
+// ranges, `time(0)` without <time.h> (nvcc's runtime header brings it) and cudaMemAdvise.
 #include <cstdio>
 #include <cstring>
 #include "latin1.h"
+#include "nvtx3/nvToolsExt.h"
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
@@ -29,8 +31,12 @@ void CUDART_CB done(cudaStream_t, cudaError_t status, void *n) {
 }
 
 int main() {
+    srand((unsigned)time(0));  // <time.h> and <stdlib.h> come with the CUDA runtime, as nvcc's
+    nvtxRangePushA("habits");
     int *m;
     cudaMallocManaged(&m, 2 * sizeof(int));
+    nvtxRangePop();
+    cudaMemAdvise(m, 2 * sizeof(int), cudaMemAdviseSetPreferredLocation, 0);
     m[0] = 0;
     m[1] = 0;
     count<<<1, 32>>>(m);
