@@ -192,7 +192,7 @@ impl fmt::Display for Error {
             Error::OutOfBounds(a) => write!(
                 f,
                 "out-of-bounds {access} of {space} buffer `{buf}` in kernel `{k}`{loc}: \
-                 block {b}, thread {t}: index {i} but the buffer has {n} elements \
+                 block {b}, thread {t}: index {i}{signed} but the buffer has {n} elements \
                  (address {addr:#x}, {sz} bytes); {hint}",
                 hint = if a.space == Space::Shared && a.len == 0 {
                     "an extern shared array gets its size at launch: pass the dynamic shared \
@@ -208,6 +208,13 @@ impl fmt::Display for Error {
                 b = a.block,
                 t = a.thread,
                 i = a.index,
+                // Indices are 32-bit: a negative `int` index shows as a large unsigned one.
+                signed = match u32::try_from(a.index).map(|i| i as i32) {
+                    Ok(i) if i < 0 && a.len <= i32::MAX as u64 => {
+                        format!(" ({i} as a signed 32-bit index)")
+                    }
+                    _ => String::new(),
+                },
                 n = a.len,
                 addr = a.address,
                 sz = a.elem_bytes,

@@ -252,6 +252,24 @@ fn out_of_bounds_global_accesses_name_everything() {
     );
     assert_eq!(f.address, counters.address() + 20);
     still_usable(&dev);
+
+    // An index below zero (`t - 4` as a C `int`) reads as 32-bit unsigned; the message also
+    // gives it signed.
+    let e = dev
+        .launch(
+            &LaunchConfig::new(1, 32).name("below"),
+            |b: &mut Block<'_>| {
+                let t = b.thread_idx().x;
+                let _ = b.load(&x, t - U32s::splat(4));
+            },
+        )
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("index 4294967292 (-4 as a signed 32-bit index)"),
+        "{msg}"
+    );
+    still_usable(&dev);
 }
 
 #[test]
