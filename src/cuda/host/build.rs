@@ -497,16 +497,33 @@ fn compile(mut cmd: Command) -> Result<(), BuildError> {
 fn explain(text: &str) -> String {
     let mut out = text.to_string();
     let mut notes: Vec<String> = Vec::new();
+    let textures = "warpsim: textures and surfaces are not supported (README, \"What it \
+                    refuses\"): read the data through a pointer to global memory instead"
+        .to_string();
     for line in text.lines() {
-        // `'cudaFoo' was not declared`, `use of undeclared identifier 'cudaFoo'`.
-        if (line.contains("not declared") || line.contains("undeclared identifier"))
-            && let Some(name) = line.split(['\'', '‘', '’']).nth(1)
-            && (name.starts_with("cuda") || name.starts_with("cu") && name.len() > 2)
-        {
-            let n = format!(
-                "warpsim: `{name}` is not part of the CUDA runtime warpsim provides (the \
-                 README lists what is: \"Running CUDA programs\")"
-            );
+        // `'cudaFoo' was not declared`, `use of undeclared identifier 'cudaFoo'`, `'texture'
+        // does not name a type`.
+        let undeclared = line.contains("not declared")
+            || line.contains("undeclared identifier")
+            || line.contains("does not name a type");
+        if undeclared && let Some(name) = line.split(['\'', '‘', '’']).nth(1) {
+            let texture = ["texture", "surface", "tex1D", "tex2D", "tex3D", "surf"]
+                .iter()
+                .any(|t| name.starts_with(t))
+                || name.starts_with("cuda")
+                    && (name.contains("Texture") || name.contains("Surface"))
+                || name == "cudaBindTexture"
+                || name == "cudaUnbindTexture";
+            let n = if texture {
+                textures.clone()
+            } else if name.starts_with("cuda") || name.starts_with("cu") && name.len() > 2 {
+                format!(
+                    "warpsim: `{name}` is not part of the CUDA runtime warpsim provides (the \
+                     README lists what is: \"Running CUDA programs\")"
+                )
+            } else {
+                continue;
+            };
             if !notes.contains(&n) {
                 notes.push(n);
             }
@@ -749,5 +766,17 @@ mod tests {
         assert!(e.contains("`cudaGraphLaunch` is not part of the CUDA runtime warpsim provides"));
         let e = explain("x.cu:1:10: fatal error: curand.h: No such file or directory\n");
         assert!(e.contains("`curand.h` was not found"));
+        // Texture code fails on several names: one note says why.
+        let e = explain(
+            "t.cu:2:1: error: 'texture' does not name a type\n\
+             t.cu:4:9: error: 'cudaBindTexture' was not declared in this scope\n\
+             t.cu:5:9: error: 'cudaCreateTextureObject' was not declared in this scope\n",
+        );
+        assert_eq!(
+            e.matches("textures and surfaces are not supported").count(),
+            1,
+            "{e}"
+        );
+        assert!(!e.contains("is not part of the CUDA runtime"), "{e}");
     }
 }
