@@ -771,6 +771,31 @@ fn curand_draws_what_the_gpu_draws() {
 }
 
 #[test]
+fn host_compiler_options_reach_the_host_build() {
+    let file = program("host_flags.cu");
+    let r = warpsim(&[
+        "cu",
+        &file,
+        "-Xcompiler",
+        "-DHOST_ONLY=7,-O1",
+        "-l",
+        "m",
+        "-L",
+        "/usr/lib",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(
+        r.stdout.contains("host flag 7: cudaSuccess"),
+        "{}",
+        r.show()
+    );
+    // Without it the host pass stops at the program's #error, at its line.
+    let r = warpsim(&["cu", &file]);
+    assert_eq!(r.code, Some(2), "{}", r.show());
+    assert!(r.stderr.contains("host_flags.cu:5"), "{}", r.show());
+}
+
+#[test]
 fn faults_name_the_file_among_many() {
     // A fault in the twentieth file of a translation unit is reported in that file.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("many-files");

@@ -283,6 +283,16 @@ pub struct CuArgs {
     /// The C++ compiler for a program's host code (default: $CXX, else c++, g++ or clang++).
     #[arg(long, value_name = "COMPILER")]
     pub cxx: Option<String>,
+    /// Options for the host compiler and linker, comma-separated, as nvcc's -Xcompiler
+    /// (`-Xcompiler -fopenmp`; repeatable).
+    #[arg(long = "Xcompiler", value_name = "OPTS", allow_hyphen_values = true)]
+    pub xcompiler: Vec<String>,
+    /// A library to link a program with (`-l gomp`; repeatable).
+    #[arg(short = 'l', value_name = "LIB")]
+    pub libs: Vec<String>,
+    /// A directory to search for -l libraries (repeatable).
+    #[arg(short = 'L', value_name = "DIR")]
+    pub lib_dirs: Vec<String>,
     /// A kernel argument (--kernel; one per parameter, in order; see below).
     #[arg(long = "arg", value_name = "SPEC", allow_hyphen_values = true)]
     pub args: Vec<String>,

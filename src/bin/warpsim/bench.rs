@@ -404,10 +404,7 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", source.display()))?;
     let opts = BuildOptions {
         files: vec![source],
-        include_dirs: Vec::new(),
-        defines: Vec::new(),
-        cxx: None,
-        cache: None,
+        ..BuildOptions::default()
     };
     let build = || Program::build(&opts, 900, &mut |what| note!("==warpsim== {what}"));
     let program = build().map_err(|e| e.to_string())?;

@@ -73,7 +73,17 @@ impl From<Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // nvcc spells it with one dash: `-Xcompiler -fopenmp` (the program's own arguments, after
+    // `--`, stay as they are).
+    let mut program_args = false;
+    let cli = Cli::parse_from(std::env::args_os().map(|a| {
+        program_args |= a == "--";
+        if !program_args && a == "-Xcompiler" {
+            "--Xcompiler".into()
+        } else {
+            a
+        }
+    }));
     let command = cli.command.unwrap_or(Command::Suite(SuiteArgs {
         common: Common {
             device: "sm_90".to_string(),

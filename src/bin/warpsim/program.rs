@@ -64,6 +64,19 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         include_dirs: a.include.clone(),
         defines: options.defines.clone(),
         cxx: a.cxx.clone(),
+        host_flags: a
+            .xcompiler
+            .iter()
+            .flat_map(|x| x.split(','))
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect(),
+        link_flags: a
+            .lib_dirs
+            .iter()
+            .map(|d| format!("-L{d}"))
+            .chain(a.libs.iter().map(|l| format!("-l{l}")))
+            .collect(),
         cache: None,
     };
     let program = Program::build(&opts, options.arch, &mut |what| {

@@ -120,6 +120,11 @@ pub struct BuildOptions {
     pub defines: Vec<(String, String)>,
     /// The C++ compiler; `None`: `$CXX`, else `c++`, `g++` or `clang++` on `PATH`.
     pub cxx: Option<String>,
+    /// Options for the host compiler, given to every compile and to the link (nvcc's
+    /// `-Xcompiler`: `-fopenmp`).
+    pub host_flags: Vec<String>,
+    /// Options for the link alone, after the objects (`-lgomp`, `-L/opt/lib`).
+    pub link_flags: Vec<String>,
     /// Where built programs are cached; `None`: [`cache_dir`].
     pub cache: Option<PathBuf>,
 }
@@ -588,6 +593,9 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
     for (k, v) in &opts.defines {
         h.add(format!("-D{k}={v}").as_bytes());
     }
+    for f in opts.host_flags.iter().chain(&opts.link_flags) {
+        h.add(f.as_bytes());
+    }
     for d in &dirs {
         h.add(d.as_os_str().as_encoded_bytes());
     }
@@ -668,7 +676,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
                 }
                 unit += 1;
             }
-            cmd.args(&include).args(&defines);
+            cmd.args(&include).args(&defines).args(&opts.host_flags);
             cmd.arg(if *l == Lang::Cuda {
                 mirrored(&root, src)
             } else {
@@ -713,6 +721,8 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
             .arg(rt.join("warpsim_runtime.o"))
             .arg("-o")
             .arg(tmp.join("program"))
+            .args(&opts.host_flags)
+            .args(&opts.link_flags)
             .args(["-lm", "-lpthread"]);
         compile(link)
     })?;
