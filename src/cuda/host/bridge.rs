@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{BufReader, IoSlice, IoSliceMut, Read};
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -212,10 +212,11 @@ fn staging_file() -> std::io::Result<File> {
     Err(std::io::Error::other("no free name for the staging file"))
 }
 
-/// Run `exe` with `args`, serving its runtime calls with `rt` until it exits; how it exited and
-/// how its copies moved (`None`: it made no CUDA call).
+/// Run `exe`, named `name` (its `argv[0]`), with `args`, serving its runtime calls with `rt`
+/// until it exits; how it exited and how its copies moved (`None`: it made no CUDA call).
 pub fn run(
     exe: &Path,
+    name: &Path,
     args: &[String],
     rt: &mut Runtime<'_>,
     events: &mut dyn FnMut(Event<'_>),
@@ -224,7 +225,8 @@ pub fn run(
     let (ours, theirs) = UnixStream::pair().map_err(spawn)?;
     let staging = staging_file().map_err(spawn)?;
     let mut cmd = Command::new(exe);
-    cmd.args(args)
+    cmd.arg0(name)
+        .args(args)
         .env("WARPSIM_FD", CHANNEL_FD.to_string())
         .env("WARPSIM_STAGING_FD", STAGING_FD.to_string())
         .env("WARPSIM_STAGING_BYTES", STAGING_BYTES.to_string());

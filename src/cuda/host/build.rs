@@ -172,6 +172,9 @@ impl std::error::Error for BuildError {}
 pub struct Built {
     /// The executable.
     pub exe: PathBuf,
+    /// The program's name as nvcc would have built it, beside its first source file (`app`
+    /// for `app.cu`): what it sees as `argv[0]` (the samples find their data by it).
+    pub name: PathBuf,
     /// The `.cu` files, in order: translation unit `k` of the runtime's messages is `cu[k]`.
     pub cu: Vec<PathBuf>,
     /// Whether the executable came from the cache.
@@ -615,9 +618,11 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
         .filter(|f| lang(f) == Some(Lang::Cuda))
         .cloned()
         .collect();
+    let name = opts.files[0].with_extension("");
     if exe.is_file() {
         return Ok(Built {
             exe,
+            name,
             cu,
             cached: true,
         });
@@ -728,6 +733,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
     })?;
     Ok(Built {
         exe,
+        name,
         cu,
         cached: false,
     })

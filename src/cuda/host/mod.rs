@@ -119,7 +119,8 @@ impl Program {
     ) -> Result<Outcome, HostError> {
         let mut rt = runtime::Runtime::new(dev, &self.code, settings);
         let (exit, copies) =
-            bridge::run(&self.built.exe, args, &mut rt, events).map_err(HostError::Run)?;
+            bridge::run(&self.built.exe, &self.built.name, args, &mut rt, events)
+                .map_err(HostError::Run)?;
         Ok(Outcome {
             exit,
             copies,

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
         if (!fgets(line, sizeof line, stdin)) return 9;
         printf("read: %s", line);
         for (int i = 2; i < argc; i++) printf("arg %d: %s\n", i, argv[i]);
+        printf("name: %s\n", argv[0]);
         return 0;
     }
     if (!strcmp(how, "exit")) return atoi(argv[2]);
