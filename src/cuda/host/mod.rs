@@ -118,9 +118,8 @@ impl Program {
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<Outcome, HostError> {
         let mut rt = runtime::Runtime::new(dev, &self.code, settings);
-        let (exit, copies) =
-            bridge::run(&self.built.exe, &self.built.name, args, &mut rt, events)
-                .map_err(HostError::Run)?;
+        let (exit, copies) = bridge::run(&self.built.exe, &self.built.name, args, &mut rt, events)
+            .map_err(HostError::Run)?;
         Ok(Outcome {
             exit,
             copies,

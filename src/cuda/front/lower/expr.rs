@@ -555,6 +555,21 @@ impl Lowerer<'_> {
                 self.rvalue(b)
             }
             ExprKind::Call(f, targs, args) => self.call(f, targs, args, site, false),
+            ExprKind::Cast(ast::TypeExpr::Name(n), _)
+                if !self.is_type_name(n) && self.lookup(n).is_some() =>
+            {
+                // The grammar cannot tell `(a) - b`, `(a) * b`, `(a) & b`, `(a) && b` from casts
+                // without knowing that `a` is no type, and the tree it builds has the wrong
+                // precedence too (`(a) - b * c`): say so rather than guess.
+                Err(self.err(
+                    site,
+                    format!("`({n})` reads as a cast here, but `{n}` is a variable"),
+                    Some(format!(
+                        "the parser takes `({n})` followed by `-`, `+`, `*`, `&` or `&&` for a \
+                         cast: drop the parentheses around `{n}` (in a macro too)"
+                    )),
+                ))
+            }
             ExprKind::Cast(t, x) => {
                 let ty = self.ty(t, site)?;
                 if let ExprKind::InitList(items) = &x.kind {
