@@ -626,6 +626,22 @@ fn check_mode_runs_every_launch_and_fails_on_hazards() {
     let r = warpsim(&["cu", "examples/vector_add.cu", "--check", "--", "3000"]);
     assert_eq!(r.code, Some(0), "{}", r.show());
     assert!(r.stderr.contains("check mode"));
+    // An access outside memory fails the launch, as under memcheck; a barrier misuse is a
+    // hazard for the exit status although it stopped the kernel.
+    for (how, error) in [
+        ("oob", "OutOfBounds in kernel `past_the_end`"),
+        ("barrier", "barrier misuse in kernel `half_barrier`"),
+    ] {
+        let r = warpsim(&["cu", &program("check_faults.cu"), "--check", "--", how]);
+        assert_eq!(r.code, Some(1), "{how}: {}", r.show());
+        assert!(
+            r.stdout.contains("sync: cudaErrorLaunchFailure"),
+            "{how}: {}",
+            r.show()
+        );
+        assert!(r.stderr.contains(error), "{how}: {}", r.show());
+        assert!(r.stderr.contains("check mode found"), "{how}: {}", r.show());
+    }
 }
 
 #[test]

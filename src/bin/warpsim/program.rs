@@ -95,7 +95,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
     } else {
         Mode::Count
     };
-    let mut refused = 0;
+    let (mut refused, mut faults) = (0, 0);
     let outcome = program
         .run(
             &dev,
@@ -109,6 +109,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             },
             &mut |e| match e {
                 Event::Fault { error, code } => {
+                    faults += 1;
                     note!("{MARK} error: {error}");
                     note!(
                         "{MARK} the program gets {} from this launch{}",
@@ -183,10 +184,12 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         std::fs::write(path, page)
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
+    // In check mode a kernel that faulted (a barrier in divergent code) is a finding too.
     let errors = findings
         .iter()
         .filter(|(_, f)| f.severity() == Severity::Error)
-        .count();
+        .count()
+        + if mode == Mode::Check { faults } else { 0 };
     match outcome.exit {
         Exit::Code(0) if errors > 0 => {
             note!("{MARK} check mode found {errors} hazard(s)");

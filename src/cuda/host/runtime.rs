@@ -637,11 +637,23 @@ impl<'d> Runtime<'d> {
                     .predicted()
                     .map_or(r.launch.elapsed.as_secs_f64(), |p| p.ms / 1e3);
                 self.print(&r.printed);
+                // An access outside memory stops the kernel under compute-sanitizer's memcheck
+                // too: the program sees the launch fail, and every call after it.
+                let memcheck = r.launch.findings.iter().any(|f| {
+                    matches!(
+                        f.kind,
+                        crate::check::Kind::OutOfBounds | crate::check::Kind::Misaligned
+                    )
+                });
                 self.launches.push(Launch {
                     kernel: k.name.clone(),
                     unit,
                     report: r.launch,
                 });
+                if memcheck {
+                    self.sticky = Some(status::LAUNCH_FAILURE);
+                    return Err(status::LAUNCH_FAILURE);
+                }
                 Ok(())
             }
             Err(e) => {
