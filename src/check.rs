@@ -704,7 +704,8 @@ impl BlockCheck {
                 cx.site(a.warp, l, AccessKind::Load, loc),
                 None,
                 Some((t, index)),
-                "the allocation was made with alloc_uninit and this element was never written"
+                "this element of an allocation that starts uninitialised (`cudaMalloc`, \
+                 `Device::alloc_uninit`) was never written"
                     .to_string(),
             );
             self.record(f);
