@@ -472,6 +472,56 @@ __global__ void k(pair_t *p, int *out) { out[threadIdx.x] = p[threadIdx.x].a + p
 }
 
 #[test]
+fn a_struct_aligned_to_its_size_moves_in_one_access() {
+    // As nvcc compiles them (SASS on an H200): `__align__(16)` of four words is LDG.E.128,
+    // `__align__(8)` of a float and an int LDG.E.64, two floats aligned to 4 two LDG.E.
+    let src = r#"
+struct __align__(16) Rgba { unsigned int r, g, b, a; };
+struct __align__(8) Mixed { float f; int i; };
+struct Plain { float x, y; };
+__global__ void rgba(const Rgba *in, Rgba *out) { out[threadIdx.x] = in[threadIdx.x]; }
+__global__ void mixed(const Mixed *in, Mixed *out) {
+    Mixed m = in[threadIdx.x];
+    m.f += 1.0f;
+    m.i += 2;
+    out[threadIdx.x] = m;
+}
+__global__ void plain(const Plain *in, Plain *out) { out[threadIdx.x] = in[threadIdx.x]; }
+"#;
+    let dev = Device::default();
+    let words: Vec<u32> = (0..128).map(|i| 0x3f80_0000 + i).collect();
+    let input = dev.alloc_from("in", &words);
+    for (name, requests, sectors) in [("rgba", 1, 16), ("mixed", 1, 8), ("plain", 2, 16)] {
+        let out = dev.alloc_zeroed::<u32>("out", 128);
+        let r = run_on(
+            &dev,
+            src,
+            name,
+            1,
+            32,
+            &[Arg::buffer(&input), Arg::buffer(&out)],
+            Mode::Count,
+        );
+        let c = r.launch.counters.expect("counted");
+        assert_eq!(
+            (c.gld_requests, c.gld_sectors, c.gst_requests, c.gst_sectors),
+            (requests, sectors, requests, sectors),
+            "{name}"
+        );
+        let got = out.to_vec();
+        let span = if name == "rgba" { 128 } else { 64 };
+        for (k, (&g, &w)) in got.iter().zip(&words).take(span).enumerate() {
+            let want = match (name, k % 2) {
+                ("mixed", 0) => (f32::from_bits(w) + 1.0).to_bits(),
+                ("mixed", _) => w + 2,
+                _ => w,
+            };
+            assert_eq!(g, want, "{name} word {k}");
+        }
+    }
+}
+
+#[test]
 fn array_parameters_and_parenthesised_casts() {
     // An array parameter is a pointer, whatever follows it; `(size_t)(x)` parses as a call of
     // `size_t` and is a cast.

@@ -1355,6 +1355,17 @@ impl Lowerer<'_> {
                 }
                 Ok(out)
             }
+            Ty::Struct(_) if let Some((v, leaves)) = self.struct_as_vector(ty) => {
+                let Ty::Vector(bits, _) = v else {
+                    unreachable!("a vector")
+                };
+                let words = self.load(ptr, &v, site)?;
+                Ok(words
+                    .into_iter()
+                    .zip(leaves)
+                    .map(|(w, s)| self.bitcast(w, bits, s, site))
+                    .collect())
+            }
             Ty::Struct(i) => {
                 // Field by field, as nvcc compiles a struct copy.
                 let fields = self.structs.list[*i].fields.clone();
@@ -1382,6 +1393,39 @@ impl Lowerer<'_> {
                 Some("pointers stored in memory cannot be followed; pass each buffer as a kernel parameter"),
             )),
         }
+    }
+
+    /// The vector a struct is accessed as, and its leaves' types: nvcc moves a struct aligned
+    /// to its size (8 or 16 bytes: `__align__(16)`) in one vector access of its words, as a
+    /// `uint4` (`LDG.E.128`; alignedTypes shows the difference), whatever the fields' types,
+    /// here when they are all 4 or all 8 bytes.
+    fn struct_as_vector(&self, ty: &Ty) -> Option<(Ty, Vec<Scalar>)> {
+        let leaves: Vec<Scalar> = ty
+            .leaves(&self.structs)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
+        let bits = match leaves.first()?.size() {
+            4 => Scalar::U32,
+            8 => Scalar::U64,
+            _ => return None,
+        };
+        let size = ty.size(&self.structs);
+        let v = Ty::Vector(bits, leaves.len() as u32);
+        (matches!(size, 8 | 16)
+            && ty.align(&self.structs) >= size
+            && leaves.iter().all(|s| s.size() == bits.size())
+            && bits.size() * leaves.len() as u32 == size
+            && v.is_vector_access())
+        .then_some((v, leaves))
+    }
+
+    /// `x` of type `from` as the same bits of type `to` (a free reinterpretation).
+    fn bitcast(&mut self, x: Operand, from: Scalar, to: Scalar, site: Site) -> Operand {
+        if from == to {
+            return x;
+        }
+        self.assign(to, Op::Bitcast { src: x, from }, site)
     }
 
     /// Memory stores of the leaves of a value of type `ty` at `ptr`.
@@ -1417,6 +1461,17 @@ impl Lowerer<'_> {
                     )?;
                 }
                 Ok(())
+            }
+            Ty::Struct(_) if let Some((v, scalars)) = self.struct_as_vector(ty) => {
+                let Ty::Vector(bits, _) = v else {
+                    unreachable!("a vector")
+                };
+                let words: Vec<Operand> = leaves
+                    .iter()
+                    .zip(scalars)
+                    .map(|(&x, s)| self.bitcast(x, s, bits, site))
+                    .collect();
+                self.store(ptr, &v, &words, site)
             }
             Ty::Struct(i) => {
                 let fields = self.structs.list[*i].fields.clone();
