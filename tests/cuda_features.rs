@@ -522,6 +522,34 @@ __global__ void plain(const Plain *in, Plain *out) { out[threadIdx.x] = in[threa
 }
 
 #[test]
+fn enums_declared_inside_structs() {
+    // MC_SingleAsianOptionP's `AsianOption<Real>::CallPut`: named through the struct (a
+    // template's instance too), bare inside its member functions, as a field's type.
+    let src = r#"
+template <typename Real> struct Option {
+    enum CallPut { Call, Put };
+    enum class Style : int { European = 3, Asian };
+    Real strike;
+    CallPut type;
+    __device__ Real sign() const { return type == Call ? Real(1) : Real(-1); }
+};
+struct Plain { enum Kind { A = 5, B }; Kind k; };
+__global__ void k(int *out) {
+    Option<float> o;
+    o.strike = 2.0f;
+    o.type = Option<float>::Put;
+    Plain p;
+    p.k = Plain::B;
+    out[threadIdx.x] = (int)(o.sign() * o.strike) * 100 + (int)Option<float>::Style::Asian * 10 + p.k;
+}
+"#;
+    let dev = Device::default();
+    let out = ints(&dev, 32);
+    run_on(&dev, src, "k", 1, 32, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), vec![-200 + 40 + 6; 32]);
+}
+
+#[test]
 fn array_parameters_and_parenthesised_casts() {
     // An array parameter is a pointer, whatever follows it; `(size_t)(x)` parses as a call of
     // `size_t` and is a cast.

@@ -167,7 +167,7 @@ impl<'a> P<'a> {
             "struct_specifier" | "class_specifier" | "union_specifier" => {
                 self.struct_def(c, None, unit, template);
             }
-            "enum_specifier" => self.enum_def(c, unit),
+            "enum_specifier" => self.enum_def(c, unit, None),
             "type_definition" => {
                 let Some(ty) = c.child_by_field_name("type") else {
                     return;
@@ -196,7 +196,7 @@ impl<'a> P<'a> {
                     }
                 }
                 if ty.kind() == "enum_specifier" {
-                    self.enum_def(ty, unit);
+                    self.enum_def(ty, unit, None);
                 }
             }
             "alias_declaration" => {
@@ -213,7 +213,7 @@ impl<'a> P<'a> {
                         self.struct_def(ty, None, unit, template);
                     }
                     if ty.kind() == "enum_specifier" {
-                        self.enum_def(ty, unit);
+                        self.enum_def(ty, unit, None);
                     }
                 }
                 // Prototypes of host functions and file-scope variables.
@@ -554,6 +554,9 @@ impl<'a> P<'a> {
             if matches!(t.kind(), "struct_specifier" | "class_specifier") {
                 self.struct_def(t, None, unit, &[]);
             }
+            if t.kind() == "enum_specifier" {
+                self.enum_def(t, unit, Some(&name));
+            }
             // `static` members are not part of the layout.
             if self.quals(f).0.is_static {
                 continue;
@@ -580,9 +583,17 @@ impl<'a> P<'a> {
         Some(name)
     }
 
-    fn enum_def(&self, n: Node<'_>, unit: &mut Unit) {
+    /// An enum's name (a type) and enumerators (constants); one declared inside struct `owner`
+    /// is named both bare (as its members see it) and through the struct (`S::Put`).
+    fn enum_def(&self, n: Node<'_>, unit: &mut Unit, owner: Option<&str>) {
         let Some(body) = n.child_by_field_name("body") else {
             return;
+        };
+        let qualified = |name: String| -> Vec<String> {
+            match owner {
+                Some(o) => vec![format!("{o}::{name}"), name],
+                None => vec![name],
+            }
         };
         // The enum's name is a type (`int`, or the type it names: `enum E : uint8_t`); a scoped
         // enum's enumerators are named through it (`Op::Add`), a plain enum's both ways.
@@ -593,7 +604,9 @@ impl<'a> P<'a> {
             let base = n
                 .child_by_field_name("base")
                 .map_or(TypeExpr::Name("int".into()), |b| self.type_expr(b));
-            unit.typedefs.push((name.clone(), base));
+            for q in qualified(name.clone()) {
+                unit.typedefs.push((q, base.clone()));
+            }
         }
         let scoped = self
             .text(n)
@@ -635,7 +648,7 @@ impl<'a> P<'a> {
                 Some(e) => vec![short.clone(), format!("{e}::{short}")],
                 None => vec![short],
             };
-            for n in names {
+            for n in names.into_iter().flat_map(&qualified) {
                 unit.globals.push(GlobalVar {
                     decl: VarDecl {
                         name: n,

@@ -723,6 +723,22 @@ impl Lowerer<'_> {
         if let Some(c) = self.global(&n, site)? {
             return Ok(Val::Scalar(Operand::Const(c), c.ty));
         }
+        // `Opt<float>::Put`: an enumerator of a struct template is the same in every instance.
+        if n.contains('<') {
+            let mut bare = String::new();
+            let mut depth = 0;
+            for ch in n.chars() {
+                match ch {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ if depth == 0 => bare.push(ch),
+                    _ => {}
+                }
+            }
+            if let Some(c) = self.global(&bare, site)? {
+                return Ok(Val::Scalar(Operand::Const(c), c.ty));
+            }
+        }
         if self.m.ast.functions.iter().any(|f| f.name == n)
             || self.m.ast.host_functions.contains(&n)
         {
