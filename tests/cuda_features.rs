@@ -668,6 +668,20 @@ __global__ void k(float *out) {
             .contains("through a reference a function returns"),
         "{e}"
     );
+    // Through `operator[]` too, and the help points at a pointer.
+    let bad = "template <class T> struct Smem { __device__ T &operator[](int i) { extern __shared__ float s[]; return s[i]; } };\n\
+               __global__ void k(float *out) {\n  Smem<float> s;\n  s[threadIdx.x] = 1;\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("an assignment through operator[]");
+    assert_eq!(e.line, 4, "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("`Smem<float>::operator[]`'s reference"),
+        "{msg}"
+    );
+    assert!(msg.contains("write through a pointer instead"), "{msg}");
 }
 
 #[test]

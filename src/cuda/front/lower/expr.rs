@@ -847,11 +847,17 @@ impl Lowerer<'_> {
                         }
                         other => {
                             let t = self.place_ty(&other);
-                            Err(self.err(
-                                site,
-                                format!("cannot index a `{}`", t.show(&self.structs)),
-                                None,
-                            ))
+                            let shown = t.show(&self.structs);
+                            // Reading through `operator[]` works; an assignment would need the
+                            // reference it returns, which warpsim does not keep.
+                            Err(match t {
+                                Ty::Struct(_) => self.unsupported(
+                                    site,
+                                    &format!("assigning through `{shown}::operator[]`'s reference"),
+                                    Some("write through a pointer instead: a member that returns `T *` (as the samples' `SharedMemory<T>`'s `operator T *()`) and `p[i] = x`"),
+                                ),
+                                _ => self.err(site, format!("cannot index a `{shown}`"), None),
+                            })
                         }
                     };
                 }
