@@ -365,6 +365,7 @@ fn the_runtime_api_with(env: &[(&str, &str)]) {
         "elapsed is non-negative",
         "reversed 255 0",
         "pinned 240",
+        "pinned by a kernel 103 115 0, copied 100",
         "pool threshold 1048576",
         "big copy round trip 20971523 bytes intact",
     ] {

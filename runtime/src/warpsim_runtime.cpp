@@ -9,7 +9,9 @@
 // Managed memory (cudaMallocManaged, cudaHostAlloc with cudaHostAllocMapped) is host memory
 // that warpsim mirrors on the device at the same address: it is copied to the device before each
 // launch and back when the launch returns (a launch runs to completion before it answers), so the
-// host's writes between a launch and the next synchronisation are kept.
+// host's writes between a launch and the next synchronisation are kept. Other pinned memory
+// becomes managed once a kernel is handed a pointer into it (a GPU maps it under unified
+// addressing), so that staging buffers no kernel reads are not copied at every launch.
 
 #include <errno.h>
 #include <fcntl.h>
@@ -471,6 +473,32 @@ cudaError_t symbol_of(const void *symbol, uint64_t *address, uint64_t *bytes) {
     return cudaSuccess;
 }
 
+// Pinned memory at `p` mirrored from now on at launches, as managed memory is: a GPU maps all
+// pinned memory under unified addressing, so a kernel may be handed a pointer into it.
+void map_pinned(const void *p) {
+    State &s = state();
+    uintptr_t base;
+    if (!in(s.pinned, p, &base)) return;
+    size_t size = s.pinned[base];
+    Writer w(WS_MANAGED);
+    w.u64(base).u64(size);
+    if (simple(w) != cudaSuccess) return;
+    s.managed[base] = size;
+    s.pinned.erase(base);
+}
+
+// Every word of a launch's arguments that points into pinned memory maps it.
+void map_pinned_arguments(const KernelInfo *info, void **args) {
+    if (state().pinned.empty() || !args) return;
+    for (size_t i = 0; i < info->sizes.size(); i++) {
+        for (size_t off = 0; args[i] && off + 8 <= info->sizes[i]; off += 8) {
+            uint64_t v;
+            memcpy(&v, (const char *)args[i] + off, 8);
+            map_pinned((const void *)(uintptr_t)v);
+        }
+    }
+}
+
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                    cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> g(lock());
@@ -478,6 +506,7 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     const KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    map_pinned_arguments(info, args);
     if (!s.managed.empty() && (e = managed_to_device()) != cudaSuccess) return e;
     const Kernel *k = kernel_of(func);
     Writer w(WS_LAUNCH);
@@ -1040,6 +1069,7 @@ cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int) {
     std::lock_guard<std::recursive_mutex> g(lock());
     if (!pDevice) return fail(cudaErrorInvalidValue);
+    map_pinned(pHost);
     if (!in(state().managed, pHost)) return fail(cudaErrorInvalidValue);
     *pDevice = pHost;
     return cudaSuccess;

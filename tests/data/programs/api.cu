@@ -129,6 +129,17 @@ int main(int argc, char **argv) {
     SAY(cudaMallocHost(&pinned, 16 * sizeof(float)));
     SAY(cudaMemcpy(pinned, d, 16 * sizeof(float), cudaMemcpyDeviceToHost));
     printf("pinned %.0f\n", pinned[15]);
+    // A kernel reads and writes pinned memory through its host address (unified addressing),
+    // and the host sees the result after synchronising; a copy out of it still works.
+    int *staged = nullptr;
+    SAY(cudaHostAlloc(&staged, 32 * sizeof(int), cudaHostAllocDefault));
+    staged[3] = 9;
+    fill<<<1, 16>>>(staged, 100);
+    SAY(cudaDeviceSynchronize());
+    SAY(cudaMemcpy(pinned, staged, sizeof(int), cudaMemcpyHostToHost));
+    printf("pinned by a kernel %d %d %d, copied %d\n", staged[3], staged[15], staged[16],
+           *(int *)pinned);
+    SAY(cudaFreeHost(staged));
     SAY(cudaFreeHost(pinned));
 
     // Stream-ordered allocation from the device's pool, whose attributes are kept; stream
