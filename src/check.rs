@@ -216,8 +216,11 @@ impl fmt::Display for Finding {
             };
             write!(
                 f,
-                " on {space} `{}`[{}] (address {:#x})",
-                self.buffer, self.index, self.address
+                " on {space} `{}`[{}]{} (address {:#x})",
+                self.buffer,
+                self.index,
+                crate::error::as_signed(self.index),
+                self.address
             )?;
         }
         if matches!(self.kind, Kind::PartialBarrier | Kind::MaskMismatch) {

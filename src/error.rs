@@ -174,6 +174,15 @@ impl Error {
     }
 }
 
+/// ` (-128 as a signed 32-bit index)` for an index that is one read as unsigned (indices are
+/// 32-bit: a negative `int` index shows as a large unsigned one), else nothing.
+pub(crate) fn as_signed(index: u64) -> String {
+    match u32::try_from(index).map(|i| i as i32) {
+        Ok(i) if i < 0 => format!(" ({i} as a signed 32-bit index)"),
+        _ => String::new(),
+    }
+}
+
 /// ` at FILE:LINE:COL`, or nothing when the location is unknown.
 fn at(location: &Option<String>) -> String {
     location
@@ -208,12 +217,10 @@ impl fmt::Display for Error {
                 b = a.block,
                 t = a.thread,
                 i = a.index,
-                // Indices are 32-bit: a negative `int` index shows as a large unsigned one.
-                signed = match u32::try_from(a.index).map(|i| i as i32) {
-                    Ok(i) if i < 0 && a.len <= i32::MAX as u64 => {
-                        format!(" ({i} as a signed 32-bit index)")
-                    }
-                    _ => String::new(),
+                signed = if a.len <= i32::MAX as u64 {
+                    as_signed(a.index)
+                } else {
+                    String::new()
                 },
                 n = a.len,
                 addr = a.address,

@@ -631,6 +631,7 @@ fn check_mode_runs_every_launch_and_fails_on_hazards() {
     // hazard for the exit status although it stopped the kernel.
     for (how, error) in [
         ("oob", "OutOfBounds in kernel `past_the_end`"),
+        ("negative", "[4294967232] (-64 as a signed 32-bit index)"),
         ("barrier", "barrier misuse in kernel `half_barrier`"),
     ] {
         let r = warpsim(&["cu", &program("check_faults.cu"), "--check", "--", how]);
