@@ -137,6 +137,7 @@ const SYSTEM_HEADERS: &[&str] = &[
     "device_functions.h",
     "cooperative_groups.h",
     "cuda_fp16.h",
+    "curand.h",
     "cuda_bf16.h",
     "math_constants.h",
     "helper_cuda.h",

@@ -63,6 +63,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cuda_runtime_api.h"),
     ),
     (
+        "include/curand.h",
+        include_str!("../../../runtime/include/curand.h"),
+    ),
+    (
         "include/curand_kernel.h",
         include_str!("../../../runtime/include/curand_kernel.h"),
     ),
@@ -524,6 +528,11 @@ fn explain(text: &str) -> String {
                 || name == "cudaUnbindTexture";
             let n = if texture {
                 textures.clone()
+            } else if name.starts_with("curandState") {
+                format!(
+                    "warpsim: `{name}` is not provided: of cuRAND's device API warpsim has the \
+                     XORWOW (`curandState`) and Philox (`curandStatePhilox4_32_10_t`) generators"
+                )
             } else if name.starts_with("cuda") || name.starts_with("cu") && name.len() > 2 {
                 format!(
                     "warpsim: `{name}` is not part of the CUDA runtime warpsim provides (the \
@@ -543,11 +552,29 @@ fn explain(text: &str) -> String {
                 .and_then(|r| r.split(':').next())
                 .unwrap_or("")
                 .trim();
-            if !name.is_empty() {
+            // Only a CUDA library's header is warpsim's to provide; another is the system's.
+            let cuda = [
+                "cu",
+                "nv",
+                "thrust/",
+                "cub/",
+                "cooperative_groups/",
+                "helper_",
+                "mma.h",
+            ]
+            .iter()
+            .any(|p| name.starts_with(p));
+            if !name.is_empty() && cuda {
                 notes.push(format!(
                     "warpsim: `{name}` was not found: it is not one of the CUDA headers warpsim \
                      provides (CUDA libraries such as cuBLAS, cuRAND's host API or Thrust are not \
                      supported), nor in a directory given with -I"
+                ));
+            } else if !name.is_empty() {
+                notes.push(format!(
+                    "warpsim: `{name}` was not found by the host compiler: a system or C++ \
+                     library header (host code is compiled as C++17; name another compiler with \
+                     --cxx, options with -Xcompiler), or one of the program's own (-I)"
                 ));
             }
         }
@@ -780,8 +807,15 @@ mod tests {
     fn compiler_messages_get_notes() {
         let e = explain("x.cu:3:5: error: 'cudaGraphLaunch' was not declared in this scope\n");
         assert!(e.contains("`cudaGraphLaunch` is not part of the CUDA runtime warpsim provides"));
-        let e = explain("x.cu:1:10: fatal error: curand.h: No such file or directory\n");
-        assert!(e.contains("`curand.h` was not found"));
+        let e = explain("x.cu:1:10: fatal error: cublas_v2.h: No such file or directory\n");
+        assert!(e.contains("`cublas_v2.h` was not found: it is not one of the CUDA headers"));
+        let e = explain("x.cu:1:10: fatal error: format: No such file or directory\n");
+        assert!(
+            e.contains("`format` was not found by the host compiler"),
+            "{e}"
+        );
+        let e = explain("x.cu:3:1: error: 'curandStateMRG32k3a' does not name a type\n");
+        assert!(e.contains("XORWOW (`curandState`) and Philox"), "{e}");
         // Texture code fails on several names: one note says why.
         let e = explain(
             "t.cu:2:1: error: 'texture' does not name a type\n\

@@ -2,6 +2,7 @@
 // several seeds, subsequences and offsets, raw draws and every distribution, printed for
 // comparison with a GPU's output (curand.h200.txt: this program built with nvcc, sm_90).
 #include <cstdio>
+#include <curand.h>
 #include <curand_kernel.h>
 __global__ void setup(curandState *s, unsigned long long seed, unsigned long long off) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,6 +31,7 @@ __global__ void philox(unsigned long long seed, unsigned long long off, unsigned
     raw[id + 512] = curand(&st);
 }
 int main() {
+    static_assert(CURAND_STATUS_SUCCESS == 0, "curand.h's status codes");
     const int n = 256;
     curandState *s; unsigned int *raw; float *u, *nrm; double *ud, *nd; float4 *u4;
     printf("sizeof(curandState) %zu, philox %zu\n", sizeof(curandState), sizeof(curandStatePhilox4_32_10_t));
