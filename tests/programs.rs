@@ -667,10 +667,10 @@ fn build_errors_point_at_the_users_source() {
     assert!(r.stderr.contains("undefined_variable"));
     let r = warpsim(&["cu", &program("unsupported_api.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());
-    assert!(r.stderr.contains("unsupported_api.cu:5:"), "{}", r.show());
+    assert!(r.stderr.contains("unsupported_api.cu:8:"), "{}", r.show());
     assert!(
         r.stderr
-            .contains("`cudaGraphCreate` is not part of the CUDA runtime warpsim provides"),
+            .contains("`cudaGraphAddEmptyNode` is not part of the CUDA runtime warpsim provides"),
         "{}",
         r.show()
     );
@@ -812,6 +812,23 @@ fn host_compiler_options_reach_the_host_build() {
     let r = warpsim(&["cu", &file]);
     assert_eq!(r.code, Some(2), "{}", r.show());
     assert!(r.stderr.contains("host_flags.cu:5"), "{}", r.show());
+}
+
+#[test]
+fn graphs_captured_from_streams_run_when_launched() {
+    let r = warpsim(&["cu", &program("graphs.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // (0 + 3) · 2, then (6 + 3) · 2, (18 + 3) · 2: the captured `v`, each launch once.
+    assert_eq!(
+        r.stdout,
+        "captured: active 1, after 0, 4 nodes, ran 0 (h[0] 0)\n\
+         launch 0: 6 6, host calls 1\n\
+         launch 1: 18 18, host calls 2\n\
+         launch 2: 42 42, host calls 3\n\
+         cudaSuccess\n",
+        "{}",
+        r.show()
+    );
 }
 
 #[test]

@@ -21,6 +21,12 @@
 
 #include <string>
 
+/* cudaGraphInstantiate as CUDA 11 declared it (an error node and log, never written here). */
+static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                               cudaGraphNode_t *, char *, size_t) {
+    return ::cudaGraphInstantiate(pGraphExec, graph, 0);
+}
+
 /* The C++ overloads of cuda_runtime.h: typed pointers, symbols and kernels by reference. */
 template <class T>
 static inline cudaError_t cudaMalloc(T **devPtr, size_t size) {

@@ -269,6 +269,19 @@ enum cudaStreamCaptureStatus {
     cudaStreamCaptureStatusInvalidated = 2
 };
 
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
+};
+
 /* Flags. */
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01
@@ -307,6 +320,9 @@ enum cudaStreamCaptureStatus {
 /* Opaque handles. */
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
 typedef struct CUfunc_st *cudaFunction_t;
 typedef struct CUuuid_st {
     char bytes[16];
@@ -550,6 +566,7 @@ typedef enum cudaFuncAttribute cudaFuncAttribute;
 typedef enum cudaLimit cudaLimit;
 typedef enum cudaDeviceAttr cudaDeviceAttr;
 typedef enum cudaStreamCaptureStatus cudaStreamCaptureStatus;
+typedef enum cudaStreamCaptureMode cudaStreamCaptureMode;
 typedef struct cudaPitchedPtr cudaPitchedPtr;
 typedef struct cudaExtent cudaExtent;
 typedef struct cudaPos cudaPos;

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -170,14 +171,32 @@ struct Symbol {
     int unit;
 };
 
+struct Graph;
+
 struct Event {
     uint64_t ns = 0;
     bool recorded = false;
+    // The graph whose capture recorded it last: a stream that waits for it joins that capture.
+    Graph *capture = nullptr;
 };
 
 struct Stream {
     unsigned int flags = 0;
+    // The graph this stream's work goes into instead of running (stream capture).
+    Graph *capture = nullptr;
 };
+
+// A CUDA graph: the work captured from streams, in the order it was issued (work runs in that
+// order anyway, so it is a valid order of the graph's nodes); an instantiated graph is a copy.
+struct Graph {
+    std::vector<std::function<cudaError_t()>> ops;
+    std::vector<Stream *> streams;  // capturing into it
+};
+
+// The graph a stream captures into, if any (the legacy and per-thread streams never capture).
+Graph *capture_of(cudaStream_t stream) {
+    return (uintptr_t)stream > 2 ? ((Stream *)stream)->capture : nullptr;
+}
 
 struct State {
     Channel ch;
@@ -506,6 +525,20 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     const KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    if (Graph *graph = capture_of(stream)) {
+        // The arguments' bytes as they are now, as a kernel node keeps them.
+        std::vector<std::vector<char>> blobs;
+        for (size_t i = 0; i < info->sizes.size(); i++) {
+            if (!args || !args[i]) return fail(cudaErrorInvalidValue);
+            blobs.emplace_back((const char *)args[i], (const char *)args[i] + info->sizes[i]);
+        }
+        graph->ops.push_back([=]() mutable {
+            std::vector<void *> ptrs;
+            for (auto &b : blobs) ptrs.push_back(b.data());
+            return launch(func, grid, block, ptrs.data(), smem, 0);
+        });
+        return cudaSuccess;
+    }
     map_pinned_arguments(info, args);
     if (!s.managed.empty() && (e = managed_to_device()) != cudaSuccess) return e;
     const Kernel *k = kernel_of(func);
@@ -1113,7 +1146,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
     return copy(dst, src, count, kind);
 }
 
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+    if (Graph *g = capture_of(stream)) {
+        g->ops.push_back([=] { return copy(dst, src, count, kind); });
+        return cudaSuccess;
+    }
     return copy(dst, src, count, kind);
 }
 // One device: a copy between peers is a copy from device 0 to device 0.
@@ -1137,7 +1175,11 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                              size_t height, enum cudaMemcpyKind kind, cudaStream_t) {
+                              size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+    if (Graph *g = capture_of(stream)) {
+        g->ops.push_back([=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
+        return cudaSuccess;
+    }
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -1154,7 +1196,11 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
     return simple(w);
 }
 
-cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t) {
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    if (Graph *g = capture_of(stream)) {
+        g->ops.push_back([=] { return cudaMemset(devPtr, value, count); });
+        return cudaSuccess;
+    }
     return cudaMemset(devPtr, value, count);
 }
 
@@ -1254,9 +1300,25 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return sync_point(); }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+// Waiting for an event a capture recorded joins the capture (fork and join across streams).
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    Graph *g = ((Event *)event)->capture;
+    if (g && (uintptr_t)stream > 2 && !capture_of(stream)) {
+        ((Stream *)stream)->capture = g;
+        g->streams.push_back((Stream *)stream);
+    }
+    return cudaSuccess;
+}
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int) {
+    if (Graph *g = capture_of(stream)) {
+        g->ops.push_back([=] {
+            callback(stream, sync_point(), userData);
+            return cudaSuccess;
+        });
+        return cudaSuccess;
+    }
     cudaError_t e = sync_point();
     callback(stream, e, userData);
     return cudaSuccess;
@@ -1264,9 +1326,117 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t, unsigned int) { return cudaSuccess; }
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *userData) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    if (Graph *g = capture_of(stream)) {
+        g->ops.push_back([=] { return cudaLaunchHostFunc(0, fn, userData); });
+        return cudaSuccess;
+    }
     sync_point();
     fn(userData);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode) {
+    if ((uintptr_t)stream <= 2) return fail(cudaErrorStreamCaptureUnsupported);
+    if (capture_of(stream)) return fail(cudaErrorIllegalState);
+    Graph *g = new Graph();
+    ((Stream *)stream)->capture = g;
+    g->streams.push_back((Stream *)stream);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    if (!pGraph) return fail(cudaErrorInvalidValue);
+    Graph *g = capture_of(stream);
+    if (!g) return fail(cudaErrorIllegalState);
+    for (Stream *s : g->streams) s->capture = nullptr;
+    g->streams.clear();
+    *pGraph = (cudaGraph_t)g;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+    if (!status) return fail(cudaErrorInvalidValue);
+    *status = capture_of(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                     unsigned long long *id, cudaGraph_t *graph,
+                                     const cudaGraphNode_t **dependencies, size_t *count) {
+    Graph *g = capture_of(stream);
+    if (status) *status = g ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    if (id) *id = (unsigned long long)(uintptr_t)g;
+    if (graph) *graph = (cudaGraph_t)g;
+    if (dependencies) *dependencies = nullptr;
+    if (count) *count = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
+    if (!pGraph) return fail(cudaErrorInvalidValue);
+    *pGraph = (cudaGraph_t) new Graph();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *pClone, cudaGraph_t graph) {
+    if (!pClone || !graph) return fail(cudaErrorInvalidValue);
+    Graph *c = new Graph();
+    c->ops = ((Graph *)graph)->ops;
+    *pClone = (cudaGraph_t)c;
+    return cudaSuccess;
+}
+
+// Nodes are named by their place in the graph (1, 2, ...): nothing else takes them.
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
+    if (!graph || !numNodes) return fail(cudaErrorInvalidValue);
+    size_t n = ((Graph *)graph)->ops.size();
+    if (nodes) {
+        for (size_t i = 0; i < n && i < *numNodes; i++) nodes[i] = (cudaGraphNode_t)(i + 1);
+    }
+    *numNodes = n;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pExec, cudaGraph_t graph, unsigned long long) {
+    if (!pExec || !graph) return fail(cudaErrorInvalidValue);
+    Graph *e = new Graph();
+    e->ops = ((Graph *)graph)->ops;
+    *pExec = (cudaGraphExec_t)e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pExec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+    return cudaGraphInstantiate(pExec, graph, flags);
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
+    return exec ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+// A launch of an instantiated graph runs its work in order (into a capture, it is captured).
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+    if (!exec) return fail(cudaErrorInvalidValue);
+    Graph *e = (Graph *)exec;
+    if (Graph *g = capture_of(stream)) {
+        g->ops.insert(g->ops.end(), e->ops.begin(), e->ops.end());
+        return cudaSuccess;
+    }
+    for (auto &op : e->ops) {
+        cudaError_t r = op();
+        if (r != cudaSuccess) return r;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    delete (Graph *)exec;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    delete (Graph *)graph;
     return cudaSuccess;
 }
 
@@ -1278,13 +1448,19 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
     return cudaSuccess;
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> g(lock());
     if (!event) return fail(cudaErrorInvalidResourceHandle);
+    if (Graph *graph = capture_of(stream)) {
+        // Inside a capture an event orders streams (an edge of the graph), it is no node.
+        ((Event *)event)->capture = graph;
+        return cudaSuccess;
+    }
     Writer w(WS_CLOCK);
     Reader r = state().ch.call(w);
     if (r.status() != 0) return fail((cudaError_t)r.status());
     Event *e = (Event *)event;
+    e->capture = nullptr;
     e->ns = r.u64();
     e->recorded = true;
     return cudaSuccess;

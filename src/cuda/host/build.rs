@@ -805,8 +805,11 @@ mod tests {
 
     #[test]
     fn compiler_messages_get_notes() {
-        let e = explain("x.cu:3:5: error: 'cudaGraphLaunch' was not declared in this scope\n");
-        assert!(e.contains("`cudaGraphLaunch` is not part of the CUDA runtime warpsim provides"));
+        let e =
+            explain("x.cu:3:5: error: 'cudaGraphAddKernelNode' was not declared in this scope\n");
+        assert!(
+            e.contains("`cudaGraphAddKernelNode` is not part of the CUDA runtime warpsim provides")
+        );
         let e = explain("x.cu:1:10: fatal error: cublas_v2.h: No such file or directory\n");
         assert!(e.contains("`cublas_v2.h` was not found: it is not one of the CUDA headers"));
         let e = explain("x.cu:1:10: fatal error: format: No such file or directory\n");

@@ -4,5 +4,7 @@
 int main() {
     cudaGraph_t g;
     cudaGraphCreate(&g, 0);
+    cudaGraphNode_t node;
+    cudaGraphAddEmptyNode(&node, g, nullptr, 0);
     return 0;
 }
