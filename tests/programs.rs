@@ -669,8 +669,9 @@ fn build_errors_point_at_the_users_source() {
     assert_eq!(r.code, Some(2), "{}", r.show());
     assert!(r.stderr.contains("unsupported_api.cu:8:"), "{}", r.show());
     assert!(
-        r.stderr
-            .contains("`cudaGraphAddEmptyNode` is not part of the CUDA runtime warpsim provides"),
+        r.stderr.contains(
+            "`cudaGraphAddMemAllocNode` is not part of the CUDA runtime warpsim provides"
+        ),
         "{}",
         r.show()
     );
@@ -815,16 +816,19 @@ fn host_compiler_options_reach_the_host_build() {
 }
 
 #[test]
-fn graphs_captured_from_streams_run_when_launched() {
+fn graphs_captured_or_built_run_when_launched() {
     let r = warpsim(&["cu", &program("graphs.cu")]);
     assert_eq!(r.code, Some(0), "{}", r.show());
-    // (0 + 3) · 2, then (6 + 3) · 2, (18 + 3) · 2: the captured `v`, each launch once.
+    // (0 + 3) · 2, then (6 + 3) · 2, (18 + 3) · 2: the captured `v`, each launch once; then
+    // 5 + 1 by nodes (a 2 × 2 corner copied out of rows of 4), and 5 + 10 with new parameters.
     assert_eq!(
         r.stdout,
         "captured: active 1, after 0, 4 nodes, ran 0 (h[0] 0)\n\
          launch 0: 6 6, host calls 1\n\
          launch 1: 18 18, host calls 2\n\
          launch 2: 42 42, host calls 3\n\
+         manual: 6 6 6 0, host calls 4\n\
+         new parameters: 15\n\
          cudaSuccess\n",
         "{}",
         r.show()

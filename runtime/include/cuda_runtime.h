@@ -27,6 +27,30 @@ static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cuda
     return ::cudaGraphInstantiate(pGraphExec, graph, 0);
 }
 
+/* cudaGraphExecUpdate as CUDA 11 declared it. */
+static inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                              cudaGraphNode_t *errorNode,
+                                              enum cudaGraphExecUpdateResult *result) {
+    struct cudaGraphExecUpdateResultInfo info;
+    cudaError_t e = ::cudaGraphExecUpdate(exec, graph, &info);
+    if (errorNode) *errorNode = info.errorNode;
+    if (result) *result = info.result;
+    return e;
+}
+
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) {
+    struct cudaPitchedPtr r = {d, p, xsz, ysz};
+    return r;
+}
+static inline struct cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+    struct cudaPos r = {x, y, z};
+    return r;
+}
+static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+    struct cudaExtent r = {w, h, d};
+    return r;
+}
+
 /* The C++ overloads of cuda_runtime.h: typed pointers, symbols and kernels by reference. */
 template <class T>
 static inline cudaError_t cudaMalloc(T **devPtr, size_t size) {

@@ -519,6 +519,29 @@ void map_pinned_arguments(const KernelInfo *info, void **args) {
 }
 
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
+                   cudaStream_t stream);
+
+// A launch kept for later, as a graph's kernel node keeps it: the arguments' bytes as they are
+// now.
+cudaError_t kernel_op(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
+                      std::function<cudaError_t()> *op) {
+    const KernelInfo *info;
+    cudaError_t e = kernel_info(func, &info);
+    if (e != cudaSuccess) return e;
+    std::vector<std::vector<char>> blobs;
+    for (size_t i = 0; i < info->sizes.size(); i++) {
+        if (!args || !args[i]) return fail(cudaErrorInvalidValue);
+        blobs.emplace_back((const char *)args[i], (const char *)args[i] + info->sizes[i]);
+    }
+    *op = [=]() mutable {
+        std::vector<void *> ptrs;
+        for (auto &b : blobs) ptrs.push_back(b.data());
+        return launch(func, grid, block, ptrs.data(), smem, 0);
+    };
+    return cudaSuccess;
+}
+
+cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                    cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
@@ -526,17 +549,9 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
     if (Graph *graph = capture_of(stream)) {
-        // The arguments' bytes as they are now, as a kernel node keeps them.
-        std::vector<std::vector<char>> blobs;
-        for (size_t i = 0; i < info->sizes.size(); i++) {
-            if (!args || !args[i]) return fail(cudaErrorInvalidValue);
-            blobs.emplace_back((const char *)args[i], (const char *)args[i] + info->sizes[i]);
-        }
-        graph->ops.push_back([=]() mutable {
-            std::vector<void *> ptrs;
-            for (auto &b : blobs) ptrs.push_back(b.data());
-            return launch(func, grid, block, ptrs.data(), smem, 0);
-        });
+        std::function<cudaError_t()> op;
+        if ((e = kernel_op(func, grid, block, args, smem, &op)) != cudaSuccess) return e;
+        graph->ops.push_back(op);
         return cudaSuccess;
     }
     map_pinned_arguments(info, args);
@@ -1428,6 +1443,128 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
         if (r != cudaSuccess) return r;
     }
     return cudaSuccess;
+}
+
+// Nodes added one by one: each after its dependencies (they must exist already), so the order
+// of adding is an order of the graph. A node is named by its place (1, 2, ...).
+cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
+    if (!node || !graph) return fail(cudaErrorInvalidValue);
+    Graph *g = (Graph *)graph;
+    g->ops.push_back(std::move(op));
+    *node = (cudaGraphNode_t)(uintptr_t)g->ops.size();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                   size_t, const struct cudaKernelNodeParams *p) {
+    if (!p) return fail(cudaErrorInvalidValue);
+    if (p->extra) return fail(cudaErrorNotSupported);
+    std::function<cudaError_t()> op;
+    cudaError_t e = kernel_op(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, &op);
+    return e != cudaSuccess ? e : add_node(node, graph, op);
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                   size_t, const struct cudaMemsetParams *p) {
+    if (!p) return fail(cudaErrorInvalidValue);
+    unsigned int size = p->elementSize;
+    if (size != 1 && size != 2 && size != 4) return fail(cudaErrorInvalidValue);
+    struct cudaMemsetParams m = *p;
+    return add_node(node, graph, [m, size] {
+        // Rows of `width` elements holding `value`'s low `size` bytes, `pitch` bytes apart.
+        std::vector<char> row(m.width * size);
+        for (size_t i = 0; i < m.width; i++) memcpy(&row[i * size], &m.value, size);
+        for (size_t y = 0; y < (m.height ? m.height : 1); y++) {
+            cudaError_t e = copy((char *)m.dst + y * m.pitch, row.data(), row.size(), cudaMemcpyHostToDevice);
+            if (e != cudaSuccess) return e;
+        }
+        return cudaSuccess;
+    });
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                   size_t, const struct cudaMemcpy3DParms *p) {
+    if (!p || p->srcArray || p->dstArray) return fail(cudaErrorInvalidValue);
+    struct cudaMemcpy3DParms m = *p;
+    return add_node(node, graph, [m] {
+        // Row by row: `extent.width` bytes, rows `pitch` apart, slices `pitch × ysize` apart.
+        const cudaPitchedPtr &s = m.srcPtr, &d = m.dstPtr;
+        for (size_t z = 0; z < (m.extent.depth ? m.extent.depth : 1); z++) {
+            for (size_t y = 0; y < (m.extent.height ? m.extent.height : 1); y++) {
+                const char *from = (const char *)s.ptr + ((m.srcPos.z + z) * s.ysize + m.srcPos.y + y) * s.pitch + m.srcPos.x;
+                char *to = (char *)d.ptr + ((m.dstPos.z + z) * d.ysize + m.dstPos.y + y) * d.pitch + m.dstPos.x;
+                cudaError_t e = copy(to, from, m.extent.width, m.kind);
+                if (e != cudaSuccess) return e;
+            }
+        }
+        return cudaSuccess;
+    });
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                     size_t, void *dst, const void *src, size_t count,
+                                     enum cudaMemcpyKind kind) {
+    return add_node(node, graph, [=] { return copy(dst, src, count, kind); });
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                 size_t, const struct cudaHostNodeParams *p) {
+    if (!p || !p->fn) return fail(cudaErrorInvalidValue);
+    cudaHostFn_t fn = p->fn;
+    void *data = p->userData;
+    return add_node(node, graph, [=] { return cudaLaunchHostFunc(0, fn, data); });
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                  size_t) {
+    return add_node(node, graph, [] { return cudaSuccess; });
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
+                                       size_t, cudaGraph_t child) {
+    if (!child) return fail(cudaErrorInvalidValue);
+    std::vector<std::function<cudaError_t()>> ops = ((Graph *)child)->ops;
+    return add_node(node, graph, [ops] {
+        for (auto &op : ops) {
+            cudaError_t e = op();
+            if (e != cudaSuccess) return e;
+        }
+        return cudaSuccess;
+    });
+}
+
+// Edges added later must not reorder: a node's dependencies exist before it, and so precede it.
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, size_t n) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    for (size_t i = 0; i < n; i++) {
+        if (from && to && (uintptr_t)from[i] > (uintptr_t)to[i]) return fail(cudaErrorNotSupported);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *p) {
+    if (!exec || !p) return fail(cudaErrorInvalidValue);
+    Graph *e = (Graph *)exec;
+    size_t k = (size_t)(uintptr_t)node;
+    if (k == 0 || k > e->ops.size()) return fail(cudaErrorInvalidValue);
+    return kernel_op(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, &e->ops[k - 1]);
+}
+
+// An instantiated graph takes the work of a graph of the same shape (the same number of nodes).
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                struct cudaGraphExecUpdateResultInfo *info) {
+    if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    Graph *e = (Graph *)exec, *g = (Graph *)graph;
+    bool same = e->ops.size() == g->ops.size();
+    if (same) e->ops = g->ops;
+    if (info) {
+        info->result = same ? cudaGraphExecUpdateSuccess : cudaGraphExecUpdateErrorTopologyChanged;
+        info->errorNode = nullptr;
+        info->errorFromNode = nullptr;
+    }
+    return same ? cudaSuccess : fail(cudaErrorGraphExecUpdateFailure);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {

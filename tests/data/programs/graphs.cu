@@ -48,8 +48,52 @@ int main() {
         cudaStreamSynchronize(s1);
         printf("launch %d: %d %d, host calls %d\n", i, h[0], h[31], host_calls);
     }
-    printf("%s\n", cudaGetErrorName(cudaGetLastError()));
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
+
+    // The same built node by node: a memset of 4-byte words, a kernel, a copy of a pitched
+    // 2-D region, a host function; then a kernel node's parameters changed in the instance.
+    cudaGraph_t manual;
+    cudaGraphCreate(&manual, 0);
+    cudaGraphNode_t set, kern, cp, host;
+    cudaMemsetParams mp = {};
+    mp.dst = d;
+    mp.value = 5;
+    mp.elementSize = 4;
+    mp.width = 32;
+    mp.height = 1;
+    cudaGraphAddMemsetNode(&set, manual, nullptr, 0, &mp);
+    int w = 1;
+    void *args[] = {&d, &w};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)add;
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = args;
+    cudaGraphAddKernelNode(&kern, manual, &set, 1, &kp);
+    int rows[2][8] = {};
+    cudaMemcpy3DParms cpy = {};
+    cpy.srcPtr = make_cudaPitchedPtr(d, 4 * sizeof(int), 4, 2);  // two rows of 4 ints
+    cpy.dstPtr = make_cudaPitchedPtr(rows, 8 * sizeof(int), 8, 2);
+    cpy.extent = make_cudaExtent(2 * sizeof(int), 2, 1);  // the first 2 of each row
+    cpy.kind = cudaMemcpyDeviceToHost;
+    cudaGraphAddMemcpyNode(&cp, manual, &kern, 1, &cpy);
+    cudaHostNodeParams hp = {note, nullptr};
+    cudaGraphAddHostNode(&host, manual, &cp, 1, &hp);
+    cudaGraphExec_t inst;
+    cudaGraphInstantiate(&inst, manual, 0);
+    w = 50;  // the node keeps 1
+    cudaGraphLaunch(inst, s1);
+    cudaStreamSynchronize(s1);
+    printf("manual: %d %d %d %d, host calls %d\n", rows[0][0], rows[0][1], rows[1][0], rows[0][2],
+           host_calls);
+    w = 10;
+    cudaGraphExecKernelNodeSetParams(inst, kern, &kp);
+    cudaGraphLaunch(inst, s1);
+    cudaStreamSynchronize(s1);
+    printf("new parameters: %d\n", rows[1][1]);
+    printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+    cudaGraphExecDestroy(inst);
+    cudaGraphDestroy(manual);
     return 0;
 }

@@ -5,6 +5,6 @@ int main() {
     cudaGraph_t g;
     cudaGraphCreate(&g, 0);
     cudaGraphNode_t node;
-    cudaGraphAddEmptyNode(&node, g, nullptr, 0);
+    cudaGraphAddMemAllocNode(&node, g, nullptr, 0, nullptr);
     return 0;
 }
