@@ -375,16 +375,25 @@ fn the_watchdog_stops_endless_loops_on_both_tiers() {
                int k = 0;\n\
                for (;;) { k++; __syncthreads(); }\n\
                x[threadIdx.x] = k;\n\
+               }\n\
+               __global__ void idle(int *x) {\n\
+               while (true) { }\n\
                }\n";
     let module = Module::from_source("spin.cu", src, &Options::default()).expect("parses");
-    for (name, line) in [("spin", 3), ("spin_sync", 7)] {
+    // `idle` counts nothing and loads nothing: its compiled counting code has no step record
+    // (it segfaulted writing one at the back edge).
+    for (name, line, mode) in [
+        ("spin", 3, Mode::Fast),
+        ("spin_sync", 7, Mode::Fast),
+        ("idle", 11, Mode::Count),
+    ] {
         let k = module.lower(name).expect("lowers");
         for engine in [Engine::Interp, Engine::Jit] {
             let dev = Device::default();
             let x = dev.alloc_zeroed::<i32>("x", 128);
             let cfg = LaunchConfig::new(2, 64)
                 .name(name)
-                .mode(Mode::Fast)
+                .mode(mode)
                 .engine(engine)
                 .timeout(std::time::Duration::from_millis(300));
             let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("stopped");

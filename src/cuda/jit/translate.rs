@@ -799,9 +799,15 @@ fn build(
             steps,
             affine,
             lane0: false,
-            count: shape
-                .count
-                .then(|| count::Counting::new(call_conv, shape.lines)),
+            count: shape.count.then(|| {
+                // Only loads make batches to end; without one there may be no counting site,
+                // and then no step record to write.
+                let loads = k
+                    .body
+                    .iter()
+                    .any(|s| contains(s, &|s| matches!(s, Stmt::Load { .. })));
+                count::Counting::new(call_conv, shape.lines, loads)
+            }),
             queue: None,
         };
         tx.prologue();

@@ -41,6 +41,8 @@ pub(super) struct Counting {
     pending: Vec<(u32, i64)>,
     /// The current mask's lanes as bits (`I32`), defined wherever the mask is.
     cur_bits: Option<Variable>,
+    /// Whether the kernel loads from memory (else there are no load batches to end).
+    loads: bool,
     /// Whether no access of cost one in this block can become the costliest shared sample
     /// (`I8`, computed at entry; see [`Tx::count_prologue`]).
     unit_later: Option<Value>,
@@ -48,8 +50,9 @@ pub(super) struct Counting {
 }
 
 impl Counting {
-    pub fn new(call_conv: CallConv, lines: bool) -> Counting {
+    pub fn new(call_conv: CallConv, lines: bool, loads: bool) -> Counting {
         Counting {
+            loads,
             sites: Vec::new(),
             index: HashMap::new(),
             accesses: Vec::new(),
@@ -279,7 +282,7 @@ impl Tx<'_, '_> {
     /// The warp's batch of loads ends (inside a region), or every warp's (at block level): a
     /// loop goes round again, or a barrier.
     pub(super) fn end_batches(&mut self) {
-        if self.count.is_none() {
+        if !self.count.as_ref().is_some_and(|c| c.loads) {
             return;
         }
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
