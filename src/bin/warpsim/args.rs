@@ -113,9 +113,10 @@ impl From<OpArg> for SmemOp {
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        // A limit a `Duration` can hold (a year is more than any launch needs).
+        Ok(x) if x > 0.0 && x <= 3.2e7 => Ok(x),
         _ => Err(format!(
-            "`{s}` is not a number of seconds above 0 (e.g. 10 or 0.5)"
+            "`{s}` is not a number of seconds above 0 and at most a year (e.g. 10 or 0.5)"
         )),
     }
 }

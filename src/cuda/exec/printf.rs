@@ -61,6 +61,10 @@ pub(crate) fn format(format: &str, args: &[PrintfArg]) -> String {
             chars.next();
             spec.precision = Some(number(&mut chars, &mut args).unwrap_or(0)).filter(|p| *p >= 0);
         }
+        // A GPU's printf buffer holds 1 MiB by default: no field is wider than a few pages
+        // (and Rust's formatting takes precisions up to 65535 only).
+        spec.width = spec.width.map(|w| w.min(MAX_FIELD));
+        spec.precision = spec.precision.map(|p| p.min(MAX_FIELD));
         let mut bits = 0u32;
         while let Some(&(_, m)) = chars.peek() {
             bits = match m {
@@ -88,6 +92,9 @@ pub(crate) fn format(format: &str, args: &[PrintfArg]) -> String {
     }
     out
 }
+
+/// The widest field and the longest precision printed.
+const MAX_FIELD: i64 = 4096;
 
 /// A width or precision: digits, or `*` (taken from the next argument).
 fn number<'a>(
@@ -435,6 +442,17 @@ mod tests {
         );
         assert_eq!(format("%hhd %hu", &[i(257), i(-1)]), "1 65535");
         assert_eq!(format("%c%c", &[i(72), i(105)]), "Hi");
+    }
+
+    #[test]
+    fn fields_are_bounded() {
+        // Absurd widths and precisions neither panic nor print gigabytes.
+        assert_eq!(
+            format("%.1000000000f", &[d(1.0)]).len(),
+            2 + MAX_FIELD as usize
+        );
+        assert_eq!(format("%1000000000d", &[i(7)]).len(), MAX_FIELD as usize);
+        assert_eq!(format("%*d", &[i(i32::MIN), i(7)]).trim_end(), "7");
     }
 
     #[test]
