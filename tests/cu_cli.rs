@@ -218,6 +218,33 @@ fn check_mode_reports_a_race_with_its_line() {
 
 #[test]
 fn mistakes_are_explained() {
+    // A buffer larger than the memory there is is refused before it is allocated (it aborted
+    // the process); a file that never ends is read no further than needed.
+    for (spec, needle) in [
+        ("float[1<<40]:iota", "but "),
+        ("float[5]:file=/dev/zero", "holds more than 20 bytes"),
+    ] {
+        expect(
+            &[
+                "cu",
+                EXAMPLE,
+                "--kernel",
+                "vector_add",
+                "--block",
+                "256",
+                "--arg",
+                spec,
+                "--arg",
+                "float[5]:zeros",
+                "--arg",
+                "float[5]:zeros",
+                "--arg",
+                "5",
+            ],
+            2,
+            &[needle],
+        );
+    }
     // An unknown kernel names the ones there are.
     expect(
         &["cu", EXAMPLE, "--kernel", "vectorAdd", "--block", "256"],

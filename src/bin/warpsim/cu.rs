@@ -604,14 +604,36 @@ fn contents(t: &TypeName, n: usize, init: &Init, rng: &mut SmallRng) -> Result<V
         .checked_mul(size)
         .filter(|&b| b <= isize::MAX as usize)
         .ok_or_else(|| format!("{n} elements of {size} bytes do not fit in memory"))?;
+    // Refused before it is allocated (an allocation that fails aborts the process).
+    if let Some((free, source)) = crate::preflight::available_memory()
+        && total as u64 > free
+    {
+        return Err(format!(
+            "{n} elements of `{t}` are {} but {} is available ({source})",
+            crate::preflight::human(total as u64),
+            crate::preflight::human(free)
+        ));
+    }
     if let Init::File(path) = init {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        // At most one byte more than needed (a device file or pipe never ends).
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, total as u64 + 1),
+                    &mut bytes,
+                )
+            })
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if bytes.len() != total {
+            let holds = if bytes.len() > total {
+                format!("more than {total} bytes")
+            } else {
+                format!("{} bytes", bytes.len())
+            };
             return Err(format!(
-                "{} holds {} bytes; {n} elements of `{t}` are {total} bytes",
-                path.display(),
-                bytes.len()
+                "{} holds {holds}; {n} elements of `{t}` are {total} bytes",
+                path.display()
             ));
         }
         return Ok(bytes);
