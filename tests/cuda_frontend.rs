@@ -1079,3 +1079,27 @@ fn a_variable_read_as_a_cast_is_named_with_the_way_out() {
         "k",
     );
 }
+
+#[test]
+fn expressions_nested_too_deep_are_refused_not_a_stack_overflow() {
+    for body in [
+        vec!["1"; 5000].join("+"),
+        format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000)),
+        format!("{}1", "- ".repeat(10_000)),
+    ] {
+        let src = format!("__global__ void k(int *a) {{ a[0] = {body}; }}");
+        let e = lower_err(&src, "k");
+        assert!(
+            e.to_string().contains("nested more than 500 levels deep"),
+            "{e}"
+        );
+    }
+    // Just below the limit lowers on a test thread's 2 MiB stack.
+    lower(
+        &format!(
+            "__global__ void k(int *a) {{ a[0] = {}; }}",
+            vec!["a[1]"; 490].join("+")
+        ),
+        "k",
+    );
+}

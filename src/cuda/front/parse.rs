@@ -32,6 +32,7 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     let p = P {
         src: pp.text.as_bytes(),
         pp,
+        depth: std::cell::Cell::new(0),
     };
     p.collect_errors(tree.root_node(), &mut unit.syntax_errors);
     p.aliases(tree.root_node(), &mut unit.aliases);
@@ -53,7 +54,13 @@ pub fn parse(pp: &Preprocessed) -> Unit {
 struct P<'a> {
     src: &'a [u8],
     pp: &'a Preprocessed,
+    /// Expressions being read inside one another (see [`MAX_NESTING`]).
+    depth: std::cell::Cell<u32>,
 }
+
+/// Expressions nested deeper than this are refused: reading and lowering them recurses, and a
+/// generated `1+1+...` of thousands of terms would overflow the stack.
+const MAX_NESTING: u32 = 500;
 
 fn children(n: Node<'_>) -> Vec<Node<'_>> {
     let mut c = n.walk();
@@ -99,17 +106,20 @@ impl<'a> P<'a> {
         }
     }
 
-    /// Every `namespace a = b;`, at file scope or in a function (one meaning per name).
-    fn aliases(&self, n: Node<'_>, out: &mut Vec<(String, String)>) {
-        if n.kind() == "namespace_alias_definition" {
-            let kids = named_children(n);
-            if let (Some(a), Some(b)) = (kids.first(), kids.last()) {
-                out.push((self.text(*a).to_string(), self.text(*b).trim().to_string()));
+    /// Every `namespace a = b;`, at file scope or in a function (one meaning per name); the
+    /// tree is walked without recursion (expressions may nest deeper than the stack allows).
+    fn aliases(&self, root: Node<'_>, out: &mut Vec<(String, String)>) {
+        let mut todo = vec![root];
+        while let Some(n) = todo.pop() {
+            if n.kind() == "namespace_alias_definition" {
+                let kids = named_children(n);
+                if let (Some(a), Some(b)) = (kids.first(), kids.last()) {
+                    out.push((self.text(*a).to_string(), self.text(*b).trim().to_string()));
+                }
+                continue;
             }
-            return;
-        }
-        for c in named_children(n) {
-            self.aliases(c, out);
+            // Children in reverse, so that aliases come out in file order.
+            todo.extend(named_children(n).into_iter().rev());
         }
     }
 
@@ -1236,6 +1246,20 @@ impl<'a> P<'a> {
     }
 
     fn expr(&self, n: Node<'_>) -> Expr {
+        if self.depth.get() >= MAX_NESTING {
+            return self.unsupported(
+                n,
+                &format!("an expression nested more than {MAX_NESTING} levels deep"),
+                Some("split it into steps with local variables"),
+            );
+        }
+        self.depth.set(self.depth.get() + 1);
+        let e = self.expr_at(n);
+        self.depth.set(self.depth.get() - 1);
+        e
+    }
+
+    fn expr_at(&self, n: Node<'_>) -> Expr {
         let site = self.site(n);
         let span = (n.start_byte(), n.end_byte());
         let mk = |kind| Expr { kind, site, span };

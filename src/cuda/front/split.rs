@@ -662,7 +662,18 @@ impl<'a> Splitter<'a> {
     }
 
     /// Every `<<<>>>` launch outside the removed regions.
-    fn launches(&mut self, n: Node<'_>) -> Result<(), Diagnostic> {
+    /// Every launch in the tree under `root` (walked without recursion: expressions may nest
+    /// deeper than the stack allows).
+    fn launches(&mut self, root: Node<'_>) -> Result<(), Diagnostic> {
+        let mut todo = vec![root];
+        while let Some(n) = todo.pop() {
+            self.launch(n)?;
+            todo.extend(named_children(n));
+        }
+        Ok(())
+    }
+
+    fn launch(&mut self, n: Node<'_>) -> Result<(), Diagnostic> {
         if n.kind() == "call_expression"
             && let Some(cfg) = named_children(n)
                 .into_iter()
@@ -700,9 +711,6 @@ impl<'a> Splitter<'a> {
                 end: n.end_byte(),
                 text: format!("){}", newlines(self.text(cfg))),
             });
-        }
-        for c in named_children(n) {
-            self.launches(c)?;
         }
         Ok(())
     }
