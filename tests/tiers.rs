@@ -488,6 +488,33 @@ fn what_is_not_compiled_is_named() {
             t => panic!("{name}: {t:?}"),
         }
     }
+    // A switch of 300 cases: Cranelift's time grows steeply with so many branches (1,000 took
+    // minutes), the interpreter's does not.
+    let cases: String = (0..300)
+        .map(|c| format!("case {c}: x[threadIdx.x] = {c}; break;\n"))
+        .collect();
+    let src = format!(
+        "__global__ void big(unsigned long long *x) {{ switch (threadIdx.x % 300) {{ {cases} }} }}"
+    );
+    let module = Module::from_source("big.cu", &src, &Options::default()).expect("parses");
+    let k = module.lower("big").expect("lowers");
+    let r = cuda::launch(
+        &dev,
+        &k,
+        &LaunchConfig::new(1, 32).mode(Mode::Fast),
+        &[Arg::buffer(&x)],
+    )
+    .expect("runs");
+    match r.tier {
+        Tier::Interpreted { reason } => {
+            assert!(
+                reason.contains("larger than the compiled tier takes"),
+                "{reason}"
+            )
+        }
+        t => panic!("big: {t:?}"),
+    }
+    assert_eq!(x.to_vec()[..32], (0..32).collect::<Vec<u64>>()[..]);
 }
 
 /// Counting on the compiled tier (its memo of what a row of lanes costs included) gives the

@@ -59,6 +59,26 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     let start = Instant::now();
     let threads = shape.block.iter().map(|&d| d as usize).product::<usize>();
     let warps = threads.div_ceil(32);
+    // Cranelift's time and memory grow faster than the code (a 1,000-case switch, loops nested
+    // hundreds deep, a thousand parameters): such kernels run on the interpreter.
+    let (stmts, depth) = size(&k.body);
+    let branches = k
+        .body
+        .iter()
+        .map(|s| count(s, &|s| matches!(s, Stmt::If { .. })))
+        .sum::<usize>();
+    if stmts > MAX_STATEMENTS
+        || depth > MAX_DEPTH
+        || branches > MAX_BRANCHES
+        || k.params.len() > MAX_PARAMS
+    {
+        return Err(format!(
+            "the kernel is larger than the compiled tier takes ({stmts} statements nested {depth} \
+             deep, {branches} ifs, {} parameters; at most {MAX_STATEMENTS}, {MAX_DEPTH}, \
+             {MAX_BRANCHES} and {MAX_PARAMS})",
+            k.params.len()
+        ));
+    }
     // Built-ins refused wherever they are read, at block level too.
     let refused = |o: &Operand| match o {
         Operand::Builtin(Builtin::Clock) => Some("clock()"),
@@ -112,6 +132,35 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         count_sites,
         accesses,
         compile_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// The largest kernel the compiled tier translates: statements, nesting of statements,
+/// parameters.
+const MAX_STATEMENTS: usize = 20_000;
+const MAX_DEPTH: usize = 64;
+const MAX_BRANCHES: usize = 256;
+const MAX_PARAMS: usize = 256;
+
+/// Statements in `s` (itself and nested ones) for which `f` holds.
+fn count(s: &Stmt, f: &dyn Fn(&Stmt) -> bool) -> usize {
+    usize::from(f(s))
+        + s.children()
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(|s| count(s, f))
+            .sum::<usize>()
+}
+
+/// Statements in `stmts` (nested ones included) and how deep they nest.
+fn size(stmts: &[Stmt]) -> (usize, usize) {
+    stmts.iter().fold((0, 0), |(n, d), s| {
+        let (inner, deep) = s
+            .children()
+            .iter()
+            .map(|l| size(l))
+            .fold((0, 0), |(a, b), (x, y)| (a + x, b.max(y)));
+        (n + 1 + inner, d.max(deep + 1))
     })
 }
 
