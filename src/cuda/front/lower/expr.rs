@@ -428,7 +428,11 @@ impl Lowerer<'_> {
                 self.read(&p, site)
             }
             ExprKind::Member(a, f, false) => {
-                if let Some(p) = self.field_pointer(a, f) {
+                // A pointer field read before anything was assigned to it (a struct loaded from
+                // memory) is the field's bytes, as before struct variables carried pointers.
+                if let Some(p) = self.field_pointer(a, f)
+                    && !matches!(p, Place::Ptr(k) if self.ptrs[k].base.is_none())
+                {
                     return self.read(&p, site);
                 }
                 if let ExprKind::Ident(n) = &a.kind

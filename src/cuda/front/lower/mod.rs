@@ -459,8 +459,14 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     } else {
         format!("{}<{}>", f.name, shown_args.join(", "))
     };
-    if kernels.len() > 1 {
-        // Overloads keep apart in reports as in Nsight's: by their parameter types.
+    if kernels
+        .iter()
+        .filter(|g| g.specialization.is_empty())
+        .count()
+        > 1
+    {
+        // Overloads keep apart in reports as in Nsight's: by their parameter types (a
+        // template's explicit specializations are no overloads).
         let types: Vec<&str> = f.params.iter().map(|p| p.written.as_str()).collect();
         display = format!("{display}({})", types.join(", "));
     }
