@@ -245,6 +245,12 @@ fn mistakes_are_explained() {
             &[needle],
         );
     }
+    // A time limit no `Duration` holds is refused, not a panic.
+    expect(
+        &["cu", EXAMPLE, "--list", "--timeout", "1e300"],
+        2,
+        &["at most a year"],
+    );
     // An unknown kernel names the ones there are.
     expect(
         &["cu", EXAMPLE, "--kernel", "vectorAdd", "--block", "256"],

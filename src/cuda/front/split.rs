@@ -412,24 +412,16 @@ impl<'a> Splitter<'a> {
                 if self.text(p).trim() == "void" {
                     continue;
                 }
+                let declarator = p.child_by_field_name("declarator");
+                let named = declarator.map(|d| self.declared_name(d));
                 // The declaration without its default argument, then without its name.
-                let written = p
-                    .child_by_field_name("declarator")
-                    .map_or(self.text(p), |d| {
-                        &self.text(p)[..d.end_byte() - p.start_byte()]
-                    });
-                let named = p
-                    .child_by_field_name("declarator")
-                    .and_then(|d| self.declared_name(d));
+                let written = self.without_default(p);
                 let written = named
-                    .as_deref()
-                    .and_then(|n| written.strip_suffix(n))
+                    .as_ref()
+                    .and_then(|n| written.strip_suffix(n.as_deref()?))
                     .unwrap_or(written);
                 types.push(written.split_whitespace().collect::<Vec<_>>().join(" "));
-                match p
-                    .child_by_field_name("declarator")
-                    .map(|d| self.declared_name(d))
-                {
+                match named {
                     Some(Some(n)) => params.push(n),
                     Some(None) => {
                         return Err(self.error(
@@ -562,6 +554,13 @@ impl<'a> Splitter<'a> {
         Ok(())
     }
 
+    /// A parameter declaration up to the end of its declarator: without its default (`= 4`).
+    fn without_default(&self, p: Node<'_>) -> &'a str {
+        let text = self.text(p);
+        p.child_by_field_name("declarator")
+            .map_or(text, |d| &text[..d.end_byte() - p.start_byte()])
+    }
+
     /// The name a declarator declares (`*a`, `a[4]`, `__restrict__ a`).
     fn declared_name(&self, d: Node<'_>) -> Option<String> {
         match d.kind() {
@@ -605,8 +604,7 @@ impl<'a> Splitter<'a> {
                     let n = self
                         .declared_name(d)
                         .ok_or_else(|| self.error(p, "this template parameter", "name it"))?;
-                    // The declaration up to the end of its declarator: without the default.
-                    let prefix = &self.text(p)[..d.end_byte() - p.start_byte()];
+                    let prefix = self.without_default(p);
                     decls.push(prefix.split_whitespace().collect::<Vec<_>>().join(" "));
                     args.push((n, false));
                 }
