@@ -244,6 +244,27 @@ fn host_copies_through_misaligned_views_use_the_views_bytes() {
     assert_eq!(bytes.to_vec(), want, "fill wrote outside the view");
     floats.copy_from_slice(&[f32::from_bits(0x0403_0201); 3]);
     assert_eq!(&bytes.to_vec()[..6], [100, 1, 2, 3, 4, 1]);
+    // Bytes and halves through views that start and end inside words, longer than one of the
+    // host copy's chunks.
+    let n = 40_000;
+    let big = dev.alloc_zeroed::<u8>("big", 2 * n + 8);
+    let src: Vec<u8> = (0..n).map(|k| (k * 7 % 251) as u8).collect();
+    big.slice(3..3 + n).copy_from_slice(&src);
+    let got = big.to_vec();
+    assert_eq!(
+        (got[..3].to_vec(), &got[3..3 + n], got[3 + n]),
+        (vec![0; 3], &src[..], 0)
+    );
+    let halves: Vec<u16> = (0..n).map(|k| (k * 40_503 % 65_521) as u16).collect();
+    let view = big.slice(6..6 + 2 * n).cast::<u16>();
+    view.copy_from_slice(&halves);
+    assert_eq!(view.to_vec(), halves);
+    let got = big.to_vec();
+    assert_eq!(
+        (&got[3..6], got[6 + 2 * n]),
+        (&src[..3], 0),
+        "bytes outside the view"
+    );
 }
 
 // ----- atomics ---------------------------------------------------------------------------------

@@ -237,6 +237,26 @@ impl<T: Element> Global<T> {
             self.alloc.name,
             self.len
         );
+        if T::SIZE < 4 {
+            // Bytes and halves a word at a time: one read-modify-write per element took 0.3 s
+            // for 64 MiB of `unsigned char`.
+            const CHUNK: usize = 1 << 14;
+            let size = T::SIZE as usize;
+            let mut bytes = Vec::with_capacity(CHUNK * size);
+            for (k, part) in src.chunks(CHUNK).enumerate() {
+                bytes.clear();
+                if size == 1 {
+                    bytes.extend(part.iter().map(|v| v.to_words()[0] as u8));
+                } else {
+                    bytes.extend(
+                        part.iter()
+                            .flat_map(|v| (v.to_words()[0] as u16).to_le_bytes()),
+                    );
+                }
+                self.cast::<u8>().write_bytes(k * CHUNK * size, &bytes);
+            }
+            return;
+        }
         for (i, &v) in src.iter().enumerate() {
             self.host_write(self.offset + i * T::SIZE as usize, v);
         }
