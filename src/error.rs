@@ -111,14 +111,16 @@ pub enum Error {
         reason: String,
     },
     /// The launch ran past its time limit ([`crate::LaunchConfig::timeout`]): a block was still
-    /// looping when the watchdog fired.
+    /// looping when the watchdog fired, or blocks were still to start.
     Timeout {
         /// The kernel's name.
         kernel: String,
-        /// The block that was stopped.
+        /// The block that was stopped, or the first not started.
         block: Dim3,
         /// The limit, in seconds.
         seconds: f64,
+        /// Whether the block was stopped in a loop (else the grid still had blocks to start).
+        looping: bool,
         /// The loop it was in (`file:line:col`), when known.
         location: Option<String>,
     },
@@ -287,12 +289,25 @@ impl fmt::Display for Error {
                 kernel,
                 block,
                 seconds,
+                looping: true,
                 location,
             } => write!(
                 f,
                 "kernel `{kernel}` did not finish within {seconds} s: block {block} was still \
                  looping{}; look for a loop that never ends, or allow more time (--timeout)",
                 at(location)
+            ),
+            Error::Timeout {
+                kernel,
+                block,
+                seconds,
+                looping: false,
+                ..
+            } => write!(
+                f,
+                "kernel `{kernel}` did not finish within {seconds} s: its grid still had blocks \
+                 to run (block {block} among them); launch fewer blocks, or allow more time \
+                 (--timeout)"
             ),
             Error::Unsupported { kernel, reason } => {
                 write!(f, "kernel `{kernel}` cannot run as asked: {reason}")

@@ -410,6 +410,32 @@ fn the_watchdog_stops_endless_loops_on_both_tiers() {
     }
 }
 
+/// A grid too large to finish in time stops between blocks, though no block loops (a billion
+/// blocks ran on past the limit).
+#[test]
+fn the_watchdog_stops_a_grid_without_loops() {
+    let src = "__global__ void mark(int *x) { x[threadIdx.x] = blockIdx.x; }\n";
+    let k = Module::from_source("mark.cu", src, &Options::default())
+        .expect("parses")
+        .lower("mark")
+        .expect("lowers");
+    for engine in [Engine::Interp, Engine::Jit] {
+        // A pool of its own: the shared one would be busy for the tests beside this one.
+        let dev = Device::default().with_threads(2).expect("threads");
+        let x = dev.alloc_zeroed::<i32>("x", 32);
+        let cfg = LaunchConfig::new(2_000_000_000, 32)
+            .mode(Mode::Fast)
+            .engine(engine)
+            .timeout(std::time::Duration::from_millis(200));
+        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("stopped");
+        assert!(
+            matches!(e, warpsim::Error::Timeout { looping: false, .. }),
+            "{engine:?}: {e}"
+        );
+        assert!(e.to_string().contains("still had blocks to run"), "{e}");
+    }
+}
+
 /// A variable assigned only under a block-level `if` (around a barrier) reads as the
 /// interpreter's zero in blocks that skip the `if`, whichever block ran before on the same CPU
 /// thread (the compiled tier keeps such values in a frame it reuses between blocks).

@@ -233,8 +233,8 @@ pub fn launch_with(
                 })
                 .collect();
             let slots = std::sync::OnceLock::new();
-            let limit = cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
             dev.launch_with_sites(cfg, sites, Some(reach), |b| {
+                watchdog.between_blocks(b);
                 let run = Run {
                     c,
                     kernel,
@@ -244,12 +244,13 @@ pub fn launch_with(
                     slots: &slots,
                     uniforms: &uniforms,
                     fired: watchdog.fired(),
-                    limit,
+                    limit: watchdog.seconds,
                 };
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
         }
         _ => dev.launch_with_sites(cfg, sites, Some(reach), |b| {
+            watchdog.between_blocks(b);
             Exec::run(kernel, b, &plan, &vals, &printed);
         })?,
     };
@@ -433,6 +434,7 @@ impl Run<'_> {
                 kernel: b.launch.name.clone(),
                 block: b.st.idx,
                 seconds: self.limit,
+                looping: true,
                 location: location(b),
             }),
             Status::Fault => {
@@ -574,9 +576,12 @@ impl Run<'_> {
     }
 }
 
-/// Raises a flag when a launch runs past its time limit; the tiers' loops check it.
+/// Raises a flag when a launch runs past its time limit; the tiers' loops check it, and the
+/// launch before each block (a grid of a billion loop-free blocks must stop too).
 struct Watchdog {
     fired: Arc<AtomicBool>,
+    /// The limit in seconds (0 without one).
+    seconds: f64,
     done: Arc<(Mutex<bool>, Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -600,6 +605,7 @@ impl Watchdog {
         });
         Watchdog {
             fired,
+            seconds: limit.map_or(0.0, |t| t.as_secs_f64()),
             done,
             thread,
         }
@@ -607,6 +613,19 @@ impl Watchdog {
 
     fn fired(&self) -> &AtomicBool {
         &self.fired
+    }
+
+    /// Stop the launch at block `b`, before it starts, if the limit has passed.
+    fn between_blocks(&self, b: &Block<'_>) {
+        if self.fired.load(Ordering::Relaxed) {
+            fault(Error::Timeout {
+                kernel: b.launch.name.clone(),
+                block: b.st.idx,
+                seconds: self.seconds,
+                looping: false,
+                location: None,
+            });
+        }
     }
 }
 

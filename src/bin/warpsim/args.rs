@@ -321,8 +321,8 @@ pub struct CuArgs {
     /// Say on stderr which tier ran each launch, and why not the compiled one (--kernel).
     #[arg(long)]
     pub verbose: bool,
-    /// Stop a kernel still running after SECONDS with an error naming the loop it was in
-    /// (every launch of a program); default: no limit.
+    /// Stop a kernel still running after SECONDS with an error naming the loop it was in, or
+    /// saying its grid still had blocks to run (every launch of a program); default: no limit.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeout: Option<f64>,
     /// What cudaEventElapsedTime returns in a program: the predicted GPU time of the work

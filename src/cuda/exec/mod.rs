@@ -908,6 +908,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 kernel: self.b.launch.name.clone(),
                 block: self.b.st.idx,
                 seconds,
+                looping: true,
                 location: self.b.launch.sites.position(st).map(|p| p.to_string()),
             });
         }
