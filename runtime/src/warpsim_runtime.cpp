@@ -816,7 +816,9 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     p->singleToDoublePrecisionPerfRatio = 2;
     p->concurrentManagedAccess = 1;
     p->computePreemptionSupported = 1;
-    p->cooperativeLaunch = 1;
+    // No grid.sync (this_grid() kernels do not build): programs that check take their
+    // non-cooperative path or waive, as on a device without it.
+    p->cooperativeLaunch = 0;
     p->sharedMemPerBlockOptin = (size_t)get("sharedMemPerBlockOptin");
     p->maxBlocksPerMultiProcessor = (int)get("maxBlocksPerMultiProcessor");
     p->reservedSharedMemPerBlock = (size_t)get("reservedSharedMemPerBlock");
@@ -877,7 +879,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrConcurrentManagedAccess: v = 1; break;
         case cudaDevAttrComputePreemptionSupported: v = 1; break;
         case cudaDevAttrCanUseHostPointerForRegisteredMem: v = 0; break;
-        case cudaDevAttrCooperativeLaunch: v = 1; break;
+        case cudaDevAttrCooperativeLaunch: v = p.cooperativeLaunch; break;
         case cudaDevAttrCooperativeMultiDeviceLaunch: v = 0; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = (int)p.sharedMemPerBlockOptin; break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: v = p.maxBlocksPerMultiProcessor; break;

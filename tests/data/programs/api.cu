@@ -41,6 +41,8 @@ int main(int argc, char **argv) {
     int attr = 0;
     SAY(cudaDeviceGetAttribute(&attr, cudaDevAttrComputeCapabilityMajor, 0));
     printf("major attribute %d\n", attr);
+    SAY(cudaDeviceGetAttribute(&attr, cudaDevAttrCooperativeLaunch, 0));
+    printf("cooperative launch %d %d\n", p.cooperativeLaunch, attr);
     int rt = 0;
     SAY(cudaRuntimeGetVersion(&rt));
     printf("runtime %d\n", rt);
