@@ -267,6 +267,50 @@ __global__ void k(float *out) { out[threadIdx.x] = b::use(3.0f); }"#;
     assert_eq!(o.to_vec(), [6.0, 6.0]);
 }
 
+/// Comparisons the grammar reads as a template's arguments (`(t < n && t >= lo)` as `t<n &&
+/// t>` = lo, `t < n && t > (lo)` as a call of `t<n && t>`) run as the comparisons they are; a
+/// template of the same shape still takes its arguments.
+#[test]
+fn comparisons_that_look_like_template_arguments() {
+    let src = r#"
+template <int N> __device__ int pick(int x) { return x + N; }
+__global__ void k(int *out, int n, int lo) {
+    int t = threadIdx.x;
+    int c = 0;
+    c += (t < n && t >= lo) ? 1 : 0;
+    c += (t < n || t >= 6) ? 2 : 0;
+    if (t < n && t > (lo - 1)) c += 4;
+    c += (t < n && t >> 1) ? 8 : 0;
+    c += (t > 0 && (t < n && t >= lo)) ? 16 : 0;
+    c += (t < n && t > -lo) ? 32 : 0;
+    out[t] = c * 1000 + pick<3>(t);
+}"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<i32>("out", 8);
+    let (n, lo) = (5, 2);
+    run(
+        &dev,
+        src,
+        "k",
+        1,
+        8,
+        &[Arg::buffer(&out), Arg::Int(n.into()), Arg::Int(lo.into())],
+    )
+    .unwrap();
+    let want: Vec<i32> = (0..8)
+        .map(|t| {
+            let c = i32::from(t < n && t >= lo)
+                + 2 * i32::from(t < n || t >= 6)
+                + 4 * i32::from(t < n && t > lo - 1)
+                + 8 * i32::from(t < n && (t >> 1) != 0)
+                + 16 * i32::from(t > 0 && t < n && t >= lo)
+                + 32 * i32::from(t < n && t > -lo);
+            c * 1000 + t + 3
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
 #[test]
 fn array_members_of_struct_variables() {
     // A struct copied into a local, a struct parameter by value, and a local struct written

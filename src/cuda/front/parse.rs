@@ -24,11 +24,30 @@ pub fn parse(pp: &Preprocessed) -> Unit {
             .push((Site::default(), "the CUDA grammar failed to load".into()));
         return unit;
     }
-    let Some(tree) = parser.parse(&pp.text, None) else {
+    let Some(mut tree) = parser.parse(&pp.text, None) else {
         unit.syntax_errors
             .push((Site::default(), "the parser gave up".into()));
         return unit;
     };
+    // The grammar reads `(t < 60 && t >= 1)` as `t<60 && t>` = 1 (a template call assigned
+    // to) and `(t < n || t > (1))` as a call of `t<n || t>`: where a name that is no template
+    // opens such an argument list, its `<` becomes `>` in a copy of the text that is parsed
+    // again for the tree's shape (a relational operator of the same precedence and length),
+    // while every token is still read from the text as written.
+    let mut shaped = pp.text.clone().into_bytes();
+    for _ in 0..4 {
+        let lts = comparisons_read_as_templates(tree.root_node(), pp.text.as_bytes());
+        if lts.is_empty() {
+            break;
+        }
+        for at in lts {
+            shaped[at] = b'>';
+        }
+        match parser.parse(&shaped, None) {
+            Some(t) => tree = t,
+            None => break,
+        }
+    }
     let p = P {
         src: pp.text.as_bytes(),
         pp,
@@ -49,6 +68,64 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     }
     p.items(tree.root_node(), "", &mut unit);
     unit
+}
+
+/// The byte offsets of the `<` of every `name<...>` in `root` that is a comparison read as a
+/// template's arguments: `name` is a plain identifier that no template of the file declares,
+/// and the list is followed by `=` (the `>=` it split) or holds one `&&` or `||` expression.
+fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
+    let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
+    let mut templates = std::collections::HashSet::new();
+    let mut found = Vec::new();
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        match n.kind() {
+            "template_declaration" => {
+                let mut d = named_children(n)
+                    .into_iter()
+                    .find(|d| !matches!(d.kind(), "template_parameter_list" | "requires_clause"));
+                // The declared name: a function's declarator, or a struct's or alias's name.
+                while let Some(x) = d {
+                    if matches!(x.kind(), "identifier" | "type_identifier") {
+                        templates.insert(text(x));
+                        break;
+                    }
+                    d = x
+                        .child_by_field_name("declarator")
+                        .or_else(|| x.child_by_field_name("name"));
+                }
+            }
+            "template_function" => {
+                let (Some(name), Some(args)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("arguments"),
+                ) else {
+                    continue;
+                };
+                let split_ge = src.get(n.end_byte()) == Some(&b'=')
+                    && src.get(n.end_byte() + 1) != Some(&b'=');
+                let logical = match named_children(args).as_slice() {
+                    [e] => {
+                        e.kind() == "binary_expression"
+                            && e.child_by_field_name("operator")
+                                .is_some_and(|o| matches!(text(o), "&&" | "||"))
+                    }
+                    _ => false,
+                };
+                if name.kind() == "identifier" && (split_ge || logical) {
+                    found.push((text(name), args.start_byte()));
+                }
+            }
+            _ => {}
+        }
+        todo.extend(named_children(n));
+    }
+    found
+        .into_iter()
+        .filter(|(name, _)| !templates.contains(name))
+        .map(|(_, at)| at)
+        .filter(|&at| src.get(at) == Some(&b'<'))
+        .collect()
 }
 
 struct P<'a> {
