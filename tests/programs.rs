@@ -721,7 +721,16 @@ fn the_report_draws_each_kernel() {
 
 #[test]
 fn habits_of_real_programs() {
-    let r = warpsim(&["cu", &program("real/habits.cu"), "-D", "EMPTY="]);
+    let r = warpsim(&[
+        "cu",
+        &program("real/habits.cu"),
+        "-D",
+        "EMPTY=",
+        "-I",
+        &program("real"),
+        "-I",
+        &program("real/once"),
+    ]);
     assert_eq!(r.code, Some(0), "{}", r.show());
     assert!(r.stdout.contains("managed: 132 5\n"), "{}", r.show());
     assert!(
@@ -736,6 +745,7 @@ fn habits_of_real_programs() {
         "{}",
         r.show()
     );
+    assert!(r.stdout.contains("once: 42\n"), "{}", r.show());
 }
 
 #[test]

@@ -702,8 +702,11 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
                     "-x",
                     "c++",
                 ]);
-                // Quoted includes of the original directory, for headers not mirrored.
+                // Quoted includes of the original directory, for headers not mirrored, after
+                // its mirror: a header reached from two directories must be read as one file
+                // (`#pragma once` tells files apart by path).
                 if let Some(d) = src.parent() {
+                    cmd.arg(format!("-iquote{}", mirrored(&root, d).display()));
                     cmd.arg(format!("-iquote{}", d.display()));
                 }
                 unit += 1;

@@ -2,10 +2,13 @@
 // host between a launch and the synchronisation, a pointer into the middle of an allocation
 // indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
 // line, a header that is not UTF-8, kernel templates with defaults and enum parameters, NVTX
-// ranges, `time(0)` without <time.h> (nvcc's runtime header brings it) and cudaMemAdvise.
+// ranges, `time(0)` without <time.h> (nvcc's runtime header brings it), cudaMemAdvise, and a
+// `#pragma once` header reached from two include directories.
 #include <cstdio>
 #include <cstring>
 #include "latin1.h"
+#include "once.h"
+#include "again.h"
 #include "nvtx3/nvToolsExt.h"
 
 #define STR2(x) #x
@@ -67,5 +70,6 @@ int main() {
     cudaStreamAddCallback(s, done, &calls, 0);
     cudaStreamSynchronize(s);
     printf("callback: %d, EMPTY=\"%s\", latin1: %d\n", calls, STR(EMPTY), LATIN1_OK);
+    printf("once: %d\n", again(Once{41}));
     return 0;
 }

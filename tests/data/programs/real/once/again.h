@@ -1,0 +1,3 @@
+#pragma once
+#include "once.h"
+inline int again(Once o) { return o.x + 1; }
