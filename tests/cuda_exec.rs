@@ -311,6 +311,38 @@ __global__ void k(int *out, int n, int lo) {
     assert_eq!(out.to_vec(), want);
 }
 
+/// Static data members with a value are constants of each instance: an array bound inside the
+/// struct, bare in its methods, `S::n` through a typedef, an instance or a template's type.
+#[test]
+fn static_constexpr_members_are_constants() {
+    let src = r#"
+template <class T> struct alignas(16) Pack {
+    static constexpr int size = 16 / sizeof(T);
+    static const unsigned first = 1, second = 2;
+    T v[size];
+    __device__ T sum() const { T s = 0; for (int j = 0; j < size; j++) s += v[j]; return s; }
+};
+struct Plain { static constexpr int n = 3; };
+typedef Pack<float> P4;
+template <class P> __device__ int width() { return P::size; }
+__global__ void k(float *out) {
+    int t = threadIdx.x;
+    P4 p;
+    for (int j = 0; j < P4::size; j++) p.v[j] = t + j;
+    Pack<double> d;
+    for (int j = 0; j < Pack<double>::size; j++) d.v[j] = 10.0;
+    out[t] = p.sum() * 100 + d.sum() + Plain::n * 1000 + width<Pack<short>>() * 10000
+           + (Pack<int>::second - P4::first) * 100000;
+}"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run(&dev, src, "k", 1, 4, &[Arg::buffer(&out)]).unwrap();
+    let want: Vec<f32> = (0..4)
+        .map(|t| ((4 * t + 6) * 100 + 20 + 3000 + 80_000 + 100_000) as f32)
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
 #[test]
 fn array_members_of_struct_variables() {
     // A struct copied into a local, a struct parameter by value, and a local struct written

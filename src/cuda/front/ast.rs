@@ -293,6 +293,9 @@ pub struct StructDef {
     pub methods: Vec<Function>,
     /// Fields: name and type.
     pub fields: Vec<(String, TypeExpr)>,
+    /// Static data members with a value (`static constexpr int size = 4;`), in order: constants
+    /// of each instance, named bare inside the struct and `S::size` outside.
+    pub statics: Vec<VarDecl>,
     /// `__align__(n)`/`alignas(n)`: the alignment's expression.
     pub align: Option<Expr>,
     /// Where it is.

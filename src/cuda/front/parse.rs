@@ -610,6 +610,7 @@ impl<'a> P<'a> {
             .map(|e| self.expr(e));
         let mut fields = Vec::new();
         let mut methods = Vec::new();
+        let mut statics = Vec::new();
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -644,8 +645,29 @@ impl<'a> P<'a> {
             if t.kind() == "enum_specifier" {
                 self.enum_def(t, unit, Some(&name));
             }
-            // `static` members are not part of the layout.
-            if self.quals(f).0.is_static {
+            // `static` members are not part of the layout; those with a value are constants.
+            let quals = self.quals(f).0;
+            if quals.is_static {
+                let base = self.type_expr(t);
+                let mut c = f.walk();
+                let mut name = None;
+                for (at, k) in f.children(&mut c).enumerate() {
+                    match f.field_name_for_child(at as u32) {
+                        _ if k.kind() == "field_identifier" => name = Some(k),
+                        Some("default_value") => {
+                            if let Some(n) = name.take() {
+                                statics.push(VarDecl {
+                                    name: self.text(n).to_string(),
+                                    ty: base.clone(),
+                                    quals: quals.clone(),
+                                    init: Some(self.expr(k)),
+                                    site: self.site(n),
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 continue;
             }
             let base = self.type_expr(t);
@@ -664,6 +686,7 @@ impl<'a> P<'a> {
             specialization,
             methods,
             fields,
+            statics,
             align,
             site: self.site(n),
         });

@@ -727,6 +727,11 @@ impl Lowerer<'_> {
         if let Some(c) = self.global(&n, site)? {
             return Ok(Val::Scalar(Operand::Const(c), c.ty));
         }
+        if let Some((scope, member)) = n.rsplit_once("::")
+            && let Some(v) = self.static_member(scope, member, site)
+        {
+            return Ok(v);
+        }
         // `Opt<float>::Put`: an enumerator of a struct template is the same in every instance.
         if n.contains('<') {
             let mut bare = String::new();

@@ -9,7 +9,7 @@
 use super::types::Ty;
 use super::{ArgIn, Lowerer, Place, R, TArg, Val};
 use crate::cuda::front::ast::{Function, TemplateArg, TypeExpr};
-use crate::cuda::ir::Site;
+use crate::cuda::ir::{Operand, Site};
 
 impl<'m> Lowerer<'m> {
     /// The (non-template) struct called `n`, laid out at first use.
@@ -128,6 +128,23 @@ impl<'m> Lowerer<'m> {
         let laid = self.file_scope(|l| {
             let frame = l.frames.last_mut().expect("pushed by file_scope");
             frame.tenv.extend(env);
+            // Static data members first: fields' array bounds may name them. One whose value
+            // is not a scalar constant is left out (its uses are then unknown names).
+            let mut statics = Vec::new();
+            for s in &d.statics {
+                let value = match (l.ty(&s.ty, s.site), &s.init) {
+                    (Ok(Ty::Scalar(t)), Some(init)) => l
+                        .const_eval(init)
+                        .ok()
+                        .map(|c| super::consts::convert(c, t)),
+                    _ => None,
+                };
+                if let Some(c) = value {
+                    let frame = l.frames.last_mut().expect("pushed by file_scope");
+                    frame.tenv.insert(s.name.clone(), TArg::Value(c));
+                    statics.push((s.name.clone(), TArg::Value(c)));
+                }
+            }
             let mut fields = Vec::new();
             for (fname, fty) in &d.fields {
                 let t = match fty {
@@ -153,11 +170,37 @@ impl<'m> Lowerer<'m> {
                 }
                 None => None,
             };
-            Ok((fields, align))
+            Ok((fields, align, statics))
         });
         self.globals_in_progress.pop();
-        let (fields, align) = laid?;
+        let (fields, align, statics) = laid?;
+        // Member functions see the statics as they see the template's arguments.
+        let mut tenv = tenv;
+        tenv.extend(statics);
         Ok(self.structs.add(&name, fields, align, Some(def), tenv))
+    }
+
+    /// `S::name` for a static data member `name` of struct (or instance, typedef) `S`.
+    pub fn static_member(&mut self, scope: &str, name: &str, site: Site) -> Option<Val> {
+        let Ok(Some(Ty::Struct(i))) = self.struct_named_text(scope, site) else {
+            return None;
+        };
+        let def = self.structs.list[i].def?;
+        if !self.m.ast.structs[def]
+            .statics
+            .iter()
+            .any(|s| s.name == name)
+        {
+            return None;
+        }
+        self.structs.list[i]
+            .tenv
+            .iter()
+            .rev()
+            .find_map(|(k, v)| match v {
+                TArg::Value(c) if k == name => Some(Val::Scalar(Operand::Const(*c), c.ty)),
+                _ => None,
+            })
     }
 
     /// Whether a pointer type points at a struct whose layout is being computed.
