@@ -1515,6 +1515,10 @@ pub enum ReduceOp {
     BitXor,
     /// A lambda of two arguments.
     Closure(usize),
+    /// A `__device__` function of two arguments (its index in the unit's functions).
+    Function(usize),
+    /// A functor: struct `i`'s `operator()` of two arguments, on an object without fields.
+    Functor(usize),
 }
 
 impl Lowerer<'_> {
@@ -1591,14 +1595,44 @@ impl Lowerer<'_> {
         {
             return Ok(ReduceOp::Closure(*c));
         }
+        // A function named as the operation: `cg::reduce(tile, v, add)`.
+        if let ExprKind::Ident(n) = &e.kind {
+            let n = self.canon(n);
+            let two = |f: &ast::Function| f.name == n && f.params.len() == 2;
+            if let Some(i) = self.m.ast.functions.iter().position(two) {
+                return Ok(ReduceOp::Function(i));
+            }
+        }
+        // The operation's type: `cg::plus<float>()` and `cg::plus<float>{}` alike.
         let name = match &e.kind {
             ExprKind::Call(f, _, args) if args.is_empty() => match &f.kind {
                 ExprKind::Ident(n) => self.canon(n),
                 _ => String::new(),
             },
+            ExprKind::Cast(ty, inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
+                match ty {
+                    ast::TypeExpr::Name(n) | ast::TypeExpr::Template(n, _) => self.canon(n),
+                    _ => String::new(),
+                }
+            }
             _ => String::new(),
         };
         let short = name.rsplit("::").next().unwrap_or("");
+        let builtin = matches!(
+            short,
+            "plus" | "less" | "greater" | "bit_and" | "bit_or" | "bit_xor"
+        );
+        // A functor of the program's own: `Max()`, `Max{}`.
+        if !builtin
+            && !name.is_empty()
+            && let Ok(Some(Ty::Struct(i))) = self.struct_named_text(&name, e.site)
+            && self
+                .methods(i, "operator()")
+                .iter()
+                .any(|f| f.params.len() == 2)
+        {
+            return Ok(ReduceOp::Functor(i));
+        }
         Ok(match short {
             "plus" => ReduceOp::Plus,
             "less" => ReduceOp::Less,
@@ -1610,7 +1644,7 @@ impl Lowerer<'_> {
                 return Err(self.unsupported(
                     e.site,
                     "this reduction operation",
-                    Some("use cg::plus<T>(), cg::less<T>(), cg::greater<T>(), cg::bit_and/or/xor<T>()"),
+                    Some("use cg::plus<T>(), cg::less<T>(), cg::greater<T>(), cg::bit_and/or/xor<T>(), a lambda, a __device__ function of two arguments, or a functor struct with a __device__ operator()"),
                 ));
             }
         })
@@ -1626,9 +1660,24 @@ impl Lowerer<'_> {
         site: Site,
     ) -> R<Operand> {
         let bin = match op {
-            ReduceOp::Closure(c) => {
+            ReduceOp::Closure(_) | ReduceOp::Function(_) | ReduceOp::Functor(_) => {
                 let args = vec![ArgIn::Val(Val::Scalar(a, t)), ArgIn::Val(Val::Scalar(b, t))];
-                let v = self.call_closure(c, args, site)?;
+                let v = match op {
+                    ReduceOp::Closure(c) => self.call_closure(c, args, site)?,
+                    ReduceOp::Function(f) => {
+                        let f = &self.m.ast.functions[f];
+                        self.inline(f, &[], args, None, site)?
+                    }
+                    ReduceOp::Functor(i) => {
+                        let f = self
+                            .methods(i, "operator()")
+                            .into_iter()
+                            .find(|f| f.params.len() == 2)
+                            .expect("checked by reduce_op");
+                        self.inline(f, &[], args, Some((i, None)), site)?
+                    }
+                    _ => unreachable!("a call"),
+                };
                 let v = self.convert_val(v, &Ty::Scalar(t), site)?;
                 let Val::Scalar(r, _) = v else {
                     unreachable!("converted to a scalar")
@@ -1665,7 +1714,7 @@ impl Lowerer<'_> {
             ReduceOp::BitAnd => WarpReduce::And,
             ReduceOp::BitOr => WarpReduce::Or,
             ReduceOp::BitXor => WarpReduce::Xor,
-            ReduceOp::Closure(_) => return None,
+            ReduceOp::Closure(_) | ReduceOp::Function(_) | ReduceOp::Functor(_) => return None,
         };
         if self.m.arch < 800 || !matches!(t, Scalar::I32 | Scalar::U32) {
             return None;
