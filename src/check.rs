@@ -12,9 +12,11 @@
 //!   interval, so detection does not depend on the schedule.
 //! * **initcheck**: reads of shared words never written in the block, and of global memory
 //!   allocated with [`crate::Device::alloc_uninit`] and never written.
-//! * **synccheck**: a barrier reached while threads of the block have exited (only part of the
-//!   block arrives), and a `sync_warp`, shuffle or vote whose member mask names lanes that are not
-//!   executing it (diverged, or not threads of the block at all) or leaves out lanes that are.
+//! * **synccheck**: a `sync_warp`, shuffle or vote whose member mask names lanes that are not
+//!   executing it (diverged, or not threads of the block at all) or leaves out lanes that are. A
+//!   barrier that threads which returned never reach is no finding (they take no part, and
+//!   compute-sanitizer reports none); one inside a divergent branch stops the block in every
+//!   mode (barrier misuse).
 //! * **memcheck**: out-of-bounds and misaligned accesses, with the nearest allocation and the
 //!   distance to it; instead of stopping the launch the bad lanes are skipped and checking goes
 //!   on, up to [`MAX_FINDINGS`].
@@ -68,8 +70,6 @@ pub enum Kind {
     IntraWarpHazard,
     /// Read of memory never written.
     UninitializedRead,
-    /// A barrier reached while threads of the block have exited.
-    PartialBarrier,
     /// A `sync_warp`, shuffle or vote whose mask does not match the lanes executing it.
     MaskMismatch,
     /// An access outside its buffer.
@@ -92,7 +92,7 @@ impl Kind {
             | Kind::RaceWriteAfterWrite
             | Kind::IntraWarpHazard => "racecheck",
             Kind::UninitializedRead => "initcheck",
-            Kind::PartialBarrier | Kind::MaskMismatch => "synccheck",
+            Kind::MaskMismatch => "synccheck",
             Kind::OutOfBounds | Kind::Misaligned => "memcheck",
             Kind::GlobalRace => "racecheck (global)",
             Kind::AtomicRace => "racecheck",
@@ -223,7 +223,7 @@ impl fmt::Display for Finding {
                 self.address
             )?;
         }
-        if matches!(self.kind, Kind::PartialBarrier | Kind::MaskMismatch) {
+        if self.kind == Kind::MaskMismatch {
             // Not a memory access: the barrier or intrinsic, and who executed it.
             write!(f, "\n=========     Executed by {}", self.site.who())?;
         } else {
@@ -298,8 +298,6 @@ pub(crate) struct BlockCheck {
     /// Per shared byte address, for 1- and 2-byte elements (which share words).
     shadow_bytes: AddrMap<Shadow>,
     dirty: Vec<u32>,
-    /// A partial barrier was reported (once per block).
-    partial_reported: bool,
     /// Global words this block touched: address → how.
     global: AddrMap<GlobalUse>,
     findings: Vec<Finding>,
@@ -453,7 +451,6 @@ impl BlockCheck {
         }
         self.dirty.clear();
         self.shadow_bytes.clear();
-        self.partial_reported = false;
         self.global.clear();
         self.findings.clear();
         self.sync_epoch = [0; MAX_WARPS];
@@ -715,40 +712,6 @@ impl BlockCheck {
         }
     }
 
-    /// synccheck at a barrier: threads that exited will never arrive.
-    pub fn barrier(&mut self, cx: &Ctx<'_>, loc: Src, live: &Masks, active: &Masks) {
-        if self.partial_reported {
-            return;
-        }
-        let shape = cx.shape;
-        let missing = |w: usize| shape.exists[w] & !live[w];
-        let what = if let Some(w) = (0..shape.warps).find(|&w| live[w] != 0 && missing(w) != 0) {
-            format!("lanes {:#010x} of warp {w} exited before it", missing(w))
-        } else {
-            let gone: Vec<String> = (0..shape.warps)
-                .filter(|&w| live[w] == 0)
-                .map(|w| w.to_string())
-                .collect();
-            if gone.is_empty() {
-                return;
-            }
-            let noun = if gone.len() == 1 { "warp" } else { "warps" };
-            format!("{noun} {} exited before it", gone.join(", "))
-        };
-        self.partial_reported = true;
-        let (w, lane) = first_lane(active, shape.warps);
-        let f = cx.finding(
-            Kind::PartialBarrier,
-            cx.site(w, lane, AccessKind::Load, loc),
-            None,
-            None,
-            format!(
-                "__syncthreads() reached by only part of the block: {what}; a barrier in conditional code must be reached by every thread of the block"
-            ),
-        );
-        self.record(f);
-    }
-
     /// synccheck of an intrinsic's member mask, per executing warp: the mask may not name lanes
     /// that are not executing it (lanes that diverged, or that are not threads of the block),
     /// nor leave out lanes that are. Lanes that exited may be named.
@@ -942,13 +905,6 @@ impl BlockCheck {
             }
         }
     }
-}
-
-/// The first active lane of the block: (warp, lane).
-fn first_lane(active: &Masks, warps: usize) -> (u32, u32) {
-    (0..warps)
-        .find(|&w| active[w] != 0)
-        .map_or((0, 0), |w| (w as u32, active[w].trailing_zeros()))
 }
 
 /// "Address is N bytes after the nearest allocation `x` at 0x… of size S".

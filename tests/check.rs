@@ -239,25 +239,20 @@ fn misaligned_eight_byte_access() {
     assert!(at_this_file(f));
 }
 
+/// Threads that returned take no part in a later barrier: no finding (compute-sanitizer's
+/// synccheck reports none for `if (t >= n) return; ... __syncthreads();` on an H200).
 #[test]
-fn warp_returning_before_a_barrier() {
+fn threads_returning_before_a_barrier() {
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
     let found = check(&dev, 1, 64, |b: &mut Block<'_>| {
         let t = b.thread_idx().x;
-        b.exit_if(t.ge(32)); // warp 1 returns early
+        b.exit_if(t.ge(40)); // warp 1 keeps 8 lanes
         b.sync_threads();
         b.store(&out, t, t);
     });
-    let f = only(&found, Kind::PartialBarrier)[0];
-    assert!(f.detail.contains("warp 1"), "{}", f.detail);
-    // A barrier is not a memory access: the report names who executed it, and where.
-    let text = f.to_string();
-    assert!(
-        text.contains("Executed by thread") && !text.contains("Read access"),
-        "{text}"
-    );
-    assert!(text.contains("tests/check.rs:"), "{text}");
+    assert!(found.is_empty(), "{found:?}");
+    assert_eq!(out.to_vec()[39], 39);
 }
 
 #[test]
