@@ -242,7 +242,27 @@ impl Lowerer<'_> {
                 };
                 match place {
                     Place::Group(g) => self.group_method(g, method, args, site),
-                    p => self.call_method(p, method, targs, exprs, site),
+                    p => {
+                        // A struct inside one that carries its pointer fields (`e.name.ptr()`):
+                        // the method sees those under the object's path as its own.
+                        let carried = (!*arrow && self.pointers_of_place(&p).is_none())
+                            .then(|| self.field_pointers_of(obj, &[]))
+                            .flatten();
+                        let Some(fields) = carried else {
+                            return self.call_method(p, method, targs, exprs, site);
+                        };
+                        let at = self.field_pointers.len();
+                        self.field_pointers.push(super::FieldPointers {
+                            name: String::new(),
+                            scope: self.scope_ids.last().copied().unwrap_or(0),
+                            place: p.clone(),
+                            fields,
+                        });
+                        let r = self.call_method(p, method, targs, exprs, site);
+                        // Bindings the call made stay; only this one goes.
+                        self.field_pointers.remove(at);
+                        r
+                    }
                 }
             }
             ExprKind::Unsupported(what, help) => {
