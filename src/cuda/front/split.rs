@@ -665,49 +665,92 @@ impl<'a> Splitter<'a> {
     fn launches(&mut self, root: Node<'_>) -> Result<(), Diagnostic> {
         let mut todo = vec![root];
         while let Some(n) = todo.pop() {
-            self.launch(n)?;
+            if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
+                self.macro_launches(n)?;
+                continue;
+            }
+            self.launch(n, self.src, 0, None)?;
             todo.extend(named_children(n));
         }
         Ok(())
     }
 
-    fn launch(&mut self, n: Node<'_>) -> Result<(), Diagnostic> {
+    /// The launches in a macro's body (`#define RUN(p) k<<<1, 1>>>(p)`): the body is parsed
+    /// as a statement of its own, its continuation lines as spaces of the same length.
+    fn macro_launches(&mut self, n: Node<'_>) -> Result<(), Diagnostic> {
+        let Some(v) = n.child_by_field_name("value") else {
+            return Ok(());
+        };
+        let body = self.text(v);
+        if !body.contains("<<<") {
+            return Ok(());
+        }
+        const OPEN: &str = "void __warpsim_macro() {\n";
+        let snippet = format!("{OPEN}{}\n;}}", body.replace("\\\n", "  "));
+        let mut parser = tree_sitter::Parser::new();
+        let Some(tree) = parser
+            .set_language(&tree_sitter_cuda::LANGUAGE.into())
+            .ok()
+            .and_then(|()| parser.parse(&snippet, None))
+        else {
+            return Ok(());
+        };
+        let shift = v.start_byte() as isize - OPEN.len() as isize;
+        let mut todo = vec![tree.root_node()];
+        while let Some(m) = todo.pop() {
+            self.launch(m, snippet.as_bytes(), shift, Some(n))?;
+            todo.extend(named_children(m));
+        }
+        Ok(())
+    }
+
+    /// The edits of launch `n`, a node of the text `src` whose byte `b` is the file's byte
+    /// `b + shift` (a macro's body is parsed apart: `def` is the macro, where errors point).
+    fn launch(
+        &mut self,
+        n: Node<'_>,
+        src: &[u8],
+        shift: isize,
+        def: Option<Node<'_>>,
+    ) -> Result<(), Diagnostic> {
         if n.kind() == "call_expression"
             && let Some(cfg) = named_children(n)
                 .into_iter()
                 .find(|c| c.kind() == "kernel_call_syntax")
         {
+            let text = |n: Node<'_>| std::str::from_utf8(&src[n.byte_range()]).unwrap_or("");
+            let at = |b: usize| (b as isize + shift) as usize;
             let callee = n.child_by_field_name("function").unwrap_or(n);
             let args = named_children(cfg)
                 .into_iter()
-                .map(|a| {
-                    self.text(a)
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
+                .map(|a| text(a).split_whitespace().collect::<Vec<_>>().join(" "))
                 .collect::<Vec<_>>();
             if !(2..=4).contains(&args.len()) {
-                return Err(self.error(
-                    cfg,
-                    format!("a launch configuration of {} values", args.len()),
-                    "write <<<grid, block>>>, <<<grid, block, shared bytes>>> or <<<grid, block, shared bytes, stream>>>",
-                ));
+                let msg = format!("a launch configuration of {} values", args.len());
+                let help = "write <<<grid, block>>>, <<<grid, block, shared bytes>>> or <<<grid, block, shared bytes, stream>>>";
+                return Err(self.error(def.unwrap_or(cfg), msg, help));
             }
+            // The configuration's lines stay, after the call (continued, in a macro).
+            let (start, end) = (at(cfg.start_byte()), at(cfg.end_byte()));
+            let lines = newlines(std::str::from_utf8(&self.src[start..end]).unwrap_or(""));
+            let lines = match def {
+                None => lines,
+                Some(_) => lines.replace('\n', " \\\n"),
+            };
             self.edits.push(Edit {
-                start: callee.start_byte(),
-                end: callee.start_byte(),
+                start: at(callee.start_byte()),
+                end: at(callee.start_byte()),
                 text: format!("(__cudaPushCallConfiguration({}), ", args.join(", ")),
             });
             self.edits.push(Edit {
-                start: cfg.start_byte(),
-                end: cfg.end_byte(),
+                start,
+                end,
                 text: String::new(),
             });
             self.edits.push(Edit {
-                start: n.end_byte(),
-                end: n.end_byte(),
-                text: format!("){}", newlines(self.text(cfg))),
+                start: at(n.end_byte()),
+                end: at(n.end_byte()),
+                text: format!("){lines}"),
             });
         }
         Ok(())
@@ -796,6 +839,29 @@ mod tests {
         let bad = host_file("t.cu", "void f() { k<<<1>>>(); }").unwrap_err();
         assert!(
             bad.message.contains("a launch configuration of 1 values"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn launches_in_macros_are_rewritten_and_keep_their_lines() {
+        let src = "#define RUN(p, n) k<<<(n + 255) / 256, \\\n    256>>>(p, n)\n\
+                   #define TWICE(p) do { k<<<1, 1>>>(p, 1); \\\n k<<<2, 1, 0, 0>>>(p, 2); } while (0)\n\
+                   #define PLAIN 3\n";
+        let h = host(src);
+        assert!(
+            h.contains("(__cudaPushCallConfiguration((n + 255) / 256, 256), k(p, n)) \\\n"),
+            "{h}"
+        );
+        assert!(
+            h.contains("(__cudaPushCallConfiguration(2, 1, 0, 0), k(p, 2))"),
+            "{h}"
+        );
+        assert!(h.contains("#define PLAIN 3"), "{h}");
+        assert_eq!(h.lines().count(), src.lines().count() + 1);
+        let bad = host_file("t.cu", "#define BAD k<<<1>>>()\n").unwrap_err();
+        assert!(
+            bad.message.contains("a launch configuration of 1 values") && bad.line == 1,
             "{bad}"
         );
     }
