@@ -659,7 +659,7 @@ impl<'a> P<'a> {
                                 statics.push(VarDecl {
                                     name: self.text(n).to_string(),
                                     ty: base.clone(),
-                                    quals: quals.clone(),
+                                    quals,
                                     init: Some(self.expr(k)),
                                     site: self.site(n),
                                 });

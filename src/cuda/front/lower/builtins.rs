@@ -1629,11 +1629,8 @@ impl Lowerer<'_> {
                 ExprKind::Ident(n) => self.canon(n),
                 _ => String::new(),
             },
-            ExprKind::Cast(ty, inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
-                match ty {
-                    ast::TypeExpr::Name(n) | ast::TypeExpr::Template(n, _) => self.canon(n),
-                    _ => String::new(),
-                }
+            ExprKind::Cast(ast::TypeExpr::Name(n) | ast::TypeExpr::Template(n, _), inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
+                self.canon(n)
             }
             _ => String::new(),
         };
