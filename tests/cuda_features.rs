@@ -130,6 +130,49 @@ __global__ void k(int *out) {
     assert_eq!(o[40], 40);
 }
 
+/// `__dp4a` and `__dp2a_lo/hi` (sm_61): packed bytes and halves, signed for `int`, unsigned for
+/// `unsigned`, as the PTX `dp4a`/`dp2a` define them.
+#[test]
+fn packed_dot_products() {
+    let src = r#"
+#include <sm_61_intrinsics.h>
+__global__ void k(const int *a, const int *b, int *out) {
+    int t = threadIdx.x;
+    unsigned ua = a[t], ub = b[t];
+    out[4 * t] = __dp4a(a[t], b[t], 5);
+    out[4 * t + 1] = (int)__dp4a(ua, ub, 5u);
+    out[4 * t + 2] = __dp2a_lo(a[t], b[t], -1);
+    out[4 * t + 3] = __dp2a_hi(a[t], b[t], -1);
+}
+"#;
+    let dev = Device::default();
+    let av: Vec<i32> = (0..32i32)
+        .map(|t| t.wrapping_mul(0x1357_9bdf).wrapping_add(t << 20))
+        .collect();
+    let bv: Vec<i32> = (0..32i32)
+        .map(|t| t.wrapping_mul(-0x2468_ace1).wrapping_sub(t))
+        .collect();
+    let (a, b) = (dev.alloc_from("a", &av), dev.alloc_from("b", &bv));
+    let out = ints(&dev, 128);
+    run(src, "k", 1, 32, &[Arg::buffer(&a), Arg::buffer(&b), Arg::buffer(&out)]);
+    let bytes = |x: i32| x.to_le_bytes();
+    let halves = |x: i32| [x as i16, (x >> 16) as i16];
+    let want: Vec<i32> = av
+        .iter()
+        .zip(&bv)
+        .flat_map(|(&x, &y)| {
+            let (bx, by) = (bytes(x), bytes(y));
+            let s: i32 = (0..4).map(|k| i32::from(bx[k] as i8) * i32::from(by[k] as i8)).sum();
+            let u: u32 = (0..4).map(|k| u32::from(bx[k]) * u32::from(by[k])).sum();
+            let h = halves(x);
+            let lo = i32::from(h[0]) * i32::from(by[0] as i8) + i32::from(h[1]) * i32::from(by[1] as i8);
+            let hi = i32::from(h[0]) * i32::from(by[2] as i8) + i32::from(h[1]) * i32::from(by[3] as i8);
+            [s + 5, u.wrapping_add(5) as i32, lo - 1, hi - 1]
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
 /// `cg::reduce`'s operation in every spelling programs use: a built-in braced or called, a
 /// `__device__` function, a functor struct.
 #[test]

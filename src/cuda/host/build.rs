@@ -87,6 +87,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/math_constants.h"),
     ),
     (
+        "include/sm_61_intrinsics.h",
+        include_str!("../../../runtime/include/sm_61_intrinsics.h"),
+    ),
+    (
         "include/nvToolsExt.h",
         include_str!("../../../runtime/include/nvToolsExt.h"),
     ),
@@ -561,6 +565,9 @@ fn explain(text: &str) -> String {
                 "cooperative_groups/",
                 "helper_",
                 "mma.h",
+                "sm_",
+                "device_",
+                "crt/",
             ]
             .iter()
             .any(|p| name.starts_with(p));

@@ -546,6 +546,37 @@ impl Lowerer<'_> {
                 let b = self.arg_as(&args[1], t)?;
                 return Ok(Val::Scalar(self.binop(BinOp::MulHi, t, a, b, site), t));
             }
+            // Dot products of packed bytes (sm_61): `int` arguments are signed, `unsigned`
+            // ones unsigned; `__dp2a` takes `a`'s halves against two of `b`'s bytes.
+            "__dp4a" | "__dp2a_lo" | "__dp2a_hi" => {
+                self.arity(short, args, 3..=3, site)?;
+                let (a, s) = self.scalar(&args[0])?;
+                let t = if s.is_signed() || s.is_float() {
+                    Scalar::I32
+                } else {
+                    Scalar::U32
+                };
+                let a = self.convert(a, s, t, site);
+                let b = self.arg_as(&args[1], t)?;
+                let mut acc = self.arg_as(&args[2], t)?;
+                // Bits `at..at + width` of `x`, extended as `t` is.
+                let field = |l: &mut Self, x: Operand, at: u32, width: u32| {
+                    let up = l.binop(BinOp::Shl, t, x, u32c(32 - at - width), site);
+                    l.binop(BinOp::Shr, t, up, u32c(32 - width), site)
+                };
+                let terms: Vec<(u32, u32, u32)> = match short {
+                    "__dp4a" => (0..4).map(|k| (8 * k, 8, 8 * k)).collect(),
+                    "__dp2a_lo" => vec![(0, 16, 0), (16, 16, 8)],
+                    _ => vec![(0, 16, 16), (16, 16, 24)],
+                };
+                for (at, width, b_at) in terms {
+                    let x = field(self, a, at, width);
+                    let y = field(self, b, b_at, 8);
+                    let p = self.binop(BinOp::Mul, t, x, y, site);
+                    acc = self.binop(BinOp::Add, t, acc, p, site);
+                }
+                return Ok(Val::Scalar(acc, t));
+            }
             "__mul24" | "__umul24" => {
                 self.arity(short, args, 2..=2, site)?;
                 let t = if short == "__mul24" {
