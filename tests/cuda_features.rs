@@ -154,7 +154,13 @@ __global__ void k(const int *a, const int *b, int *out) {
         .collect();
     let (a, b) = (dev.alloc_from("a", &av), dev.alloc_from("b", &bv));
     let out = ints(&dev, 128);
-    run(src, "k", 1, 32, &[Arg::buffer(&a), Arg::buffer(&b), Arg::buffer(&out)]);
+    run(
+        src,
+        "k",
+        1,
+        32,
+        &[Arg::buffer(&a), Arg::buffer(&b), Arg::buffer(&out)],
+    );
     let bytes = |x: i32| x.to_le_bytes();
     let halves = |x: i32| [x as i16, (x >> 16) as i16];
     let want: Vec<i32> = av
@@ -162,11 +168,15 @@ __global__ void k(const int *a, const int *b, int *out) {
         .zip(&bv)
         .flat_map(|(&x, &y)| {
             let (bx, by) = (bytes(x), bytes(y));
-            let s: i32 = (0..4).map(|k| i32::from(bx[k] as i8) * i32::from(by[k] as i8)).sum();
+            let s: i32 = (0..4)
+                .map(|k| i32::from(bx[k] as i8) * i32::from(by[k] as i8))
+                .sum();
             let u: u32 = (0..4).map(|k| u32::from(bx[k]) * u32::from(by[k])).sum();
             let h = halves(x);
-            let lo = i32::from(h[0]) * i32::from(by[0] as i8) + i32::from(h[1]) * i32::from(by[1] as i8);
-            let hi = i32::from(h[0]) * i32::from(by[2] as i8) + i32::from(h[1]) * i32::from(by[3] as i8);
+            let lo =
+                i32::from(h[0]) * i32::from(by[0] as i8) + i32::from(h[1]) * i32::from(by[1] as i8);
+            let hi =
+                i32::from(h[0]) * i32::from(by[2] as i8) + i32::from(h[1]) * i32::from(by[3] as i8);
             [s + 5, u.wrapping_add(5) as i32, lo - 1, hi - 1]
         })
         .collect();

@@ -434,6 +434,17 @@ __global__ void smem_stride(float *out, int stride, int iters) {
     out[blockIdx.x * blockDim.x + t] = acc;
 }
 
+// Each thread read-modify-writes the word `start` words after its neighbour's, then moves on by
+// `move` words, within 4096 words (16 KiB, in L1): every iteration waits for the last, and its
+// load and store each touch 1 to 32 lines of 128 bytes (`start` 1 to 32).
+__global__ void strided_rmw(unsigned int *m, int start, int move, int iters) {
+    unsigned int idx = (threadIdx.x * start) % 4096u;
+    for (int i = 0; i < iters; ++i) {
+        m[idx] += idx * (unsigned int)i;
+        idx = (idx + move) % 4096u;
+    }
+}
+
 // ------------------------------------------------------------------------------- harness
 static int g_warmup = 3, g_reps = 20;
 static const char *g_only = nullptr;
@@ -685,6 +696,24 @@ static void atomics() {
     }
 }
 
+static void coalescing() {
+    struct K { int blocks, threads, start; };
+    for (K k : {K{1, 32, 1}, K{1, 32, 2}, K{1, 32, 4}, K{1, 32, 8}, K{1, 32, 16}, K{1, 32, 32},
+                K{1, 256, 1}, K{1, 256, 32}, K{132, 32, 32}}) {
+        // Each iteration moves past the warp's whole span: no iteration re-reads the last one's words.
+        int start = k.start, move = 32 * k.start, iters = 2000, blocks = k.blocks, threads = k.threads;
+        std::string name = "strided-rmw start=" + std::to_string(start) + " blocks=" +
+                           std::to_string(blocks) + " threads=" + std::to_string(threads);
+        if (!wanted(name)) continue;
+        unsigned int *m = nullptr;
+        CK(cudaMalloc(&m, 4096 * sizeof(unsigned int)));
+        CK(cudaMemset(m, 0, 4096 * sizeof(unsigned int)));
+        timed("coalescing", name, dim3(blocks), dim3(threads),
+              [=] { strided_rmw<<<blocks, threads>>>(m, start, move, iters); });
+        CK(cudaFree(m));
+    }
+}
+
 static void banks() {
     const int B = 256;
     struct K { int blocks, stride, iters; };
@@ -720,6 +749,7 @@ int main(int argc, char **argv) {
     matmuls();
     atomics();
     banks();
+    coalescing();
     fprintf(stderr, "%d configurations\n", g_count);
     return 0;
 }

@@ -87,16 +87,16 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/math_constants.h"),
     ),
     (
-        "include/sm_61_intrinsics.h",
-        include_str!("../../../runtime/include/sm_61_intrinsics.h"),
-    ),
-    (
         "include/nvToolsExt.h",
         include_str!("../../../runtime/include/nvToolsExt.h"),
     ),
     (
         "include/nvtx3/nvToolsExt.h",
         include_str!("../../../runtime/include/nvtx3/nvToolsExt.h"),
+    ),
+    (
+        "include/sm_61_intrinsics.h",
+        include_str!("../../../runtime/include/sm_61_intrinsics.h"),
     ),
     (
         "include/vector_functions.h",
