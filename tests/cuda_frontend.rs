@@ -406,6 +406,11 @@ fn unsupported_constructs_are_rejected_with_help() {
             3,
         ),
         (
+            "__global__ void child(int *a) { a[0] = 1; }\n__global__ void k(int *a) {\n  cudaStream_t s;\n  cudaStreamCreate(&s);\n}",
+            "`cudaStream_t` in device code (dynamic parallelism)",
+            3,
+        ),
+        (
             "__global__ void k(int *a) {\n  goto out;\n  out: a[0] = 1;\n}",
             "goto",
             2,

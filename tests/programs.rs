@@ -653,12 +653,20 @@ fn a_refused_kernel_is_named_and_its_launch_fails() {
     let r = warpsim(&["cu", &program("refused.cu")]);
     assert!(
         r.stderr
-            .contains("refused.cu:8:5: error: inline PTX assembly (`asm`) is not supported"),
+            .contains("refused.cu:9:5: error: inline PTX assembly (`asm`) is not supported"),
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains(
+            "a lambda written in host code as a kernel's argument (`--extended-lambda`) is not supported"
+        ),
         "{}",
         r.show()
     );
     assert_eq!(status_of(&r, "launch"), "cudaErrorInvalidDeviceFunction");
-    assert!(r.stderr.contains("1 kernel(s) could not run on warpsim"));
+    assert_eq!(status_of(&r, "lambda"), "cudaErrorInvalidDeviceFunction");
+    assert!(r.stderr.contains("2 kernel(s) could not run on warpsim"));
 }
 
 #[test]

@@ -897,6 +897,26 @@ impl<'m> Lowerer<'m> {
 
     /// An unknown name: mentions the headers that were not found.
     pub fn unknown(&self, site: Site, what: &str, name: &str) -> Diagnostic {
+        // The host names a lambda's type `main()::<lambda(int)>` (a kernel template given a
+        // `__device__` lambda, nvcc's --extended-lambda): its body is host code's.
+        if name.contains("<lambda") || name.contains("{lambda") {
+            return self.unsupported(
+                site,
+                "a lambda written in host code as a kernel's argument (`--extended-lambda`)",
+                Some("pass a struct with a __device__ operator() (a functor) instead; lambdas written inside device code are supported"),
+            );
+        }
+        // Streams and events in a kernel are for launching from it.
+        if matches!(
+            name,
+            "cudaStream_t" | "cudaEvent_t" | "cudaGraph_t" | "cudaGraphExec_t"
+        ) {
+            return self.unsupported(
+                site,
+                &format!("`{name}` in device code (dynamic parallelism)"),
+                Some("launch kernels from the host; warpsim runs one kernel per launch"),
+            );
+        }
         let help = self.m.missing.first().map(|h| {
             format!(
                 "`{name}` may be declared in \"{}\" ({}:{}), which was not found; put the header beside the .cu file",
