@@ -120,6 +120,39 @@ fn the_readme_example_runs_and_writes_its_output() {
         printf[0]["text"],
         "vector_add: 1000 elements, C[0] = 1.500000\n"
     );
+    // --json-out and --report work with --kernel too (they were ignored).
+    let (json, page) = (scratch("k.json"), scratch("k.html"));
+    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_file(&page);
+    expect(
+        &[
+            "cu",
+            EXAMPLE,
+            "--kernel",
+            "vector_add",
+            "--block",
+            "256",
+            "--arg",
+            "float[1000]:fill=1.5",
+            "--arg",
+            "float[1000]:iota",
+            "--arg",
+            "float[1000]:zeros",
+            "--arg",
+            "1000",
+            "--json-out",
+            &json.display().to_string(),
+            "--report",
+            &page.display().to_string(),
+        ],
+        0,
+        &["gld_requests"],
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("--json-out")).expect("JSON");
+    assert_eq!(written["launches"][0]["metrics"], *m);
+    let html = std::fs::read_to_string(&page).expect("--report");
+    assert!(html.contains("<h2>vector_add (1 launch") && html.contains("<svg"));
 }
 
 #[test]

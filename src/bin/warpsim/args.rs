@@ -336,7 +336,8 @@ pub struct CuArgs {
     /// Print one JSON object (--kernel).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// A program's profile as JSON, written to this file (every launch with its counters).
+    /// A program's profile as JSON, written to this file (every launch with its counters);
+    /// with --kernel, what --json prints.
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<std::path::PathBuf>,
     /// Also write a self-contained HTML report with the pictures of each kernel to this file.

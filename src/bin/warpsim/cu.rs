@@ -8,7 +8,7 @@
 
 use crate::args::CuArgs;
 use crate::{
-    Failure, check_output_flags, device, finding_json, launch_json_with, lines, median,
+    Failure, check_output_flags, device, finding_json, html, launch_json_with, lines, median,
     occupancy_json, prediction_text, preflight, selected,
 };
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
@@ -229,7 +229,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         .ok();
     let only = a.metrics.as_deref();
     let mut sources = lines::Sources::default();
-    if a.json {
+    if a.json || a.json_out.is_some() {
         let mut out = json!({
             "kernel": kernel.name,
             "file": file.display().to_string(),
@@ -256,10 +256,26 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         if mode == Mode::Check {
             out["findings"] = l.findings.iter().map(finding_json).collect();
         }
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("JSON of plain values")
-        );
+        let text = serde_json::to_string_pretty(&out).expect("JSON of plain values");
+        if let Some(path) = &a.json_out {
+            std::fs::write(path, &text)
+                .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+        }
+        if a.json {
+            out!("{text}");
+        }
+    }
+    if let Some(path) = &a.report {
+        let launch = cuda::host::Launch {
+            kernel: kernel.name.clone(),
+            unit: 0,
+            report: l.clone(),
+        };
+        let page = html::program_report(&file.display().to_string(), dev.profile(), &[launch]);
+        std::fs::write(path, page)
+            .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if a.json {
     } else if a.csv {
         for f in &l.findings {
             note!("{f}");
