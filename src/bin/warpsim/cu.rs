@@ -276,6 +276,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
     if a.json {
+        // Printed above.
     } else if a.csv {
         for f in &l.findings {
             note!("{f}");
