@@ -278,6 +278,53 @@ fn mistakes_are_explained() {
             &[needle],
         );
     }
+    // An overloaded kernel's overloads are named; the one whose parameter count fits runs.
+    let overloads = "tests/data/programs/real/overloads.cu";
+    expect(
+        &[
+            "cu", overloads, "--kernel", "fill", "--block", "4", "--arg", "int[4]",
+        ],
+        2,
+        &[
+            "`fill` is overloaded: fill(int *, int), fill(float *, float)",
+            "--kernel 'fill(int *, int)'",
+        ],
+    );
+    expect(
+        &[
+            "cu",
+            overloads,
+            "--kernel",
+            "fill(float *, float)",
+            "--block",
+            "4",
+            "--arg",
+            "float[4]",
+            "--arg",
+            "2.5",
+        ],
+        0,
+        &["fill(float *, float)"],
+    );
+    let twice = write(
+        "twice.cu",
+        "__global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n\
+         __global__ void twice(int *p, int n) { if (threadIdx.x < n) p[threadIdx.x] *= 2; }\n",
+    );
+    expect(
+        &[
+            "cu",
+            &twice,
+            "--kernel",
+            "twice",
+            "--block",
+            "4",
+            "--arg",
+            "int[4]:iota",
+        ],
+        0,
+        &["twice(int *)"],
+    );
     // A time limit no `Duration` holds is refused, not a panic.
     expect(
         &["cu", EXAMPLE, "--list", "--timeout", "1e300"],

@@ -111,8 +111,9 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
     for w in module.warnings().iter().chain(module.host_syntax_errors()) {
         note!("{w}");
     }
+    let name = overload(&module, name, a.args.len())?;
     let kernel = module
-        .lower(name)
+        .lower(&name)
         .map_err(|d| Failure::Usage(d.to_string()))?;
     if a.args.len() != kernel.params.len() {
         return Err(Failure::Usage(format!(
@@ -413,6 +414,33 @@ fn list(module: &Module) {
             params.join(", "),
             k.site.line
         );
+    }
+}
+
+/// The kernel `--kernel NAME` means: an overloaded kernel's overload that takes as many
+/// arguments as were given (named by its parameter types, `fill(float *, float)`, as Nsight
+/// names it), or an error that lists them.
+fn overload(module: &Module, name: &str, args: usize) -> Result<String, Failure> {
+    let all: Vec<_> = module
+        .kernels()
+        .into_iter()
+        .filter(|k| k.name == name && k.template_params.is_empty())
+        .collect();
+    if all.len() < 2 {
+        return Ok(name.to_string());
+    }
+    let signature = |k: &cuda::module::KernelInfo| {
+        let types: Vec<&str> = k.params.iter().map(|(_, t)| t.as_str()).collect();
+        format!("{name}({})", types.join(", "))
+    };
+    let fits: Vec<_> = all.iter().filter(|k| k.params.len() == args).collect();
+    match fits[..] {
+        [k] => Ok(signature(k)),
+        _ => Err(Failure::Usage(format!(
+            "`{name}` is overloaded: {}; name one with its parameter types, e.g. --kernel '{}'",
+            all.iter().map(signature).collect::<Vec<_>>().join(", "),
+            signature(fits.first().copied().unwrap_or(&all[0]))
+        ))),
     }
 }
 
