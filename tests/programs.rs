@@ -849,7 +849,8 @@ fn graphs_captured_or_built_run_when_launched() {
          launch 2: 42 42, host calls 3\n\
          manual: 6 6 6 0, host calls 4\n\
          new parameters: 15\n\
-         cudaSuccess\n",
+         cudaSuccess\n\
+         destroyed while capturing: 0 before the graph, 7 after\n",
         "{}",
         r.show()
     );

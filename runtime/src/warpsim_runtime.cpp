@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -1311,7 +1312,11 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int fla
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-    if ((uintptr_t)stream > 2) delete (Stream *)stream;
+    if ((uintptr_t)stream <= 2) return cudaSuccess;
+    Stream *s = (Stream *)stream;
+    // A stream destroyed while capturing leaves its capture (which must not point at it).
+    if (Graph *g = s->capture) g->streams.erase(std::remove(g->streams.begin(), g->streams.end(), s), g->streams.end());
+    delete s;
     return cudaSuccess;
 }
 

@@ -95,5 +95,29 @@ int main() {
     printf("%s\n", cudaGetErrorName(cudaGetLastError()));
     cudaGraphExecDestroy(inst);
     cudaGraphDestroy(manual);
+
+    // A stream destroyed while it captures leaves the capture: ending the capture must not
+    // touch it (here its memory is likely the next stream's, which captures a graph of its own).
+    cudaStream_t gone, next;
+    cudaStreamCreate(&gone);
+    cudaMemset(d, 0, sizeof h);
+    cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal);
+    cudaEventRecord(fork, s1);
+    cudaStreamWaitEvent(gone, fork, 0);
+    cudaStreamDestroy(gone);
+    cudaStreamCreate(&next);
+    cudaStreamBeginCapture(next, cudaStreamCaptureModeGlobal);
+    cudaGraph_t first, second;
+    cudaStreamEndCapture(s1, &first);
+    add<<<1, 32, 0, next>>>(d, 7);  // captured, not run
+    cudaStreamEndCapture(next, &second);
+    int before[32];
+    cudaMemcpy(before, d, sizeof before, cudaMemcpyDeviceToHost);
+    cudaGraphExec_t run;
+    cudaGraphInstantiate(&run, second, 0);
+    cudaGraphLaunch(run, next);
+    cudaStreamSynchronize(next);
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("destroyed while capturing: %d before the graph, %d after\n", before[0], h[0]);
     return 0;
 }
