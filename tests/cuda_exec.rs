@@ -343,6 +343,52 @@ __global__ void k(float *out) {
     assert_eq!(out.to_vec(), want);
 }
 
+/// Functor objects called as `f(x)` (a parameter, a kernel template's argument, a local), a
+/// member function calling its siblings bare and through `this->`, `obj.n`/`p->n` of a static
+/// member, and the stores with cache hints.
+#[test]
+fn functors_sibling_methods_static_members_and_store_hints() {
+    let src = r#"
+struct Scale { float s; __device__ float operator()(float x) const { return s * x; } };
+struct Acc {
+    static constexpr int n = 3;
+    float v;
+    __device__ float get() const { return v; }
+    __device__ float twice() const { return get() + this->get(); }
+    __device__ int count() const { return this->n; }
+};
+template <class F> __device__ float apply(F f, float x) { return f(x); }
+template <class F> __global__ void k(float *out, F f, Scale g) {
+    int t = threadIdx.x;
+    Scale local{0.5f};
+    Acc a{float(t)};
+    __shared__ Acc box[1];
+    const Acc *p = &box[0];
+    float r = f(float(t)) + g(1.0f) + apply(local, 4.0f) + a.twice() + a.n + p->n + a.count();
+    __stcs(&out[t], r);
+    __stwt(&out[t + 32], float(t));
+}
+template __global__ void k<Scale>(float *, Scale, Scale);
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 64);
+    let scale = |s: f32| Arg::Bytes(s.to_le_bytes().to_vec());
+    run(
+        &dev,
+        src,
+        "k<Scale>",
+        1,
+        32,
+        &[Arg::buffer(&out), scale(3.0), scale(10.0)],
+    )
+    .unwrap();
+    let want: Vec<f32> = (0..32)
+        .map(|t| 3.0 * t as f32 + 10.0 + 2.0 + 2.0 * t as f32 + 9.0)
+        .chain((0..32).map(|t| t as f32))
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
 #[test]
 fn array_members_of_struct_variables() {
     // A struct copied into a local, a struct parameter by value, and a local struct written

@@ -754,6 +754,16 @@ fn habits_of_real_programs() {
         r.show()
     );
     assert!(r.stdout.contains("once: 42\n"), "{}", r.show());
+    // The same header from a C++ source (compiled apart from the .cu files).
+    let r = warpsim(&[
+        "cu",
+        &program("real/once_main.cpp"),
+        "-I",
+        &program("real"),
+        "-I",
+        &program("real/once"),
+    ]);
+    assert!(r.stdout.contains("once from C++: 42\n"), "{}", r.show());
 }
 
 #[test]

@@ -709,21 +709,18 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
                     "-x",
                     "c++",
                 ]);
-                // Quoted includes of the original directory, for headers not mirrored, after
-                // its mirror: a header reached from two directories must be read as one file
-                // (`#pragma once` tells files apart by path).
-                if let Some(d) = src.parent() {
-                    cmd.arg(format!("-iquote{}", mirrored(&root, d).display()));
-                    cmd.arg(format!("-iquote{}", d.display()));
-                }
                 unit += 1;
             }
+            // Every source compiles from its mirror, so that a header it includes from beside
+            // itself is the mirror's too: a header reached from two directories must be read as
+            // one file (`#pragma once` tells files apart by path). The original directory
+            // comes after the mirror's, for headers not mirrored.
+            if let Some(d) = src.parent() {
+                cmd.arg(format!("-iquote{}", mirrored(&root, d).display()));
+                cmd.arg(format!("-iquote{}", d.display()));
+            }
             cmd.args(&include).args(&defines).args(&opts.host_flags);
-            cmd.arg(if *l == Lang::Cuda {
-                mirrored(&root, src)
-            } else {
-                src.clone()
-            });
+            cmd.arg(mirrored(&root, src));
             cmd.arg("-o").arg(&obj);
             objects.push(obj);
             children.push(cmd);

@@ -184,6 +184,22 @@ impl Lowerer<'_> {
                     let c = *c;
                     return self.call_closure(c, exprs(), site);
                 }
+                // `f(x)` of a functor object: its `operator()`.
+                if let Some(super::Sym::Place(p)) = self.lookup(name)
+                    && let Ty::Struct(i) = self.place_ty(p)
+                    && !self.methods(i, "operator()").is_empty()
+                {
+                    let p = p.clone();
+                    return self.call_method(p, "operator()", targs, exprs(), site);
+                }
+                // `g(x)` inside a member function: a member function of the same object first,
+                // as C++ looks names up in the class before the namespace.
+                if let Some(this) = self.frames.last().and_then(|f| f.this.clone())
+                    && let Ty::Struct(i) = self.place_ty(&this)
+                    && !self.methods(i, &n).is_empty()
+                {
+                    return self.call_method(this, &n, targs, exprs(), site);
+                }
                 // `S(args)`, `S<T>()`: a struct value.
                 if let Some(ty) = self.struct_named(&n, targs, site)? {
                     return self.construct(&ty, exprs(), site);
@@ -218,7 +234,10 @@ impl Lowerer<'_> {
             }
             ExprKind::Member(obj, method, arrow) => {
                 let exprs = args.iter().map(ArgIn::Expr).collect::<Vec<_>>();
-                let place = if *arrow {
+                let place = if matches!(obj.kind, ExprKind::This) {
+                    // `this->f()` and `(*this).f()` alike.
+                    self.this_place(site)?
+                } else if *arrow {
                     match self.rvalue(obj)? {
                         Val::Ptr(ptr) => Place::Mem {
                             ty: ptr.pointee.clone(),
@@ -226,8 +245,6 @@ impl Lowerer<'_> {
                         },
                         _ => return Err(self.err(site, "`->` needs a pointer", None)),
                     }
-                } else if matches!(obj.kind, ExprKind::This) {
-                    self.this_place(site)?
                 } else if super::expr::is_lvalue_like(obj) {
                     match self.place(obj) {
                         Ok(p) => p,
@@ -867,6 +884,16 @@ impl Lowerer<'_> {
                 let ty = p.pointee.clone();
                 let place = super::Place::Mem { ptr: p, ty };
                 return self.read(&place, site);
+            }
+            // Stores with a cache hint: plain stores (warpsim has no caches to hint).
+            "__stcs" | "__stcg" | "__stwb" | "__stwt" => {
+                self.arity(short, args, 2..=2, site)?;
+                let p = self.ptr_arg(&args[0], short)?;
+                let ty = p.pointee.clone();
+                let place = super::Place::Mem { ptr: p, ty };
+                let v = self.rvalue(&args[1])?;
+                self.write(&place, v, site)?;
+                return Ok(Val::Void);
             }
             _ if short.starts_with("atomic") => return self.atomic(short, args, site, discard),
             _ if short.starts_with("make_") => {

@@ -421,6 +421,9 @@ impl Lowerer<'_> {
                     Some("use the fields by name, `this->x` or `*this`"),
                 )),
             },
+            ExprKind::Member(a, f, arrow) if let Some(v) = self.static_through(a, f, *arrow) => {
+                Ok(v)
+            }
             ExprKind::Member(a, f, true)
                 if matches!(a.kind, ExprKind::This)
                     && let Some(p) = self.this_pointer(f) =>
@@ -945,6 +948,42 @@ impl Lowerer<'_> {
             .iter()
             .find(|(rest, _)| rest.is_empty())
             .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// `obj.n` or `ptr->n` for a static data member `n` of the object's struct: its value.
+    fn static_through(&mut self, a: &ast::Expr, f: &str, arrow: bool) -> Option<Val> {
+        // Most member names are fields: only a name some struct declares static is looked at.
+        let m = self.m;
+        if !m
+            .ast
+            .structs
+            .iter()
+            .any(|s| s.statics.iter().any(|v| v.name == f))
+        {
+            return None;
+        }
+        let ty = if matches!(a.kind, ExprKind::This) {
+            let this = self.frames.last()?.this.clone()?;
+            self.place_ty(&this)
+        } else {
+            match self.arg_ty(&ArgIn::Expr(a)).ok()? {
+                Ty::Pointer(t) if arrow => *t,
+                t if !arrow => t,
+                _ => return None,
+            }
+        };
+        let Ty::Struct(i) = ty else { return None };
+        if self.structs.list[i].fields.iter().any(|(n, ..)| n == f) {
+            return None;
+        }
+        self.structs.list[i]
+            .tenv
+            .iter()
+            .rev()
+            .find_map(|(k, v)| match v {
+                TArg::Value(c) if k == f => Some(Val::Scalar(Operand::Const(*c), c.ty)),
+                _ => None,
+            })
     }
 
     /// `this->f` when it names a pointer field of an object that carries its pointers.
