@@ -311,6 +311,50 @@ __global__ void k(int *out, int n, int lo) {
     assert_eq!(out.to_vec(), want);
 }
 
+/// Parenthesised variables the grammar reads as casts (Rodinia's `((x) >= (min) && (x) <= (max))`
+/// as a cast of `&&(x)` to a type `min`; `(a) - b * c` with the cast's precedence) run as the
+/// expressions they are; casts to types stay casts.
+#[test]
+fn parenthesised_variables_that_look_like_casts() {
+    let src = r#"
+#define IN_RANGE(x, min, max) ((x) >= (min) && (x) <= (max))
+typedef int count_t;
+__global__ void k(int *out, int lo, int hi, int b) {
+    int x = threadIdx.x;
+    int c = 0;
+    c += IN_RANGE(x, lo, hi) ? 1 : 0;
+    c += ((lo) - x * 2 < 0) ? 2 : 0;
+    c += ((b) & x) ? 4 : 0;
+    c += (x == (lo) || (hi) == x) ? 8 : 0;
+    c += (count_t)x * -1 < -3 ? 16 : 0;
+    out[x] = c + (lo) * x * 100;
+}"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<i32>("out", 8);
+    let (lo, hi, b) = (2, 5, 6);
+    let args = [lo, hi, b].map(|v| Arg::Int(v.into()));
+    run(
+        &dev,
+        src,
+        "k",
+        1,
+        8,
+        &[&[Arg::buffer(&out)][..], &args].concat(),
+    )
+    .unwrap();
+    let want: Vec<i32> = (0..8)
+        .map(|x| {
+            i32::from(x >= lo && x <= hi)
+                + 2 * i32::from(lo - x * 2 < 0)
+                + 4 * i32::from(b & x != 0)
+                + 8 * i32::from(x == lo || hi == x)
+                + 16 * i32::from(-x < -3)
+                + lo * x * 100
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+}
+
 /// Static data members with a value are constants of each instance: an array bound inside the
 /// struct, bare in its methods, `S::n` through a typedef, an instance or a template's type.
 #[test]

@@ -1064,28 +1064,6 @@ fn an_enum_with_an_underlying_type_has_its_size() {
 }
 
 #[test]
-fn a_variable_read_as_a_cast_is_named_with_the_way_out() {
-    // Rodinia's `((x) >= (min) && (x) <= (max))`: the grammar takes `(min) && (x)` for a cast
-    // of `&&x`; the error names the variable and the parentheses to drop, not a type.
-    let e = lower_err(
-        "#define IN_RANGE(x, min, max) ((x) >= (min) && (x) <= (max))\n\
-         __global__ void k(int *out, int lo, int hi) { out[threadIdx.x] = IN_RANGE((int)threadIdx.x, lo, hi); }",
-        "k",
-    );
-    let msg = e.to_string();
-    assert!(
-        msg.contains("`(lo)` reads as a cast here, but `lo` is a variable"),
-        "{msg}"
-    );
-    assert!(msg.contains("drop the parentheses around `lo`"), "{msg}");
-    // Without them it runs: `(x) >= min && (x) <= max`.
-    lower(
-        "__global__ void k(int *out, int lo, int hi) { int x = threadIdx.x; out[x] = ((x) >= lo && (x) <= hi); }",
-        "k",
-    );
-}
-
-#[test]
 fn expressions_nested_too_deep_are_refused_not_a_stack_overflow() {
     for body in [
         vec!["1"; 5000].join("+"),

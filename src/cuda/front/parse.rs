@@ -34,14 +34,21 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     // opens such an argument list, its `<` becomes `>` in a copy of the text that is parsed
     // again for the tree's shape (a relational operator of the same precedence and length),
     // while every token is still read from the text as written.
+    // Likewise `(x) >= (lo) && (x) < (hi)` (a common macro) reads as a cast of `&&(x)` to a
+    // type `lo`: where `lo` is declared as a variable and never as a type, its parentheses
+    // become spaces in the copy.
     let mut shaped = pp.text.clone().into_bytes();
     for _ in 0..4 {
         let lts = comparisons_read_as_templates(tree.root_node(), pp.text.as_bytes());
-        if lts.is_empty() {
+        let casts = variables_read_as_casts(tree.root_node(), pp.text.as_bytes());
+        if lts.is_empty() && casts.is_empty() {
             break;
         }
         for at in lts {
             shaped[at] = b'>';
+        }
+        for at in casts {
+            shaped[at] = b' ';
         }
         match parser.parse(&shaped, None) {
             Some(t) => tree = t,
@@ -125,6 +132,66 @@ fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
         .filter(|(name, _)| !templates.contains(name))
         .map(|(_, at)| at)
         .filter(|&at| src.get(at) == Some(&b'<'))
+        .collect()
+}
+
+/// The byte offsets of the parentheses of every `(name)` in `root` that the grammar read as a
+/// cast's type where `name` is declared as a variable or parameter and never as a type.
+fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
+    let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
+    let (mut variables, mut types) = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    let mut casts = Vec::new();
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        match n.kind() {
+            "parameter_declaration" | "init_declarator" | "declaration" => {
+                // The declared name, under pointer, reference and array declarators.
+                let mut d = n.child_by_field_name("declarator");
+                while let Some(x) = d {
+                    if x.kind() == "identifier" {
+                        variables.insert(text(x));
+                        break;
+                    }
+                    d = x.child_by_field_name("declarator").or_else(|| {
+                        (x.kind() == "reference_declarator")
+                            .then(|| named_children(x).into_iter().next())
+                            .flatten()
+                    });
+                }
+            }
+            // Declared as a type: a struct's, enum's, typedef's, alias's or template parameter's
+            // name, and any name written where a type goes.
+            "type_identifier" if n.parent().is_some_and(|p| p.kind() != "type_descriptor") => {
+                types.insert(text(n));
+            }
+            "cast_expression" => {
+                if let Some(t) = n.child_by_field_name("type")
+                    && let [name] = named_children(t).as_slice()
+                    && name.kind() == "type_identifier"
+                    && named_children(t).len() == 1
+                {
+                    casts.push((text(*name), t.start_byte(), t.end_byte()));
+                }
+            }
+            _ => {}
+        }
+        todo.extend(named_children(n));
+    }
+    casts
+        .into_iter()
+        .filter(|(name, ..)| variables.contains(name) && !types.contains(name))
+        .filter_map(|(_, start, end)| {
+            // The parentheses around the type, next to it but for spaces.
+            let open = src[..start]
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())?;
+            let close = end + src[end..].iter().position(|c| !c.is_ascii_whitespace())?;
+            (src[open] == b'(' && src[close] == b')').then_some([open, close])
+        })
+        .flatten()
         .collect()
 }
 

@@ -192,14 +192,6 @@ impl Lowerer<'_> {
                     let p = p.clone();
                     return self.call_method(p, "operator()", targs, exprs(), site);
                 }
-                // `g(x)` inside a member function: a member function of the same object first,
-                // as C++ looks names up in the class before the namespace.
-                if let Some(this) = self.frames.last().and_then(|f| f.this.clone())
-                    && let Ty::Struct(i) = self.place_ty(&this)
-                    && !self.methods(i, &n).is_empty()
-                {
-                    return self.call_method(this, &n, targs, exprs(), site);
-                }
                 // `S(args)`, `S<T>()`: a struct value.
                 if let Some(ty) = self.struct_named(&n, targs, site)? {
                     return self.construct(&ty, exprs(), site);
@@ -210,6 +202,14 @@ impl Lowerer<'_> {
                     && let Some(v) = self.call_static(&ty, method, targs, exprs(), site)?
                 {
                     return Ok(v);
+                }
+                // `g(x)` inside a member function: a member function of the same object first,
+                // as C++ looks names up in the class before the namespace.
+                if let Some(this) = self.frames.last().and_then(|f| f.this.clone())
+                    && let Ty::Struct(i) = self.place_ty(&this)
+                    && !self.methods(i, &n).is_empty()
+                {
+                    return self.call_method(this, &n, targs, exprs(), site);
                 }
                 if let Some(v) = self.call_user(&n, targs, exprs(), site)? {
                     return Ok(v);
