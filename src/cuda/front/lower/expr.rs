@@ -973,17 +973,7 @@ impl Lowerer<'_> {
             }
         };
         let Ty::Struct(i) = ty else { return None };
-        if self.structs.list[i].fields.iter().any(|(n, ..)| n == f) {
-            return None;
-        }
-        self.structs.list[i]
-            .tenv
-            .iter()
-            .rev()
-            .find_map(|(k, v)| match v {
-                TArg::Value(c) if k == f => Some(Val::Scalar(Operand::Const(*c), c.ty)),
-                _ => None,
-            })
+        self.static_value(i, f)
     }
 
     /// `this->f` when it names a pointer field of an object that carries its pointers.

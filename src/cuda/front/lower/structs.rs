@@ -185,6 +185,11 @@ impl<'m> Lowerer<'m> {
         let Ok(Some(Ty::Struct(i))) = self.struct_named_text(scope, site) else {
             return None;
         };
+        self.static_value(i, name)
+    }
+
+    /// The value of struct `i`'s static data member `name`, if it has one.
+    pub fn static_value(&self, i: usize, name: &str) -> Option<Val> {
         let def = self.structs.list[i].def?;
         if !self.m.ast.structs[def]
             .statics
