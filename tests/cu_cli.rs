@@ -70,33 +70,33 @@ fn floats(path: &Path) -> Vec<f32> {
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vector_add.cu");
 
+/// The README's `--kernel` example (vector_add of 1000 elements), then `more` flags.
+fn readme_example<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "cu",
+        EXAMPLE,
+        "--kernel",
+        "vector_add",
+        "--block",
+        "256",
+        "--arg",
+        "float[1000]:fill=1.5",
+        "--arg",
+        "float[1000]:iota",
+        "--arg",
+        "float[1000]:zeros",
+        "--arg",
+        "1000",
+    ];
+    args.extend(more);
+    args
+}
+
 #[test]
 fn the_readme_example_runs_and_writes_its_output() {
     let out = scratch("c.bin");
     let c_arg = format!("C={}", out.display());
-    let r = expect(
-        &[
-            "cu",
-            EXAMPLE,
-            "--kernel",
-            "vector_add",
-            "--block",
-            "256",
-            "--arg",
-            "float[1000]:fill=1.5",
-            "--arg",
-            "float[1000]:iota",
-            "--arg",
-            "float[1000]:zeros",
-            "--arg",
-            "1000",
-            "--out",
-            &c_arg,
-            "--json",
-        ],
-        0,
-        &[],
-    );
+    let r = expect(&readme_example(&["--out", &c_arg, "--json"]), 0, &[]);
     let c = floats(&out);
     assert_eq!(c.len(), 1000);
     for (i, v) in c.iter().enumerate() {
@@ -124,27 +124,9 @@ fn the_readme_example_runs_and_writes_its_output() {
     let (json, page) = (scratch("k.json"), scratch("k.html"));
     let _ = std::fs::remove_file(&json);
     let _ = std::fs::remove_file(&page);
+    let (json_arg, page_arg) = (json.display().to_string(), page.display().to_string());
     expect(
-        &[
-            "cu",
-            EXAMPLE,
-            "--kernel",
-            "vector_add",
-            "--block",
-            "256",
-            "--arg",
-            "float[1000]:fill=1.5",
-            "--arg",
-            "float[1000]:iota",
-            "--arg",
-            "float[1000]:zeros",
-            "--arg",
-            "1000",
-            "--json-out",
-            &json.display().to_string(),
-            "--report",
-            &page.display().to_string(),
-        ],
+        &readme_example(&["--json-out", &json_arg, "--report", &page_arg]),
         0,
         &["gld_requests"],
     );
@@ -483,28 +465,7 @@ fn mistakes_are_explained() {
 
 #[test]
 fn lines_attribute_the_counters_to_the_cuda_source() {
-    let r = expect(
-        &[
-            "cu",
-            EXAMPLE,
-            "--kernel",
-            "vector_add",
-            "--block",
-            "256",
-            "--arg",
-            "float[1000]:fill=1.5",
-            "--arg",
-            "float[1000]:iota",
-            "--arg",
-            "float[1000]:zeros",
-            "--arg",
-            "1000",
-            "--lines",
-            "--json",
-        ],
-        0,
-        &[],
-    );
+    let r = expect(&readme_example(&["--lines", "--json"]), 0, &[]);
     let j: Value = serde_json::from_str(&r.stdout).expect("JSON");
     let launch = &j["launches"][0];
     let lines = launch["lines"].as_array().expect("a lines array");
