@@ -143,6 +143,13 @@ __global__ void k(const int *a, const int *b, int *out) {
     out[4 * t + 1] = (int)__dp4a(ua, ub, 5u);
     out[4 * t + 2] = __dp2a_lo(a[t], b[t], -1);
     out[4 * t + 3] = __dp2a_hi(a[t], b[t], -1);
+    // The vector overloads: the same words as char4, uchar4 and short2.
+    char4 c = *(const char4 *)&a[t], d = *(const char4 *)&b[t];
+    uchar4 uc = *(const uchar4 *)&a[t], ud = *(const uchar4 *)&b[t];
+    short2 h = *(const short2 *)&a[t];
+    out[128 + 3 * t] = __dp4a(c, d, 5) - out[4 * t];
+    out[128 + 3 * t + 1] = (int)__dp4a(uc, ud, 5u) - out[4 * t + 1];
+    out[128 + 3 * t + 2] = __dp2a_lo(h, d, -1) - out[4 * t + 2];
 }
 "#;
     let dev = Device::default();
@@ -153,7 +160,7 @@ __global__ void k(const int *a, const int *b, int *out) {
         .map(|t| t.wrapping_mul(-0x2468_ace1).wrapping_sub(t))
         .collect();
     let (a, b) = (dev.alloc_from("a", &av), dev.alloc_from("b", &bv));
-    let out = ints(&dev, 128);
+    let out = ints(&dev, 224);
     run(
         src,
         "k",
@@ -180,7 +187,9 @@ __global__ void k(const int *a, const int *b, int *out) {
             [s + 5, u.wrapping_add(5) as i32, lo - 1, hi - 1]
         })
         .collect();
-    assert_eq!(out.to_vec(), want);
+    let got = out.to_vec();
+    assert_eq!(got[..128], want);
+    assert!(got[128..].iter().all(|&d| d == 0), "{:?}", &got[128..]);
 }
 
 /// `cg::reduce`'s operation in every spelling programs use: a built-in braced or called, a

@@ -331,6 +331,30 @@ impl Lowerer<'_> {
         Ok(self.convert(op, s, to, e.site))
     }
 
+    /// An argument as a 32-bit word: a number, or a `char4`/`uchar4`/`short2`/`ushort2` packed
+    /// lane 0 lowest (as `__dp4a`'s vector overloads take them), signed as its lanes are.
+    fn packed_word(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
+        let (lane, leaves) = match self.rvalue(e)? {
+            Val::Agg(Ty::Vector(s, k), leaves) if s.size() * k == 4 => (s, leaves),
+            Val::Scalar(op, s) => return Ok((op, s)),
+            _ => return self.scalar(e),
+        };
+        let bits = 8 * lane.size();
+        let mut word = Operand::Const(consts::int(Scalar::U32, 0));
+        for (j, leaf) in leaves.into_iter().enumerate() {
+            let x = self.convert(leaf, lane, Scalar::U32, e.site);
+            let x = self.binop(BinOp::And, Scalar::U32, x, u32c((1 << bits) - 1), e.site);
+            let x = self.binop(BinOp::Shl, Scalar::U32, x, u32c(bits * j as u32), e.site);
+            word = self.binop(BinOp::Or, Scalar::U32, word, x, e.site);
+        }
+        let signed = if lane.is_signed() {
+            Scalar::I32
+        } else {
+            Scalar::U32
+        };
+        Ok((self.convert(word, Scalar::U32, signed, e.site), signed))
+    }
+
     /// A pointer argument (atomics, `__ldg`).
     fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::PtrVal> {
         match self.rvalue(e)? {
@@ -567,14 +591,15 @@ impl Lowerer<'_> {
             // ones unsigned; `__dp2a` takes `a`'s halves against two of `b`'s bytes.
             "__dp4a" | "__dp2a_lo" | "__dp2a_hi" => {
                 self.arity(short, args, 3..=3, site)?;
-                let (a, s) = self.scalar(&args[0])?;
+                let (a, s) = self.packed_word(&args[0])?;
                 let t = if s.is_signed() || s.is_float() {
                     Scalar::I32
                 } else {
                     Scalar::U32
                 };
                 let a = self.convert(a, s, t, site);
-                let b = self.arg_as(&args[1], t)?;
+                let (b, bs) = self.packed_word(&args[1])?;
+                let b = self.convert(b, bs, t, site);
                 let mut acc = self.arg_as(&args[2], t)?;
                 // Bits `at..at + width` of `x`, extended as `t` is.
                 let field = |l: &mut Self, x: Operand, at: u32, width: u32| {
