@@ -193,7 +193,7 @@ __global__ void k(const int *a, const int *b, int *out) {
 }
 
 /// `cg::reduce`'s operation in every spelling programs use: a built-in braced or called, a
-/// `__device__` function, a functor struct.
+/// `__device__` function, a functor struct (called, braced, named or a template instance).
 #[test]
 fn cg_reduce_takes_functions_and_functors() {
     let src = r#"
@@ -202,20 +202,28 @@ fn cg_reduce_takes_functions_and_functors() {
 namespace cg = cooperative_groups;
 __device__ int add2(int a, int b) { return a + b; }
 struct Max { __device__ int operator()(int a, int b) const { return a > b ? a : b; } };
+template <class T> struct AddT { __device__ T operator()(T a, T b) const { return a + b; } };
 __global__ void k(int *out) {
     auto tile = cg::tiled_partition<32>(cg::this_thread_block());
     int v = (threadIdx.x * 7) % 32 + threadIdx.x / 32 * 100;
-    int r[5] = {cg::reduce(tile, v, cg::greater<int>{}), cg::reduce(tile, v, add2),
+    Max named;
+    int r[7] = {cg::reduce(tile, v, cg::greater<int>{}), cg::reduce(tile, v, add2),
                 cg::reduce(tile, v, Max()), cg::reduce(tile, v, Max{}),
-                cg::reduce(tile, v, cg::less<int>{})};
+                cg::reduce(tile, v, cg::less<int>{}), cg::reduce(tile, v, named),
+                cg::reduce(tile, v, AddT<int>{})};
     if (tile.thread_rank() == 0)
-        for (int j = 0; j < 5; j++) out[threadIdx.x / 32 * 5 + j] = r[j];
+        for (int j = 0; j < 7; j++) out[threadIdx.x / 32 * 7 + j] = r[j];
 }
 "#;
     let dev = Device::default();
-    let out = ints(&dev, 10);
+    let out = ints(&dev, 14);
     run(src, "k", 1, 64, &[Arg::buffer(&out)]);
-    assert_eq!(out.to_vec(), [31, 496, 31, 31, 0, 131, 3696, 131, 131, 100]);
+    assert_eq!(
+        out.to_vec(),
+        [
+            31, 496, 31, 31, 0, 31, 496, 131, 3696, 131, 131, 100, 131, 3696
+        ]
+    );
 }
 
 #[test]

@@ -1706,26 +1706,41 @@ impl Lowerer<'_> {
                 return Ok(ReduceOp::Function(i));
             }
         }
+        // A functor object: `Add add; cg::reduce(tile, v, add)`.
+        if let ExprKind::Ident(n) = &e.kind
+            && let Some(super::Sym::Place(p)) = self.lookup(n)
+            && let Ty::Struct(i) = self.place_ty(p)
+            && self
+                .methods(i, "operator()")
+                .iter()
+                .any(|f| f.params.len() == 2)
+        {
+            return Ok(ReduceOp::Functor(i));
+        }
         // The operation's type: `cg::plus<float>()` and `cg::plus<float>{}` alike.
-        let name = match &e.kind {
-            ExprKind::Call(f, _, args) if args.is_empty() => match &f.kind {
-                ExprKind::Ident(n) => self.canon(n),
-                _ => String::new(),
+        let none: &[TemplateArg] = &[];
+        let (name, targs) = match &e.kind {
+            ExprKind::Call(f, targs, args) if args.is_empty() => match &f.kind {
+                ExprKind::Ident(n) => (self.canon(n), &targs[..]),
+                _ => (String::new(), none),
             },
-            ExprKind::Cast(ast::TypeExpr::Name(n) | ast::TypeExpr::Template(n, _), inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
-                self.canon(n)
+            ExprKind::Cast(ast::TypeExpr::Name(n), inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
+                (self.canon(n), none)
             }
-            _ => String::new(),
+            ExprKind::Cast(ast::TypeExpr::Template(n, targs), inner) if matches!(&inner.kind, ExprKind::InitList(v) if v.is_empty()) => {
+                (self.canon(n), &targs[..])
+            }
+            _ => (String::new(), none),
         };
         let short = name.rsplit("::").next().unwrap_or("");
         let builtin = matches!(
             short,
             "plus" | "less" | "greater" | "bit_and" | "bit_or" | "bit_xor"
         );
-        // A functor of the program's own: `Max()`, `Max{}`.
+        // A functor of the program's own: `Max()`, `Max{}`, `AddT<float>{}`.
         if !builtin
             && !name.is_empty()
-            && let Ok(Some(Ty::Struct(i))) = self.struct_named_text(&name, e.site)
+            && let Ok(Some(Ty::Struct(i))) = self.struct_named(&name, targs, e.site)
             && self
                 .methods(i, "operator()")
                 .iter()
