@@ -367,6 +367,8 @@ template <class T> struct alignas(16) Pack {
     __device__ T sum() const { T s = 0; for (int j = 0; j < size; j++) s += v[j]; return s; }
 };
 struct Plain { static constexpr int n = 3; };
+template <int N> struct Twice { static constexpr int n = N * 2; };
+template <bool B> struct Pick { static constexpr int v = B ? 1 : 2; };
 typedef Pack<float> P4;
 template <class P> __device__ int width() { return P::size; }
 __global__ void k(float *out) {
@@ -376,13 +378,14 @@ __global__ void k(float *out) {
     Pack<double> d;
     for (int j = 0; j < Pack<double>::size; j++) d.v[j] = 10.0;
     out[t] = p.sum() * 100 + d.sum() + Plain::n * 1000 + width<Pack<short>>() * 10000
-           + (Pack<int>::second - P4::first) * 100000;
+           + (Pack<int>::second - P4::first) * 100000 + Twice<4>::n * 1000000
+           + Pick<false>::v * 10000000;
 }"#;
     let dev = Device::default();
     let out = dev.alloc_zeroed::<f32>("out", 4);
     run(&dev, src, "k", 1, 4, &[Arg::buffer(&out)]).unwrap();
     let want: Vec<f32> = (0..4)
-        .map(|t| ((4 * t + 6) * 100 + 20 + 3000 + 80_000 + 100_000) as f32)
+        .map(|t| ((4 * t + 6) * 100 + 20 + 3000 + 80_000 + 100_000 + 8_000_000 + 20_000_000) as f32)
         .collect();
     assert_eq!(out.to_vec(), want);
 }

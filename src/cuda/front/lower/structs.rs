@@ -284,13 +284,19 @@ impl<'m> Lowerer<'m> {
         };
         let targs: Vec<TemplateArg> = super::split_args(args)
             .into_iter()
-            .map(|a| match crate::cuda::front::preprocess::parse_int(&a) {
-                Some(_) => TemplateArg::Expr(crate::cuda::front::ast::Expr {
-                    kind: crate::cuda::front::ast::ExprKind::Ident(a.clone()),
+            .map(|a| {
+                use crate::cuda::front::ast::{Expr, ExprKind};
+                // A value (`P<4>`, `S<true>`) or a type.
+                let kind = match (crate::cuda::front::preprocess::parse_int(&a), a.as_str()) {
+                    (Some((v, u, l)), _) => ExprKind::Int(v, u, l),
+                    (None, "true" | "false") => ExprKind::Bool(a == "true"),
+                    (None, _) => return TemplateArg::Type(TypeExpr::Name(a)),
+                };
+                TemplateArg::Expr(Expr {
+                    kind,
                     site,
                     span: (0, 0),
-                }),
-                None => TemplateArg::Type(TypeExpr::Name(a)),
+                })
             })
             .collect();
         self.struct_named(base, &targs, site)
