@@ -61,12 +61,13 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     let warps = threads.div_ceil(32);
     // Cranelift's time and memory grow faster than the code (a 1,000-case switch, loops nested
     // hundreds deep, a thousand parameters): such kernels run on the interpreter.
-    let (stmts, depth) = size(&k.body);
-    let branches = k
-        .body
-        .iter()
-        .map(|s| count(s, &|s| matches!(s, Stmt::If { .. })))
-        .sum::<usize>();
+    let mut total = Size::default();
+    size(&k.body, 0, &mut total);
+    let Size {
+        stmts,
+        depth,
+        branches,
+    } = total;
     if stmts > MAX_STATEMENTS
         || depth > MAX_DEPTH
         || branches > MAX_BRANCHES
@@ -142,26 +143,27 @@ const MAX_DEPTH: usize = 64;
 const MAX_BRANCHES: usize = 256;
 const MAX_PARAMS: usize = 256;
 
-/// Statements in `s` (itself and nested ones) for which `f` holds.
-fn count(s: &Stmt, f: &dyn Fn(&Stmt) -> bool) -> usize {
-    usize::from(f(s))
-        + s.children()
-            .iter()
-            .flat_map(|l| l.iter())
-            .map(|s| count(s, f))
-            .sum::<usize>()
+/// What decides whether a kernel is too large to compile.
+#[derive(Default)]
+struct Size {
+    /// Statements, nested ones included.
+    stmts: usize,
+    /// How deep they nest.
+    depth: usize,
+    /// `if`s among them.
+    branches: usize,
 }
 
-/// Statements in `stmts` (nested ones included) and how deep they nest.
-fn size(stmts: &[Stmt]) -> (usize, usize) {
-    stmts.iter().fold((0, 0), |(n, d), s| {
-        let (inner, deep) = s
-            .children()
-            .iter()
-            .map(|l| size(l))
-            .fold((0, 0), |(a, b), (x, y)| (a + x, b.max(y)));
-        (n + 1 + inner, d.max(deep + 1))
-    })
+/// Add `stmts`, nested `depth` deep, to `to`.
+fn size(stmts: &[Stmt], depth: usize, to: &mut Size) {
+    for s in stmts {
+        to.stmts += 1;
+        to.depth = to.depth.max(depth + 1);
+        to.branches += usize::from(matches!(s, Stmt::If { .. }));
+        for list in s.children() {
+            size(list, depth + 1, to);
+        }
+    }
 }
 
 /// Buffer slots: the launch's buffers (parameters, then struct parameters' pointer fields),
