@@ -336,6 +336,31 @@ pub enum CmpOp {
     Ne,
 }
 
+impl CmpOp {
+    /// The comparison with its operands swapped (`a < b` is `b > a`).
+    pub fn swapped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            eq => eq,
+        }
+    }
+
+    /// The comparison that holds where this one does not, on integers (`!(a < b)` is `a >= b`).
+    pub fn negated(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+        }
+    }
+}
+
 /// Unary operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {

@@ -98,13 +98,21 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         ));
     }
     let mut regions = Vec::new();
-    let items = plan(k, &k.body, false, false, &mut regions)?;
+    let fresh = crate::cuda::analysis::fresh_definitions(k);
+    let steps = lane_steps(k, shape, &fresh);
+    let order = Order {
+        k,
+        shape,
+        fresh: &fresh,
+        steps: &steps,
+    };
+    let items = plan(&order, &k.body, false, false, &mut regions)?;
     for r in &regions {
         for s in &r.stmts {
             supported(k, s)?;
         }
     }
-    let layout = Layout::new(k, &regions, warps);
+    let layout = Layout::new(k, &regions, warps, fresh, steps);
     let (tables, exists) = tables(shape, warps);
     // Cranelift reports what it cannot lower as an error, but a panic in a code generator
     // must not take the launch down: the kernel then runs on the interpreter.
@@ -291,6 +299,63 @@ fn escapes_varying(k: &Kernel, s: &Stmt) -> bool {
     }
 }
 
+/// A loop's exit test: `if (c) {} else { break; }` (or `if (c) { break; }`) on a varying
+/// condition, directly in the body, with nothing before or after it in the loop that leaves
+/// (no `break`, `continue` or `return` elsewhere): a `for` or `while` loop's own test.
+struct ExitTest<'k> {
+    /// Its index in the body.
+    at: usize,
+    cond: &'k Operand,
+    /// The condition's value that breaks.
+    leave_when: bool,
+}
+
+fn exit_test<'k>(k: &Kernel, body: &'k [Stmt], step: &[Stmt]) -> Option<ExitTest<'k>> {
+    let leaves = |s: &Stmt| {
+        contains(s, &|s| {
+            matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return)
+        })
+    };
+    let at = body.iter().position(leaves)?;
+    let Stmt::If {
+        cond, then, els, ..
+    } = &body[at]
+    else {
+        return None;
+    };
+    let leave_when = match (then.as_slice(), els.as_slice()) {
+        ([Stmt::Break], []) => true,
+        ([], [Stmt::Break]) => false,
+        _ => return None,
+    };
+    let rest_stays = !body[at + 1..].iter().chain(step).any(leaves);
+    (rest_stays && !same_in_every_lane(k, cond)).then_some(ExitTest {
+        at,
+        cond,
+        leave_when,
+    })
+}
+
+/// A comparison of an affine integer with a bound the same in every lane ([`Tx::ordered`]).
+struct Ordered<'o> {
+    var: VarId,
+    /// Its lanes' step.
+    step: i64,
+    bound: &'o Operand,
+    of: Scalar,
+    /// The comparison `var` op `bound` that keeps a lane in the loop.
+    stays: CmpOp,
+}
+
+/// How many statements of a loop's body and step read `v`.
+fn reads(body: &[Stmt], step: &[Stmt], v: VarId) -> usize {
+    let mut n = 0;
+    for s in body.iter().chain(step) {
+        visit_vars(s, &mut |x, write| n += usize::from(x == v && !write));
+    }
+    n
+}
+
 /// Whether the translator holds `o` as one scalar (a constant, a uniform variable, a
 /// built-in of the block).
 fn same_in_every_lane(k: &Kernel, o: &Operand) -> bool {
@@ -319,12 +384,13 @@ fn is_sync(s: &Stmt) -> bool {
 }
 
 fn plan<'k>(
-    k: &Kernel,
+    order: &Order<'_>,
     stmts: &'k [Stmt],
     in_loop: bool,
     guarded: bool,
     regions: &mut Vec<Region<'k>>,
 ) -> Result<Vec<Item>, String> {
+    let k = order.k;
     let mut items = Vec::new();
     let mut run: Vec<&'k Stmt> = Vec::new();
     let flush = |run: &mut Vec<&'k Stmt>, items: &mut Vec<Item>, regions: &mut Vec<Region<'k>>| {
@@ -346,7 +412,8 @@ fn plan<'k>(
         }
     };
     for s in stmts {
-        let block_level = contains(s, &is_sync) || (in_loop && escapes(s));
+        let block_level =
+            contains(s, &is_sync) || (in_loop && escapes(s)) || order.iteration_major(s);
         if !block_level {
             run.push(s);
             continue;
@@ -371,8 +438,8 @@ fn plan<'k>(
                 ..
             } => items.push(Item::If {
                 cond: *cond,
-                then: plan(k, then, in_loop, true, regions)?,
-                els: plan(k, els, in_loop, true, regions)?,
+                then: plan(order, then, in_loop, true, regions)?,
+                els: plan(order, els, in_loop, true, regions)?,
             }),
             Stmt::Loop {
                 body,
@@ -381,8 +448,8 @@ fn plan<'k>(
                 unrolled,
                 site,
             } => items.push(Item::Loop {
-                body: plan(k, body, true, true, regions)?,
-                step: plan(k, step, true, true, regions)?,
+                body: plan(order, body, true, true, regions)?,
+                step: plan(order, step, true, true, regions)?,
                 unrolled: *unrolled,
                 site: *site,
             }),
@@ -391,7 +458,7 @@ fn plan<'k>(
                     .iter()
                     .any(|s| contains(s, &|s| matches!(s, Stmt::Return))) =>
             {
-                items.extend(plan(k, body, in_loop, guarded, regions)?);
+                items.extend(plan(order, body, in_loop, guarded, regions)?);
             }
             _ => {
                 return Err(
@@ -403,6 +470,80 @@ fn plan<'k>(
     }
     flush(&mut run, &mut items, regions);
     Ok(items)
+}
+
+/// What the plan knows of a kernel's variables, to choose the order a loop runs in.
+struct Order<'a> {
+    k: &'a Kernel,
+    shape: Shape,
+    /// Per variable, its fresh definition ([`crate::cuda::analysis::fresh_definitions`]).
+    fresh: &'a [usize],
+    /// Per variable, its step from lane to lane ([`lane_steps`]).
+    steps: &'a [Option<Step>],
+}
+
+impl Order<'_> {
+    /// Whether `s` is a loop the block runs iteration by iteration (each iteration a region
+    /// of its own, run warp by warp) rather than each warp running all of it in turn: a
+    /// uniform loop that accesses global memory, stores to it in no row the compiler knows to
+    /// be strided, and whose iterations share no per-thread value (every varying variable it
+    /// assigns is defined afresh inside it). A tile's rows are then read and written in order
+    /// across the block (`for (j = 0; j < 32; j += 8) … in[(y + j) * width + x]`), as the Rust
+    /// API and a GPU's warps in step touch them, instead of each warp's rows a stride of rows
+    /// apart: at 4096² the padded transpose ran 2× slower warp by warp, its DRAM traffic out
+    /// of order. A loop with a strided store (the naive transpose's `odata[x * height + y]`)
+    /// stays warp by warp, where its stores can wait ([`queue`]). Any order of the warps
+    /// between barriers is CUDA's; each warp's own order is kept.
+    fn iteration_major(&self, s: &Stmt) -> bool {
+        let Stmt::Loop {
+            varying: false,
+            body,
+            step,
+            ..
+        } = s
+        else {
+            return false;
+        };
+        let mut inside = std::collections::HashSet::new();
+        let (mut global, mut strided) = (false, false);
+        let mut written = Vec::new();
+        let mut walk = vec![body.as_slice(), step.as_slice()];
+        while let Some(list) = walk.pop() {
+            for s in list {
+                inside.insert(s as *const Stmt as usize);
+                written.extend(s.writes());
+                walk.extend(s.children());
+                let addr = match s {
+                    Stmt::Load { addr, .. } | Stmt::Atomic { addr, .. } => addr,
+                    Stmt::Store {
+                        addr, ty, values, ..
+                    } => {
+                        strided |= self.strided(addr, i64::from(ty.size()) * values.len() as i64);
+                        addr
+                    }
+                    _ => continue,
+                };
+                global |= matches!(addr.base, Base::Param(_) | Base::Global(_) | Base::Var(_));
+            }
+        }
+        global
+            && !strided
+            && written.iter().all(|v| {
+                self.k.vars[v.0 as usize].uniform || inside.contains(&self.fresh[v.0 as usize])
+            })
+    }
+
+    /// Whether the compiler knows the lanes of `addr` to be a row at a step other than one
+    /// element of `bytes` (a step it cannot tell is not known to be one).
+    fn strided(&self, addr: &Addr, bytes: i64) -> bool {
+        let step = addr
+            .index
+            .iter()
+            .try_fold(Step::known(0), |acc, (o, scale)| {
+                acc.add(operand_step(self.k, self.shape, self.steps, o)?.scale(*scale))
+            });
+        step.is_some_and(|s| s.constant() != Some(bytes))
+    }
 }
 
 /// Whether the compiled tier handles `s` (inside a region); `Err` names what it does not.
@@ -518,6 +659,10 @@ pub(super) struct Layout {
     zeroed: Vec<VarId>,
     /// Variables the launch passes values to, in order (`None`: a struct's placeholder).
     params: Vec<Option<VarId>>,
+    /// Per variable, its fresh definition ([`crate::cuda::analysis::fresh_definitions`]).
+    fresh: Vec<usize>,
+    /// Per variable, its step from lane to lane ([`lane_steps`]).
+    steps: Vec<Option<Step>>,
 }
 
 /// Every variable `s` and its nested statements read (`false`) or assign (`true`).
@@ -538,7 +683,13 @@ fn visit_vars(s: &Stmt, f: &mut dyn FnMut(VarId, bool)) {
 }
 
 impl Layout {
-    fn new(k: &Kernel, regions: &[Region<'_>], warps: usize) -> Layout {
+    fn new(
+        k: &Kernel,
+        regions: &[Region<'_>],
+        warps: usize,
+        fresh: Vec<usize>,
+        steps: Vec<Option<Step>>,
+    ) -> Layout {
         let n = k.vars.len();
         let mut frame_off = vec![None; n];
         let mut frame_bytes = 0;
@@ -570,7 +721,6 @@ impl Layout {
             uniform_writes.push(uw);
         }
         let mut zeroed = Vec::new();
-        let fresh = crate::cuda::analysis::fresh_definitions(k);
         for (v, regs) in used_in.iter().enumerate() {
             // A value outlives its region when another region reads it, or when a block-level
             // loop runs the region again and the region may read it before defining it.
@@ -608,6 +758,8 @@ impl Layout {
             uniform_writes,
             zeroed,
             params: k.param_vars(),
+            fresh,
+            steps,
         }
     }
 }
@@ -694,20 +846,19 @@ struct Tx<'a, 'k> {
     rets: Vec<Mask>,
     /// Per enclosing block-level loop: (continue target, exit).
     block_loops: Vec<(ir::Block, ir::Block)>,
+    /// A loop's exit test (its statement's address) and the block its full-warp iterations
+    /// hand over to, right after it ([`Tx::while_full`]).
+    resume: Option<(usize, ir::Block)>,
     /// Built-in index rows loaded for the current warp.
     rows: HashMap<usize, Vec<Value>>,
     sites: Sites,
     fma: bool,
-    /// Per variable, its fresh definition ([`crate::cuda::analysis::fresh_definitions`]).
-    fresh: Vec<usize>,
     /// The statement being translated (its address).
     at: usize,
     /// Whether a thread can leave the kernel early (then a warp may be without threads).
     exits: bool,
     /// The threads that exist, per lane of each warp (all ones or zero).
     exists: &'a [u32],
-    /// Per variable, its step from lane to lane where known ([`lane_steps`]).
-    steps: Vec<Option<Step>>,
     /// Per variable, `Some(step)` when it is kept as its lane 0 alone (in its `uvar`): a
     /// varying 32-bit integer with a known step ([`affine_vars`]).
     affine: Vec<Option<Step>>,
@@ -803,8 +954,7 @@ fn build(
             .iter()
             .map(|v| b.declare_var(scalar_ty(v.ty)))
             .collect();
-        let steps = lane_steps(k, shape);
-        let affine = affine_vars(k, &steps, layout);
+        let affine = affine_vars(k, &layout.steps, layout);
         let lvar: Vec<Vec<Variable>> = k
             .vars
             .iter()
@@ -840,14 +990,13 @@ fn build(
             conts: Vec::new(),
             rets: Vec::new(),
             block_loops: Vec::new(),
+            resume: None,
             rows: HashMap::new(),
             sites: Vec::new(),
             fma: has_fma(),
-            fresh: crate::cuda::analysis::fresh_definitions(k),
             at: 0,
             exits: k.body.iter().any(exits),
             exists,
-            steps,
             affine,
             lane0: false,
             count: shape.count.then(|| {
@@ -1405,10 +1554,9 @@ impl Tx<'_, '_> {
             self.stmt(s)?;
             match s {
                 Stmt::Break | Stmt::Continue | Stmt::Return => break,
-                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. } => {
-                    if self.known == Known::Full {
-                        continue;
-                    }
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Inline { .. }
+                    if self.known != Known::Full =>
+                {
                     empty_edge = true;
                     let any = self.any_cur();
                     let next = self.b.create_block();
@@ -1419,6 +1567,15 @@ impl Tx<'_, '_> {
                     }
                 }
                 _ => {}
+            }
+            // Where a loop's full-warp iterations hand over ([`Tx::while_full`]).
+            if let Some((_, resume)) = self
+                .resume
+                .take_if(|(at, _)| *at == *s as *const Stmt as usize)
+            {
+                self.b.ins().jump(resume, &[]);
+                self.b.switch_to_block(resume);
+                self.known = Known::Unknown;
             }
         }
         self.flush_counts();
@@ -1566,6 +1723,12 @@ impl Tx<'_, '_> {
                 self.clear(cont);
                 self.conts.push(cont);
                 let (head, exit) = (self.b.create_block(), self.b.create_block());
+                if was_full
+                    && self.count.is_none()
+                    && let Some(test) = exit_test(self.k, body, step)
+                {
+                    self.while_full(&test, body, step, *site, exit)?;
+                }
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(head);
                 if clean {
@@ -1703,6 +1866,178 @@ impl Tx<'_, '_> {
         }
     }
 
+    /// A varying loop entered by the whole warp, run while every lane stays (fast mode): the
+    /// iterations before the first lane leaves know the mask is full, so they merge nothing
+    /// under it and keep no mask live (a grid-stride loop's sum and mask together filled the
+    /// vector registers: the sum was spilled every iteration). At the first iteration whose
+    /// exit test lets a lane go, the warp hands over to the loop's general code right after
+    /// that test, with the lanes that stay, as if it had run the test there; if none stays,
+    /// it leaves the loop. Counting mode keeps one copy of the code (its counts are the
+    /// general code's).
+    fn while_full(
+        &mut self,
+        test: &ExitTest<'_>,
+        body: &[Stmt],
+        step: &[Stmt],
+        site: Site,
+        exit: ir::Block,
+    ) -> Result<(), String> {
+        let (head, run, bail, resume) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        self.set_full();
+        // The test's condition, when the statement before it computes it for the test alone
+        // from an affine integer: then lane 0 decides while every lane stays, and its lanes
+        // are made only when one may leave.
+        let def = test.at.checked_sub(1).and_then(|d| match &body[d] {
+            Stmt::Assign(a)
+                if Operand::Var(a.dst) == *test.cond && reads(body, step, a.dst) == 1 =>
+            {
+                self.layout.fresh[a.dst.0 as usize]
+                    .eq(&(&body[d] as *const Stmt as usize))
+                    .then_some(a)
+            }
+            _ => None,
+        });
+        let scalar = def.and_then(|a| self.ordered(a, test.leave_when));
+        let before: Vec<&Stmt> = body[..test.at - usize::from(scalar.is_some())]
+            .iter()
+            .collect();
+        self.stmts(&before)?;
+        let any_leave = match &scalar {
+            Some(c) => {
+                let all = self.all_stay(c);
+                self.b.ins().bxor_imm_s(all, 1)
+            }
+            None => {
+                let leave = self.leaving(test);
+                self.any(&leave)
+            }
+        };
+        self.b.ins().brif(any_leave, bail, &[], run, &[]);
+        self.b.switch_to_block(run);
+        self.set_full();
+        let after: Vec<&Stmt> = body[test.at + 1..].iter().chain(step).collect();
+        self.stmts(&after)?;
+        self.watchdog(site);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(bail);
+        if scalar.is_some() {
+            self.stmt(&body[test.at - 1])?;
+        }
+        let leave = self.leaving(test);
+        let stay = self.and([self.ones; C32], leave, true);
+        self.set_mask(self.cur, stay);
+        let any_stay = self.any(&stay);
+        self.b.ins().brif(any_stay, resume, &[], exit, &[]);
+        self.resume = Some((&body[test.at] as *const Stmt as usize, resume));
+        // The general code follows; its entry is reached from here only through `resume`.
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.set_full();
+        Ok(())
+    }
+
+    /// The lanes an exit test lets go, the whole warp executing it.
+    fn leaving(&mut self, test: &ExitTest<'_>) -> [Value; C32] {
+        let c = match self.operand(test.cond, Scalar::Bool) {
+            V::L(c) => c.try_into().expect("eight chunks"),
+            V::U(c) => {
+                let c = self.b.ins().uextend(I32, c);
+                let c = self.b.ins().ineg(c);
+                [self.b.ins().splat(I32X4, c); C32]
+            }
+        };
+        self.and([self.ones; C32], c, !test.leave_when)
+    }
+
+    /// An exit test's comparison whose lanes are in order: `a` compares an affine integer
+    /// (lanes a constant step apart) with a value the same in every lane (`i < n`), as the
+    /// comparison that keeps a lane (the test breaks where `a` is `leave_when`).
+    fn ordered<'o>(&self, a: &'o crate::cuda::ir::Assign, leave_when: bool) -> Option<Ordered<'o>> {
+        let Op::Cmp { op, of, a: x, b: y } = &a.op else {
+            return None;
+        };
+        let affine = |o: &Operand| match o {
+            Operand::Var(v) => self.affine[v.0 as usize]
+                .and_then(Step::constant)
+                .map(|s| (*v, s)),
+            _ => None,
+        };
+        let ((var, step), bound, op) = match (affine(x), affine(y)) {
+            (Some(l), _) if same_in_every_lane(self.k, y) => (l, y, *op),
+            (_, Some(l)) if same_in_every_lane(self.k, x) => (l, x, op.swapped()),
+            _ => return None,
+        };
+        let ok = matches!(of, S::I32 | S::U32) && step != 0 && !matches!(op, CmpOp::Eq | CmpOp::Ne);
+        ok.then_some(Ordered {
+            var,
+            step,
+            bound,
+            of: *of,
+            stays: if leave_when { op.negated() } else { op },
+        })
+    }
+
+    /// Whether every lane of an ordered comparison holds (`I8`), from lane 0 alone: lanes that
+    /// do not wrap are in order, so the first or the last lane decides; where they may wrap,
+    /// the answer is no (and the caller finds the lanes one by one).
+    fn all_stay(&mut self, c: &Ordered<'_>) -> Value {
+        let x0 = self.b.use_var(self.uvar[c.var.0 as usize]);
+        let n = match self.operand(c.bound, c.of) {
+            V::U(n) => n,
+            V::L(_) => unreachable!("a bound the same in every lane"),
+        };
+        let span = 31 * c.step;
+        let (min, max, [lt, le, gt, ge]) = if c.of.is_signed() {
+            (
+                i64::from(i32::MIN),
+                i64::from(i32::MAX),
+                [
+                    IntCC::SignedLessThan,
+                    IntCC::SignedLessThanOrEqual,
+                    IntCC::SignedGreaterThan,
+                    IntCC::SignedGreaterThanOrEqual,
+                ],
+            )
+        } else {
+            (
+                0,
+                i64::from(u32::MAX),
+                [
+                    IntCC::UnsignedLessThan,
+                    IntCC::UnsignedLessThanOrEqual,
+                    IntCC::UnsignedGreaterThan,
+                    IntCC::UnsignedGreaterThanOrEqual,
+                ],
+            )
+        };
+        // No lane wraps: lane 31 is `x0 + span` exactly.
+        let (cc, limit) = if c.step > 0 {
+            (le, max - span)
+        } else {
+            (ge, min - span)
+        };
+        // The limit's 32 bits, as `iconst` takes them.
+        let limit = self.b.ins().iconst(I32, i64::from(limit as u32 as i32));
+        let no_wrap = self.b.ins().icmp(cc, x0, limit);
+        let last = self.b.ins().iadd_imm_s(x0, span);
+        let (lo, hi) = if c.step > 0 { (x0, last) } else { (last, x0) };
+        let holds = match c.stays {
+            CmpOp::Lt => self.b.ins().icmp(lt, hi, n),
+            CmpOp::Le => self.b.ins().icmp(le, hi, n),
+            CmpOp::Gt => self.b.ins().icmp(gt, lo, n),
+            CmpOp::Ge => self.b.ins().icmp(ge, lo, n),
+            CmpOp::Eq | CmpOp::Ne => unreachable!("refused by `ordered`"),
+        };
+        self.b.ins().band(no_wrap, holds)
+    }
+
     /// At a loop's back edge: stop with [`super::Status::Timeout`] once the watchdog fired.
     fn watchdog(&mut self, site: Site) {
         let flag = self.load_ctx(I64, offset_of!(Ctx, fired));
@@ -1787,7 +2122,7 @@ impl Tx<'_, '_> {
             return Ok(());
         }
         let lanes = self.lanes(v, ty);
-        if self.fresh[dst.0 as usize] == self.at || self.known == Known::Full {
+        if self.layout.fresh[dst.0 as usize] == self.at || self.known == Known::Full {
             for (c, var) in self.lvar[dst.0 as usize].clone().iter().enumerate() {
                 self.b.def_var(*var, lanes[c]);
             }
@@ -2184,8 +2519,7 @@ impl<'k> Uses<'k> {
 /// uniform values and steps by `+`, `-`, `*` and `<<` by constants, and `*` by a value fixed
 /// for the block ([`Step`]); or a loop's induction variable ([`Uses::induction`]) stepped by
 /// a value the same in every lane.
-fn lane_steps(k: &Kernel, shape: Shape) -> Vec<Option<Step>> {
-    let fresh = crate::cuda::analysis::fresh_definitions(k);
+fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
     let uses = Uses::of(k);
     let defs = &uses.defs;
     // A 32-bit integer the same in every lane and all through the block.
@@ -2293,7 +2627,7 @@ fn per_chunk(ty: Scalar) -> usize {
 impl Tx<'_, '_> {
     /// An operand's step from lane to lane, when the compiler can tell.
     fn step(&self, o: &Operand) -> Option<Step> {
-        operand_step(self.k, self.shape, &self.steps, o)
+        operand_step(self.k, self.shape, &self.layout.steps, o)
     }
 
     /// A step's value (`I32`, mod 2^32).
