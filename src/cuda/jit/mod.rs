@@ -14,6 +14,19 @@
 //! out. Statements that contain a `__syncthreads()` are block level: uniform `if`s and loops
 //! become plain control flow around the regions.
 //!
+//! Two loops run in an order of their own, each a schedule CUDA allows and each measured:
+//! * A uniform loop that accesses global memory, stores in no row known to be strided, and
+//!   carries no per-thread value from one iteration to the next runs **iteration by
+//!   iteration** across the block (block level, each iteration a region): a tile's rows
+//!   (`for (j = 0; j < 32; j += 8) … in[(y + j) * width + x]`) are then touched in order, as
+//!   a GPU's warps in step touch them, not each warp's rows 8 apart (the padded transpose at
+//!   4096²: 29 → 13 ms).
+//! * A varying loop that the whole warp enters, whose only exit is its own test, runs **while
+//!   every lane stays** (fast mode): those iterations know the mask is full, merge nothing and
+//!   keep no mask, and a test comparing an affine index with a uniform bound (`i < n`) is
+//!   decided on lane 0; at the first iteration that lets a lane go, the warp continues in the
+//!   loop's general code right after the test.
+//!
 //! Variables: a uniform variable is one scalar for the block (each warp computes it, as each
 //! warp would on a GPU; the block keeps the value of a warp that is still live at the region's
 //! end); a varying one lives in registers inside a region and in a frame row per warp between
