@@ -954,7 +954,7 @@ fn build(
             .iter()
             .map(|v| b.declare_var(scalar_ty(v.ty)))
             .collect();
-        let affine = affine_vars(k, &layout.steps, layout);
+        let affine = affine_vars(k, layout);
         let lvar: Vec<Vec<Variable>> = k
             .vars
             .iter()
@@ -2602,8 +2602,9 @@ fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
 /// Per variable, `Some(step)` when code keeps it as its lane 0 alone, every other lane being
 /// `lane 0 + l × step` (mod 2^32): a varying variable with a known step ([`lane_steps`]) whose
 /// frame rows need not start zeroed (there, a lane never written reads as zero).
-fn affine_vars(k: &Kernel, steps: &[Option<Step>], layout: &Layout) -> Vec<Option<Step>> {
-    steps
+fn affine_vars(k: &Kernel, layout: &Layout) -> Vec<Option<Step>> {
+    layout
+        .steps
         .iter()
         .enumerate()
         .map(|(v, s)| s.filter(|_| !k.vars[v].uniform && !layout.zeroed.contains(&VarId(v as u32))))
