@@ -318,6 +318,23 @@ fn escapes_fail_alike_on_both_tiers() {
             if (i == 70) __trap();
             x[i] = 1.0f;
         }
+        __global__ void local_past_its_size(float *x, int n) {
+            float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            for (int k = 0; k < n / 40; k++) a[k] += x[i];
+            x[i] = a[0];
+        }
+        __global__ void local_lane_negative(float *x, int n) {
+            float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            x[i] = a[(i % 4) - (i == 77 ? 9 : 0)];
+        }
+        __global__ void local_index_huge(float *x, int n) {
+            float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+            long long i = blockIdx.x * blockDim.x + threadIdx.x;
+            a[(i % 4) + (i == 130 ? 4294967296LL : 0LL)] = 5.0f;
+            x[i] = a[i % 4];
+        }
         __global__ void divide_by_zero(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             int z = i - i;

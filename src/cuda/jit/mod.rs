@@ -54,10 +54,11 @@
 //! order, and the IR the documents'
 //! kernels and most real ones use — integer and floating-point arithmetic with C's rules,
 //! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
-//! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics. Anything
-//! else (`printf`, per-thread arrays, the math library beyond square roots and rounding,
+//! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics,
+//! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`).
+//! Anything else (`printf`, the math library beyond square roots and rounding,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
-//! buffer at run time) is refused by `compile` with the reason, and the launch runs on the
+//! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr
 //! as it is compiled; `WARPSIM_JIT_VERIFY=1` runs Cranelift's IR verifier on it first (always
@@ -174,6 +175,8 @@ pub(crate) struct Compiled {
     pub accesses: Vec<count::CountedAccess>,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
+    /// The frame's bytes of per-thread arrays (zeroed before each block).
+    pub locals: std::ops::Range<usize>,
 }
 
 impl Compiled {
@@ -203,6 +206,8 @@ impl Compiled {
             if frame.len() < self.entry.frame_bytes {
                 frame.resize(self.entry.frame_bytes, 0);
             }
+            // Per-thread arrays start zeroed, as the interpreter starts them.
+            frame[self.locals.clone()].fill(0);
             alive.clear();
             alive.extend_from_slice(&self.exists);
             let counts_here = self.entry.tally_words > 0;

@@ -33,6 +33,7 @@ use std::mem::offset_of;
 use std::time::Instant;
 
 mod count;
+mod local;
 mod queue;
 
 /// An operation on one chunk of each input, giving one chunk.
@@ -113,6 +114,12 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         }
     }
     let layout = Layout::new(k, &regions, warps, fresh, steps);
+    if layout.local_bytes.len() > MAX_LOCAL_BYTES {
+        return Err(format!(
+            "per-thread arrays of {} bytes for the block (at most {MAX_LOCAL_BYTES})",
+            layout.local_bytes.len()
+        ));
+    }
     let (tables, exists) = tables(shape, warps);
     // Cranelift reports what it cannot lower as an error, but a panic in a code generator
     // must not take the launch down: the kernel then runs on the interpreter.
@@ -137,6 +144,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         },
         tables,
         exists,
+        locals: layout.local_bytes.clone(),
         sites: built.sites,
         count_sites,
         accesses,
@@ -148,6 +156,9 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
 /// parameters.
 const MAX_STATEMENTS: usize = 20_000;
 const MAX_DEPTH: usize = 64;
+/// Bytes of per-thread arrays a block may have on the compiled tier (each CPU thread holds
+/// them; larger ones run on the interpreter).
+const MAX_LOCAL_BYTES: usize = 16 << 20;
 const MAX_BRANCHES: usize = 256;
 const MAX_PARAMS: usize = 256;
 
@@ -591,9 +602,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             same_for_all(k, mask.as_ref(), "a vote's mask")
         }
         Stmt::Printf { .. } => Err("printf is not compiled yet".into()),
-        Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => {
-            Err("per-thread arrays are not compiled yet".into())
-        }
+        Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => Ok(()),
     }
 }
 
@@ -663,6 +672,10 @@ pub(super) struct Layout {
     fresh: Vec<usize>,
     /// Per variable, its step from lane to lane ([`lane_steps`]).
     steps: Vec<Option<Step>>,
+    /// Per per-thread array, the byte offset of warp 0's rows in the frame ([`local`]); all
+    /// of them lie in `local_bytes`, zeroed at each block's start.
+    locals: Vec<usize>,
+    local_bytes: std::ops::Range<usize>,
 }
 
 /// Every variable `s` and its nested statements read (`false`) or assign (`true`).
@@ -735,6 +748,16 @@ impl Layout {
                 }
             }
         }
+        let first_local = frame_bytes;
+        let locals = k
+            .locals
+            .iter()
+            .map(|a| {
+                let at = frame_bytes;
+                frame_bytes += warps * a.len as usize * local::row_bytes(a.ty);
+                at
+            })
+            .collect();
         let refs = per_region
             .iter()
             .enumerate()
@@ -760,6 +783,8 @@ impl Layout {
             params: k.param_vars(),
             fresh,
             steps,
+            locals,
+            local_bytes: first_local..frame_bytes,
         }
     }
 }
@@ -1839,6 +1864,25 @@ impl Tx<'_, '_> {
                 b,
                 site,
             } => self.atomic(*dst, *ty, *op, addr, a, b.as_ref(), *site)?,
+            Stmt::LocalLoad {
+                dst,
+                array,
+                index,
+                site,
+            } => {
+                self.count_instr(*site);
+                let v = self.local_load(*array, index, *site);
+                self.assign(*dst, v)?;
+            }
+            Stmt::LocalStore {
+                array,
+                index,
+                value,
+                site,
+            } => {
+                self.count_instr(*site);
+                self.local_store(*array, index, value, *site);
+            }
             Stmt::Trap { site, .. } => {
                 let m = self.get_mask(self.cur);
                 let any = self.any(&m);
