@@ -508,6 +508,44 @@ fn an_impossible_block_is_refused_before_compiling() {
     }
 }
 
+/// A block of 32 warps whose every warp leaves the interpreter's fast row path at once (the
+/// lanes that do not execute index past the buffer): the load counts one instruction a warp
+/// on both tiers (the interpreter counted a second one when all 32 warps were slow, the
+/// warp mask then equal to its "not tried" value).
+#[test]
+fn a_block_of_32_warps_counts_alike() {
+    let src = "__global__ void mmul(const float *a, float *c, int ds) {\n\
+               int x = threadIdx.x + blockDim.x * blockIdx.x;\n\
+               int y = threadIdx.y;\n\
+               if (x < ds) {\n\
+               float t = 0;\n\
+               for (int i = 0; i < ds; i++) t += a[i * ds + x];\n\
+               c[y * ds + x] = t;\n\
+               }\n\
+               }\n";
+    let module = Module::from_source("w32.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("mmul").expect("lowers");
+    let counts = |engine: Engine| {
+        let dev = Device::default();
+        let a = dev.alloc_from("a", &[1.0f32; 1600]);
+        let c = dev.alloc_zeroed::<f32>("c", 1600);
+        let cfg = LaunchConfig::new(2, (32, 32)).engine(engine);
+        let r = cuda::launch(
+            &dev,
+            &k,
+            &cfg,
+            &[Arg::buffer(&a), Arg::buffer(&c), Arg::Int(40)],
+        )
+        .expect("runs");
+        (r.launch.counters, c.to_vec())
+    };
+    let (want, got) = (counts(Engine::Interp), counts(Engine::Jit));
+    assert_eq!(want, got);
+    let c = want.0.expect("counted");
+    // Per warp: the loop's 40 loads, and the store.
+    assert_eq!(c.gld_requests, 64 * 40);
+}
+
 /// What the compiled tier does not compile runs on the interpreter, and the reason says what
 /// it is, wherever the kernel reads it (`clock()` stored directly, or compared at block level).
 #[test]

@@ -160,7 +160,9 @@ impl<'a> Block<'a> {
                         rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot)
                     }
                 };
-                if self.launch.counting {
+                // Every warp slow (all 32 of a 1024-thread block: `u32::MAX`) is counted below,
+                // as when the fast path is not tried, and not here too.
+                if self.launch.counting && slow != u32::MAX {
                     self.observe_affine::<T>(fr, site, place, AccessKind::Load, (a, b, c), slow);
                 }
                 if slow == 0 {
