@@ -17,8 +17,8 @@
 
 use crate::block::{AtomicVal, Block, ShflOp, fault};
 use crate::cuda::ir::{
-    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, MathFn, Op, Operand,
-    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
+    Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
+    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce, library,
 };
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
@@ -1960,40 +1960,24 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         (F32, UnOp::Abs) => f32op!(|x| x.abs()),
         (F32, UnOp::Sqrt) => f32op!(|x| x.sqrt()),
         (F32, UnOp::Rsqrt) => f32op!(|x| x.map_each(|v| 1.0 / v.sqrt())),
-        (F32, UnOp::Exp) => f32op!(|x| x.map_each(f32::exp)),
-        (F32, UnOp::Exp2) => f32op!(|x| x.map_each(f32::exp2)),
-        (F32, UnOp::Log) => f32op!(|x| x.map_each(f32::ln)),
-        (F32, UnOp::Log2) => f32op!(|x| x.map_each(f32::log2)),
-        (F32, UnOp::Log10) => f32op!(|x| x.map_each(f32::log10)),
-        (F32, UnOp::Sin) => f32op!(|x| x.map_each(f32::sin)),
-        (F32, UnOp::Cos) => f32op!(|x| x.map_each(f32::cos)),
-        (F32, UnOp::Tan) => f32op!(|x| x.map_each(f32::tan)),
-        (F32, UnOp::Tanh) => f32op!(|x| x.map_each(f32::tanh)),
+        (F32, op) if library::code(op).is_some() => {
+            f32op!(move |x| x.map_each(|v| library::float(op, v)))
+        }
         (F32, UnOp::Floor) => f32op!(|x| x.floor()),
         (F32, UnOp::Ceil) => f32op!(|x| x.map_each(f32::ceil)),
         (F32, UnOp::Trunc) => f32op!(|x| x.map_each(f32::trunc)),
-        (F32, UnOp::Round) => f32op!(|x| x.map_each(f32::round)),
         (F32, UnOp::Rint) => f32op!(|x| x.map_each(f32::round_ties_even)),
-        (F32, UnOp::Math(f)) => f32op!(move |x| x.map_each(|v| math32(f, v))),
         (F64, UnOp::Neg) => f64op!(|x| -x),
         (F64, UnOp::Abs) => f64op!(|x| x.abs()),
         (F64, UnOp::Sqrt) => f64op!(|x| x.sqrt()),
         (F64, UnOp::Rsqrt) => f64op!(|x| x.map_each(|v| 1.0 / v.sqrt())),
-        (F64, UnOp::Exp) => f64op!(|x| x.map_each(f64::exp)),
-        (F64, UnOp::Exp2) => f64op!(|x| x.map_each(f64::exp2)),
-        (F64, UnOp::Log) => f64op!(|x| x.map_each(f64::ln)),
-        (F64, UnOp::Log2) => f64op!(|x| x.map_each(f64::log2)),
-        (F64, UnOp::Log10) => f64op!(|x| x.map_each(f64::log10)),
-        (F64, UnOp::Sin) => f64op!(|x| x.map_each(f64::sin)),
-        (F64, UnOp::Cos) => f64op!(|x| x.map_each(f64::cos)),
-        (F64, UnOp::Tan) => f64op!(|x| x.map_each(f64::tan)),
-        (F64, UnOp::Tanh) => f64op!(|x| x.map_each(f64::tanh)),
+        (F64, op) if library::code(op).is_some() => {
+            f64op!(move |x| x.map_each(|v| library::double(op, v)))
+        }
         (F64, UnOp::Floor) => f64op!(|x| x.floor()),
         (F64, UnOp::Ceil) => f64op!(|x| x.map_each(f64::ceil)),
         (F64, UnOp::Trunc) => f64op!(|x| x.map_each(f64::trunc)),
-        (F64, UnOp::Round) => f64op!(|x| x.map_each(f64::round)),
         (F64, UnOp::Rint) => f64op!(|x| x.map_each(f64::round_ties_even)),
-        (F64, UnOp::Math(f)) => f64op!(move |x| x.map_each(|v| math64(f, v))),
         (I64 | U64, op) => Val::D(un64_in::<U64x32, U64x32>(fr, x.d(), move |v| match op {
             UnOp::Neg => U64x32::ZERO - v,
             UnOp::Not => !v,
@@ -2011,73 +1995,6 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
         (_, op) => {
             unreachable!("the front-end converts an integer operand of {op:?} to floating point")
         }
-    }
-}
-
-/// A math function on a `float`, as the C library's `f`-suffixed function computes it.
-fn math32(f: MathFn, x: f32) -> f32 {
-    use std::f32::consts::{FRAC_1_SQRT_2, PI};
-    match f {
-        MathFn::Asin => x.asin(),
-        MathFn::Acos => x.acos(),
-        MathFn::Atan => x.atan(),
-        MathFn::Sinh => x.sinh(),
-        MathFn::Cosh => x.cosh(),
-        MathFn::Asinh => x.asinh(),
-        MathFn::Acosh => x.acosh(),
-        MathFn::Atanh => x.atanh(),
-        MathFn::Cbrt => x.cbrt(),
-        MathFn::Erf => libm::erff(x),
-        MathFn::Erfc => libm::erfcf(x),
-        MathFn::Lgamma => libm::lgammaf(x),
-        MathFn::Tgamma => libm::tgammaf(x),
-        MathFn::Expm1 => x.exp_m1(),
-        MathFn::Log1p => x.ln_1p(),
-        MathFn::Exp10 => libm::exp10f(x),
-        MathFn::SinPi => (x * PI).sin(),
-        MathFn::CosPi => (x * PI).cos(),
-        MathFn::Logb => logb(f64::from(x)) as f32,
-        MathFn::NormCdf => 0.5 * libm::erfcf(-x * FRAC_1_SQRT_2),
-        MathFn::FrexpFrac => libm::frexpf(x).0,
-    }
-}
-
-/// A math function on a `double`.
-fn math64(f: MathFn, x: f64) -> f64 {
-    use std::f64::consts::{FRAC_1_SQRT_2, PI};
-    match f {
-        MathFn::Asin => x.asin(),
-        MathFn::Acos => x.acos(),
-        MathFn::Atan => x.atan(),
-        MathFn::Sinh => x.sinh(),
-        MathFn::Cosh => x.cosh(),
-        MathFn::Asinh => x.asinh(),
-        MathFn::Acosh => x.acosh(),
-        MathFn::Atanh => x.atanh(),
-        MathFn::Cbrt => x.cbrt(),
-        MathFn::Erf => libm::erf(x),
-        MathFn::Erfc => libm::erfc(x),
-        MathFn::Lgamma => libm::lgamma(x),
-        MathFn::Tgamma => libm::tgamma(x),
-        MathFn::Expm1 => x.exp_m1(),
-        MathFn::Log1p => x.ln_1p(),
-        MathFn::Exp10 => libm::exp10(x),
-        MathFn::SinPi => (x * PI).sin(),
-        MathFn::CosPi => (x * PI).cos(),
-        MathFn::Logb => logb(x),
-        MathFn::NormCdf => 0.5 * libm::erfc(-x * FRAC_1_SQRT_2),
-        MathFn::FrexpFrac => libm::frexp(x).0,
-    }
-}
-
-/// `logb`: the exponent of `x` as a floating value (`-inf` for 0, `|x|` for inf and NaN).
-fn logb(x: f64) -> f64 {
-    if x == 0.0 {
-        f64::NEG_INFINITY
-    } else if !x.is_finite() {
-        x.abs()
-    } else {
-        f64::from(libm::ilogb(x))
     }
 }
 

@@ -29,6 +29,7 @@
 
 use std::fmt;
 
+pub mod library;
 pub mod print;
 
 /// A per-thread scalar type (C's types after lowering; `char` is `I8`, `bool` is `Bool`).

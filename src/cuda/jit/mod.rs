@@ -55,8 +55,10 @@
 //! kernels and most real ones use — integer and floating-point arithmetic with C's rules,
 //! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
 //! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics,
-//! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`).
-//! Anything else (`printf`, the math library beyond square roots and rounding,
+//! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`), the C
+//! math library's functions of one value (`expf`, `logf`, `sinf`, `tanhf`, `erff`, …: a helper
+//! computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]).
+//! Anything else (`printf`, two-argument math functions such as `powf`, `atan2f`, `fmodf`,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
@@ -67,6 +69,7 @@
 pub(crate) mod count;
 #[allow(unsafe_code)]
 mod enter;
+mod library;
 mod translate;
 
 use crate::cuda::ir::{Kernel, Site};

@@ -14,7 +14,7 @@
 use super::{Access, Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
-    ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind,
+    ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, library,
 };
 use crate::error::AccessKind;
 use Scalar as S;
@@ -24,6 +24,7 @@ use cranelift_codegen::ir::{
     self, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData,
     StackSlotKind, Type, UserFuncName, Value,
 };
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -620,17 +621,6 @@ fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
     let no = |what: String| Err(format!("{what} is not compiled yet"));
     match op {
         Op::Unary { op, .. } => match op {
-            UnOp::Exp
-            | UnOp::Exp2
-            | UnOp::Log
-            | UnOp::Log2
-            | UnOp::Log10
-            | UnOp::Sin
-            | UnOp::Cos
-            | UnOp::Tan
-            | UnOp::Tanh
-            | UnOp::Round
-            | UnOp::Math(_) => no(format!("{op:?}")),
             UnOp::Test(FpTest::Ilogb | FpTest::FrexpExp) => no(format!("{op:?}")),
             _ => Ok(()),
         },
@@ -878,6 +868,8 @@ struct Tx<'a, 'k> {
     rows: HashMap<usize, Vec<Value>>,
     sites: Sites,
     fma: bool,
+    /// The calling convention of the helpers compiled code calls.
+    call_conv: CallConv,
     /// The statement being translated (its address).
     at: usize,
     /// Whether a thread can leave the kernel early (then a warp may be without threads).
@@ -1019,6 +1011,7 @@ fn build(
             rows: HashMap::new(),
             sites: Vec::new(),
             fma: has_fma(),
+            call_conv,
             at: 0,
             exits: k.body.iter().any(exits),
             exists,
@@ -2706,6 +2699,35 @@ impl Tx<'_, '_> {
         (self.operand(o, t), t)
     }
 
+    /// A C library function of each lane ([`library::code`]), computed by the helper the
+    /// interpreter's function is (`super::library`): the lanes go through the stack.
+    fn library(&mut self, code: u32, ty: Scalar, x: V) -> V {
+        let uniform = matches!(x, V::U(_));
+        let lanes = self.lanes(x, ty);
+        let slot = self.spill(&lanes);
+        let p = self.b.ins().stack_addr(I64, slot, 0);
+        let mut sig = ir::Signature::new(self.call_conv);
+        sig.params.push(AbiParam::new(I32));
+        sig.params.push(AbiParam::new(I64));
+        let sig = self.b.import_signature(sig);
+        let helper = if ty.is_wide() {
+            super::library::double_lanes as *const () as usize
+        } else {
+            super::library::float_lanes as *const () as usize
+        };
+        let f = self.b.ins().iconst(I64, helper as i64);
+        let c = self.b.ins().iconst(I32, i64::from(code));
+        self.b.ins().call_indirect(sig, f, &[c, p]);
+        let out: Vec<Value> = (0..chunks(ty))
+            .map(|c| self.b.ins().load(lane_ty(ty), vmem(), p, (c * 16) as i32))
+            .collect();
+        if uniform {
+            V::U(self.b.ins().extractlane(out[0], 0))
+        } else {
+            V::L(out)
+        }
+    }
+
     /// Apply a scalar operation lane by lane (for what has no vector instruction): `f` gets
     /// one scalar per input (a `bool` as 0 or 1) and returns the output lane.
     fn scalarize(
@@ -3017,6 +3039,10 @@ impl Tx<'_, '_> {
 
     fn unary(&mut self, op: UnOp, ty: Scalar, x: V, xt: Scalar) -> Result<V, String> {
         let float = ty.is_float();
+        if let Some(code) = library::code(op).filter(|_| float) {
+            let x = self.convert(x, xt, ty);
+            return Ok(self.library(code, ty, x));
+        }
         Ok(match op {
             UnOp::LogicalNot => {
                 if xt == S::Bool {
