@@ -48,98 +48,70 @@ pub fn op(code: u32) -> Option<UnOp> {
     LIBRARY.get(code as usize).copied()
 }
 
-/// `op(x)` on a `float`, as the C library's `f`-suffixed function computes it (`x` itself for
-/// an operation that is not the library's).
-pub fn float(op: UnOp, x: f32) -> f32 {
-    match op {
-        UnOp::Exp => x.exp(),
-        UnOp::Exp2 => x.exp2(),
-        UnOp::Log => x.ln(),
-        UnOp::Log2 => x.log2(),
-        UnOp::Log10 => x.log10(),
-        UnOp::Sin => x.sin(),
-        UnOp::Cos => x.cos(),
-        UnOp::Tan => x.tan(),
-        UnOp::Tanh => x.tanh(),
-        UnOp::Round => x.round(),
-        UnOp::Math(f) => math32(f, x),
-        _ => x,
-    }
+/// The library's functions on one floating-point type: `$name(op, x)` is `op(x)`, and `x`
+/// itself for an operation that is not the library's; `libm` names the type's functions
+/// where Rust's floats have none.
+macro_rules! on {
+    ($(#[$doc:meta])* $name:ident, $t:ident, libm: [$erf:ident, $erfc:ident, $lgamma:ident,
+     $tgamma:ident, $exp10:ident, $frexp:ident], logb: $logb:expr) => {
+        $(#[$doc])*
+        pub fn $name(op: UnOp, x: $t) -> $t {
+            use std::$t::consts::{FRAC_1_SQRT_2, PI};
+            let UnOp::Math(f) = op else {
+                return match op {
+                    UnOp::Exp => x.exp(),
+                    UnOp::Exp2 => x.exp2(),
+                    UnOp::Log => x.ln(),
+                    UnOp::Log2 => x.log2(),
+                    UnOp::Log10 => x.log10(),
+                    UnOp::Sin => x.sin(),
+                    UnOp::Cos => x.cos(),
+                    UnOp::Tan => x.tan(),
+                    UnOp::Tanh => x.tanh(),
+                    UnOp::Round => x.round(),
+                    _ => x,
+                };
+            };
+            match f {
+                MathFn::Asin => x.asin(),
+                MathFn::Acos => x.acos(),
+                MathFn::Atan => x.atan(),
+                MathFn::Sinh => x.sinh(),
+                MathFn::Cosh => x.cosh(),
+                MathFn::Asinh => x.asinh(),
+                MathFn::Acosh => x.acosh(),
+                MathFn::Atanh => x.atanh(),
+                MathFn::Cbrt => x.cbrt(),
+                MathFn::Erf => libm::$erf(x),
+                MathFn::Erfc => libm::$erfc(x),
+                MathFn::Lgamma => libm::$lgamma(x),
+                MathFn::Tgamma => libm::$tgamma(x),
+                MathFn::Expm1 => x.exp_m1(),
+                MathFn::Log1p => x.ln_1p(),
+                MathFn::Exp10 => libm::$exp10(x),
+                MathFn::SinPi => (x * PI).sin(),
+                MathFn::CosPi => (x * PI).cos(),
+                MathFn::Logb => $logb(x),
+                MathFn::NormCdf => 0.5 * libm::$erfc(-x * FRAC_1_SQRT_2),
+                MathFn::FrexpFrac => libm::$frexp(x).0,
+            }
+        }
+    };
 }
 
-/// `op(x)` on a `double` (`x` itself for an operation that is not the library's).
-pub fn double(op: UnOp, x: f64) -> f64 {
-    match op {
-        UnOp::Exp => x.exp(),
-        UnOp::Exp2 => x.exp2(),
-        UnOp::Log => x.ln(),
-        UnOp::Log2 => x.log2(),
-        UnOp::Log10 => x.log10(),
-        UnOp::Sin => x.sin(),
-        UnOp::Cos => x.cos(),
-        UnOp::Tan => x.tan(),
-        UnOp::Tanh => x.tanh(),
-        UnOp::Round => x.round(),
-        UnOp::Math(f) => math64(f, x),
-        _ => x,
-    }
-}
-
-/// A math function on a `float`, as the C library's `f`-suffixed function computes it.
-fn math32(f: MathFn, x: f32) -> f32 {
-    use std::f32::consts::{FRAC_1_SQRT_2, PI};
-    match f {
-        MathFn::Asin => x.asin(),
-        MathFn::Acos => x.acos(),
-        MathFn::Atan => x.atan(),
-        MathFn::Sinh => x.sinh(),
-        MathFn::Cosh => x.cosh(),
-        MathFn::Asinh => x.asinh(),
-        MathFn::Acosh => x.acosh(),
-        MathFn::Atanh => x.atanh(),
-        MathFn::Cbrt => x.cbrt(),
-        MathFn::Erf => libm::erff(x),
-        MathFn::Erfc => libm::erfcf(x),
-        MathFn::Lgamma => libm::lgammaf(x),
-        MathFn::Tgamma => libm::tgammaf(x),
-        MathFn::Expm1 => x.exp_m1(),
-        MathFn::Log1p => x.ln_1p(),
-        MathFn::Exp10 => libm::exp10f(x),
-        MathFn::SinPi => (x * PI).sin(),
-        MathFn::CosPi => (x * PI).cos(),
-        MathFn::Logb => logb(f64::from(x)) as f32,
-        MathFn::NormCdf => 0.5 * libm::erfcf(-x * FRAC_1_SQRT_2),
-        MathFn::FrexpFrac => libm::frexpf(x).0,
-    }
-}
-
-/// A math function on a `double`.
-fn math64(f: MathFn, x: f64) -> f64 {
-    use std::f64::consts::{FRAC_1_SQRT_2, PI};
-    match f {
-        MathFn::Asin => x.asin(),
-        MathFn::Acos => x.acos(),
-        MathFn::Atan => x.atan(),
-        MathFn::Sinh => x.sinh(),
-        MathFn::Cosh => x.cosh(),
-        MathFn::Asinh => x.asinh(),
-        MathFn::Acosh => x.acosh(),
-        MathFn::Atanh => x.atanh(),
-        MathFn::Cbrt => x.cbrt(),
-        MathFn::Erf => libm::erf(x),
-        MathFn::Erfc => libm::erfc(x),
-        MathFn::Lgamma => libm::lgamma(x),
-        MathFn::Tgamma => libm::tgamma(x),
-        MathFn::Expm1 => x.exp_m1(),
-        MathFn::Log1p => x.ln_1p(),
-        MathFn::Exp10 => libm::exp10(x),
-        MathFn::SinPi => (x * PI).sin(),
-        MathFn::CosPi => (x * PI).cos(),
-        MathFn::Logb => logb(x),
-        MathFn::NormCdf => 0.5 * libm::erfc(-x * FRAC_1_SQRT_2),
-        MathFn::FrexpFrac => libm::frexp(x).0,
-    }
-}
+on!(
+    /// `op(x)` on a `float`, as the C library's `f`-suffixed function computes it (`x` itself
+    /// for an operation that is not the library's).
+    float, f32,
+    libm: [erff, erfcf, lgammaf, tgammaf, exp10f, frexpf],
+    logb: |x: f32| logb(f64::from(x)) as f32
+);
+on!(
+    /// `op(x)` on a `double` (`x` itself for an operation that is not the library's).
+    double, f64,
+    libm: [erf, erfc, lgamma, tgamma, exp10, frexp],
+    logb: logb
+);
 
 /// `logb`: the exponent of `x` as a floating value (`-inf` for 0, `|x|` for inf and NaN).
 fn logb(x: f64) -> f64 {
