@@ -109,14 +109,9 @@ impl Tx<'_, '_> {
             }
         };
         match v {
-            V::U(x) => {
-                let x = if t == Scalar::Bool {
-                    self.b.ins().uextend(I32, x)
-                } else {
-                    x
-                };
-                Indexed::Uniform(narrow(self, x))
-            }
+            // A `bool` the same in every lane is 0 or 1 already (the front-end promotes a
+            // `bool` subscript to `int`; nothing to narrow).
+            V::U(x) => Indexed::Uniform(narrow(self, x)),
             V::L(lanes) => {
                 let lanes = self.lanes(V::L(lanes), t);
                 let slot = self.spill(&lanes);

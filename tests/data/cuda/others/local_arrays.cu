@@ -51,3 +51,12 @@ __global__ void after_returns(unsigned int *out, const unsigned int *in, int n) 
     for (unsigned int i = t % 5; i < 6; i++) v[i] = v[i] * 3u + in[t];
     out[t] = v[0] + v[1] * 10u + v[5] * 100u;
 }
+
+// Indexed by a `bool`, the same in every lane and not.
+__global__ void bool_index(int *out, const int *in, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int two[2] = {in[t], -in[t]};
+    bool odd = (t & 1) != 0, big = n > 32;
+    two[big] += 5;
+    out[t] = two[odd] * 3 + two[big];
+}
