@@ -71,3 +71,14 @@ __global__ void stride_by_a_parameter(float *out, const float *in, int n) {
     for (int i = t * n; i < 4000; i += 1000) s += in[i];
     out[t] = s;
 }
+
+// Iteration by iteration, left only by a `return` of the whole block.
+__global__ void iterations_until_return(float *out, const float *in, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = 0;
+    while (true) {
+        if (j == n / 16) return;
+        out[j * 512 + t] = in[t] + (float)j;
+        j++;
+    }
+}
