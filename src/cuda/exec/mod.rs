@@ -1998,19 +1998,6 @@ fn unary(fr: &mut Frame, op: UnOp, ty: Scalar, x: Val) -> Val {
     }
 }
 
-/// A two-operand math function, computed in `double` (a `float`'s operands are exact there;
-/// rounding the result to `float` gives the `float` function's result but for a last-bit
-/// double rounding).
-fn math2(op: BinOp, x: f64, y: f64) -> f64 {
-    match op {
-        BinOp::Hypot => x.hypot(y),
-        BinOp::CopySign => x.copysign(y),
-        BinOp::Fdim => libm::fdim(x, y),
-        BinOp::Remainder => libm::remainder(x, y),
-        _ => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
-    }
-}
-
 /// A test of a floating-point value (a `float` widened exactly to `double`).
 fn fp_test(t: FpTest, x: f64) -> i32 {
     match t {
@@ -2037,15 +2024,9 @@ fn binary(fr: &mut Frame, op: BinOp, ty: Scalar, x: Val, y: Val) -> Val {
                 BinOp::Rem => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x % y),
                 BinOp::Min => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.min(y)),
                 BinOp::Max => bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.max(y)),
-                BinOp::Pow => {
-                    bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.zip_each(y, f32::powf))
-                }
-                BinOp::Atan2 => {
-                    bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, |x, y| x.zip_each(y, f32::atan2))
-                }
-                BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+                op if library::code2(op).is_some() => {
                     bin32_in::<F32x32, F32x32, F32x32>(fr, a, b, move |x, y| {
-                        x.zip_each(y, |p, q| math2(op, f64::from(p), f64::from(q)) as f32)
+                        x.zip_each(y, |p, q| library::float2(op, p, q))
                     })
                 }
                 _ => a,
@@ -2061,13 +2042,9 @@ fn binary(fr: &mut Frame, op: BinOp, ty: Scalar, x: Val, y: Val) -> Val {
                 BinOp::Rem => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x % y),
                 BinOp::Min => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.min(y)),
                 BinOp::Max => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.max(y)),
-                BinOp::Pow => bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::powf)),
-                BinOp::Atan2 => {
-                    bin64_in::<F64x32, F64x32>(fr, a, b, |x, y| x.zip_each(y, f64::atan2))
-                }
-                BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+                op if library::code2(op).is_some() => {
                     bin64_in::<F64x32, F64x32>(fr, a, b, move |x, y| {
-                        x.zip_each(y, |p, q| math2(op, p, q))
+                        x.zip_each(y, |p, q| library::double2(op, p, q))
                     })
                 }
                 _ => a,

@@ -1,7 +1,7 @@
 //! The C math library on one value, as both tiers compute it (the interpreter lane by lane, the
 //! compiled tier through a helper it calls): defined once, so the tiers give the same bits.
 
-use super::{MathFn, UnOp};
+use super::{BinOp, MathFn, UnOp};
 
 /// The library's functions of one floating-point value, by their code (their index here).
 const LIBRARY: [UnOp; 31] = [
@@ -121,5 +121,68 @@ fn logb(x: f64) -> f64 {
         x.abs()
     } else {
         f64::from(libm::ilogb(x))
+    }
+}
+
+/// The library's functions of two floating-point values (`fmodf` is `%` on floats), by their
+/// code (their index here).
+const LIBRARY2: [BinOp; 8] = [
+    BinOp::Pow,
+    BinOp::Atan2,
+    BinOp::Hypot,
+    BinOp::CopySign,
+    BinOp::Fdim,
+    BinOp::Remainder,
+    BinOp::Ldexp,
+    BinOp::Rem,
+];
+
+/// `op`'s code, where it is one of the library's functions of two values.
+pub fn code2(op: BinOp) -> Option<u32> {
+    LIBRARY2.iter().position(|&o| o == op).map(|i| i as u32)
+}
+
+/// The function of two values of a code ([`code2`]).
+pub fn op2(code: u32) -> Option<BinOp> {
+    LIBRARY2.get(code as usize).copied()
+}
+
+/// `op(x, y)` on `float`s (`x` itself for an operation that is not the library's): `powf`,
+/// `atan2f` and `fmodf` in `float`, the others in `double` (a `float`'s operands are exact
+/// there; rounding the result to `float` gives the `float` function's result but for a
+/// last-bit double rounding).
+pub fn float2(op: BinOp, x: f32, y: f32) -> f32 {
+    match op {
+        BinOp::Pow => x.powf(y),
+        BinOp::Atan2 => x.atan2(y),
+        BinOp::Rem => x % y,
+        BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+            math2(op, f64::from(x), f64::from(y)) as f32
+        }
+        _ => x,
+    }
+}
+
+/// `op(x, y)` on `double`s (`x` itself for an operation that is not the library's).
+pub fn double2(op: BinOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinOp::Pow => x.powf(y),
+        BinOp::Atan2 => x.atan2(y),
+        BinOp::Rem => x % y,
+        BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
+            math2(op, x, y)
+        }
+        _ => x,
+    }
+}
+
+/// A two-operand math function in `double`.
+fn math2(op: BinOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinOp::Hypot => x.hypot(y),
+        BinOp::CopySign => x.copysign(y),
+        BinOp::Fdim => libm::fdim(x, y),
+        BinOp::Remainder => libm::remainder(x, y),
+        _ => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
     }
 }

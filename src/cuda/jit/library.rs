@@ -23,3 +23,22 @@ pub(crate) extern "C" fn double_lanes(code: u32, lanes: &mut [f64; 32]) {
         }
     }
 }
+
+/// `x[l] = f(x[l], y[l])` for the library function of two values of `code`
+/// ([`library::code2`]), `float`.
+pub(crate) extern "C" fn float2_lanes(code: u32, x: &mut [f32; 32], y: &[f32; 32]) {
+    if let Some(op) = library::op2(code) {
+        for (a, &b) in x.iter_mut().zip(y) {
+            *a = library::float2(op, *a, b);
+        }
+    }
+}
+
+/// The same on `double` lanes.
+pub(crate) extern "C" fn double2_lanes(code: u32, x: &mut [f64; 32], y: &[f64; 32]) {
+    if let Some(op) = library::op2(code) {
+        for (a, &b) in x.iter_mut().zip(y) {
+            *a = library::double2(op, *a, b);
+        }
+    }
+}

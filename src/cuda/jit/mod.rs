@@ -56,9 +56,9 @@
 //! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
 //! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics,
 //! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`), the C
-//! math library's functions of one value (`expf`, `logf`, `sinf`, `tanhf`, `erff`, …: a helper
-//! computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]).
-//! Anything else (`printf`, two-argument math functions such as `powf`, `atan2f`, `fmodf`,
+//! math library (`expf`, `logf`, `sinf`, `tanhf`, `erff`, `powf`, `atan2f`, `fmodf`, …: a
+//! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]).
+//! Anything else (`printf`, `ilogbf` and `frexpf`'s exponent, a coalesced group's rank to lane,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the

@@ -567,7 +567,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
         Ok(())
     };
     match s {
-        Stmt::Assign(a) => op_supported(&a.op, a.ty),
+        Stmt::Assign(a) => op_supported(&a.op),
         Stmt::Load { addr: a, .. } | Stmt::Store { addr: a, .. } => addr(a),
         Stmt::If { then, els, .. } => then.iter().chain(els).try_for_each(|s| supported(k, s)),
         Stmt::Loop { body, step, .. } => body.iter().chain(step).try_for_each(|s| supported(k, s)),
@@ -617,7 +617,7 @@ fn same_for_all(k: &Kernel, o: Option<&Operand>, what: &str) -> Result<(), Strin
     }
 }
 
-fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
+fn op_supported(op: &Op) -> Result<(), String> {
     let no = |what: String| Err(format!("{what} is not compiled yet"));
     match op {
         Op::Unary { op, .. } => match op {
@@ -625,15 +625,7 @@ fn op_supported(op: &Op, ty: Scalar) -> Result<(), String> {
             _ => Ok(()),
         },
         Op::Binary { op, .. } => match op {
-            BinOp::Pow
-            | BinOp::Atan2
-            | BinOp::Hypot
-            | BinOp::CopySign
-            | BinOp::Fdim
-            | BinOp::Remainder
-            | BinOp::Ldexp
-            | BinOp::NthSet => no(format!("{op:?}")),
-            BinOp::Rem if ty.is_float() => no("fmodf".into()),
+            BinOp::NthSet => no(format!("{op:?}")),
             _ => Ok(()),
         },
         Op::Fma { .. } if !has_fma() => no("fmaf without the CPU's FMA instructions".into()),
@@ -2699,27 +2691,40 @@ impl Tx<'_, '_> {
         (self.operand(o, t), t)
     }
 
-    /// A C library function of each lane ([`library::code`]), computed by the helper the
-    /// interpreter's function is (`super::library`): the lanes go through the stack.
-    fn library(&mut self, code: u32, ty: Scalar, x: V) -> V {
-        let uniform = matches!(x, V::U(_));
-        let lanes = self.lanes(x, ty);
-        let slot = self.spill(&lanes);
-        let p = self.b.ins().stack_addr(I64, slot, 0);
+    /// A C library function of each lane, of one value or two ([`library::code`],
+    /// [`library::code2`]), computed by the helper the interpreter's function is
+    /// (`super::library`): the lanes go through the stack, the result in the first's place.
+    fn library(&mut self, code: u32, ty: Scalar, args: &[V]) -> V {
+        let uniform = args.iter().all(|a| matches!(a, V::U(_)));
+        let mut ptrs = Vec::new();
+        for a in args {
+            let lanes = self.lanes(a.clone(), ty);
+            let slot = self.spill(&lanes);
+            ptrs.push(self.b.ins().stack_addr(I64, slot, 0));
+        }
         let mut sig = ir::Signature::new(self.call_conv);
         sig.params.push(AbiParam::new(I32));
-        sig.params.push(AbiParam::new(I64));
+        for _ in args {
+            sig.params.push(AbiParam::new(I64));
+        }
         let sig = self.b.import_signature(sig);
-        let helper = if ty.is_wide() {
-            super::library::double_lanes as *const () as usize
-        } else {
-            super::library::float_lanes as *const () as usize
+        let helper = match (args.len(), ty.is_wide()) {
+            (1, false) => super::library::float_lanes as *const () as usize,
+            (1, true) => super::library::double_lanes as *const () as usize,
+            (_, false) => super::library::float2_lanes as *const () as usize,
+            (_, true) => super::library::double2_lanes as *const () as usize,
         };
         let f = self.b.ins().iconst(I64, helper as i64);
         let c = self.b.ins().iconst(I32, i64::from(code));
-        self.b.ins().call_indirect(sig, f, &[c, p]);
+        let mut call = vec![c];
+        call.extend(&ptrs);
+        self.b.ins().call_indirect(sig, f, &call);
         let out: Vec<Value> = (0..chunks(ty))
-            .map(|c| self.b.ins().load(lane_ty(ty), vmem(), p, (c * 16) as i32))
+            .map(|c| {
+                self.b
+                    .ins()
+                    .load(lane_ty(ty), vmem(), ptrs[0], (c * 16) as i32)
+            })
             .collect();
         if uniform {
             V::U(self.b.ins().extractlane(out[0], 0))
@@ -3041,7 +3046,7 @@ impl Tx<'_, '_> {
         let float = ty.is_float();
         if let Some(code) = library::code(op).filter(|_| float) {
             let x = self.convert(x, xt, ty);
-            return Ok(self.library(code, ty, x));
+            return Ok(self.library(code, ty, &[x]));
         }
         Ok(match op {
             UnOp::LogicalNot => {
@@ -3156,6 +3161,10 @@ impl Tx<'_, '_> {
 
     fn binary(&mut self, op: BinOp, ty: Scalar, x: V, y: V, yt: Scalar) -> Result<V, String> {
         let float = ty.is_float();
+        if let Some(code) = library::code2(op).filter(|_| float) {
+            let y = self.convert(y, yt, ty);
+            return Ok(self.library(code, ty, &[x, y]));
+        }
         let signed = ty.is_signed();
         let bits = if ty.is_wide() { 64 } else { 32 };
         if matches!(op, BinOp::Shl | BinOp::Shr) {

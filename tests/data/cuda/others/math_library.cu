@@ -19,3 +19,14 @@ __global__ void gelu_double(double *out, const double *in, int n) {
     double g = 0.5 * x * (1.0 + tanh(s * (x + 0.044715 * x * x * x)));
     out[t] = g + erfc(x) + lgamma(fabs(x) + 1.5) + asinh(x) + atan(x) + cosh(x * 0.1);
 }
+
+// Functions of two values: float and double, uniform and varying, under a branch.
+__global__ void two_values(float *out, const double *in, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = (float)in[t] - 2.0f, y = 0.75f + (float)(t % 7);
+    float r = powf(fabsf(x), y) + atan2f(x, y) + fmodf(x * 10.0f, y);
+    if (t % 4 == 1) r += hypotf(x, y) + copysignf(y, x) + fdimf(x, y) + remainderf(x * 5.0f, y);
+    r += ldexpf(x, t % 9) + powf(2.0f, (float)n / 32.0f);
+    double d = pow(in[t], 1.5) + atan2(in[t], (double)n) + fmod(in[t] * 3.0, 1.25);
+    out[t] = r + (float)d;
+}
