@@ -72,24 +72,24 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vector_add.
 
 /// The README's `--kernel` example (vector_add of 1000 elements), then `more` flags.
 fn readme_example<'a>(more: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "cu",
-        EXAMPLE,
-        "--kernel",
-        "vector_add",
-        "--block",
-        "256",
-        "--arg",
+    let args = [
         "float[1000]:fill=1.5",
-        "--arg",
         "float[1000]:iota",
-        "--arg",
         "float[1000]:zeros",
-        "--arg",
         "1000",
     ];
-    args.extend(more);
-    args
+    vector_add(args, more)
+}
+
+/// `warpsim cu` on the example's `vector_add` alone (`--kernel`), with these four arguments,
+/// then `more` flags.
+fn vector_add<'a>(args: [&'a str; 4], more: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["cu", EXAMPLE, "--kernel", "vector_add", "--block", "256"];
+    for a in args {
+        v.extend(["--arg", a]);
+    }
+    v.extend(more);
+    v
 }
 
 #[test]
@@ -240,22 +240,7 @@ fn mistakes_are_explained() {
         ("float[5]:file=/dev/zero", "holds more than 20 bytes"),
     ] {
         expect(
-            &[
-                "cu",
-                EXAMPLE,
-                "--kernel",
-                "vector_add",
-                "--block",
-                "256",
-                "--arg",
-                spec,
-                "--arg",
-                "float[5]:zeros",
-                "--arg",
-                "float[5]:zeros",
-                "--arg",
-                "5",
-            ],
+            &vector_add([spec, "float[5]:zeros", "float[5]:zeros", "5"], &[]),
             2,
             &[needle],
         );

@@ -542,7 +542,7 @@ fn a_block_of_32_warps_counts_alike() {
     let (want, got) = (counts(Engine::Interp), counts(Engine::Jit));
     assert_eq!(want, got);
     let c = want.0.expect("counted");
-    // Per warp: the loop's 40 loads, and the store.
+    // Per warp: the loop's 40 loads.
     assert_eq!(c.gld_requests, 64 * 40);
 }
 

@@ -156,10 +156,7 @@ pub fn float2(op: BinOp, x: f32, y: f32) -> f32 {
         BinOp::Pow => x.powf(y),
         BinOp::Atan2 => x.atan2(y),
         BinOp::Rem => x % y,
-        BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
-            math2(op, f64::from(x), f64::from(y)) as f32
-        }
-        _ => x,
+        _ => double2(op, f64::from(x), f64::from(y)) as f32,
     }
 }
 
@@ -169,20 +166,11 @@ pub fn double2(op: BinOp, x: f64, y: f64) -> f64 {
         BinOp::Pow => x.powf(y),
         BinOp::Atan2 => x.atan2(y),
         BinOp::Rem => x % y,
-        BinOp::Hypot | BinOp::CopySign | BinOp::Fdim | BinOp::Remainder | BinOp::Ldexp => {
-            math2(op, x, y)
-        }
-        _ => x,
-    }
-}
-
-/// A two-operand math function in `double`.
-fn math2(op: BinOp, x: f64, y: f64) -> f64 {
-    match op {
         BinOp::Hypot => x.hypot(y),
         BinOp::CopySign => x.copysign(y),
         BinOp::Fdim => libm::fdim(x, y),
         BinOp::Remainder => libm::remainder(x, y),
-        _ => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
+        BinOp::Ldexp => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
+        _ => x,
     }
 }

@@ -2704,6 +2704,7 @@ impl Tx<'_, '_> {
         }
         let mut sig = ir::Signature::new(self.call_conv);
         sig.params.push(AbiParam::new(I32));
+        sig.params.push(AbiParam::new(I32));
         for _ in args {
             sig.params.push(AbiParam::new(I64));
         }
@@ -2716,7 +2717,9 @@ impl Tx<'_, '_> {
         };
         let f = self.b.ins().iconst(I64, helper as i64);
         let c = self.b.ins().iconst(I32, i64::from(code));
-        let mut call = vec![c];
+        // A value the same in every lane is computed once (lane 0).
+        let n = self.b.ins().iconst(I32, if uniform { 1 } else { 32 });
+        let mut call = vec![c, n];
         call.extend(&ptrs);
         self.b.ins().call_indirect(sig, f, &call);
         let out: Vec<Value> = (0..chunks(ty))
