@@ -14,7 +14,7 @@
 use crate::error::{AccessKind, Space};
 use crate::memory::global::coalesce;
 use crate::memory::shared::{BankGeometry, wavefronts};
-use crate::memory::{Target, WarpAccess};
+use crate::memory::{Target, WarpAccess, WarpIdx};
 use crate::metrics::Counters;
 use crate::site::Site;
 use crate::values::frame::{Frame, Masks};
@@ -36,7 +36,18 @@ pub(crate) struct Count {
     /// Per warp of the running block, the global loads of its current batch (0: its next
     /// load starts one; see [`Counters::gld_batches`]).
     batch: Vec<u32>,
+    /// Blocks of the first wave ([`crate::WaveRuns`]): those with a lower linear index.
+    wave_blocks: u64,
+    /// Per warp of the running block, the global loads and stores it has left to sample (all
+    /// zero outside the first wave).
+    wave_left: Vec<u32>,
+    /// The sectors the sampled accesses of this counter's blocks touched: per 64 sectors, a
+    /// bit each ([`crate::WaveRuns::of`]).
+    pub wave: WaveChunks,
 }
+
+/// Sectors by chunk of 64: chunk number → bits.
+pub(crate) type WaveChunks = rustc_hash::FxHashMap<u64, u64>;
 
 /// [`crate::metrics::Samples`] as the workers collect them, merged deterministically.
 #[derive(Default)]
@@ -105,8 +116,9 @@ impl RawSamples {
 }
 
 impl Count {
-    /// A counter for blocks of `warps` warps; `map` whether to keep the per-block divergence map.
-    pub fn new(warps: usize, map: bool) -> Count {
+    /// A counter for blocks of `warps` warps; `map` whether to keep the per-block divergence
+    /// map; the first `wave_blocks` blocks are the first wave.
+    pub fn new(warps: usize, map: bool, wave_blocks: u64) -> Count {
         Count {
             sites: vec![Counters::default()],
             divergent_by_warp: vec![0; warps],
@@ -119,6 +131,9 @@ impl Count {
             steps: vec![0; warps],
             block_div: vec![0; warps],
             batch: vec![0; warps],
+            wave_blocks,
+            wave_left: vec![0; warps],
+            wave: WaveChunks::default(),
         }
     }
 
@@ -127,6 +142,72 @@ impl Count {
         self.block = linear;
         self.steps.fill(0);
         self.batch.fill(0);
+        let left = if linear < self.wave_blocks {
+            crate::WaveRuns::ACCESSES
+        } else {
+            0
+        };
+        self.wave_left.fill(left);
+    }
+
+    /// Whether the running block is in the first wave (its warps' first global accesses are
+    /// sampled).
+    pub fn in_wave(&self) -> bool {
+        self.block < self.wave_blocks
+    }
+
+    /// Sample a warp's memory instruction for the first wave ([`crate::WaveRuns`]): its
+    /// sectors, if it is a global load or store and the warp has samples left.
+    #[inline]
+    pub fn wave(&mut self, kind: AccessKind, t: &Target<'_>, a: &WarpAccess<'_>) {
+        if t.space == Space::Global
+            && !t.constant
+            && kind != AccessKind::Atomic
+            && a.mask != 0
+            && let Some(left) = self.wave_left.get_mut(a.warp as usize)
+            && *left > 0
+        {
+            *left -= 1;
+            self.wave_sectors(t, a);
+        }
+    }
+
+    /// Add the sectors of a warp's access to the sample.
+    #[cold]
+    fn wave_sectors(&mut self, t: &Target<'_>, a: &WarpAccess<'_>) {
+        // A full row of elements at most a sector apart touches every sector from its first
+        // lane's to its last lane's: add them a chunk at a time.
+        if let WarpIdx::Affine { start, step } = a.idx
+            && a.mask == u32::MAX
+            && u64::from(step) * u64::from(t.elem) <= 32
+            && start.checked_add(step.saturating_mul(31)).is_some()
+        {
+            let (first, last) = (t.address(start) >> 5, t.address(a.idx.lane(31)) >> 5);
+            for chunk in first >> 6..=last >> 6 {
+                let lo = if chunk == first >> 6 { first & 63 } else { 0 };
+                let hi = if chunk == last >> 6 { last & 63 } else { 63 };
+                let bits = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+                *self.wave.entry(chunk).or_default() |= bits;
+            }
+            return;
+        }
+        // Neighbouring lanes mostly share a chunk: gather its bits before adding them.
+        let (mut chunk, mut bits) = (0, 0u64);
+        for l in 0..32 {
+            if a.mask >> l & 1 != 0 {
+                // Accesses are aligned: an element lies in one sector.
+                let s = t.address(a.idx.lane(l)) >> 5;
+                if s >> 6 != chunk && bits != 0 {
+                    *self.wave.entry(chunk).or_default() |= bits;
+                    bits = 0;
+                }
+                chunk = s >> 6;
+                bits |= 1 << (s & 63);
+            }
+        }
+        if bits != 0 {
+            *self.wave.entry(chunk).or_default() |= bits;
+        }
     }
 
     /// The counters of counter site `site`.

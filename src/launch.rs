@@ -10,11 +10,11 @@
 
 use crate::block::{Block, BlockOrder, BlockState, Fault, LaunchCtx, WarpOrder};
 use crate::check::{LaunchCheck, Schedule};
-use crate::count::{RawAccess, RawSamples};
+use crate::count::{RawAccess, RawSamples, WaveChunks};
 use crate::error::Error;
 use crate::geometry::{BlockShape, Component, Dim3};
 use crate::memory::{Element, Global};
-use crate::metrics::{AccessSample, Counters, LineCounters, Metrics, Samples};
+use crate::metrics::{AccessSample, Counters, LineCounters, Metrics, Samples, WaveRuns};
 use crate::profile::Profile;
 use crate::site::{Site, SiteTable};
 use crate::values::frame;
@@ -418,16 +418,17 @@ impl Device {
     where
         F: Fn(&mut Block<'_>) + Sync,
     {
-        self.launch_with_sites(cfg, SiteTable::default(), None, kernel)
+        self.launch_with_sites(cfg, SiteTable::default(), (None, 0), kernel)
     }
 
-    /// [`Device::launch`] for a kernel whose operations name [`Site::Table`] sites and that
-    /// can reach `footprint` bytes of global memory (`None`: any live allocation).
+    /// [`Device::launch`] for a kernel whose operations name [`Site::Table`] sites, that
+    /// can reach `footprint` bytes of global memory (`None`: any live allocation) and declares
+    /// `static_shared` bytes of shared memory (0: as it runs).
     pub(crate) fn launch_with_sites<F>(
         &self,
         cfg: &LaunchConfig,
         sites: SiteTable,
-        footprint: Option<u64>,
+        (footprint, static_shared): (Option<u64>, u32),
         kernel: F,
     ) -> Result<LaunchReport, Error>
     where
@@ -452,7 +453,7 @@ impl Device {
                 self.profile.compute_capability.0 >= 7,
             )
         });
-        let ctx = launch_ctx(cfg, &self.profile, check, sites, self.lines);
+        let ctx = launch_ctx(cfg, &self.profile, check, sites, self.lines, static_shared);
         let blocks = cfg.grid.count();
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
@@ -533,7 +534,7 @@ impl Device {
                 Vec::new()
             },
             samples: if ctx.counting {
-                samples(totals.samples, cfg, &ctx)
+                samples(totals.samples, totals.wave, cfg, &ctx)
             } else {
                 Samples::default()
             },
@@ -547,7 +548,7 @@ impl Device {
 
 /// The samples of a launch, resolved: sites to source positions, the sparse per-block
 /// divergence map to a dense one.
-fn samples(raw: RawSamples, cfg: &LaunchConfig, ctx: &LaunchCtx) -> Samples {
+fn samples(raw: RawSamples, wave: WaveChunks, cfg: &LaunchConfig, ctx: &LaunchCtx) -> Samples {
     let access = |r: RawAccess| AccessSample {
         space: r.space,
         access: r.kind,
@@ -582,6 +583,11 @@ fn samples(raw: RawSamples, cfg: &LaunchConfig, ctx: &LaunchCtx) -> Samples {
             .into_iter()
             .map(|(_, s)| ctx.sites.position(s))
             .collect(),
+        wave: {
+            let mut chunks: Vec<(u64, u64)> = wave.into_iter().collect();
+            chunks.sort_unstable();
+            WaveRuns::of(ctx.wave_blocks.min(cfg.grid.count()), &chunks)
+        },
     }
 }
 
@@ -592,8 +598,18 @@ fn launch_ctx(
     check: Option<LaunchCheck>,
     sites: SiteTable,
     lines: bool,
+    static_shared: u32,
 ) -> LaunchCtx {
+    let threads = u32::try_from(cfg.block.count()).unwrap_or(u32::MAX);
+    let per_sm = profile
+        .occupancy(
+            threads,
+            crate::predict::ASSUMED_REGISTERS,
+            cfg.dynamic_shared.saturating_add(static_shared),
+        )
+        .map_or(1, |o| o.blocks_per_sm.max(1));
     LaunchCtx {
+        wave_blocks: u64::from(per_sm) * u64::from(profile.sm_count),
         name: cfg.name.clone(),
         grid: cfg.grid,
         shape: BlockShape::new(cfg.block),
@@ -712,23 +728,27 @@ struct Totals {
     lines: Vec<(Option<Site>, Counters)>,
     divergent_by_warp: Vec<u64>,
     samples: RawSamples,
+    /// The first wave's sectors.
+    wave: WaveChunks,
     shared_bytes: u64,
 }
 
 impl Totals {
     fn of(st: &mut BlockState, shared_bytes: u64) -> Totals {
-        let (lines, divergent_by_warp, samples) = match &mut st.count {
+        let (lines, divergent_by_warp, samples, wave) = match &mut st.count {
             Some(c) => (
                 frame::with_any(|fr| c.by_location(fr)),
                 c.divergent_by_warp.clone(),
                 std::mem::take(&mut c.samples),
+                std::mem::take(&mut c.wave),
             ),
-            None => (Vec::new(), Vec::new(), RawSamples::default()),
+            None => Default::default(),
         };
         Totals {
             lines,
             divergent_by_warp,
             samples,
+            wave,
             shared_bytes,
         }
     }
@@ -752,6 +772,9 @@ impl Totals {
             *a += b;
         }
         self.samples.merge(other.samples);
+        for (chunk, bits) in other.wave {
+            *self.wave.entry(chunk).or_default() |= bits;
+        }
         self.shared_bytes = self.shared_bytes.max(other.shared_bytes);
         self
     }

@@ -114,7 +114,7 @@ pub use geometry::Dim3;
 pub use lanes::{F32x32, F64x32, I32x32, Lanes, Mask, U32x32, U64x32, WARP_SIZE};
 pub use launch::{Device, LaunchConfig, LaunchReport, Mode};
 pub use memory::{AtomicBits, AtomicElement, Element, Global, Memory, Shared};
-pub use metrics::{AccessSample, Counters, LineCounters, MetricValue, Metrics, Samples};
+pub use metrics::{AccessSample, Counters, LineCounters, MetricValue, Metrics, Samples, WaveRuns};
 pub use profile::{Occupancy, Profile};
 pub use values::{F32s, F64s, I32s, Merge, Pred, U32s, U64s};
 

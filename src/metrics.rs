@@ -208,6 +208,83 @@ pub struct Samples {
     /// The source line of each step's branch, in the first warp that reached it (the lowest
     /// block, then warp).
     pub step_sites: Vec<Option<crate::site::SourcePos>>,
+    /// How the global memory that the first wave of blocks touches lies in DRAM.
+    pub wave: WaveRuns,
+}
+
+/// How the global memory that the blocks resident at once touch lies: the distinct 32-byte
+/// sectors of the first wave's global loads and stores (the first
+/// [`WaveRuns::ACCESSES`] of each warp), grouped into runs of consecutive sectors.
+///
+/// The first wave is the grid's first blocks, as many as the profile's SMs hold at once (32
+/// registers per thread assumed; the launch's shared memory as declared). A wave whose blocks
+/// read whole rows touches long runs; one whose blocks each take a tile from another row of
+/// tiles (the diagonal transpose) touches short ones, and DRAM serves those more slowly
+/// ([`crate::predict`]). Which blocks and accesses are sampled does not depend on the CPU
+/// threads, so neither do the runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaveRuns {
+    /// Blocks in the first wave.
+    pub blocks: u64,
+    /// `sectors[k]`: the sectors lying in runs of 2^k to 2^(k+1) − 1 consecutive sectors
+    /// (the last entry also holds longer runs).
+    pub sectors: [u64; WaveRuns::BUCKETS],
+}
+
+impl WaveRuns {
+    /// Global loads and stores per warp sampled, from its first.
+    pub const ACCESSES: u32 = 32;
+    /// Run lengths told apart: up to 2^23 sectors (256 MiB).
+    pub const BUCKETS: usize = 24;
+
+    /// The runs of the sectors in `chunks`: per 64 sectors (2 KiB), in increasing order, the
+    /// chunk's number and which of its sectors were touched (bit `k`: sector `64 × chunk + k`);
+    /// from a wave of `blocks` blocks.
+    ///
+    /// ```
+    /// use warpsim::WaveRuns;
+    ///
+    /// // Sectors 62 to 65 (across two chunks), then sector 200 alone.
+    /// let w = WaveRuns::of(1, &[(0, 0b11 << 62), (1, 0b11), (3, 1 << 8)]);
+    /// assert_eq!(w.sectors[2], 4); // one run of 4 sectors: 2^2 to 2^3 - 1
+    /// assert_eq!(w.sectors[0], 1); // one run of 1
+    /// assert_eq!(w.total(), 5);
+    /// ```
+    #[must_use]
+    pub fn of(blocks: u64, chunks: &[(u64, u64)]) -> WaveRuns {
+        let mut w = WaveRuns {
+            blocks,
+            ..WaveRuns::default()
+        };
+        let mut add = |len: u64| {
+            if len > 0 {
+                let k = (len.ilog2() as usize).min(Self::BUCKETS - 1);
+                w.sectors[k] += len;
+            }
+        };
+        let (mut len, mut next) = (0, None);
+        for &(chunk, bits) in chunks {
+            let mut bits = bits;
+            while bits != 0 {
+                let s = chunk * 64 + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                if next != Some(s) {
+                    add(len);
+                    len = 0;
+                }
+                len += 1;
+                next = Some(s + 1);
+            }
+        }
+        add(len);
+        w
+    }
+
+    /// Sectors sampled.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.sectors.iter().sum()
+    }
 }
 
 impl Samples {

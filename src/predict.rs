@@ -19,6 +19,10 @@
 //!   ([`LaunchReport::footprint`]); when it fits in ¾ of L2 it is taken to stay there from the
 //!   launch before (a timing loop, a program launching kernels on the same buffers) and DRAM
 //!   costs nothing.
+//!   Short runs cost more: DRAM serves a wave of blocks that touches memory in runs of a kilobyte
+//!   (the diagonal transpose's block order) 7–10 % more slowly than one reading whole rows.
+//!   Each sector of the first wave's sample ([`WaveRuns`]) adds [`Timing::dram_run_cost`] per
+//!   halving of its run below [`Timing::dram_run_bytes`] ([`Timing::scatter`]).
 //! * **l2**: load bytes (at most the footprint: loads that hit L1 do not reach L2) plus store
 //!   sector bytes at L2 bandwidth, or, when slower, every store request's lines as separate L2
 //!   write transactions (uncoalesced stores are bound by these, not by bytes).
@@ -50,7 +54,9 @@
 //! [`Timing::of`]: sm_90's were measured on an H100 SXM with `cuda/timing/timing.cu` (CUDA
 //! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
 //! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
-//! the naive transpose, the launch overhead from a 1000-element vector-add), and the latency
+//! the naive transpose, the launch overhead from a 1000-element vector-add, the cost of short
+//! runs from one tiled copy in 19 block orders, `cuda/timing/page_order.cu` fitted by
+//! `scripts/dram_runs_fit.py`), and the latency
 //! weights and the overlap (the square root's exponent 2; max and exponents up to 6 tried)
 //! chosen once for the first 86 configurations of that set by `scripts/timing_fit.py` (the
 //! line weight later, alone, on all 95)
@@ -59,12 +65,12 @@
 //! scaled by their own SM count, clock and DRAM bus: their predictions are unvalidated.
 
 use crate::launch::LaunchReport;
-use crate::metrics::Counters;
+use crate::metrics::{Counters, WaveRuns};
 use crate::profile::Profile;
 
 /// Registers per thread assumed for occupancy (warpsim does not allocate registers; the
 /// documents' kernels use 16–32 under nvcc).
-const ASSUMED_REGISTERS: u32 = 32;
+pub(crate) const ASSUMED_REGISTERS: u32 = 32;
 
 /// The part of the GPU that bounds a launch's predicted time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +169,11 @@ pub struct Timing {
     /// Clocks a warp's chain spends per line a global request touches beyond its first (an
     /// uncoalesced request waits for all its lines).
     pub line_clocks: f64,
+    /// DRAM time added per halving of a run below [`Timing::dram_run_bytes`], as a share
+    /// ([`Timing::scatter`]).
+    pub dram_run_cost: f64,
+    /// The run of consecutive bytes from which DRAM serves a wave at its full rate.
+    pub dram_run_bytes: f64,
 }
 
 impl Timing {
@@ -201,7 +212,34 @@ impl Timing {
             // start=32 threads=256`): 1.02 M lines in 820 µs, 1.6 clocks a line.
             l1_line_clocks: 1.6,
             line_clocks: 1.0,
+            // The panel sweep (`cuda/timing/page_order.cu`, fitted by
+            // `scripts/dram_runs_fit.py`): the same tiled copy, its wave's runs from 512 bytes to
+            // whole rows; 1.5 % per halving below 64 KiB gives its 19 launches' times relative
+            // to row order within 0.8 % on average (6.2 % with no cost).
+            dram_run_cost: 0.015,
+            dram_run_bytes: 65536.0,
         }
+    }
+
+    /// What the first wave's short runs add to DRAM time, as a share: each sector pays
+    /// [`Timing::dram_run_cost`] per halving of its run below [`Timing::dram_run_bytes`] (a run
+    /// of 2^k to 2^(k+1) − 1 sectors taken at its geometric middle).
+    #[must_use]
+    pub fn scatter(&self, wave: &WaveRuns) -> f64 {
+        let total = wave.total();
+        if total == 0 {
+            return 0.0;
+        }
+        let paid: f64 = wave
+            .sectors
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let run = 32.0 * 2f64.powf(k as f64 + 0.5);
+                n as f64 * (self.dram_run_bytes / run).log2().max(0.0)
+            })
+            .sum();
+        self.dram_run_cost * paid / total as f64
     }
 }
 
@@ -246,6 +284,10 @@ pub struct Prediction {
     pub l2_resident: bool,
     /// The global load batches the latency part waits for ([`Counters::gld_batches`]).
     pub load_batches: u64,
+    /// The first wave's runs ([`WaveRuns`]).
+    pub wave: WaveRuns,
+    /// What the first wave's short runs add to DRAM time, as a share ([`Timing::scatter`]).
+    pub dram_scatter: f64,
 }
 
 impl Prediction {
@@ -272,6 +314,8 @@ pub struct Work<'a> {
     pub shared_bytes: u32,
     /// Global memory the launch can reach, bytes.
     pub footprint: u64,
+    /// How the first wave's global sectors lie in memory.
+    pub wave: WaveRuns,
 }
 
 impl Work<'_> {
@@ -284,6 +328,7 @@ impl Work<'_> {
             threads_per_block: u32::try_from(r.block.count()).unwrap_or(u32::MAX),
             shared_bytes: r.shared_bytes,
             footprint: r.footprint,
+            wave: r.samples.wave,
         })
     }
 }
@@ -306,7 +351,7 @@ impl Work<'_> {
 ///     ..Counters::default()
 /// };
 /// let w = Work { counters: &c, blocks: 1 << 15, threads_per_block: 256, shared_bytes: 0,
-///                footprint: 96 << 20 };
+///                footprint: 96 << 20, wave: Default::default() };
 /// let p = predict(&w, &Profile::sm_90());
 /// assert_eq!(p.limiter.name(), "dram");
 /// assert!(p.ms > 0.03 && p.ms < 0.05);
@@ -323,10 +368,11 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
     let store_bytes = f(c.gst_sectors + c.atomic_sectors) * 32.0;
     // 32 MiB footprints run at L2 speed on an H100 (50 MiB of L2), 48 MiB at DRAM speed.
     let l2_resident = w.footprint <= t.l2_bytes / 4 * 3;
+    let scatter = t.scatter(&w.wave);
     let dram = if l2_resident {
         0.0
     } else {
-        (load_bytes + store_bytes).min(f(w.footprint)) / t.dram_bytes_per_s
+        (load_bytes + store_bytes).min(f(w.footprint)) / t.dram_bytes_per_s * (1.0 + scatter)
     };
     let l2 = ((load_bytes.min(f(w.footprint)) + store_bytes) / t.l2_bytes_per_s)
         .max(f(c.gst_lines) / t.l2_store_lines_per_s);
@@ -399,6 +445,8 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
         footprint: w.footprint,
         l2_resident,
         load_batches: c.gld_batches,
+        wave: w.wave,
+        dram_scatter: scatter,
     }
 }
 
@@ -446,7 +494,36 @@ mod tests {
             threads_per_block: 256,
             shared_bytes: 1024,
             footprint,
+            wave: WaveRuns::default(),
         }
+    }
+
+    #[test]
+    fn shorter_runs_never_predict_less_time() {
+        let p = Profile::sm_90();
+        let c = coalesced(1 << 20);
+        let at = |footprint: u64, k: usize| {
+            let mut w = work(&c, 1 << 17, footprint);
+            w.wave.sectors[k] = 1 << 16;
+            predict(&w, &p)
+        };
+        // DRAM-bound: each halving of the runs costs more, down to runs of one sector.
+        let mut last = at(1 << 30, WaveRuns::BUCKETS - 1);
+        assert_eq!(last.limiter, Limiter::Dram);
+        assert_eq!(last.dram_scatter, 0.0, "runs of 256 MiB cost nothing more");
+        for k in (0..WaveRuns::BUCKETS - 1).rev() {
+            let now = at(1 << 30, k);
+            assert!(
+                now.ms >= last.ms,
+                "runs of 2^{k} sectors: {} < {}",
+                now.ms,
+                last.ms
+            );
+            last = now;
+        }
+        assert!(last.dram_scatter > 0.1, "{}", last.dram_scatter);
+        // A footprint that stays in L2 pays no DRAM, however its runs lie.
+        assert_eq!(at(1 << 20, 0).ms, at(1 << 20, WaveRuns::BUCKETS - 1).ms);
     }
 
     #[test]

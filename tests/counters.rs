@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use warpsim::{
     Block, Counters, Device, Element, Global, LaunchConfig, Mask, Metrics, Mode, Pred, Profile,
-    U32s,
+    U32s, WaveRuns,
 };
 
 fn lanes_of(mask: Mask) -> impl Iterator<Item = usize> {
@@ -816,4 +816,47 @@ fn counters_sum_over_blocks_and_warps() {
         (30, 120, 3840)
     );
     assert_eq!(r.shared_bytes, 0);
+}
+
+/// The first wave's sample ([`warpsim::WaveRuns`]): the grid's first blocks, as many as the
+/// SMs hold at once (264 blocks of 1024 threads on an H100: two per SM), and each warp's first
+/// [`WaveRuns::ACCESSES`] global loads and stores, as runs of consecutive sectors. Here every
+/// warp reads 40 rows of its own 5 KiB, then stores: its first 32 rows make a run of 4 KiB
+/// (128 sectors); the 8 rows after them, the store and the second wave are not sampled.
+#[test]
+fn the_first_wave_samples_each_warps_first_accesses() {
+    let dev = Device::default();
+    let (blocks, rows) = (528u32, 40u32);
+    let input = dev.alloc_zeroed::<f32>("in", (blocks * 32 * rows * 32) as usize);
+    let out = dev.alloc_zeroed::<f32>("out", (blocks * 1024) as usize);
+    let cfg = LaunchConfig::new(blocks, 1024).mode(Mode::Count);
+    let run = |strided: bool| {
+        dev.launch(&cfg, |b| {
+            let warp = b.global_idx_x() >> 5;
+            let lane = b.lane_id();
+            let mut sum = warpsim::F32s::splat(0.0);
+            for j in 0..rows {
+                // Strided: every other row, so that no two rows touch.
+                let row = if strided {
+                    warp * rows + (j * 2) % rows
+                } else {
+                    warp * rows + j
+                };
+                sum += b.load(&input, row * 32 + lane);
+            }
+            let i = b.global_idx_x();
+            b.store(&out, i, sum);
+        })
+        .expect("runs")
+    };
+    let w = run(false).samples.wave;
+    assert_eq!(w.blocks, 264);
+    let mut want = [0; WaveRuns::BUCKETS];
+    want[7] = 264 * 32 * 128;
+    assert_eq!(w.sectors, want, "{w:?}");
+    // Every other row: 20 distinct rows of 4 sectors, none touching the next.
+    let w = run(true).samples.wave;
+    let mut want = [0; WaveRuns::BUCKETS];
+    want[2] = 264 * 32 * 20 * 4;
+    assert_eq!(w.sectors, want, "{w:?}");
 }

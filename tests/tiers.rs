@@ -724,3 +724,38 @@ fn queued_stores_keep_the_interpreters_order() {
         assert_eq!(got, want, "{engine:?}");
     }
 }
+
+/// The first wave's sample ([`warpsim::WaveRuns`]) on the compiled tier: a warp of the first
+/// wave shows the helper its first 32 global loads and stores even where the memo knows their
+/// cost, and no others; a grid of two waves (264 blocks of 1024 threads each on an H100),
+/// warps of 40 loads and a store (some rows skipped, some read twice), on 1 and 2 threads.
+#[test]
+fn the_first_wave_is_sampled_alike() {
+    let src = "__global__ void rows(const float *in, float *out) {\n\
+               int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;\n\
+               float sum = 0;\n\
+               for (int j = 0; j < 40; j++) sum += in[(warp * 40 + (j * 3) % 40) * 32 + lane];\n\
+               out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n\
+               }\n";
+    let module = Module::from_source("wave.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("rows").expect("lowers");
+    let blocks = 528;
+    for threads in [1, 2] {
+        let counts = |engine: Engine| {
+            let dev = Device::default().with_threads(threads).expect("a pool");
+            let input = dev.alloc_from("in", &vec![1.0f32; blocks * 32 * 40 * 32]);
+            let out = dev.alloc_zeroed::<f32>("out", blocks * 1024);
+            let cfg = LaunchConfig::new(blocks as u32, 1024).engine(engine);
+            let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&input), Arg::buffer(&out)])
+                .expect("runs");
+            assert!(matches!(r.tier, Tier::Compiled { .. }) == (engine == Engine::Jit));
+            (r.launch.counters, r.launch.samples)
+        };
+        let (want, got) = (counts(Engine::Interp), counts(Engine::Jit));
+        assert_eq!(want, got, "{threads} threads");
+        // 3j mod 40 visits a warp's 40 rows in a scrambled order (3 and 40 are coprime): its
+        // first 32 loads are 32 distinct rows of 4 sectors.
+        assert_eq!(want.1.wave.blocks, 264);
+        assert_eq!(want.1.wave.total(), 264 * 32 * 32 * 4);
+    }
+}

@@ -563,6 +563,7 @@ impl<'a> Block<'a> {
         if let Some(c) = &mut self.st.count {
             let s = fr.site_index(site);
             c.access(s, site, kind, &buf.t, a, self.launch.bank_geometry());
+            c.wave(kind, &buf.t, a);
             if a.mask != 0 {
                 c.batch(s, a.warp, kind, &buf.t);
             }

@@ -101,6 +101,8 @@ pub(crate) struct LaunchCtx {
     pub warp_order: WarpOrder,
     pub dynamic_shared: u32,
     pub shared_limit: usize,
+    /// Blocks in the first wave: as many as the profile's SMs hold at once.
+    pub wave_blocks: u64,
     /// Source positions of [`crate::site::Site::Table`] sites (a CUDA kernel's).
     pub sites: crate::site::SiteTable,
 }
@@ -141,6 +143,7 @@ impl BlockState {
                 Count::new(
                     ctx.shape.warps,
                     warps <= crate::metrics::Samples::MAX_MAP_WARPS,
+                    ctx.wave_blocks,
                 )
             }),
             check: ctx.checking.then(BlockCheck::default),

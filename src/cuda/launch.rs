@@ -199,6 +199,7 @@ pub fn launch_with(
             .filter_map(|b| b.as_ref().and_then(|r| r.as_ref().ok()))
             .chain(globals.iter().filter(|g| !g.is_constant())),
     );
+    let static_shared = kernel.shared.iter().map(|s| s.bytes).sum::<u32>();
     let launch = match compiled.as_deref() {
         Some(Ok(c)) => {
             let uniforms: Vec<u64> = vals.iter().map(bits).collect();
@@ -233,7 +234,7 @@ pub fn launch_with(
                 })
                 .collect();
             let slots = std::sync::OnceLock::new();
-            dev.launch_with_sites(cfg, sites, Some(reach), |b| {
+            dev.launch_with_sites(cfg, sites, (Some(reach), static_shared), |b| {
                 watchdog.between_blocks(b);
                 let run = Run {
                     c,
@@ -249,7 +250,7 @@ pub fn launch_with(
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
         }
-        _ => dev.launch_with_sites(cfg, sites, Some(reach), |b| {
+        _ => dev.launch_with_sites(cfg, sites, (Some(reach), static_shared), |b| {
             watchdog.between_blocks(b);
             Exec::run(kernel, b, &plan, &vals, &printed);
         })?,

@@ -50,7 +50,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use warpsim::check::{Finding, Severity};
 use warpsim::kernels::{self, Entry, Family, Outcome, Params};
-use warpsim::predict::Prediction;
+use warpsim::predict::{Limiter, Prediction};
 use warpsim::{Device, Error, LaunchReport, MetricValue, Metrics, Mode, Profile};
 
 /// Why a command failed.
@@ -406,8 +406,17 @@ fn prediction_text(l: &LaunchReport) -> Option<String> {
                 c.gld_requests as f64 / p.load_batches as f64
             )
         });
+    // DRAM's share for short runs, where DRAM is paid for at all.
+    let runs = if p.dram_scatter >= 0.005 && p.part(Limiter::Dram) > 0.0 {
+        format!(
+            "; DRAM +{:.0} % for the first wave's short runs",
+            p.dram_scatter * 100.0
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
-        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{}{batched})",
+        "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{}{batched}{runs})",
         p.ms * 1e3,
         l.profile.description,
         p.limiter.describe(),
@@ -431,6 +440,9 @@ fn prediction_json(p: &Prediction) -> Value {
         "footprint_bytes": p.footprint,
         "l2_resident": p.l2_resident,
         "load_batches": p.load_batches,
+        "dram_scatter": round(p.dram_scatter, 4),
+        "wave_blocks": p.wave.blocks,
+        "wave_sectors_by_run": p.wave.sectors,
     });
     for (l, ms) in &p.parts {
         v[format!("{}_ms", l.name())] = json!(round(*ms, 6));

@@ -82,9 +82,17 @@ pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 /// `u32`s of a block's step record for `warps` warps: per warp its divergent branches past
 /// the first [`MAX_STEPS`] steps, per warp its steps taken, then per step and warp
 /// (`k × warps + w`) the counting site plus one, shifted up a bit, and whether the step
-/// diverged in the low bit (0: not taken); last, per warp the loads of its current batch
-/// (see [`batch_word`]).
+/// diverged in the low bit (0: not taken); then per warp the loads of its current batch
+/// (see [`batch_word`]); last, per warp the global loads and stores it has left to sample
+/// (see [`wave_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
+    wave_word(warps) + warps
+}
+
+/// Where in the step record warp 0's wave word is: the global loads and stores the warp has
+/// left to sample for [`crate::WaveRuns`]. While it is not zero, every such access of the warp
+/// calls [`access`] (which samples it), and the compiled code counts it down.
+pub(crate) fn wave_word(warps: usize) -> usize {
     batch_word(warps) + warps
 }
 
@@ -150,14 +158,34 @@ pub(crate) extern "C" fn access(
     out[1 + REMEMBERED..].copy_from_slice(&sink.best());
 }
 
-/// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
-fn count(
+/// Sample warp `warp`'s part of memory instruction `access` for the first wave
+/// ([`crate::WaveRuns`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer. The
+/// compiled code calls it for a warp's first global loads and stores in a block of the first
+/// wave (see [`wave_word`]), before it counts them.
+pub(crate) extern "C" fn sample(
+    sink: &mut Sink<'_>,
+    lanes: &[i64; 32],
+    access: u32,
+    warp: u32,
+    mask: u32,
+) {
+    if let Some(a) = sink.accesses.get(access as usize).copied() {
+        view(sink, lanes, a, warp, mask, |count, _, _, t, w| {
+            count.wave(a.kind, t, w)
+        });
+    }
+}
+
+/// The interpreter's view of a compiled access (its counter, the counter's site index and
+/// the site, the buffer, the lanes' indices), handed to `f`; nothing if the access names no
+/// known slot or site.
+fn view(
     sink: &mut Sink<'_>,
     lanes: &[i64; 32],
     a: CountedAccess,
     warp: u32,
     mask: u32,
-    out: &mut [u64; OUT_WORDS],
+    f: impl FnOnce(&mut Count, usize, Site, &Target<'_>, &WarpAccess<'_>),
 ) {
     let (Some(t), Some(&(index, site))) = (
         sink.slots.get(a.slot as usize),
@@ -194,16 +222,46 @@ fn count(
             WarpIdx::Lanes(&rows)
         },
     };
-    let before = *sink.count.at(index);
-    sink.count
-        .access(index, site, a.kind, &target, &w, sink.banks);
+    f(sink.count, index, site, &target, &w);
+}
+
+/// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
+fn count(
+    sink: &mut Sink<'_>,
+    lanes: &[i64; 32],
+    a: CountedAccess,
+    warp: u32,
+    mask: u32,
+    out: &mut [u64; OUT_WORDS],
+) {
+    let banks = sink.banks;
+    let Some(t) = sink.slots.get(a.slot as usize).copied() else {
+        return;
+    };
+    let mut before = None;
+    let mut after = None;
+    view(
+        sink,
+        lanes,
+        a,
+        warp,
+        mask,
+        |count, index, site, target, w| {
+            before = Some(*count.at(index));
+            count.access(index, site, a.kind, target, w, banks);
+            after = Some(*count.at(index));
+        },
+    );
+    let (Some(before), Some(after)) = (before, after) else {
+        return;
+    };
     // A row costs what its lanes, step and start say: remember it.
     let row_step = lanes[1].wrapping_sub(lanes[0]);
     let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add((l as i64).wrapping_mul(row_step)));
     if !row || t.constant || a.kind == AccessKind::Atomic {
         return;
     }
-    let (mut after, mut was) = (*sink.count.at(index), before);
+    let (mut after, mut was) = (after, before);
     let (Some((now, now_bytes)), Some((then, then_bytes))) = (
         row_counters(&mut after, t.space, a.kind),
         row_counters(&mut was, t.space, a.kind),
@@ -338,6 +396,7 @@ impl Sink<'_> {
             c.fill(0);
         }
         let (steps, batches) = steps.split_at_mut(batch_word(warps));
+        let batches = &mut batches[..warps];
         // The next block's warps start without a batch.
         batches.fill(0);
         let (divergent, rest) = steps.split_at_mut(warps);

@@ -246,6 +246,13 @@ impl Compiled {
                             + u64::from(grid_dim[1]) * u64::from(block_idx[2])),
             };
             let mut counts = counting.map(|(sink, memo)| {
+                let warps = self.entry.warps;
+                let left = if sink.count.in_wave() {
+                    crate::WaveRuns::ACCESSES
+                } else {
+                    0
+                };
+                steps[count::wave_word(warps)..][..warps].fill(left);
                 memo.resize(count::memo_words(self.accesses.len()), 0);
                 let best = sink.best();
                 memo[..count::MEMO_BEST].copy_from_slice(&best);

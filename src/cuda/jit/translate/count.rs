@@ -9,7 +9,7 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
-    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word,
+    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, wave_word,
 };
 use super::{C32, Ctx, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -407,7 +407,6 @@ impl Tx<'_, '_> {
             size: size as u32,
             unit,
         });
-        let call_conv = c.call_conv;
         // This instruction's part of the memo: its counts, then its entries.
         let counts = ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32;
         let entries = counts + (ACCESS_FIELDS * 8) as i32;
@@ -431,6 +430,30 @@ impl Tx<'_, '_> {
             }
         }
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
+        // A warp of the first wave that has global loads and stores left to sample shows
+        // each of them to the sampling helper, then counts it as any other.
+        let sampled = !shared && !constant && kind != AccessKind::Atomic;
+        if sampled {
+            let wave_at = (wave_word(self.warps) * 4) as i32;
+            let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+            let wp = self.step_addr(steps, w);
+            let left = self.b.ins().load(I32, MemFlagsData::trusted(), wp, wave_at);
+            let (sample, go) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(left, sample, &[], go, &[]);
+            self.b.set_cold_block(sample);
+            self.b.switch_to_block(sample);
+            let one_less = self.b.ins().iadd_imm_s(left, -1);
+            self.step_word(wp, wave_word(self.warps), one_less, false);
+            let lanes = self.lane_offsets(p);
+            let id = self.b.ins().iconst(I32, a as i64);
+            self.call_helper(
+                counts::sample as *const (),
+                &[I64, I32, I32, I32],
+                &[lanes, id, w, bits],
+            );
+            self.b.ins().jump(go, &[]);
+            self.b.switch_to_block(go);
+        }
         // Lanes that all use one address are a row of step 0.
         let row = row
             .map(|(ok, byte0, step, _)| (ok, byte0, step))
@@ -521,67 +544,21 @@ impl Tx<'_, '_> {
         }
         self.b.set_cold_block(call);
         self.b.switch_to_block(call);
-        // Every lane's byte offset, as `lane_byte` computes it for one lane.
-        let uniform = self.b.ins().splat(I64X2, p.uniform);
-        let mut bytes = [uniform; 16];
-        for (lanes, t, scale) in &p.terms {
-            let chunks = &self.warp_of(lanes);
-            let sc = self.b.ins().iconst(I64, *scale);
-            let sc = self.b.ins().splat(I64X2, sc);
-            let wide: Vec<Value> = if t.is_wide() {
-                chunks.clone()
-            } else {
-                chunks
-                    .iter()
-                    .flat_map(|&x| {
-                        let x = narrow_lanes(&mut self.b, x, *t);
-                        if t.is_signed() {
-                            [self.b.ins().swiden_low(x), self.b.ins().swiden_high(x)]
-                        } else {
-                            [self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)]
-                        }
-                    })
-                    .collect()
-            };
-            for (acc, x) in bytes.iter_mut().zip(wide) {
-                let term = self.b.ins().imul(x, sc);
-                *acc = self.b.ins().iadd(*acc, term);
-            }
-        }
-        let stack = |b: &mut cranelift_frontend::FunctionBuilder<'_>, words: usize| {
-            let ss = b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                (words * 8) as u32,
-                4,
-            ));
-            b.ins().stack_addr(I64, ss, 0)
-        };
-        let lanes = stack(&mut self.b, 32);
-        for (c, &x) in bytes.iter().enumerate() {
-            self.b.ins().store(super::vmem(), x, lanes, (c * 16) as i32);
-        }
+        let lanes = self.lane_offsets(p);
         // Written before the call: the helper gets it as a reference to initialised words.
-        let out = stack(&mut self.b, OUT_WORDS);
+        let out = self.stack_words(OUT_WORDS);
         let zero = self.b.ins().iconst(I64, 0);
         for k in 0..OUT_WORDS {
             self.b
                 .ins()
                 .store(MemFlagsData::trusted(), zero, out, (k * 8) as i32);
         }
-        let mut sig = ir::Signature::new(call_conv);
-        for t in [I64, I64, I32, I32, I32, I64] {
-            sig.params.push(AbiParam::new(t));
-        }
-        let sig = self.b.import_signature(sig);
-        let f = self
-            .b
-            .ins()
-            .iconst(I64, counts::access as *const () as usize as i64);
-        let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
         let id = self.b.ins().iconst(I32, a as i64);
-        self.b
-            .ins()
-            .call_indirect(sig, f, &[sink, lanes, id, w, bits, out]);
+        self.call_helper(
+            counts::access as *const (),
+            &[I64, I32, I32, I32, I64],
+            &[lanes, id, w, bits, out],
+        );
         // What the helper hands back: the memo's head, and what to remember.
         let flags = MemFlagsData::trusted();
         for k in 0..MEMO_BEST {
@@ -610,6 +587,68 @@ impl Tx<'_, '_> {
         }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// Every lane's byte offset into the access's buffer (as `lane_byte` computes it for one
+    /// lane), in 32 `i64`s on the stack: their address.
+    fn lane_offsets(&mut self, p: &Parts) -> Value {
+        let uniform = self.b.ins().splat(I64X2, p.uniform);
+        let mut bytes = [uniform; 16];
+        for (lanes, t, scale) in &p.terms {
+            let chunks = &self.warp_of(lanes);
+            let sc = self.b.ins().iconst(I64, *scale);
+            let sc = self.b.ins().splat(I64X2, sc);
+            let wide: Vec<Value> = if t.is_wide() {
+                chunks.clone()
+            } else {
+                chunks
+                    .iter()
+                    .flat_map(|&x| {
+                        let x = narrow_lanes(&mut self.b, x, *t);
+                        if t.is_signed() {
+                            [self.b.ins().swiden_low(x), self.b.ins().swiden_high(x)]
+                        } else {
+                            [self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)]
+                        }
+                    })
+                    .collect()
+            };
+            for (acc, x) in bytes.iter_mut().zip(wide) {
+                let term = self.b.ins().imul(x, sc);
+                *acc = self.b.ins().iadd(*acc, term);
+            }
+        }
+        let lanes = self.stack_words(32);
+        for (c, &x) in bytes.iter().enumerate() {
+            self.b.ins().store(super::vmem(), x, lanes, (c * 16) as i32);
+        }
+        lanes
+    }
+
+    /// The address of `words` fresh `u64`s on the stack.
+    fn stack_words(&mut self, words: usize) -> Value {
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (words * 8) as u32,
+            4,
+        ));
+        self.b.ins().stack_addr(I64, ss, 0)
+    }
+
+    /// Call counting helper `f` (an `extern "C"` function whose first parameter is the
+    /// [`super::super::count::Sink`]) with the sink and `args` of types `params` after it.
+    fn call_helper(&mut self, f: *const (), params: &[ir::Type], args: &[Value]) {
+        let call_conv = self.count.as_ref().expect("counting code").call_conv;
+        let mut sig = ir::Signature::new(call_conv);
+        for &t in std::iter::once(&I64).chain(params) {
+            sig.params.push(AbiParam::new(t));
+        }
+        let sig = self.b.import_signature(sig);
+        let f = self.b.ins().iconst(I64, f as usize as i64);
+        let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+        let mut all = vec![sink];
+        all.extend_from_slice(args);
+        self.b.ins().call_indirect(sig, f, &all);
     }
 
     /// Whether warp `w`'s access of `cost` cannot become the costliest sample kept at `best` in
