@@ -28,20 +28,20 @@ RUN_BYTES = [4096.0 * 2 ** k for k in range(7)]
 BANDWIDTH = ("dram_ms", "l2_ms", "l1_ms", "shared_ms", "atomics_ms", "issue_ms")
 
 
-def scatter(sectors_by_run, cost, run_bytes):
+def scatter(granules_by_run, cost, run_bytes):
     """`Timing::scatter` of src/predict.rs."""
-    total = sum(sectors_by_run)
+    total = sum(granules_by_run)
     if total == 0:
         return 0.0
-    paid = sum(n * max(0.0, math.log2(run_bytes / (32.0 * 2 ** (k + 0.5))))
-               for k, n in enumerate(sectors_by_run))
+    paid = sum(n * max(0.0, math.log2(run_bytes / (64.0 * 2 ** (k + 0.5))))
+               for k, n in enumerate(granules_by_run))
     return cost * paid / total
 
 
 def predicted_us(launch, cost, run_bytes):
     p = launch["predicted"]
     dram = p["dram_ms"] / (1.0 + p["dram_scatter"]) * (
-        1.0 + scatter(p["wave_sectors_by_run"], cost, run_bytes))
+        1.0 + scatter(p["wave_granules_by_run"], cost, run_bytes))
     bandwidth = max([dram] + [p[k] for k in BANDWIDTH if k != "dram_ms"])
     return (p["launch_ms"] + math.hypot(bandwidth, p["latency_ms"])) * 1e3
 

@@ -213,28 +213,32 @@ pub struct Samples {
 }
 
 /// How the global memory that the blocks resident at once touch lies: the distinct 32-byte
-/// sectors of the first wave's global loads and stores (the first
-/// [`WaveRuns::ACCESSES`] of each warp), grouped into runs of consecutive sectors.
+/// sectors of the first wave's global loads and stores (the first [`WaveRuns::ACCESSES`] of
+/// each warp), and the 64-byte granules that hold them grouped into runs of consecutive
+/// granules.
 ///
 /// The first wave is the grid's first blocks, as many as the profile's SMs hold at once (32
-/// registers per thread assumed; the launch's shared memory as declared). A wave whose blocks
-/// read whole rows touches long runs; one whose blocks each take a tile from another row of
-/// tiles (the diagonal transpose) touches short ones, and DRAM serves those more slowly
-/// ([`crate::predict`]). Which blocks and accesses are sampled does not depend on the CPU
-/// threads, so neither do the runs.
+/// registers per thread assumed; the launch's shared memory as declared). DRAM moves whole
+/// granules, so a wave whose lanes each read a sector of their own, 64 bytes or more apart,
+/// moves twice its sectors' bytes; a wave whose blocks read whole rows touches long runs, one
+/// whose blocks each take a tile from another row of tiles (the diagonal transpose) short ones,
+/// and DRAM serves those more slowly ([`crate::predict`]). Which blocks and accesses are sampled
+/// does not depend on the CPU threads or the tier, so neither does this.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaveRuns {
     /// Blocks in the first wave.
     pub blocks: u64,
-    /// `sectors[k]`: the sectors lying in runs of 2^k to 2^(k+1) − 1 consecutive sectors
-    /// (the last entry also holds longer runs).
-    pub sectors: [u64; WaveRuns::BUCKETS],
+    /// Distinct sectors sampled.
+    pub sectors: u64,
+    /// `granules[k]`: the 64-byte granules lying in runs of 2^k to 2^(k+1) − 1 consecutive
+    /// granules (the last entry also holds longer runs).
+    pub granules: [u64; WaveRuns::BUCKETS],
 }
 
 impl WaveRuns {
     /// Global loads and stores per warp sampled, from its first.
     pub const ACCESSES: u32 = 32;
-    /// Run lengths told apart: up to 2^23 sectors (256 MiB).
+    /// Run lengths told apart: up to 2^23 granules (512 MiB).
     pub const BUCKETS: usize = 24;
 
     /// The runs of the sectors in `chunks`: per 64 sectors (2 KiB), in increasing order, the
@@ -244,11 +248,12 @@ impl WaveRuns {
     /// ```
     /// use warpsim::WaveRuns;
     ///
-    /// // Sectors 62 to 65 (across two chunks), then sector 200 alone.
-    /// let w = WaveRuns::of(1, &[(0, 0b11 << 62), (1, 0b11), (3, 1 << 8)]);
-    /// assert_eq!(w.sectors[2], 4); // one run of 4 sectors: 2^2 to 2^3 - 1
-    /// assert_eq!(w.sectors[0], 1); // one run of 1
-    /// assert_eq!(w.total(), 5);
+    /// // Sectors 61 to 65 (granules 30 to 32, across two chunks), then sector 200 alone.
+    /// let w = WaveRuns::of(1, &[(0, 0b111 << 61), (1, 0b11), (3, 1 << 8)]);
+    /// assert_eq!(w.sectors, 6);
+    /// assert_eq!(w.granules[1], 3); // one run of 3 granules: 2^1 to 2^2 - 1
+    /// assert_eq!(w.granules[0], 1); // one run of 1
+    /// assert_eq!(w.granule_total(), 4);
     /// ```
     #[must_use]
     pub fn of(blocks: u64, chunks: &[(u64, u64)]) -> WaveRuns {
@@ -259,31 +264,33 @@ impl WaveRuns {
         let mut add = |len: u64| {
             if len > 0 {
                 let k = (len.ilog2() as usize).min(Self::BUCKETS - 1);
-                w.sectors[k] += len;
+                w.granules[k] += len;
             }
         };
         let (mut len, mut next) = (0, None);
         for &(chunk, bits) in chunks {
-            let mut bits = bits;
-            while bits != 0 {
-                let s = chunk * 64 + u64::from(bits.trailing_zeros());
-                bits &= bits - 1;
-                if next != Some(s) {
+            w.sectors += u64::from(bits.count_ones());
+            // Granule g of the chunk holds sectors 2g and 2g + 1: one bit each, at 2g.
+            let mut granules = (bits | bits >> 1) & 0x5555_5555_5555_5555;
+            while granules != 0 {
+                let g = chunk * 32 + u64::from(granules.trailing_zeros() / 2);
+                granules &= granules - 1;
+                if next != Some(g) {
                     add(len);
                     len = 0;
                 }
                 len += 1;
-                next = Some(s + 1);
+                next = Some(g + 1);
             }
         }
         add(len);
         w
     }
 
-    /// Sectors sampled.
+    /// Distinct granules sampled.
     #[must_use]
-    pub fn total(&self) -> u64 {
-        self.sectors.iter().sum()
+    pub fn granule_total(&self) -> u64 {
+        self.granules.iter().sum()
     }
 }
 

@@ -19,10 +19,12 @@
 //!   ([`LaunchReport::footprint`]); when it fits in ¾ of L2 it is taken to stay there from the
 //!   launch before (a timing loop, a program launching kernels on the same buffers) and DRAM
 //!   costs nothing.
-//!   Short runs cost more: DRAM serves a wave of blocks that touches memory in runs of a kilobyte
-//!   (the diagonal transpose's block order) 7–10 % more slowly than one reading whole rows.
-//!   Each sector of the first wave's sample ([`WaveRuns`]) adds [`Timing::dram_run_cost`] per
-//!   halving of its run below [`Timing::dram_run_bytes`] ([`Timing::scatter`]).
+//!   DRAM moves 64-byte granules: sectors whose granule-mates are not wanted cost their
+//!   granule ([`overfetch`], from the first wave's sample, [`WaveRuns`]). And short runs cost
+//!   more: DRAM serves a wave of blocks that touches memory in runs of a kilobyte (the diagonal
+//!   transpose's block order) 7–10 % more slowly than one reading whole rows; each granule of
+//!   the sample adds [`Timing::dram_run_cost`] per halving of its run below
+//!   [`Timing::dram_run_bytes`] ([`Timing::scatter`]).
 //! * **l2**: load bytes (at most the footprint: loads that hit L1 do not reach L2) plus store
 //!   sector bytes at L2 bandwidth, or, when slower, every store request's lines as separate L2
 //!   write transactions (uncoalesced stores are bound by these, not by bytes).
@@ -54,8 +56,9 @@
 //! [`Timing::of`]: sm_90's were measured on an H100 SXM with `cuda/timing/timing.cu` (CUDA
 //! events, median of 20 launches, `cuda/timing/results/`), each from the microbenchmark that
 //! isolates it (the DRAM efficiency from vector-add over 768 MiB, the store-transaction rate from
-//! the naive transpose, the launch overhead from a 1000-element vector-add, the cost of short
-//! runs from one tiled copy in 19 block orders, `cuda/timing/page_order.cu` fitted by
+//! the naive transpose, the launch overhead from a 1000-element vector-add, the granule from
+//! reads at growing strides, `cuda/timing/stride_read.cu`, the cost of short runs from one
+//! tiled copy in 19 block orders, `cuda/timing/page_order.cu` fitted by
 //! `scripts/dram_runs_fit.py`), and the latency
 //! weights and the overlap (the square root's exponent 2; max and exponents up to 6 tried)
 //! chosen once for the first 86 configurations of that set by `scripts/timing_fit.py` (the
@@ -221,25 +224,37 @@ impl Timing {
         }
     }
 
-    /// What the first wave's short runs add to DRAM time, as a share: each sector pays
+    /// What the first wave's short runs add to DRAM time, as a share: each granule pays
     /// [`Timing::dram_run_cost`] per halving of its run below [`Timing::dram_run_bytes`] (a run
-    /// of 2^k to 2^(k+1) − 1 sectors taken at its geometric middle).
+    /// of 2^k to 2^(k+1) − 1 granules taken at its geometric middle).
     #[must_use]
     pub fn scatter(&self, wave: &WaveRuns) -> f64 {
-        let total = wave.total();
+        let total = wave.granule_total();
         if total == 0 {
             return 0.0;
         }
         let paid: f64 = wave
-            .sectors
+            .granules
             .iter()
             .enumerate()
             .map(|(k, &n)| {
-                let run = 32.0 * 2f64.powf(k as f64 + 0.5);
+                let run = 64.0 * 2f64.powf(k as f64 + 0.5);
                 n as f64 * (self.dram_run_bytes / run).log2().max(0.0)
             })
             .sum();
         self.dram_run_cost * paid / total as f64
+    }
+}
+
+/// The bytes DRAM moves per sector byte, from the first wave's sample: DRAM moves 64-byte
+/// granules, so a sector whose neighbour in its granule is not wanted costs two (1 with no
+/// sample).
+#[must_use]
+pub fn overfetch(wave: &WaveRuns) -> f64 {
+    if wave.sectors == 0 {
+        1.0
+    } else {
+        2.0 * wave.granule_total() as f64 / wave.sectors as f64
     }
 }
 
@@ -372,7 +387,8 @@ pub fn predict(w: &Work<'_>, p: &Profile) -> Prediction {
     let dram = if l2_resident {
         0.0
     } else {
-        (load_bytes + store_bytes).min(f(w.footprint)) / t.dram_bytes_per_s * (1.0 + scatter)
+        ((load_bytes + store_bytes) * overfetch(&w.wave)).min(f(w.footprint)) / t.dram_bytes_per_s
+            * (1.0 + scatter)
     };
     let l2 = ((load_bytes.min(f(w.footprint)) + store_bytes) / t.l2_bytes_per_s)
         .max(f(c.gst_lines) / t.l2_store_lines_per_s);
@@ -504,13 +520,14 @@ mod tests {
         let c = coalesced(1 << 20);
         let at = |footprint: u64, k: usize| {
             let mut w = work(&c, 1 << 17, footprint);
-            w.wave.sectors[k] = 1 << 16;
+            w.wave.granules[k] = 1 << 16;
+            w.wave.sectors = 2 << 16;
             predict(&w, &p)
         };
         // DRAM-bound: each halving of the runs costs more, down to runs of one sector.
         let mut last = at(1 << 30, WaveRuns::BUCKETS - 1);
         assert_eq!(last.limiter, Limiter::Dram);
-        assert_eq!(last.dram_scatter, 0.0, "runs of 256 MiB cost nothing more");
+        assert_eq!(last.dram_scatter, 0.0, "runs of 512 MiB cost nothing more");
         for k in (0..WaveRuns::BUCKETS - 1).rev() {
             let now = at(1 << 30, k);
             assert!(

@@ -820,9 +820,10 @@ fn counters_sum_over_blocks_and_warps() {
 
 /// The first wave's sample ([`warpsim::WaveRuns`]): the grid's first blocks, as many as the
 /// SMs hold at once (264 blocks of 1024 threads on an H100: two per SM), and each warp's first
-/// [`WaveRuns::ACCESSES`] global loads and stores, as runs of consecutive sectors. Here every
-/// warp reads 40 rows of its own 5 KiB, then stores: its first 32 rows make a run of 4 KiB
-/// (128 sectors); the 8 rows after them, the store and the second wave are not sampled.
+/// [`WaveRuns::ACCESSES`] global loads and stores: their sectors, and the 64-byte granules
+/// holding them as runs of consecutive granules. Here every warp reads 40 rows of its own
+/// 5 KiB, then stores: its first 32 rows make a run of 4 KiB (64 granules, 128 sectors); the 8
+/// rows after them, the store and the second wave are not sampled.
 #[test]
 fn the_first_wave_samples_each_warps_first_accesses() {
     let dev = Device::default();
@@ -830,33 +831,50 @@ fn the_first_wave_samples_each_warps_first_accesses() {
     let input = dev.alloc_zeroed::<f32>("in", (blocks * 32 * rows * 32) as usize);
     let out = dev.alloc_zeroed::<f32>("out", (blocks * 1024) as usize);
     let cfg = LaunchConfig::new(blocks, 1024).mode(Mode::Count);
-    let run = |strided: bool| {
+    // 0: the rows in order; 1: every other row; 2: only the second sector of every row; 3: the
+    // rows in order, lanes reversed (not a row of a positive step: sampled lane by lane).
+    let run = |pattern: u32| {
         dev.launch(&cfg, |b| {
             let warp = b.global_idx_x() >> 5;
             let lane = b.lane_id();
             let mut sum = warpsim::F32s::splat(0.0);
             for j in 0..rows {
-                // Strided: every other row, so that no two rows touch.
-                let row = if strided {
-                    warp * rows + (j * 2) % rows
-                } else {
-                    warp * rows + j
+                let row = match pattern {
+                    1 => warp * rows + (j * 2) % rows,
+                    _ => warp * rows + j,
                 };
-                sum += b.load(&input, row * 32 + lane);
+                let at = match pattern {
+                    2 => row * 32 + 8,
+                    3 => row * 32 + 31 - lane,
+                    _ => row * 32 + lane,
+                };
+                sum += b.load(&input, at);
             }
             let i = b.global_idx_x();
             b.store(&out, i, sum);
         })
         .expect("runs")
+        .samples
+        .wave
     };
-    let w = run(false).samples.wave;
+    let warps = 264 * 32;
+    let w = run(0);
+    assert_eq!(run(3), w, "lanes in any order touch the same");
     assert_eq!(w.blocks, 264);
+    assert_eq!(w.sectors, warps * 32 * 4, "{w:?}");
     let mut want = [0; WaveRuns::BUCKETS];
-    want[7] = 264 * 32 * 128;
-    assert_eq!(w.sectors, want, "{w:?}");
-    // Every other row: 20 distinct rows of 4 sectors, none touching the next.
-    let w = run(true).samples.wave;
+    want[6] = warps * 64;
+    assert_eq!(w.granules, want, "{w:?}");
+    // Every other row: 20 distinct rows of 2 granules, none touching the next.
+    let w = run(1);
+    assert_eq!(w.sectors, warps * 20 * 4, "{w:?}");
     let mut want = [0; WaveRuns::BUCKETS];
-    want[2] = 264 * 32 * 20 * 4;
-    assert_eq!(w.sectors, want, "{w:?}");
+    want[1] = warps * 20 * 2;
+    assert_eq!(w.granules, want, "{w:?}");
+    // The second sector of each row: one sector per granule, the granules 128 bytes apart.
+    let w = run(2);
+    assert_eq!(w.sectors, warps * 32, "{w:?}");
+    let mut want = [0; WaveRuns::BUCKETS];
+    want[0] = warps * 32;
+    assert_eq!(w.granules, want, "{w:?}");
 }

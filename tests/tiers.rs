@@ -756,6 +756,6 @@ fn the_first_wave_is_sampled_alike() {
         // 3j mod 40 visits a warp's 40 rows in a scrambled order (3 and 40 are coprime): its
         // first 32 loads are 32 distinct rows of 4 sectors.
         assert_eq!(want.1.wave.blocks, 264);
-        assert_eq!(want.1.wave.total(), 264 * 32 * 32 * 4);
+        assert_eq!(want.1.wave.sectors, 264 * 32 * 32 * 4);
     }
 }

@@ -406,15 +406,20 @@ fn prediction_text(l: &LaunchReport) -> Option<String> {
                 c.gld_requests as f64 / p.load_batches as f64
             )
         });
-    // DRAM's share for short runs, where DRAM is paid for at all.
-    let runs = if p.dram_scatter >= 0.005 && p.part(Limiter::Dram) > 0.0 {
-        format!(
-            "; DRAM +{:.0} % for the first wave's short runs",
-            p.dram_scatter * 100.0
-        )
-    } else {
-        String::new()
-    };
+    // What the first wave's sample adds to DRAM, where DRAM is paid for at all.
+    let mut runs = String::new();
+    if p.part(Limiter::Dram) > 0.0 {
+        let over = warpsim::predict::overfetch(&p.wave);
+        if over >= 1.05 {
+            runs += &format!("; DRAM moves {over:.2}× the sectors' bytes (half-used granules)");
+        }
+        if p.dram_scatter >= 0.005 {
+            runs += &format!(
+                "; DRAM +{:.0} % for the first wave's short runs",
+                p.dram_scatter * 100.0
+            );
+        }
+    }
     Some(format!(
         "predicted: {:.1} µs on {}, limited by {} (µs: {}; {:.3} waves of {} blocks per SM{}{batched}{runs})",
         p.ms * 1e3,
@@ -442,7 +447,9 @@ fn prediction_json(p: &Prediction) -> Value {
         "load_batches": p.load_batches,
         "dram_scatter": round(p.dram_scatter, 4),
         "wave_blocks": p.wave.blocks,
-        "wave_sectors_by_run": p.wave.sectors,
+        "wave_sectors": p.wave.sectors,
+        "wave_granules_by_run": p.wave.granules,
+        "dram_overfetch": round(warpsim::predict::overfetch(&p.wave), 4),
     });
     for (l, ms) in &p.parts {
         v[format!("{}_ms", l.name())] = json!(round(*ms, 6));
