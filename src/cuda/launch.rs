@@ -8,7 +8,7 @@
 //! (a failed bounds check, a trap) on the interpreter, which names the fault exactly.
 
 pub use super::exec::Printed;
-use super::exec::{Exec, Plan, PrintKey, Val};
+use super::exec::{Exec, Plan, PrintKey, Val, format_printf};
 use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
@@ -246,6 +246,7 @@ pub fn launch_with(
                     uniforms: &uniforms,
                     fired: watchdog.fired(),
                     limit: watchdog.seconds,
+                    printed: &printed,
                 };
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
@@ -362,6 +363,8 @@ struct Run<'a> {
     fired: &'a AtomicBool,
     /// The time limit in seconds (for the message).
     limit: f64,
+    /// The launch's printed lines.
+    printed: &'a Mutex<Vec<(PrintKey, Printed)>>,
 }
 
 impl Run<'_> {
@@ -407,20 +410,39 @@ impl Run<'_> {
         let d = |d: crate::Dim3| [d.x, d.y, d.z];
         let c = self.c;
         let (block_idx, grid_dim) = (d(b.block_idx()), d(b.grid_dim()));
-        let (status, f) = if c.count_sites.is_empty() || b.st.count.is_none() {
-            c.run(block_idx, grid_dim, bufs, self.uniforms, self.fired, None)
-        } else {
-            self.counted(b, bufs, |counting| {
+        // Per CPU thread, reused: what the block's `printf`s printed.
+        thread_local! {
+            static PRINTS: std::cell::RefCell<jit::print::Prints> =
+                std::cell::RefCell::new(jit::print::Prints::default());
+        }
+        let (status, f) = PRINTS.with_borrow_mut(|prints| {
+            let run = if c.count_sites.is_empty() || b.st.count.is_none() {
                 c.run(
-                    block_idx,
-                    grid_dim,
+                    (block_idx, grid_dim),
                     bufs,
                     self.uniforms,
                     self.fired,
-                    Some(counting),
+                    None,
+                    prints,
                 )
-            })
-        };
+            } else {
+                self.counted(b, bufs, |counting| {
+                    c.run(
+                        (block_idx, grid_dim),
+                        bufs,
+                        self.uniforms,
+                        self.fired,
+                        Some(counting),
+                        prints,
+                    )
+                })
+            };
+            // A block that faulted prints when the interpreter runs it again.
+            if run.0 != Status::Fault && !prints.lines.is_empty() {
+                self.printed(b, prints);
+            }
+            run
+        });
         let (site, access) = c.sites.get(f.site as usize).copied().unwrap_or_default();
         // Formatted only for a block that stopped (it costs more than a small block runs).
         let location = |b: &Block<'_>| {
@@ -462,6 +484,27 @@ impl Run<'_> {
                 fault(what)
             }
         }
+    }
+
+    /// Add what block `b`'s `printf`s printed to the launch's output, formatted as the
+    /// interpreter formats it.
+    fn printed(&self, b: &Block<'_>, prints: &jit::print::Prints) {
+        let linear = b.st.idx.linear_in(b.launch.grid);
+        let lines = prints.lines.iter().filter_map(|l| {
+            let (format, types) = self.c.printfs.get(l.id as usize)?;
+            let args: Vec<(u64, Scalar)> =
+                l.args.iter().copied().zip(types.iter().copied()).collect();
+            Some((
+                (linear, l.warp, l.seq as usize, l.lane),
+                Printed {
+                    block: b.st.idx,
+                    thread: b.thread_of(l.warp, l.lane),
+                    text: format_printf(format, &args),
+                },
+            ))
+        });
+        let mut out = self.printed.lock().unwrap_or_else(|p| p.into_inner());
+        out.extend(lines);
     }
 
     /// Run `f` with a sink for block `b`'s counts and the compiled code's memo.

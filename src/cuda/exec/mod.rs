@@ -33,6 +33,7 @@ use std::sync::Mutex;
 
 mod printf;
 pub use printf::Printed;
+pub(crate) use printf::format as format_printf;
 
 /// Where a printed line goes in the launch's output: block (linear), warp, the warp's `printf`
 /// count so far, lane.

@@ -100,11 +100,16 @@ impl Entry {
         // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
         // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
         // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
-        // caller. The code never unwinds. The only Rust code it calls is `count::access`
-        // (`extern "C"`, with the signature the translator declares for it), passing
-        // `ctx.sink` (the sink borrowed mutably above, which nothing else uses during the
-        // call; the arrays above are not reachable from it) and pointers to 32 `i64`s and to
-        // `count::OUT_WORDS` `u64`s in its own stack frame, all written before the call.
+        // caller. The code never unwinds. The Rust code it calls is `extern "C"`, each with the
+        // signature the translator declares for it, and never panics: `count::access` and
+        // `count::sample`, passing `ctx.sink` (the sink borrowed mutably above, which nothing
+        // else uses during the call; the arrays above are not reachable from it), pointers to
+        // 32 `i64`s and (`access`) to `count::OUT_WORDS` `u64`s in its own stack frame;
+        // `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run` borrows mutably
+        // for the call and reaches by nothing else) and a pointer to `print::MAX_ARGS` rows of
+        // 32 `u64`s in its own stack frame; the math library's `library::*_lanes`, passing
+        // pointers to rows of 32 lanes in its own stack frame. Every pointer handed over points
+        // at memory written before the call.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

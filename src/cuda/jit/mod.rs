@@ -57,8 +57,10 @@
 //! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics,
 //! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`), the C
 //! math library (`expf`, `logf`, `sinf`, `tanhf`, `erff`, `powf`, `atan2f`, `fmodf`, …: a
-//! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]).
-//! Anything else (`printf`, `ilogbf` and `frexpf`'s exponent, a coalesced group's rank to lane,
+//! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]),
+//! `printf` (a helper keeps the executing lanes' arguments, the launch formats them:
+//! [`print`]). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
+//! [`print::MAX_ARGS`] arguments, a coalesced group's rank to lane,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
@@ -70,6 +72,7 @@ pub(crate) mod count;
 #[allow(unsafe_code)]
 mod enter;
 mod library;
+pub(crate) mod print;
 mod translate;
 
 use crate::cuda::ir::{Kernel, Site};
@@ -137,6 +140,8 @@ pub(crate) struct Ctx {
     pub memo: *mut u64,
     pub sink: usize,
     pub linear: u64,
+    /// The block's [`print::Prints`] (code without `printf` never reads it).
+    pub prints: usize,
 }
 
 /// How a compiled block ended.
@@ -180,21 +185,24 @@ pub(crate) struct Compiled {
     pub compile_ms: f64,
     /// The frame's bytes of per-thread arrays (zeroed before each block).
     pub locals: std::ops::Range<usize>,
+    /// Its `printf`s, by the id [`print::print`] is called with: the format and the
+    /// arguments' types.
+    pub printfs: Vec<(String, Vec<crate::cuda::ir::Scalar>)>,
 }
 
 impl Compiled {
-    /// Run one block: `bufs` per buffer slot, `uniforms` per value the launch binds
-    /// ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once `fired` is set. Counting
-    /// code adds the block's counts to the sink, remembering costs in the memo (both of which
-    /// it needs; other code ignores them).
+    /// Run block `block_idx` of a grid of `grid_dim`: `bufs` per buffer slot, `uniforms` per
+    /// value the launch binds ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once
+    /// `fired` is set. Counting code adds the block's counts to the sink, remembering costs in
+    /// the memo (both of which it needs; other code ignores them); `printf`s go to `prints`.
     pub fn run(
         &self,
-        block_idx: [u32; 3],
-        grid_dim: [u32; 3],
+        (block_idx, grid_dim): ([u32; 3], [u32; 3]),
         bufs: &[Buf],
         uniforms: &[u64],
         fired: &std::sync::atomic::AtomicBool,
         counting: Option<(&mut count::Sink<'_>, &mut Vec<u64>)>,
+        prints: &mut print::Prints,
     ) -> (Status, FaultSite) {
         /// Per CPU thread: the frame, the live masks, the counts per site, the step record.
         type Scratch = (Vec<u8>, Vec<u32>, Vec<u64>, Vec<u32>);
@@ -240,6 +248,10 @@ impl Compiled {
                 steps: std::ptr::null_mut(),
                 memo: std::ptr::null_mut(),
                 sink: 0,
+                prints: {
+                    prints.reset(self.entry.warps);
+                    std::ptr::from_mut(prints) as usize
+                },
                 linear: u64::from(block_idx[0])
                     + u64::from(grid_dim[0])
                         * (u64::from(block_idx[1])

@@ -146,6 +146,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         tables,
         exists,
         locals: layout.local_bytes.clone(),
+        printfs: built.printfs,
         sites: built.sites,
         count_sites,
         accesses,
@@ -602,7 +603,11 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             }
             same_for_all(k, mask.as_ref(), "a vote's mask")
         }
-        Stmt::Printf { .. } => Err("printf is not compiled yet".into()),
+        Stmt::Printf { args, .. } if args.len() > super::print::MAX_ARGS => Err(format!(
+            "a printf of more than {} arguments is not compiled",
+            super::print::MAX_ARGS
+        )),
+        Stmt::Printf { .. } => Ok(()),
         Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => Ok(()),
     }
 }
@@ -877,6 +882,8 @@ struct Tx<'a, 'k> {
     count: Option<count::Counting>,
     /// Where strided global stores wait to be written thread by thread ([`queue`]).
     queue: Option<queue::Queue>,
+    /// The `printf`s translated so far ([`super::Compiled::printfs`]).
+    printfs: Vec<(String, Vec<Scalar>)>,
 }
 
 fn mem() -> MemFlagsData {
@@ -903,6 +910,7 @@ struct Built {
     addr: usize,
     sites: Sites,
     count: Option<count::Counting>,
+    printfs: Vec<(String, Vec<Scalar>)>,
 }
 
 /// Build and compile the function.
@@ -949,7 +957,7 @@ fn build(
     let mut fctx = FunctionBuilderContext::new();
     let target = module.target_config();
     let call_conv = module.isa().default_call_conv();
-    let (sites, count) = {
+    let (sites, count, printfs) = {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -1019,6 +1027,7 @@ fn build(
                 count::Counting::new(call_conv, shape.lines, loads)
             }),
             queue: None,
+            printfs: Vec::new(),
         };
         tx.prologue();
         tx.items(items, regions)?;
@@ -1026,7 +1035,7 @@ fn build(
         tx.b.ins().return_(&[ok]);
         tx.b.seal_all_blocks();
         tx.b.finalize(target);
-        (tx.sites, tx.count)
+        (tx.sites, tx.count, tx.printfs)
     };
     let dump = std::env::var_os("WARPSIM_JIT_DUMP").is_some();
     ctx.set_disasm(dump);
@@ -1041,7 +1050,12 @@ fn build(
     let addr = module.get_finalized_function(id) as usize;
     // The code stays for the life of the process (the cache hands it out by address).
     std::mem::forget(module);
-    Ok(Built { addr, sites, count })
+    Ok(Built {
+        addr,
+        sites,
+        count,
+        printfs,
+    })
 }
 
 impl Tx<'_, '_> {
@@ -1879,6 +1893,10 @@ impl Tx<'_, '_> {
                 let z = self.b.ins().iconst(I64, 0);
                 self.fault(*site, None, lane, u32::MAX, z);
                 self.b.switch_to_block(go);
+            }
+            Stmt::Printf { format, args, site } => {
+                self.count_instr(*site);
+                self.printf(format, args);
             }
             other => return Err(format!("{other:?} inside a region")),
         }
@@ -2734,6 +2752,74 @@ impl Tx<'_, '_> {
         } else {
             V::L(out)
         }
+    }
+
+    /// The warp's `printf` (inside a region): its executing lanes' arguments, each zero-extended
+    /// to 64 bits (a `bool` as 0 or 1), go to [`super::print::print`].
+    fn printf(&mut self, format: &str, args: &[(Operand, Scalar)]) {
+        use super::print::MAX_ARGS;
+        let id = self.printfs.len() as i64;
+        self.printfs
+            .push((format.to_string(), args.iter().map(|(_, t)| *t).collect()));
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        let (call, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(bits, call, &[], done, &[]);
+        self.b.switch_to_block(call);
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (MAX_ARGS * 256) as u32,
+            4,
+        ));
+        let p = self.b.ins().stack_addr(I64, ss, 0);
+        for (i, (o, ty)) in args.iter().enumerate() {
+            let v = self.operand(o, *ty);
+            let lanes = self.lanes(v, *ty);
+            let at = (i * 256) as i32;
+            if ty.is_wide() {
+                for (c, &x) in lanes.iter().enumerate() {
+                    self.b.ins().store(vmem(), x, p, at + (c * 16) as i32);
+                }
+                continue;
+            }
+            for (c, &x) in lanes.iter().enumerate() {
+                let x = match ty {
+                    Scalar::F32 => self.b.ins().bitcast(I32X4, lanes_le(), x),
+                    Scalar::Bool => {
+                        let one = self.vconst(I32X4, bytemuck::cast([1u32; 4]));
+                        self.b.ins().band(x, one)
+                    }
+                    _ => x,
+                };
+                let lo = self.b.ins().uwiden_low(x);
+                let hi = self.b.ins().uwiden_high(x);
+                self.b.ins().store(vmem(), lo, p, at + (c * 32) as i32);
+                self.b.ins().store(vmem(), hi, p, at + (c * 32 + 16) as i32);
+            }
+        }
+        // The rest zero: the helper is handed all of them.
+        let zero = self.zero(I64X2);
+        for off in (args.len() * 256..MAX_ARGS * 256).step_by(16) {
+            self.b.ins().store(vmem(), zero, p, off as i32);
+        }
+        let mut sig = ir::Signature::new(self.call_conv);
+        for t in [I64, I32, I32, I32, I64, I32] {
+            sig.params.push(AbiParam::new(t));
+        }
+        let sig = self.b.import_signature(sig);
+        let f = self
+            .b
+            .ins()
+            .iconst(I64, super::print::print as *const () as usize as i64);
+        let prints = self.load_ctx(I64, std::mem::offset_of!(Ctx, prints));
+        let id = self.b.ins().iconst(I32, id);
+        let w = self.warp.expect("inside a region");
+        let n = self.b.ins().iconst(I32, args.len() as i64);
+        self.b
+            .ins()
+            .call_indirect(sig, f, &[prints, id, w, bits, p, n]);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     /// Apply a scalar operation lane by lane (for what has no vector instruction): `f` gets
