@@ -1,7 +1,7 @@
 //! Random structured kernels on both tiers: nested `if`s on varying conditions, loops with
 //! varying `break`/`continue`, early `return`s, shared memory between barriers, integer and
 //! float arithmetic with C's conversions, division by zero and large shifts, shuffles, votes
-//! and integer atomics whose results do not depend on their order. Each kernel is
+//! and integer atomics whose results do not depend on their order, `printf`. Each kernel is
 //! race-free by construction (a thread writes only its own shared element; others are read
 //! after a barrier), so the tiers must leave the same bytes in every buffer.
 
@@ -111,6 +111,8 @@ fn stmts(depth: u32, in_loop: bool, warp: bool) -> BoxedStrategy<String> {
         // Induction variables: one read only in its loop, one read after it too.
         Just("for (int j = t; j < n; j += blockDim.x) a += in[j];".to_string()),
         Just("{ int j = t + u; for (; j < n; j += 37) b ^= in[j]; a += j; }".to_string()),
+        // printf's lines come out in the interpreter's order on both tiers.
+        Just(r#"printf("%d %d %x %.2f\n", t, a, (unsigned)b, (double)f);"#.to_string()),
     ];
     let warp_ops = prop_oneof![
         (0u32..40).prop_map(|k| format!("a += __shfl_down_sync(0xffffffffu, a, {k});")),
@@ -249,8 +251,8 @@ fn run(k: &Kernel, engine: Engine, block: u32, count: bool) -> (Outcome, Option<
         Ok(r) => {
             let l = &r.launch;
             let counts = format!(
-                "{:?}\n{:?}\n{:?}\n{:?}",
-                l.counters, l.lines, l.divergent_by_warp, l.samples
+                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+                r.printed, l.counters, l.lines, l.divergent_by_warp, l.samples
             );
             let bytes = vec![
                 out.cast::<u8>().to_vec(),
