@@ -160,29 +160,44 @@ impl Count {
     /// sectors, if it is a global load or store and the warp has samples left.
     #[inline]
     pub fn wave(&mut self, kind: AccessKind, t: &Target<'_>, a: &WarpAccess<'_>) {
-        if t.space == Space::Global
-            && !t.constant
-            && kind != AccessKind::Atomic
-            && a.mask != 0
-            && let Some(left) = self.wave_left.get_mut(a.warp as usize)
-            && *left > 0
-        {
-            *left -= 1;
-            self.wave_sectors(t, a);
+        if t.space == Space::Global && !t.constant && kind != AccessKind::Atomic {
+            let row = match a.idx {
+                WarpIdx::Affine { start, step }
+                    if start.checked_add(step.saturating_mul(31)).is_some() =>
+                {
+                    Some(i64::from(step) * i64::from(t.elem))
+                }
+                _ => None,
+            };
+            self.wave_sample(a.warp, a.mask, |l| t.address(a.idx.lane(l)), row);
         }
     }
 
-    /// Add the sectors of a warp's access to the sample.
-    #[cold]
-    fn wave_sectors(&mut self, t: &Target<'_>, a: &WarpAccess<'_>) {
+    /// Sample a warp's global load or store for the first wave, if the warp has samples left:
+    /// the lanes of `mask`, lane `l` at byte address `address(l)`; `row`: the lanes' step in
+    /// bytes, where lane `l` is `l` steps after lane 0 (without wrapping).
+    #[inline]
+    pub fn wave_sample(
+        &mut self,
+        warp: u32,
+        mask: u32,
+        address: impl Fn(u32) -> u64,
+        row: Option<i64>,
+    ) {
+        let Some(left) = self.wave_left.get_mut(warp as usize) else {
+            return;
+        };
+        if *left == 0 || mask == 0 {
+            return;
+        }
+        *left -= 1;
         // A full row of elements at most a sector apart touches every sector from its first
         // lane's to its last lane's: add them a chunk at a time.
-        if let WarpIdx::Affine { start, step } = a.idx
-            && a.mask == u32::MAX
-            && u64::from(step) * u64::from(t.elem) <= 32
-            && start.checked_add(step.saturating_mul(31)).is_some()
+        if let Some(step) = row
+            && mask == u32::MAX
+            && (0..=32).contains(&step)
         {
-            let (first, last) = (t.address(start) >> 5, t.address(a.idx.lane(31)) >> 5);
+            let (first, last) = (address(0) >> 5, address(31) >> 5);
             for chunk in first >> 6..=last >> 6 {
                 let lo = if chunk == first >> 6 { first & 63 } else { 0 };
                 let hi = if chunk == last >> 6 { last & 63 } else { 63 };
@@ -194,9 +209,9 @@ impl Count {
         // Neighbouring lanes mostly share a chunk: gather its bits before adding them.
         let (mut chunk, mut bits) = (0, 0u64);
         for l in 0..32 {
-            if a.mask >> l & 1 != 0 {
+            if mask >> l & 1 != 0 {
                 // Accesses are aligned: an element lies in one sector.
-                let s = t.address(a.idx.lane(l)) >> 5;
+                let s = address(l) >> 5;
                 if s >> 6 != chunk && bits != 0 {
                     *self.wave.entry(chunk).or_default() |= bits;
                     bits = 0;

@@ -169,23 +169,32 @@ pub(crate) extern "C" fn sample(
     warp: u32,
     mask: u32,
 ) {
-    if let Some(a) = sink.accesses.get(access as usize).copied() {
-        view(sink, lanes, a, warp, mask, |count, _, _, t, w| {
-            count.wave(a.kind, t, w)
-        });
-    }
+    let Some(t) = sink
+        .accesses
+        .get(access as usize)
+        .and_then(|a| sink.slots.get(a.slot as usize))
+    else {
+        return;
+    };
+    // The compiled code checked every executing lane: inside the buffer.
+    let step = lanes[1].wrapping_sub(lanes[0]);
+    let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add(l as i64 * step));
+    sink.count.wave_sample(
+        warp,
+        mask,
+        |l| t.base.wrapping_add(lanes[l as usize] as u64),
+        row.then_some(step),
+    );
 }
 
-/// The interpreter's view of a compiled access (its counter, the counter's site index and
-/// the site, the buffer, the lanes' indices), handed to `f`; nothing if the access names no
-/// known slot or site.
-fn view(
+/// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
+fn count(
     sink: &mut Sink<'_>,
     lanes: &[i64; 32],
     a: CountedAccess,
     warp: u32,
     mask: u32,
-    f: impl FnOnce(&mut Count, usize, Site, &Target<'_>, &WarpAccess<'_>),
+    out: &mut [u64; OUT_WORDS],
 ) {
     let (Some(t), Some(&(index, site))) = (
         sink.slots.get(a.slot as usize),
@@ -222,46 +231,16 @@ fn view(
             WarpIdx::Lanes(&rows)
         },
     };
-    f(sink.count, index, site, &target, &w);
-}
-
-/// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
-fn count(
-    sink: &mut Sink<'_>,
-    lanes: &[i64; 32],
-    a: CountedAccess,
-    warp: u32,
-    mask: u32,
-    out: &mut [u64; OUT_WORDS],
-) {
-    let banks = sink.banks;
-    let Some(t) = sink.slots.get(a.slot as usize).copied() else {
-        return;
-    };
-    let mut before = None;
-    let mut after = None;
-    view(
-        sink,
-        lanes,
-        a,
-        warp,
-        mask,
-        |count, index, site, target, w| {
-            before = Some(*count.at(index));
-            count.access(index, site, a.kind, target, w, banks);
-            after = Some(*count.at(index));
-        },
-    );
-    let (Some(before), Some(after)) = (before, after) else {
-        return;
-    };
+    let before = *sink.count.at(index);
+    sink.count
+        .access(index, site, a.kind, &target, &w, sink.banks);
     // A row costs what its lanes, step and start say: remember it.
     let row_step = lanes[1].wrapping_sub(lanes[0]);
     let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add((l as i64).wrapping_mul(row_step)));
     if !row || t.constant || a.kind == AccessKind::Atomic {
         return;
     }
-    let (mut after, mut was) = (after, before);
+    let (mut after, mut was) = (*sink.count.at(index), before);
     let (Some((now, now_bytes)), Some((then, then_bytes))) = (
         row_counters(&mut after, t.space, a.kind),
         row_counters(&mut was, t.space, a.kind),
