@@ -335,6 +335,23 @@ fn escapes_fail_alike_on_both_tiers() {
             a[(i % 4) + (i == 130 ? 4294967296LL : 0LL)] = 5.0f;
             x[i] = a[i % 4];
         }
+        __global__ void wide_row_past_the_end(float *x, int n) {
+            size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x + 20;
+            x[i] = 1.0f;
+        }
+        __global__ void wide_row_negative(float *x, int n) {
+            long long i = (long long)(blockIdx.x * blockDim.x + threadIdx.x) - 3;
+            x[i] = 1.0f;
+        }
+        __global__ void wide_row_beyond_2_40(float *x, int n) {
+            long long i = (long long)threadIdx.x + (blockIdx.x == 1 ? (1LL << 41) : 0LL);
+            x[i] = 1.0f;
+        }
+        __global__ void wide_row_misaligned(float *x, int n) {
+            size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+            float *p = (float *)((char *)x + 2);
+            p[i % 64] = 1.0f;
+        }
         __global__ void divide_by_zero(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             int z = i - i;

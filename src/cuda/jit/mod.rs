@@ -34,7 +34,9 @@
 //! (its other lanes made only where a vector of them is needed). Memory: every access is checked against its buffer (a slot in [`Ctx::bufs`]: a
 //! global allocation, a static shared array, the dynamic shared memory), once per warp for a
 //! row at a fixed step (one vector access per chunk when the elements are consecutive; a
-//! global store only when every lane executes), lane by lane otherwise. A warp's global store
+//! global store only when every lane executes), lane by lane otherwise. A row is known from
+//! the index's lane steps, or, for a 64-bit index (`in[(size_t)y * n + x]`, whose lanes a
+//! 32-bit wrap-around could scatter), told at run time from its lanes. A warp's global store
 //! at a larger step, to a buffer the kernel only writes and no other buffer of the launch
 //! overlaps, is checked where it stands and then waits in a queue of the block (up to four)
 //! until the warp's part of the region ends; the queue is written lane by lane, each thread's

@@ -3793,6 +3793,12 @@ impl Tx<'_, '_> {
     /// its buffer and aligned, checked once for the warp. Only a single varying index term
     /// scaled by the element size qualifies.
     fn affine_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<Row> {
+        if let [(Lanes::Warp(c), t, scale)] = p.terms.as_slice()
+            && t.is_wide()
+            && *scale == size
+        {
+            return Some(self.wide_row(c, p, slot, size));
+        }
         if p.terms.is_empty()
             || p.terms
                 .iter()
@@ -3921,6 +3927,56 @@ impl Tx<'_, '_> {
         let span = self.b.ins().imul_imm_s(k64, 31);
         let want_last = self.b.ins().iadd(first, span);
         let no_wrap = self.b.ins().icmp(IntCC::Equal, last, want_last);
+        let mut row = self.b.ins().band(affine, no_wrap);
+        if let Some(f) = fits32 {
+            row = self.b.ins().band(row, f);
+        }
+        let known = known.and_then(Step::constant);
+        Some(self.row_from(p, slot, size, (first, k64), row, known))
+    }
+
+    /// A row of one 64-bit index term (`in[(size_t)y * n + x]`): whether its lanes are one is
+    /// told at run time, each lane against lane 0 plus its number of steps, all within ±2^40
+    /// (so that no byte offset below wraps around).
+    fn wide_row(&mut self, c: &[Value], p: &Parts, slot: usize, size: i64) -> Row {
+        let t0 = self.b.ins().extractlane(c[0], 0);
+        let t1 = self.b.ins().extractlane(c[0], 1);
+        let k = self.b.ins().isub(t1, t0);
+        // Chunk i holds lanes 2i and 2i + 1: where chunk 0's lanes lead, two steps on per chunk
+        // (chunk 0 itself is lanes 0 and 1, which define the step).
+        let mut want = c[0];
+        let k2 = self.b.ins().imul_imm_s(k, 2);
+        let k2 = self.b.ins().splat(I64X2, k2);
+        let mut all = None;
+        for &x in &c[1..] {
+            want = self.b.ins().iadd(want, k2);
+            let eq = self.b.ins().icmp(IntCC::Equal, x, want);
+            all = Some(match all {
+                None => eq,
+                Some(a) => self.b.ins().band(a, eq),
+            });
+        }
+        let mut row = self.b.ins().vall_true(all.expect("sixteen chunks"));
+        let last = self.b.ins().extractlane(c[15], 1);
+        for x in [t0, last] {
+            let far = self.b.ins().iabs(x);
+            let near = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, far, 1 << 40);
+            row = self.b.ins().band(row, near);
+        }
+        self.row_from(p, slot, size, (t0, k), row, None)
+    }
+
+    /// The row whose lane 0 is element `first` and whose lanes are `k` elements apart (both
+    /// `I64`), if `row`: checked against buffer `slot` and for alignment.
+    fn row_from(
+        &mut self,
+        p: &Parts,
+        slot: usize,
+        size: i64,
+        (first, k64): (Value, Value),
+        row: Value,
+        known: Option<i64>,
+    ) -> Row {
         let scaled = self.b.ins().imul_imm_s(first, size);
         let byte0 = self.b.ins().iadd(p.uniform, scaled);
         let step = self.b.ins().imul_imm_s(k64, size);
@@ -3937,25 +3993,21 @@ impl Tx<'_, '_> {
         let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
         let low = self.b.ins().band_imm_s(byte0, size - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let mut row = self.b.ins().band(affine, no_wrap);
-        if let Some(f) = fits32 {
-            row = self.b.ins().band(row, f);
-        }
         let mut ok = row;
         for c in [nonneg, fits, aligned] {
             ok = self.b.ins().band(ok, c);
         }
         let unit = self.b.ins().icmp_imm_s(IntCC::Equal, k64, 1);
         let addr = self.b.ins().iadd(self.buf_ptr[slot], byte0);
-        Some(Row {
+        Row {
             ok,
             row,
             unit,
-            known: known.and_then(Step::constant),
+            known,
             addr,
             byte0,
             step,
-        })
+        }
     }
 
     /// Whether every lane of the mask is set.

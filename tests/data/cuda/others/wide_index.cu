@@ -1,0 +1,42 @@
+// Indices of 64 bits (`size_t`, `long long`), as real code writes them to index past 2^31:
+// the compiled tier tells at run time whether a warp's lanes are a row (lanes a fixed step
+// apart, near enough to zero that no byte offset wraps) and takes the row's path, else goes
+// lane by lane. The tier suite runs each kernel on both tiers and compares every byte and
+// count; n is 64 there and every buffer holds 4096 elements.
+
+__global__ void wide_copy(float *o, const float *in, int n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < 4096) o[i] = in[i] * 2.0f;
+}
+
+__global__ void wide_every_other(float *o, const float *in, int n) {
+    long long i = 2LL * (blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < 4096) o[i] = in[i + 1] - in[i];
+}
+
+__global__ void wide_backwards(int *o, const int *in, int n) {
+    long long i = 4095 - (long long)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= 0) o[i] = in[i] + 1;
+}
+
+__global__ void wide_scrambled(float *o, const float *in, int n) {
+    size_t i = ((size_t)threadIdx.x * 7) % blockDim.x + (size_t)blockIdx.x * blockDim.x;
+    if (i < 4096) o[i] = in[4095 - i];
+}
+
+__global__ void wide_rows_of_a_matrix(double *o, const double *in, int n) {
+    size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
+    size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t i = row * (size_t)n + col;
+    if (col < (size_t)n && i < 4096) o[i] = in[i] + (double)row;
+}
+
+__global__ void wide_partial_mask(unsigned *o, const unsigned *in, int n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x % 3 != 1 && i < 4096) o[i] = in[i] ^ 0x55u;
+}
+
+__global__ void wide_same_element(float *o, const float *in, int n) {
+    long long i = (long long)blockIdx.x * 0 + (long long)(n / 2);
+    o[blockIdx.x * blockDim.x + threadIdx.x] = in[i];
+}
