@@ -9,12 +9,12 @@
 //   nvcc -O3 -arch=sm_90 -o pages page_order.cu && ./pages        (CSV: size, panel, µs)
 //   warpsim cu page_order.cu -- once                               (each launch once)
 //
-// Each: 3 warm-ups, then the median of 30 launches between two CUDA events.
+// Each: 3 warm-ups, then the median of 30 launches between two CUDA events (launches.h).
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-#include <cuda_runtime.h>
+#include "launches.h"
 
 #define TILE 32
 #define ROWS 8
@@ -50,30 +50,14 @@ int main(int argc, char **argv) {
         cudaMemset(in, 1, bytes);
         int tiles = n / TILE;
         dim3 grid(tiles * tiles), block(TILE, ROWS);
-        cudaEvent_t a, b;
-        cudaEventCreate(&a);
-        cudaEventCreate(&b);
         for (int panel = 0; panel <= tiles; panel = panel ? panel * 2 : 1) {
             if (once) {
                 panel_copy<<<grid, block>>>(out, in, n, panel);
                 continue;
             }
-            for (int r = 0; r < 3; ++r) panel_copy<<<grid, block>>>(out, in, n, panel);
-            std::vector<float> ms;
-            for (int r = 0; r < 30; ++r) {
-                cudaEventRecord(a);
-                panel_copy<<<grid, block>>>(out, in, n, panel);
-                cudaEventRecord(b);
-                cudaEventSynchronize(b);
-                float t = 0;
-                cudaEventElapsedTime(&t, a, b);
-                ms.push_back(t);
-            }
-            std::sort(ms.begin(), ms.end());
-            printf("%d,%d,%.1f,%.1f\n", n, panel, ms[ms.size() / 2] * 1e3f, ms[0] * 1e3f);
+            Timed t = time_launches([&] { panel_copy<<<grid, block>>>(out, in, n, panel); });
+            printf("%d,%d,%.1f,%.1f\n", n, panel, t.median_us, t.min_us);
         }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
         // Every byte of the input was 1, so every byte of the copy must be.
         std::vector<unsigned char> h(bytes);
         cudaMemcpy(h.data(), out, bytes, cudaMemcpyDeviceToHost);

@@ -6,12 +6,10 @@
 //   nvcc -O3 -arch=sm_90 -o stride stride_read.cu && ./stride     (CSV: stride, µs)
 //   warpsim cu stride_read.cu -- once                               (each launch once)
 //
-// Each: 3 warm-ups, then the median of 30 launches between two CUDA events.
+// Each: 3 warm-ups, then the median of 30 launches between two CUDA events (launches.h).
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
+#include "launches.h"
 
 __global__ void stride_read(float *out, const float *in, int stride) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -26,28 +24,14 @@ int main(int argc, char **argv) {
         cudaMalloc(&out, n * sizeof(float)) != cudaSuccess)
         return 1;
     cudaMemset(in, 0, (size_t)n * most * sizeof(float));
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
     printf("stride,median_us,min_us\n");
     for (int stride = 1; stride <= most; stride *= 2) {
         if (once) {
             stride_read<<<n / 256, 256>>>(out, in, stride);
             continue;
         }
-        for (int r = 0; r < 3; ++r) stride_read<<<n / 256, 256>>>(out, in, stride);
-        std::vector<float> ms;
-        for (int r = 0; r < 30; ++r) {
-            cudaEventRecord(a);
-            stride_read<<<n / 256, 256>>>(out, in, stride);
-            cudaEventRecord(b);
-            cudaEventSynchronize(b);
-            float t = 0;
-            cudaEventElapsedTime(&t, a, b);
-            ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
-        printf("%d,%.1f,%.1f\n", stride, ms[ms.size() / 2] * 1e3f, ms[0] * 1e3f);
+        Timed t = time_launches([&] { stride_read<<<n / 256, 256>>>(out, in, stride); });
+        printf("%d,%.1f,%.1f\n", stride, t.median_us, t.min_us);
     }
     cudaFree(in);
     cudaFree(out);

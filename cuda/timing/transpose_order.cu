@@ -14,13 +14,11 @@
 // * diagonal: the documents' diagonal transpose (order and modulo).
 // * no-conflicts: the documents' padded transpose (rows read, columns written).
 //
-// Each: 3 warm-ups, then the median of 30 launches between two CUDA events. `./order once`
+// Each: 3 warm-ups, then the median of 30 launches between two CUDA events (launches.h). `./order once`
 // launches each kernel once at 4096² (for a profiler: see results/transpose_order_ncu.txt).
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
+#include "launches.h"
 
 #define TILE 32
 #define ROWS 8
@@ -108,30 +106,14 @@ int main(int argc, char **argv) {
         if (cudaMalloc(&in, bytes) != cudaSuccess || cudaMalloc(&out, bytes) != cudaSuccess) return 1;
         cudaMemset(in, 1, bytes);
         dim3 grid(n / TILE, n / TILE), block(TILE, ROWS);
-        cudaEvent_t a, b;
-        cudaEventCreate(&a);
-        cudaEventCreate(&b);
         for (const auto &k : ks) {
             if (once) {
                 k.k<<<grid, block>>>(out, in, n, n);
                 continue;
             }
-            for (int r = 0; r < 3; ++r) k.k<<<grid, block>>>(out, in, n, n);
-            std::vector<float> ms;
-            for (int r = 0; r < 30; ++r) {
-                cudaEventRecord(a);
-                k.k<<<grid, block>>>(out, in, n, n);
-                cudaEventRecord(b);
-                cudaEventSynchronize(b);
-                float t = 0;
-                cudaEventElapsedTime(&t, a, b);
-                ms.push_back(t);
-            }
-            std::sort(ms.begin(), ms.end());
-            printf("%d,%s,%.1f,%.1f\n", n, k.name, ms[ms.size() / 2] * 1e3f, ms[0] * 1e3f);
+            Timed t = time_launches([&] { k.k<<<grid, block>>>(out, in, n, n); });
+            printf("%d,%s,%.1f,%.1f\n", n, k.name, t.median_us, t.min_us);
         }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
         cudaFree(in);
         cudaFree(out);
     }
