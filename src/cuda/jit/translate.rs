@@ -3959,8 +3959,12 @@ impl Tx<'_, '_> {
         let mut row = self.b.ins().vall_true(all.expect("sixteen chunks"));
         let last = self.b.ins().extractlane(c[15], 1);
         for x in [t0, last] {
-            let far = self.b.ins().iabs(x);
-            let near = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, far, 1 << 40);
+            // -2^40 ≤ x < 2^40, as one unsigned comparison (no absolute value to overflow).
+            let biased = self.b.ins().iadd_imm_s(x, 1 << 40);
+            let near = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThan, biased, 1 << 41);
             row = self.b.ins().band(row, near);
         }
         self.row_from(p, slot, size, (t0, k), row, None)
