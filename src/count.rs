@@ -142,7 +142,7 @@ impl Count {
         self.block = linear;
         self.steps.fill(0);
         self.batch.fill(0);
-        let left = if linear < self.wave_blocks {
+        let left = if self.in_wave() {
             crate::WaveRuns::ACCESSES
         } else {
             0
@@ -160,7 +160,9 @@ impl Count {
     /// sectors, if it is a global load or store and the warp has samples left.
     #[inline]
     pub fn wave(&mut self, kind: AccessKind, t: &Target<'_>, a: &WarpAccess<'_>) {
-        if t.space == Space::Global && !t.constant && kind != AccessKind::Atomic {
+        // Most warps have none left (every warp past the first wave): look at that first.
+        let left = self.wave_left.get(a.warp as usize).is_some_and(|&n| n > 0);
+        if left && t.space == Space::Global && !t.constant && kind != AccessKind::Atomic {
             let row = match a.idx {
                 WarpIdx::Affine { start, step }
                     if start.checked_add(step.saturating_mul(31)).is_some() =>

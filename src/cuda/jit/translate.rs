@@ -1024,7 +1024,7 @@ fn build(
                     .body
                     .iter()
                     .any(|s| contains(s, &|s| matches!(s, Stmt::Load { .. })));
-                count::Counting::new(call_conv, shape.lines, loads)
+                count::Counting::new(shape.lines, loads)
             }),
             queue: None,
             printfs: Vec::new(),
@@ -2720,26 +2720,18 @@ impl Tx<'_, '_> {
             let slot = self.spill(&lanes);
             ptrs.push(self.b.ins().stack_addr(I64, slot, 0));
         }
-        let mut sig = ir::Signature::new(self.call_conv);
-        sig.params.push(AbiParam::new(I32));
-        sig.params.push(AbiParam::new(I32));
-        for _ in args {
-            sig.params.push(AbiParam::new(I64));
-        }
-        let sig = self.b.import_signature(sig);
         let helper = match (args.len(), ty.is_wide()) {
-            (1, false) => super::library::float_lanes as *const () as usize,
-            (1, true) => super::library::double_lanes as *const () as usize,
-            (_, false) => super::library::float2_lanes as *const () as usize,
-            (_, true) => super::library::double2_lanes as *const () as usize,
+            (1, false) => super::library::float_lanes as *const (),
+            (1, true) => super::library::double_lanes as *const (),
+            (_, false) => super::library::float2_lanes as *const (),
+            (_, true) => super::library::double2_lanes as *const (),
         };
-        let f = self.b.ins().iconst(I64, helper as i64);
         let c = self.b.ins().iconst(I32, i64::from(code));
         // A value the same in every lane is computed once (lane 0).
         let n = self.b.ins().iconst(I32, if uniform { 1 } else { 32 });
         let mut call = vec![c, n];
         call.extend(&ptrs);
-        self.b.ins().call_indirect(sig, f, &call);
+        self.call_rust(helper, &call);
         let out: Vec<Value> = (0..chunks(ty))
             .map(|c| {
                 self.b
@@ -2802,24 +2794,29 @@ impl Tx<'_, '_> {
         for off in (args.len() * 256..MAX_ARGS * 256).step_by(16) {
             self.b.ins().store(vmem(), zero, p, off as i32);
         }
-        let mut sig = ir::Signature::new(self.call_conv);
-        for t in [I64, I32, I32, I32, I64, I32] {
-            sig.params.push(AbiParam::new(t));
-        }
-        let sig = self.b.import_signature(sig);
-        let f = self
-            .b
-            .ins()
-            .iconst(I64, super::print::print as *const () as usize as i64);
         let prints = self.load_ctx(I64, std::mem::offset_of!(Ctx, prints));
         let id = self.b.ins().iconst(I32, id);
         let w = self.warp.expect("inside a region");
         let n = self.b.ins().iconst(I32, args.len() as i64);
-        self.b
-            .ins()
-            .call_indirect(sig, f, &[prints, id, w, bits, p, n]);
+        self.call_rust(
+            super::print::print as *const (),
+            &[prints, id, w, bits, p, n],
+        );
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// Call the `extern "C"` Rust function at `f`, which returns nothing, with `args` (its
+    /// parameters have their types).
+    fn call_rust(&mut self, f: *const (), args: &[Value]) {
+        let mut sig = ir::Signature::new(self.call_conv);
+        for &a in args {
+            sig.params
+                .push(AbiParam::new(self.b.func.dfg.value_type(a)));
+        }
+        let sig = self.b.import_signature(sig);
+        let f = self.b.ins().iconst(I64, f as usize as i64);
+        self.b.ins().call_indirect(sig, f, args);
     }
 
     /// Apply a scalar operation lane by lane (for what has no vector instruction): `f` gets

@@ -16,10 +16,7 @@ use crate::cuda::ir::{Scalar, Site};
 use crate::error::AccessKind;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I32, I32X4, I64, I64X2};
-use cranelift_codegen::ir::{
-    self, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
-};
-use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
 use cranelift_frontend::Variable;
 use std::collections::HashMap;
 use std::mem::offset_of;
@@ -46,11 +43,10 @@ pub(super) struct Counting {
     /// Whether no access of cost one in this block can become the costliest shared sample
     /// (`I8`, computed at entry; see [`Tx::count_prologue`]).
     unit_later: Option<Value>,
-    call_conv: CallConv,
 }
 
 impl Counting {
-    pub fn new(call_conv: CallConv, lines: bool, loads: bool) -> Counting {
+    pub fn new(lines: bool, loads: bool) -> Counting {
         Counting {
             loads,
             sites: Vec::new(),
@@ -60,7 +56,6 @@ impl Counting {
             pending: Vec::new(),
             cur_bits: None,
             unit_later: None,
-            call_conv,
         }
     }
 
@@ -446,11 +441,8 @@ impl Tx<'_, '_> {
             self.step_word(wp, wave_word(self.warps), one_less, false);
             let lanes = self.lane_offsets(p);
             let id = self.b.ins().iconst(I32, a as i64);
-            self.call_helper(
-                counts::sample as *const (),
-                &[I64, I32, I32, I32],
-                &[lanes, id, w, bits],
-            );
+            let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+            self.call_rust(counts::sample as *const (), &[sink, lanes, id, w, bits]);
             self.b.ins().jump(go, &[]);
             self.b.switch_to_block(go);
         }
@@ -554,10 +546,10 @@ impl Tx<'_, '_> {
                 .store(MemFlagsData::trusted(), zero, out, (k * 8) as i32);
         }
         let id = self.b.ins().iconst(I32, a as i64);
-        self.call_helper(
+        let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+        self.call_rust(
             counts::access as *const (),
-            &[I64, I32, I32, I32, I64],
-            &[lanes, id, w, bits, out],
+            &[sink, lanes, id, w, bits, out],
         );
         // What the helper hands back: the memo's head, and what to remember.
         let flags = MemFlagsData::trusted();
@@ -633,22 +625,6 @@ impl Tx<'_, '_> {
             4,
         ));
         self.b.ins().stack_addr(I64, ss, 0)
-    }
-
-    /// Call counting helper `f` (an `extern "C"` function whose first parameter is the
-    /// [`super::super::count::Sink`]) with the sink and `args` of types `params` after it.
-    fn call_helper(&mut self, f: *const (), params: &[ir::Type], args: &[Value]) {
-        let call_conv = self.count.as_ref().expect("counting code").call_conv;
-        let mut sig = ir::Signature::new(call_conv);
-        for &t in std::iter::once(&I64).chain(params) {
-            sig.params.push(AbiParam::new(t));
-        }
-        let sig = self.b.import_signature(sig);
-        let f = self.b.ins().iconst(I64, f as usize as i64);
-        let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
-        let mut all = vec![sink];
-        all.extend_from_slice(args);
-        self.b.ins().call_indirect(sig, f, &all);
     }
 
     /// Whether warp `w`'s access of `cost` cannot become the costliest sample kept at `best` in
