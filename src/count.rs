@@ -26,13 +26,15 @@ pub(crate) struct Count {
     pub divergent_by_warp: Vec<u64>,
     /// What the pictures are drawn from (see [`crate::metrics::Samples`]).
     pub samples: RawSamples,
-    /// The compiled tier's memory of what its memory instructions cost, kept from block to
-    /// block of this counter (see `cuda::jit::count`).
-    pub memo: Vec<u64>,
+    /// What a tier adds up in a layout of its own across this counter's blocks (the compiled
+    /// tier's counts and memo: `cuda::jit::count`), added to the rest by [`Count::finish`].
+    pub deferred: Option<Box<dyn Deferred>>,
     /// The running block (linear index), each warp's branch step and divergent branches.
     block: u64,
     steps: Vec<usize>,
     block_div: Vec<u32>,
+    /// The latest block that is the first to reach a step ([`Count::known_steps`]).
+    latest_first: u64,
     /// Per warp of the running block, the global loads of its current batch (0: its next
     /// load starts one; see [`Counters::gld_batches`]).
     batch: Vec<u32>,
@@ -46,6 +48,12 @@ pub(crate) struct Count {
     pub wave: WaveChunks,
 }
 
+/// Counts a tier adds up in a layout of its own while a worker runs its blocks.
+pub(crate) trait Deferred: std::any::Any {
+    /// Add them to `count`.
+    fn add_to(self: Box<Self>, count: &mut Count);
+}
+
 /// Sectors by chunk of 64: chunk number → bits.
 pub(crate) type WaveChunks = rustc_hash::FxHashMap<u64, u64>;
 
@@ -54,9 +62,9 @@ pub(crate) type WaveChunks = rustc_hash::FxHashMap<u64, u64>;
 pub(crate) struct RawSamples {
     pub worst_global: Option<RawAccess>,
     pub worst_shared: Option<RawAccess>,
-    /// Per block with a divergent branch: its divergent branches per warp (`None`: the grid is
-    /// too large to map).
-    pub by_block: Option<Vec<(u64, Vec<u32>)>>,
+    /// The blocks with a divergent branch, and their divergent branches per warp, a row of
+    /// `warps` each in the blocks' order (`None`: the grid is too large to map).
+    pub by_block: Option<(Vec<u64>, Vec<u32>)>,
     pub steps: Vec<Vec<u64>>,
     /// Per step, the first warp (lowest block, linear, then warp) that reached it and its
     /// branch's site.
@@ -92,7 +100,10 @@ impl RawSamples {
         Self::keep(&mut self.worst_global, other.worst_global);
         Self::keep(&mut self.worst_shared, other.worst_shared);
         match (&mut self.by_block, other.by_block) {
-            (Some(mine), Some(theirs)) => mine.extend(theirs),
+            (Some(mine), Some(theirs)) => {
+                mine.0.extend(theirs.0);
+                mine.1.extend(theirs.1);
+            }
             (mine @ None, theirs) => *mine = theirs,
             _ => {}
         }
@@ -123,13 +134,14 @@ impl Count {
             sites: vec![Counters::default()],
             divergent_by_warp: vec![0; warps],
             samples: RawSamples {
-                by_block: map.then(Vec::new),
+                by_block: map.then(Default::default),
                 ..RawSamples::default()
             },
-            memo: Vec::new(),
+            deferred: None,
             block: 0,
             steps: vec![0; warps],
             block_div: vec![0; warps],
+            latest_first: 0,
             batch: vec![0; warps],
             wave_blocks,
             wave_left: vec![0; warps],
@@ -277,19 +289,8 @@ impl Count {
         self.block_div[w] += n;
     }
 
-    /// Whether step `k` of warp `w` of the running block changes nothing but its divergent
-    /// count: the step's site is known from an earlier warp.
-    #[inline]
-    pub fn step_known(&self, k: usize, w: usize) -> bool {
-        self.samples
-            .step_sites
-            .get(k)
-            .is_some_and(|(first, _)| *first <= (self.block, w as u32))
-    }
-
     /// Warp `w` of the running block evaluated its `k`-th lane-varying branch, at `at`,
-    /// diverging `divergent` times (0 or 1; more where a caller adds several blocks' worth).
-    /// A warp reaches its steps in order, so step `k - 1` is known when `k` is reported.
+    /// diverging `divergent` times (0 or 1).
     #[inline]
     pub fn step(&mut self, k: usize, w: usize, at: Site, divergent: u64) {
         if k >= crate::metrics::Samples::MAX_STEPS {
@@ -301,11 +302,57 @@ impl Count {
             s.steps.resize(k + 1, vec![0; warps]);
         }
         s.steps[k][w] += divergent;
+        self.step_site(k, w, at);
+    }
+
+    /// Warp `w` of the running block reached its `k`-th step at `at` (`k` below
+    /// [`crate::metrics::Samples::MAX_STEPS`]): the step's site is the first warp's to reach it.
+    /// A warp reaches its steps in order, so step `k - 1` is known when `k` is reported.
+    #[inline]
+    pub fn step_site(&mut self, k: usize, w: usize, at: Site) {
         let key = (self.block, w as u32);
+        let s = &mut self.samples;
         match s.step_sites.get_mut(k) {
             Some(first) if key < first.0 => *first = (key, at),
-            Some(_) => {}
+            Some(_) => return,
             None => s.step_sites.push((key, at)),
+        }
+        self.latest_first = self.latest_first.max(self.block);
+    }
+
+    /// How many steps, from the first, no warp of the running block can be the first to reach
+    /// (each was reached by a block run before and earlier in the grid): the sites of the
+    /// steps past them must be reported ([`Count::step_site`]).
+    pub fn known_steps(&self) -> usize {
+        let sites = &self.samples.step_sites;
+        // Blocks mostly run in the grid's order: then every step known is known from earlier.
+        if self.block > self.latest_first {
+            return sites.len();
+        }
+        sites
+            .iter()
+            .position(|&((b, _), _)| b >= self.block)
+            .unwrap_or(sites.len())
+    }
+
+    /// Divergent branches by step and warp that a tier summed over blocks: `rows[k × warps +
+    /// w]`, for the steps whose sites are reported.
+    pub fn add_steps(&mut self, rows: &[u64]) {
+        let warps = self.block_div.len();
+        let s = &mut self.samples;
+        let reached = s.step_sites.len();
+        if s.steps.len() < reached {
+            s.steps.resize(reached, vec![0; warps]);
+        }
+        for (step, row) in s.steps.iter_mut().zip(rows.chunks_exact(warps)) {
+            step.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+        }
+    }
+
+    /// Add what a tier deferred ([`Count::deferred`]): call before reading the counter.
+    pub fn finish(&mut self) {
+        if let Some(d) = self.deferred.take() {
+            d.add_to(self);
         }
     }
 
@@ -444,8 +491,9 @@ impl Count {
     pub fn end_block(&mut self, fr: &mut Frame, warps: usize) {
         self.sites[0].warps_launched += warps as u64;
         if self.block_div.iter().any(|&d| d != 0) {
-            if let Some(map) = &mut self.samples.by_block {
-                map.push((self.block, self.block_div.clone()));
+            if let Some((blocks, rows)) = &mut self.samples.by_block {
+                blocks.push(self.block);
+                rows.extend_from_slice(&self.block_div);
             }
             self.block_div.fill(0);
         }

@@ -564,10 +564,10 @@ fn samples(raw: RawSamples, wave: WaveChunks, cfg: &LaunchConfig, ctx: &LaunchCt
     };
     let warps = ctx.shape.warps;
     let divergent_by_block = match raw.by_block {
-        Some(list) if !list.is_empty() => {
+        Some((blocks, rows)) if !blocks.is_empty() => {
             let mut map = vec![0; cfg.grid.count() as usize * warps];
-            for (b, per_warp) in list {
-                map[b as usize * warps..][..warps].copy_from_slice(&per_warp);
+            for (b, per_warp) in blocks.into_iter().zip(rows.chunks_exact(warps)) {
+                map[b as usize * warps..][..warps].copy_from_slice(per_warp);
             }
             map
         }
@@ -737,7 +737,10 @@ impl Totals {
     fn of(st: &mut BlockState, shared_bytes: u64) -> Totals {
         let (lines, divergent_by_warp, samples, wave) = match &mut st.count {
             Some(c) => (
-                frame::with_any(|fr| c.by_location(fr)),
+                frame::with_any(|fr| {
+                    c.finish();
+                    c.by_location(fr)
+                }),
                 c.divergent_by_warp.clone(),
                 std::mem::take(&mut c.samples),
                 std::mem::take(&mut c.wave),

@@ -623,21 +623,36 @@ fn counting_agrees_in_any_block_order_and_thread_count() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
     let text = std::fs::read_to_string(&path).expect("readable");
     let module = Module::from_source("kernels.cu", &text, &Options::default()).expect("parses");
-    // (kernel, grid, block)
-    type Case = (&'static str, (u32, u32), (u32, u32));
-    let cases: [Case; 5] = [
-        ("reduce_interleaved", (8, 1), (256, 1)),
-        ("reduce_sequential", (8, 1), (256, 1)),
-        ("reduce_multi", (3, 1), (128, 1)),
-        ("transpose_naive", (2, 8), (32, 8)),
-        ("transpose_no_conflicts", (2, 8), (32, 8)),
+    // Blocks that reach their branch steps at lines of their own: the first warp to reach a
+    // step names its line, whichever block ran first.
+    let steps = Module::from_source(
+        "steps.cu",
+        "__global__ void steps_by_block(float *x) {\n\
+           unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n\
+           if (blockIdx.x % 3 == 1) { if (t % 2) x[i] += 1.0f; }\n\
+           else if (t % 4 == 1) { x[i] += 2.0f; }\n\
+           for (int j = 0; j < (int)(blockIdx.x % 4); j++) { if (t < 8 * j) x[i] += 1.0f; }\n\
+           if (blockIdx.x == 5 && t % 3 == 0) x[i] -= 1.0f;\n\
+         }\n",
+        &Options::default(),
+    )
+    .expect("parses");
+    // (module, kernel, grid, block)
+    type Case<'m> = (&'m Module, &'static str, (u32, u32), (u32, u32));
+    let cases: [Case; 6] = [
+        (&module, "reduce_interleaved", (8, 1), (256, 1)),
+        (&module, "reduce_sequential", (8, 1), (256, 1)),
+        (&module, "reduce_multi", (3, 1), (128, 1)),
+        (&module, "transpose_naive", (2, 8), (32, 8)),
+        (&module, "transpose_no_conflicts", (2, 8), (32, 8)),
+        (&steps, "steps_by_block", (8, 1), (64, 1)),
     ];
     let setups = [
         (1, warpsim::BlockOrder::Parallel, false, false),
         (2, warpsim::BlockOrder::Reverse, true, false),
         (3, warpsim::BlockOrder::Random(7), false, true),
     ];
-    for (name, grid, block) in cases {
+    for (module, name, grid, block) in cases {
         let k = module.lower(name).expect("lowers");
         for (threads, order, cfg_lines, dev_lines) in setups {
             let count = |engine: Engine| {

@@ -512,13 +512,8 @@ impl Run<'_> {
         &self,
         b: &mut Block<'_>,
         bufs: &[Buf],
-        f: impl FnOnce((&mut jit::count::Sink<'_>, &mut Vec<u64>)) -> R,
+        f: impl FnOnce((&mut jit::count::Sink<'_>, &mut jit::count::Pending)) -> R,
     ) -> R {
-        // Per CPU thread, reused: the counter's site index of each counting site.
-        thread_local! {
-            static SITES: std::cell::RefCell<Vec<(usize, crate::site::Site)>> =
-                const { std::cell::RefCell::new(Vec::new()) };
-        }
         // Every block lays out its shared memory alike: the first one's layout serves all.
         let slots = self.slots.get_or_init(|| {
             let arena = bufs.last().map_or(0, |d| d.ptr);
@@ -540,30 +535,39 @@ impl Run<'_> {
                 });
             self.targets.iter().copied().chain(shared).collect()
         });
-        SITES.with_borrow_mut(|sites| {
-            sites.clear();
-            frame::with(|fr| {
-                sites.extend(self.c.count_sites.iter().map(|s| {
-                    let at = crate::site::Site::packed(s.file, s.line, s.col);
-                    (fr.site_index(at), at)
-                }));
-            });
-            let banks = b.launch.bank_geometry();
-            let count = b.st.count.as_mut().expect("a counting launch");
-            // Out of the counter while the block runs: the compiled code writes it, the sink
-            // holds the counter.
-            let mut memo = std::mem::take(&mut count.memo);
-            let mut sink = jit::count::Sink {
-                count,
-                sites,
-                accesses: &self.c.accesses,
+        let banks = b.launch.bank_geometry();
+        let count = b.st.count.as_mut().expect("a counting launch");
+        // Out of the counter while the block runs: the compiled code writes it, the sink holds
+        // the counter. The worker's first block makes it (a worker's counter serves one launch).
+        let deferred: Option<Box<dyn std::any::Any>> = count.deferred.take().map(|d| d as _);
+        let mut pending = match deferred.and_then(|d| d.downcast().ok()) {
+            Some(p) => p,
+            None => Box::new(self.c.pending(
+                frame::with(|fr| {
+                    self.c
+                        .count_sites
+                        .iter()
+                        .map(|s| {
+                            let at = crate::site::Site::packed(s.file, s.line, s.col);
+                            (fr.site_index(at), at)
+                        })
+                        .collect()
+                }),
                 slots,
-                banks,
-            };
-            let r = f((&mut sink, &mut memo));
-            sink.count.memo = memo;
-            r
-        })
+            )),
+        };
+        let sites = std::mem::take(&mut pending.sites);
+        let mut sink = jit::count::Sink {
+            count,
+            sites: &sites,
+            accesses: &self.c.accesses,
+            slots,
+            banks,
+        };
+        let r = f((&mut sink, &mut pending));
+        pending.sites = sites;
+        count.deferred = Some(pending);
+        r
     }
 
     /// The error of an access the compiled code found outside its buffer or misaligned.

@@ -2,14 +2,18 @@
 //! helper here, and how both reach the launch's counter ([`crate::count::Count`]), so that a
 //! compiled launch counts exactly what the interpreter counts.
 //!
-//! Compiled code keeps, per block, two arrays (layouts below): per counting site the
-//! instructions, branches, divergent branches, barriers and global load batches of its warps
-//! (added inline, per warp, from the warp's mask); per warp its divergent branches and branch
-//! steps with, for the first [`MAX_STEPS`] steps, the step's site and whether it diverged, and
-//! the loads of its current batch (a load starts a batch or joins it; a global store, a
-//! barrier and a loop's back edge end it). A third, the memo, is
-//! kept from block to block (below); it also holds the block's counts per memory instruction.
-//! When the block ends, [`Sink::fold`] adds them all to the counter.
+//! A worker's counter holds, across the blocks it runs, a [`Pending`] (layouts below): per
+//! counting site the instructions, branches, divergent branches, barriers and global load
+//! batches of its warps (added inline, per warp, from the warp's mask); per memory instruction
+//! its requests and what they cost, with the memo (below); per branch step and warp index the
+//! divergent branches. These are sums, added to the counter once, when the worker is done
+//! ([`crate::count::Deferred`]). Per block there is the step record: per warp its steps
+//! taken, its divergent branches, the site of each step no earlier block reached (the first
+//! warp to reach a step names its line), and the loads of its current batch (a load starts a
+//! batch or joins it; a global store, a barrier and a loop's back edge end it); the block's
+//! end reads the few words the counter needs per block ([`Pending::end_block`]). A block that
+//! stops (a fault, the watchdog) ends the launch with an error: what it counted is dropped
+//! with the launch.
 //!
 //! A memory instruction's cost depends on the lanes' addresses (sectors, lines, bank
 //! conflicts). The compiled code calls [`access`] with the lanes' byte offsets, which builds
@@ -79,13 +83,19 @@ pub(crate) fn memo_words(accesses: usize) -> usize {
 /// remember ([`REMEMBERED`]), then the memo's head as it is now.
 pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 
-/// `u32`s of a block's step record for `warps` warps: per warp its divergent branches past
-/// the first [`MAX_STEPS`] steps, per warp its steps taken, then per step and warp
-/// (`k × warps + w`) the counting site plus one, shifted up a bit, and whether the step
-/// diverged in the low bit (0: not taken); then per warp the loads of its current batch
-/// (see [`batch_word`]); last, per warp the global loads and stores it has left to sample
-/// (see [`wave_word`]).
+/// `u32`s of a block's step record for `warps` warps: per warp its steps taken, then per
+/// warp its divergent branches, then per step and warp (`k × warps + w`) the counting site
+/// plus one of a step no earlier block reached (0: none, or a step an earlier block reached;
+/// see [`known_word`]); then per warp the loads of its current batch (see [`batch_word`]);
+/// then per warp the global loads and stores it has left to sample (see [`wave_word`]); last,
+/// the steps an earlier block reached.
 pub(crate) fn step_words(warps: usize) -> usize {
+    known_word(warps) + 1
+}
+
+/// Where in the step record the count of steps is whose sites no warp of the block reports:
+/// [`crate::count::Count::known_steps`], set when the block starts.
+pub(crate) fn known_word(warps: usize) -> usize {
     wave_word(warps) + warps
 }
 
@@ -100,6 +110,13 @@ pub(crate) fn wave_word(warps: usize) -> usize {
 /// batch (0: its next load starts one; [`crate::Counters::gld_batches`]).
 pub(crate) fn batch_word(warps: usize) -> usize {
     2 * warps + MAX_STEPS * warps
+}
+
+/// `u64`s of the divergent branches by step for `warps` warps: per step and warp (`k × warps
+/// + w`), summed over blocks; a last row takes the steps past [`MAX_STEPS`], which are not
+/// told apart.
+pub(crate) fn div_words(warps: usize) -> usize {
+    (MAX_STEPS + 1) * warps
 }
 
 /// A memory instruction of the compiled code, as [`access`] is told about it.
@@ -128,7 +145,8 @@ pub(crate) struct SlotTarget<'a> {
     pub bytes: u64,
 }
 
-/// Where a compiled block's counts go.
+/// Where a compiled block's counts go: the counter (which the helpers add to and sample
+/// into), and what they need to know of the code.
 pub(crate) struct Sink<'a> {
     pub count: &'a mut Count,
     /// Per counting site of the compiled code: the counter's site index and the site.
@@ -138,6 +156,154 @@ pub(crate) struct Sink<'a> {
     /// Per buffer slot.
     pub slots: &'a [SlotTarget<'a>],
     pub banks: BankGeometry,
+}
+
+/// What a worker's compiled blocks count (layouts above), kept in its counter from block to
+/// block and added to it when the worker is done.
+pub(crate) struct Pending {
+    /// Per counting site: the counter's site index and the site (lent to the [`Sink`] while
+    /// a block runs).
+    pub sites: Vec<(usize, Site)>,
+    /// Per memory instruction: the counter's site index, the memory space and access kind
+    /// (`None`: an unknown buffer slot), and whether it costs one wavefront whatever its lanes.
+    adds: Vec<(Option<usize>, Option<Space>, AccessKind, bool)>,
+    warps: usize,
+    /// [`SITE_FIELDS`] per counting slot.
+    pub tally: Vec<u64>,
+    /// The block's step record ([`step_words`]).
+    pub steps: Vec<u32>,
+    /// [`div_words`].
+    pub div: Vec<u64>,
+    /// [`memo_words`].
+    pub memo: Vec<u64>,
+}
+
+impl Pending {
+    /// Nothing counted yet, for code of `tally_words` counts with `accesses` on `slots`,
+    /// counting at `sites`, in blocks of `warps` warps.
+    pub fn new(
+        sites: Vec<(usize, Site)>,
+        (accesses, slots): (&[CountedAccess], &[SlotTarget<'_>]),
+        tally_words: usize,
+        warps: usize,
+    ) -> Pending {
+        let adds = accesses
+            .iter()
+            .map(|a| {
+                let index = sites.get(a.site as usize).map(|&(i, _)| i);
+                let space = slots.get(a.slot as usize).map(|t| t.space);
+                (index, space, a.kind, a.unit)
+            })
+            .collect();
+        Pending {
+            sites,
+            adds,
+            warps,
+            tally: vec![0; tally_words],
+            steps: vec![0; step_words(warps)],
+            div: vec![0; div_words(warps)],
+            memo: vec![0; memo_words(accesses.len())],
+        }
+    }
+
+    /// The block the sink's counter is running starts: its warps' samples of the first wave,
+    /// the steps whose sites it need not report, and the costliest samples so far.
+    pub fn begin_block(&mut self, sink: &Sink<'_>) {
+        let (warps, count) = (self.warps, &*sink.count);
+        let left = if count.in_wave() {
+            crate::WaveRuns::ACCESSES
+        } else {
+            0
+        };
+        self.steps[wave_word(warps)..][..warps].fill(left);
+        self.steps[known_word(warps)] = count.known_steps().min(MAX_STEPS) as u32;
+        self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
+    }
+
+    /// The block ended: tell the counter its warps' divergence and the sites of the steps no
+    /// earlier block reached, and clear the step record for the next block (a block that
+    /// stopped is only cleared).
+    pub fn end_block(&mut self, sink: Option<&mut Sink<'_>>) {
+        let warps = self.warps;
+        let known = self.steps[known_word(warps)] as usize;
+        let (steps, rest) = self.steps.split_at_mut(batch_word(warps));
+        // The next block's warps start without a batch.
+        rest[..warps].fill(0);
+        let (taken, rest) = steps.split_at_mut(warps);
+        let (divergent, record) = rest.split_at_mut(warps);
+        let Some(sink) = sink else {
+            taken.fill(0);
+            divergent.fill(0);
+            for k in known..MAX_STEPS {
+                record[k * warps..][..warps].fill(0);
+            }
+            return;
+        };
+        for w in 0..warps {
+            for k in known..(taken[w] as usize).min(MAX_STEPS) {
+                let i = k * warps + w;
+                let site = (record[i] as usize)
+                    .checked_sub(1)
+                    .and_then(|s| sink.sites.get(s));
+                // Cleared: the next block may know this step.
+                record[i] = 0;
+                if let Some(&(_, at)) = site {
+                    sink.count.step_site(k, w, at);
+                }
+            }
+            if divergent[w] != 0 {
+                sink.count.diverged(w, divergent[w]);
+            }
+            divergent[w] = 0;
+            taken[w] = 0;
+        }
+    }
+}
+
+impl crate::count::Deferred for Pending {
+    fn add_to(mut self: Box<Self>, count: &mut Count) {
+        for (s, c) in self.tally.chunks_exact(SITE_FIELDS).enumerate() {
+            if let Some(&(index, _)) = self.sites.get(s)
+                && c.iter().any(|&x| x != 0)
+            {
+                let to = count.at(index);
+                to.warp_instructions += c[0];
+                to.thread_instructions += c[1];
+                to.branches += c[2];
+                to.divergent_branches += c[3];
+                to.barriers += c[4];
+                to.gld_batches += c[5];
+            }
+        }
+        let parts = self.memo.get_mut(MEMO_BEST..).unwrap_or_default();
+        for (&(index, space, kind, unit), e) in
+            self.adds.iter().zip(parts.chunks_exact_mut(MEMO_FIELDS))
+        {
+            let c = &mut e[..ACCESS_FIELDS];
+            let Some(index) = index.filter(|_| c[0] != 0) else {
+                continue;
+            };
+            if unit {
+                let requests = c[0];
+                for f in [1, 2, 4] {
+                    c[f] = requests;
+                }
+            }
+            let to = count.at(index);
+            if let Some((fields, bytes)) = space.and_then(|sp| row_counters(to, sp, kind)) {
+                for (f, n) in fields.into_iter().zip(&c[..3]) {
+                    *f += n;
+                }
+                if let Some(b) = bytes {
+                    *b += c[3];
+                }
+            }
+            for (w, n) in to.shared_conflict_ways.iter_mut().zip(&c[4..]) {
+                *w += n;
+            }
+        }
+        count.add_steps(&self.div[..MAX_STEPS * self.warps]);
+    }
 }
 
 /// Count warp `warp`'s part of memory instruction `access` (an index into
@@ -320,89 +486,5 @@ impl Sink<'_> {
             key(&self.count.samples.worst_shared),
         );
         [g[0], g[1], g[2], s[0], s[1], s[2]]
-    }
-
-    /// Add a finished block's inline counts to the counter, and clear them (the two arrays
-    /// are zero again, for the next block of this kernel or another; the memo keeps what it
-    /// remembers).
-    pub fn fold(&mut self, tally: &mut [u64], steps: &mut [u32], memo: &mut [u64], warps: usize) {
-        for (s, c) in tally.chunks_exact_mut(SITE_FIELDS).enumerate() {
-            if c.iter().all(|&x| x == 0) {
-                continue;
-            }
-            if let Some(&(index, _)) = self.sites.get(s) {
-                let to = self.count.at(index);
-                to.warp_instructions += c[0];
-                to.thread_instructions += c[1];
-                to.branches += c[2];
-                to.divergent_branches += c[3];
-                to.barriers += c[4];
-                to.gld_batches += c[5];
-            }
-            c.fill(0);
-        }
-        let parts = memo.get_mut(MEMO_BEST..).unwrap_or_default();
-        for (a, e) in self
-            .accesses
-            .iter()
-            .zip(parts.chunks_exact_mut(MEMO_FIELDS))
-        {
-            let c = &mut e[..ACCESS_FIELDS];
-            if c[0] == 0 {
-                continue;
-            }
-            if a.unit {
-                let requests = c[0];
-                for f in [1, 2, 4] {
-                    c[f] = requests;
-                }
-            }
-            let space = self.slots.get(a.slot as usize).map(|t| t.space);
-            if let Some(&(index, _)) = self.sites.get(a.site as usize) {
-                let to = self.count.at(index);
-                if let Some((fields, bytes)) = space.and_then(|sp| row_counters(to, sp, a.kind)) {
-                    for (f, n) in fields.into_iter().zip(&c[..3]) {
-                        *f += n;
-                    }
-                    if let Some(b) = bytes {
-                        *b += c[3];
-                    }
-                }
-                for (w, n) in to.shared_conflict_ways.iter_mut().zip(&c[4..]) {
-                    *w += n;
-                }
-            }
-            c.fill(0);
-        }
-        let (steps, batches) = steps.split_at_mut(batch_word(warps));
-        let batches = &mut batches[..warps];
-        // The next block's warps start without a batch.
-        batches.fill(0);
-        let (divergent, rest) = steps.split_at_mut(warps);
-        let (taken, record) = rest.split_at_mut(warps);
-        for w in 0..warps {
-            let mut diverged = divergent[w];
-            for k in 0..(taken[w] as usize).min(MAX_STEPS) {
-                let i = k * warps + w;
-                let (site, div) = (record[i] >> 1, record[i] & 1);
-                // Cleared: a kernel with another number of warps lays the record out anew.
-                record[i] = 0;
-                diverged += div;
-                if div == 0 && self.count.step_known(k, w) {
-                    continue;
-                }
-                let site = (site as usize)
-                    .checked_sub(1)
-                    .and_then(|s| self.sites.get(s));
-                if let Some(&(_, at)) = site {
-                    self.count.step(k, w, at, u64::from(div));
-                }
-            }
-            if diverged != 0 {
-                self.count.diverged(w, diverged);
-            }
-            divergent[w] = 0;
-            taken[w] = 0;
-        }
     }
 }

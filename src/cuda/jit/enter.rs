@@ -8,7 +8,7 @@
 //! offsets derived from the block shape it was compiled for, which [`Entry::call`] checks
 //! against the sizes given. A failed check returns a status instead of touching memory.
 //!
-//! Counting code also adds to two count arrays, reads and writes the memo (its counts, entries
+//! Counting code also adds to three count arrays, reads and writes the memo (its counts, entries
 //! and head) and calls the counting helper [`super::count::access`] (safe Rust that never
 //! panics) with the [`super::count::Sink`] handed to [`Entry::call`] and pointers to 32 lane
 //! offsets and to its initialised out-words on its own stack.
@@ -16,14 +16,9 @@
 use super::count::{self, Sink};
 use super::{Ctx, Status};
 
-/// Where counting code counts: the arrays it adds to, and the sink its helper adds to.
+/// Where counting code counts: the arrays it adds to, and the sink its helpers add to.
 pub(crate) struct Counts<'a, 'b> {
-    /// [`count::SITE_FIELDS`] per counting site.
-    pub tally: &'a mut [u64],
-    /// [`count::step_words`] for the block's warps.
-    pub steps: &'a mut [u32],
-    /// [`count::memo_words`].
-    pub memo: &'a mut [u64],
+    pub pending: &'a mut count::Pending,
     pub sink: &'a mut Sink<'b>,
 }
 
@@ -76,12 +71,15 @@ impl Entry {
         );
         if self.tally_words > 0 {
             let c = counts.expect("counting code needs somewhere to count");
-            assert_eq!(c.tally.len(), self.tally_words, "counts");
-            assert_eq!(c.steps.len(), count::step_words(self.warps), "step record");
-            assert_eq!(c.memo.len(), self.memo_words, "memo");
-            ctx.tally = c.tally.as_mut_ptr();
-            ctx.steps = c.steps.as_mut_ptr();
-            ctx.memo = c.memo.as_mut_ptr();
+            let p = &mut *c.pending;
+            assert_eq!(p.tally.len(), self.tally_words, "counts");
+            assert_eq!(p.steps.len(), count::step_words(self.warps), "step record");
+            assert_eq!(p.div.len(), count::div_words(self.warps), "steps");
+            assert_eq!(p.memo.len(), self.memo_words, "memo");
+            ctx.tally = p.tally.as_mut_ptr();
+            ctx.steps = p.steps.as_mut_ptr();
+            ctx.div = p.div.as_mut_ptr();
+            ctx.memo = p.memo.as_mut_ptr();
             ctx.sink = std::ptr::from_mut::<Sink<'_>>(c.sink) as usize;
         }
         ctx.frame = frame.as_mut_ptr();
@@ -92,7 +90,7 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature
         // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
         // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // (and, when it counts, `tally`, `steps` and `memo`) within the sizes asserted above; each
+        // (and, when it counts, `tally`, `steps`, `div` and `memo`) within the sizes asserted above; each
         // buffer's `len` bytes from its `ptr`, after a bounds check (a store that waits in the
         // queue, on the function's own stack, is checked before it is queued and written at most
         // once, later); and it reads the byte at

@@ -133,12 +133,13 @@ pub(crate) struct Ctx {
     /// The address of the launch's watchdog flag (a byte, nonzero once the time is up).
     pub fired: usize,
     pub fault: FaultSite,
-    /// Counting code only: the block's counts per site ([`count::SITE_FIELDS`] each), the step
-    /// record
-    /// ([`count::step_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
-    /// helper is called with, and the block's linear index.
+    /// Counting code only ([`count::Pending`]): the counts per site ([`count::SITE_FIELDS`]
+    /// each), the block's step record ([`count::step_words`]), the divergent branches by step
+    /// ([`count::div_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
+    /// helpers are called with, and the block's linear index.
     pub tally: *mut u64,
     pub steps: *mut u32,
+    pub div: *mut u64,
     pub memo: *mut u64,
     pub sink: usize,
     pub linear: u64,
@@ -195,27 +196,28 @@ pub(crate) struct Compiled {
 impl Compiled {
     /// Run block `block_idx` of a grid of `grid_dim`: `bufs` per buffer slot, `uniforms` per
     /// value the launch binds ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once
-    /// `fired` is set. Counting code adds the block's counts to the sink, remembering costs in
-    /// the memo (both of which it needs; other code ignores them); `printf`s go to `prints`.
+    /// `fired` is set. Counting code counts into the pending counts (made by
+    /// [`Compiled::pending`]) and the sink (both of which it needs; other code ignores them);
+    /// `printf`s go to `prints`.
     pub fn run(
         &self,
         (block_idx, grid_dim): ([u32; 3], [u32; 3]),
         bufs: &[Buf],
         uniforms: &[u64],
         fired: &std::sync::atomic::AtomicBool,
-        counting: Option<(&mut count::Sink<'_>, &mut Vec<u64>)>,
+        counting: Option<(&mut count::Sink<'_>, &mut count::Pending)>,
         prints: &mut print::Prints,
     ) -> (Status, FaultSite) {
-        /// Per CPU thread: the frame, the live masks, the counts per site, the step record.
-        type Scratch = (Vec<u8>, Vec<u32>, Vec<u64>, Vec<u32>);
+        /// Per CPU thread: the frame, the live masks.
+        type Scratch = (Vec<u8>, Vec<u32>);
         thread_local! {
             static SCRATCH: std::cell::RefCell<Scratch> = const {
-                std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new()))
+                std::cell::RefCell::new((Vec::new(), Vec::new()))
             };
         }
         SCRATCH.with(|f| {
             let mut f = f.borrow_mut();
-            let (frame, alive, tally, steps) = &mut *f;
+            let (frame, alive) = &mut *f;
             if frame.len() < self.entry.frame_bytes {
                 frame.resize(self.entry.frame_bytes, 0);
             }
@@ -223,19 +225,7 @@ impl Compiled {
             frame[self.locals.clone()].fill(0);
             alive.clear();
             alive.extend_from_slice(&self.exists);
-            let counts_here = self.entry.tally_words > 0;
-            // Zero between blocks and kernels (`fold` clears what it reads, a block that
-            // stopped is cleared below).
-            tally.resize(self.entry.tally_words, 0);
-            steps.resize(
-                if counts_here {
-                    count::step_words(self.entry.warps)
-                } else {
-                    0
-                },
-                0,
-            );
-            let counting = counting.filter(|_| counts_here);
+            let counting = counting.filter(|_| self.entry.tally_words > 0);
             let mut ctx = Ctx {
                 bufs: std::ptr::null(),
                 frame: std::ptr::null_mut(),
@@ -248,6 +238,7 @@ impl Compiled {
                 fault: FaultSite::default(),
                 tally: std::ptr::null_mut(),
                 steps: std::ptr::null_mut(),
+                div: std::ptr::null_mut(),
                 memo: std::ptr::null_mut(),
                 sink: 0,
                 prints: {
@@ -259,23 +250,9 @@ impl Compiled {
                         * (u64::from(block_idx[1])
                             + u64::from(grid_dim[1]) * u64::from(block_idx[2])),
             };
-            let mut counts = counting.map(|(sink, memo)| {
-                let warps = self.entry.warps;
-                let left = if sink.count.in_wave() {
-                    crate::WaveRuns::ACCESSES
-                } else {
-                    0
-                };
-                steps[count::wave_word(warps)..][..warps].fill(left);
-                memo.resize(count::memo_words(self.accesses.len()), 0);
-                let best = sink.best();
-                memo[..count::MEMO_BEST].copy_from_slice(&best);
-                enter::Counts {
-                    tally: &mut tally[..],
-                    steps: &mut steps[..],
-                    memo: &mut memo[..],
-                    sink,
-                }
+            let mut counts = counting.map(|(sink, pending)| {
+                pending.begin_block(sink);
+                enter::Counts { pending, sink }
             });
             let status = self.entry.call(
                 &mut ctx,
@@ -287,18 +264,26 @@ impl Compiled {
                 counts.as_mut(),
             );
             if let Some(c) = counts {
-                if status == Status::Done {
-                    c.sink.fold(c.tally, c.steps, c.memo, self.entry.warps);
-                } else {
-                    c.memo.fill(0);
-                }
-            }
-            if status != Status::Done {
-                tally.fill(0);
-                steps.fill(0);
+                c.pending
+                    .end_block((status == Status::Done).then_some(&mut *c.sink));
             }
             (status, ctx.fault)
         })
+    }
+
+    /// Nothing counted yet by this code, at `sites` (per counting site, the counter's site
+    /// index and the site), on buffer slots `slots`.
+    pub fn pending(
+        &self,
+        sites: Vec<(usize, crate::site::Site)>,
+        slots: &[count::SlotTarget<'_>],
+    ) -> count::Pending {
+        count::Pending::new(
+            sites,
+            (&self.accesses, slots),
+            self.entry.tally_words,
+            self.entry.warps,
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
-    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, wave_word,
+    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, known_word, wave_word,
 };
 use super::{C32, Ctx, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -239,37 +239,45 @@ impl Tx<'_, '_> {
         // Loaded here rather than kept in a register throughout (as are the other arrays).
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let wp = self.step_addr(steps, w);
-        // The warp's step: record its site and divergence while within the record (the warp's
-        // divergent branches are then the record's; past it they are counted apart).
-        let taken_at = (warps * 4) as i32;
-        let k = self
-            .b
-            .ins()
-            .load(I32, MemFlagsData::trusted(), wp, taken_at);
+        // The warp's step: its divergence adds to the block's and to the step's (steps past
+        // the record share a last row, not told apart; their count stops there and cannot
+        // wrap).
+        self.step_word(wp, warps, div32, true);
+        let k = self.b.ins().load(I32, MemFlagsData::trusted(), wp, 0);
         let within = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
-        // Steps past the record are not told apart: the count stops there (and cannot wrap).
         let more = self.b.ins().uextend(I32, within);
         let k1 = self.b.ins().iadd(k, more);
-        self.b
-            .ins()
-            .store(MemFlagsData::trusted(), k1, wp, taken_at);
-        let (record, past) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(within, record, &[], past, &[]);
-        self.b.switch_to_block(record);
+        self.b.ins().store(MemFlagsData::trusted(), k1, wp, 0);
         let kw = self.b.ins().imul_imm_s(k, warps as i64);
         let i = self.b.ins().iadd(kw, w);
+        let i64_ = self.b.ins().uextend(I64, i);
+        let off = self.b.ins().ishl_imm_s(i64_, 3);
+        let div = self.load_ctx(I64, offset_of!(Ctx, div));
+        let at = self.b.ins().iadd(div, off);
+        self.add_at(at, 0, div64);
+        // A step no earlier block reached: record its site (the first warp to reach it names
+        // its line; `Pending::end_block` tells the counter).
+        let known = self.b.ins().load(
+            I32,
+            MemFlagsData::trusted(),
+            steps,
+            (known_word(warps) * 4) as i32,
+        );
+        let new = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, k, known);
+        let record = self.b.create_block();
+        let new = self.b.ins().band(new, within);
+        self.b.ins().brif(new, record, &[], done, &[]);
+        self.b.set_cold_block(record);
+        self.b.switch_to_block(record);
         let ip = self.step_addr(steps, i);
-        // Written once per block (each step is the warp's next): the site plus one, shifted
-        // up a bit, and whether it diverged, in one word.
-        let site1 = self.b.ins().iconst(I32, (i64::from(s) + 1) << 1);
-        let word = self.b.ins().bor(site1, div32);
-        self.step_word(ip, 2 * warps, word, false);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(past);
-        self.step_word(wp, 0, div32, true);
+        let site1 = self.b.ins().iconst(I32, i64::from(s) + 1);
+        self.step_word(ip, 2 * warps, site1, false);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
     }
