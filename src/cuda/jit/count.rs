@@ -112,9 +112,9 @@ pub(crate) fn batch_word(warps: usize) -> usize {
     2 * warps + MAX_STEPS * warps
 }
 
-/// `u64`s of the divergent branches by step for `warps` warps: per step and warp (`k × warps
-/// + w`), summed over blocks; a last row takes the steps past [`MAX_STEPS`], which are not
-/// told apart.
+/// `u64`s of the divergent branches by step for `warps` warps: per step and warp
+/// (`k × warps + w`), summed over blocks; a last row takes the steps past [`MAX_STEPS`], which
+/// are not told apart.
 pub(crate) fn div_words(warps: usize) -> usize {
     (MAX_STEPS + 1) * warps
 }
