@@ -284,9 +284,10 @@ impl Count {
 
     /// Warp `w` of the running block diverged `n` more times.
     #[inline]
-    pub fn diverged(&mut self, w: usize, n: u32) {
-        self.divergent_by_warp[w] += u64::from(n);
-        self.block_div[w] += n;
+    pub fn diverged(&mut self, w: usize, n: u64) {
+        self.divergent_by_warp[w] += n;
+        let d = &mut self.block_div[w];
+        *d = d.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
     }
 
     /// Warp `w` of the running block evaluated its `k`-th lane-varying branch, at `at`,

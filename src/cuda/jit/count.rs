@@ -83,12 +83,12 @@ pub(crate) fn memo_words(accesses: usize) -> usize {
 /// remember ([`REMEMBERED`]), then the memo's head as it is now.
 pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 
-/// `u32`s of a block's step record for `warps` warps: per warp its steps taken, then per
-/// warp its divergent branches, then per step and warp (`k × warps + w`) the counting site
-/// plus one of a step no earlier block reached (0: none, or a step an earlier block reached;
-/// see [`known_word`]); then per warp the loads of its current batch (see [`batch_word`]);
-/// then per warp the global loads and stores it has left to sample (see [`wave_word`]); last,
-/// the steps an earlier block reached.
+/// Words (`u64`) of a block's step record for `warps` warps: per warp its branch steps taken,
+/// then per warp its divergent branches, then per step and warp (`k × warps + w`) the
+/// counting site plus one of a step no earlier block reached (0: none, or a step an earlier
+/// block reached; see [`known_word`]); then per warp the loads of its current batch (see
+/// [`batch_word`]); then per warp the global loads and stores it has left to sample (see
+/// [`wave_word`]); last, the steps an earlier block reached.
 pub(crate) fn step_words(warps: usize) -> usize {
     known_word(warps) + 1
 }
@@ -168,10 +168,13 @@ pub(crate) struct Pending {
     /// (`None`: an unknown buffer slot), and whether it costs one wavefront whatever its lanes.
     adds: Vec<(Option<usize>, Option<Space>, AccessKind, bool)>,
     warps: usize,
+    /// Whether the code counts per line: its branches add to their sites as they are taken
+    /// (else [`Pending::end_block`] adds the block's to the one slot).
+    lines: bool,
     /// [`SITE_FIELDS`] per counting slot.
     pub tally: Vec<u64>,
     /// The block's step record ([`step_words`]).
-    pub steps: Vec<u32>,
+    pub steps: Vec<u64>,
     /// [`div_words`].
     pub div: Vec<u64>,
     /// [`memo_words`].
@@ -180,9 +183,9 @@ pub(crate) struct Pending {
 
 impl Pending {
     /// Nothing counted yet, for code of `tally_words` counts with `accesses` on `slots`,
-    /// counting at `sites`, in blocks of `warps` warps.
+    /// counting at `sites` (per line or not), in blocks of `warps` warps.
     pub fn new(
-        sites: Vec<(usize, Site)>,
+        (sites, lines): (Vec<(usize, Site)>, bool),
         (accesses, slots): (&[CountedAccess], &[SlotTarget<'_>]),
         tally_words: usize,
         warps: usize,
@@ -199,6 +202,7 @@ impl Pending {
             sites,
             adds,
             warps,
+            lines,
             tally: vec![0; tally_words],
             steps: vec![0; step_words(warps)],
             div: vec![0; div_words(warps)],
@@ -215,14 +219,14 @@ impl Pending {
         } else {
             0
         };
-        self.steps[wave_word(warps)..][..warps].fill(left);
-        self.steps[known_word(warps)] = count.known_steps().min(MAX_STEPS) as u32;
+        self.steps[wave_word(warps)..][..warps].fill(u64::from(left));
+        self.steps[known_word(warps)] = count.known_steps().min(MAX_STEPS) as u64;
         self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
     }
 
-    /// The block ended: tell the counter its warps' divergence and the sites of the steps no
-    /// earlier block reached, and clear the step record for the next block (a block that
-    /// stopped is only cleared).
+    /// The block ended: add up its warps' branches (unless they were added per line), tell
+    /// the counter its warps' divergence and the sites of the steps no earlier block reached,
+    /// and clear the step record for the next block (a block that stopped is only cleared).
     pub fn end_block(&mut self, sink: Option<&mut Sink<'_>>) {
         let warps = self.warps;
         let known = self.steps[known_word(warps)] as usize;
@@ -239,8 +243,14 @@ impl Pending {
             }
             return;
         };
+        if !self.lines
+            && let Some(t) = self.tally.get_mut(..SITE_FIELDS)
+        {
+            t[2] += taken.iter().sum::<u64>();
+            t[3] += divergent.iter().sum::<u64>();
+        }
         for w in 0..warps {
-            for k in known..(taken[w] as usize).min(MAX_STEPS) {
+            for k in known..(taken[w].min(MAX_STEPS as u64) as usize) {
                 let i = k * warps + w;
                 let site = (record[i] as usize)
                     .checked_sub(1)

@@ -138,7 +138,7 @@ pub(crate) struct Ctx {
     /// ([`count::div_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
     /// helpers are called with, and the block's linear index.
     pub tally: *mut u64,
-    pub steps: *mut u32,
+    pub steps: *mut u64,
     pub div: *mut u64,
     pub memo: *mut u64,
     pub sink: usize,
@@ -184,6 +184,8 @@ pub(crate) struct Compiled {
     /// Counting code only: its memory instructions, by the index it calls
     /// [`count::access`] with.
     pub accesses: Vec<count::CountedAccess>,
+    /// Counting code only: whether it counts per line.
+    pub lines: bool,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
     /// The frame's bytes of per-thread arrays (zeroed before each block).
@@ -279,7 +281,7 @@ impl Compiled {
         slots: &[count::SlotTarget<'_>],
     ) -> count::Pending {
         count::Pending::new(
-            sites,
+            (sites, self.lines),
             (&self.accesses, slots),
             self.entry.tally_words,
             self.entry.warps,

@@ -150,6 +150,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         sites: built.sites,
         count_sites,
         accesses,
+        lines: shape.lines,
         compile_ms: start.elapsed().as_secs_f64() * 1e3,
     })
 }
@@ -1613,6 +1614,15 @@ impl Tx<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
         self.at = s as *const Stmt as usize;
+        // A lane-varying branch is an instruction under the mask it is evaluated with.
+        if let Stmt::If {
+            varying: true,
+            site,
+            ..
+        } = s
+        {
+            self.count_instr(*site);
+        }
         // Counted instructions are added under the mask they ran with: before it changes.
         if matches!(
             s,

@@ -190,18 +190,18 @@ impl Tx<'_, '_> {
         self.b.ins().store(MemFlagsData::trusted(), new, tally, off);
     }
 
-    /// The step record's address plus `4 × index` bytes (the `index`-th `u32`).
+    /// The step record's address plus `8 × index` bytes (the `index`-th word).
     fn step_addr(&mut self, steps: Value, index: Value) -> Value {
         let i = self.b.ins().uextend(I64, index);
-        let off = self.b.ins().ishl_imm_s(i, 2);
+        let off = self.b.ins().ishl_imm_s(i, 3);
         self.b.ins().iadd(steps, off)
     }
 
-    /// The `u32` `at` words past `p` += `x`, or `= x`.
+    /// The word `at` words past `p` += `x`, or `= x`.
     fn step_word(&mut self, p: Value, at: usize, x: Value, add: bool) {
-        let at = (at * 4) as i32;
+        let at = (at * 8) as i32;
         let new = if add {
-            let old = self.b.ins().load(I32, MemFlagsData::trusted(), p, at);
+            let old = self.b.ins().load(I64, MemFlagsData::trusted(), p, at);
             self.b.ins().iadd(old, x)
         } else {
             x
@@ -210,73 +210,71 @@ impl Tx<'_, '_> {
     }
 
     /// A lane-varying branch of the warp: `entry` its executing lanes, `taken` those that
-    /// take it (both as bits).
+    /// take it (both as bits). Its instruction is counted with those before it (see
+    /// [`Tx::count_instr`]); per line, the branch and its divergence are added at its site,
+    /// else the block's end adds up its warps' (`Pending::end_block`).
     pub(super) fn count_branch(&mut self, site: Site, entry: Value, taken: Value) {
         let Some(c) = self.count.as_mut() else {
             return;
         };
-        let (s, slot) = (c.site(site), c.slot(site));
-        // Counted where the branch is, whether a lane executes or not (then it adds zeros):
-        // `taken` is used here, so the code generator computes the condition's lanes once,
-        // here, for the branch itself too (a first use in a block of its own would have them
-        // computed again after it).
-        let (issued, lanes) = self.issued(entry);
-        let tally = self.tally();
-        self.add_count(tally, slot, 0, issued, 1);
-        self.add_count(tally, slot, 1, lanes, 1);
-        self.add_count(tally, slot, 2, issued, 1);
+        let (s, slot, lines) = (c.site(site), c.slot(site), c.lines);
+        // Computed and stored where the branch is, whether a lane executes or not (a warp
+        // without one adds zeros): then the code generator computes the condition's lanes
+        // once, here, for the branch itself too (a first use in a block of its own would have
+        // them computed again after it).
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
         let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
         let div = self.b.ins().band(some, part);
-        let div32 = self.b.ins().uextend(I32, div);
-        let div64 = self.b.ins().uextend(I64, div);
-        self.add_count(tally, slot, 3, div64, 1);
-        let (yes, done) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(entry, yes, &[], done, &[]);
-        self.b.switch_to_block(yes);
+        let div = self.b.ins().uextend(I64, div);
+        if lines {
+            let (issued, _) = self.issued(entry);
+            let tally = self.tally();
+            self.add_count(tally, slot, 2, issued, 1);
+            self.add_count(tally, slot, 3, div, 1);
+        }
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
         // Loaded here rather than kept in a register throughout (as are the other arrays).
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let wp = self.step_addr(steps, w);
-        // The warp's step: its divergence adds to the block's and to the step's (steps past
-        // the record share a last row, not told apart; their count stops there and cannot
-        // wrap).
-        self.step_word(wp, warps, div32, true);
-        let k = self.b.ins().load(I32, MemFlagsData::trusted(), wp, 0);
-        let within = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
-        let more = self.b.ins().uextend(I32, within);
-        let k1 = self.b.ins().iadd(k, more);
+        // The warp's divergence adds to the block's, and (a warp with a lane executing takes
+        // a step) to the step's (steps past the record share a last row, not told apart).
+        self.step_word(wp, warps, div, true);
+        let (yes, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(entry, yes, &[], done, &[]);
+        self.b.switch_to_block(yes);
+        let k = self.b.ins().load(I64, MemFlagsData::trusted(), wp, 0);
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
         self.b.ins().store(MemFlagsData::trusted(), k1, wp, 0);
-        let kw = self.b.ins().imul_imm_s(k, warps as i64);
-        let i = self.b.ins().iadd(kw, w);
-        let i64_ = self.b.ins().uextend(I64, i);
-        let off = self.b.ins().ishl_imm_s(i64_, 3);
-        let div = self.load_ctx(I64, offset_of!(Ctx, div));
-        let at = self.b.ins().iadd(div, off);
-        self.add_at(at, 0, div64);
+        let last = self.b.ins().iconst(I64, MAX_STEPS as i64);
+        let row = self.b.ins().umin(k, last);
+        let w64 = self.b.ins().uextend(I64, w);
+        let kw = self.b.ins().imul_imm_s(row, warps as i64);
+        let i = self.b.ins().iadd(kw, w64);
+        let off = self.b.ins().ishl_imm_s(i, 3);
+        let rows = self.load_ctx(I64, offset_of!(Ctx, div));
+        let at = self.b.ins().iadd(rows, off);
+        self.add_at(at, 0, div);
         // A step no earlier block reached: record its site (the first warp to reach it names
         // its line; `Pending::end_block` tells the counter).
         let known = self.b.ins().load(
-            I32,
+            I64,
             MemFlagsData::trusted(),
             steps,
-            (known_word(warps) * 4) as i32,
+            (known_word(warps) * 8) as i32,
         );
         let new = self
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, k, known);
-        let record = self.b.create_block();
+        let within = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
         let new = self.b.ins().band(new, within);
+        let record = self.b.create_block();
         self.b.ins().brif(new, record, &[], done, &[]);
         self.b.set_cold_block(record);
         self.b.switch_to_block(record);
-        let ip = self.step_addr(steps, i);
-        let site1 = self.b.ins().iconst(I32, i64::from(s) + 1);
+        let ip = self.b.ins().iadd(steps, off);
+        let site1 = self.b.ins().iconst(I64, i64::from(s) + 1);
         self.step_word(ip, 2 * warps, site1, false);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
@@ -289,7 +287,7 @@ impl Tx<'_, '_> {
             return;
         }
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
-        let zero = self.b.ins().iconst(I32, 0);
+        let zero = self.b.ins().iconst(I64, 0);
         let first = batch_word(self.warps);
         match self.warp {
             Some(w) => {
@@ -309,8 +307,8 @@ impl Tx<'_, '_> {
         let w = self.warp.expect("inside a region");
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let p = self.step_addr(steps, w);
-        let at = (batch_word(self.warps) * 4) as i32;
-        let n = self.b.ins().load(I32, MemFlagsData::trusted(), p, at);
+        let at = (batch_word(self.warps) * 8) as i32;
+        let n = self.b.ins().load(I64, MemFlagsData::trusted(), p, at);
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
         let full = self.b.ins().icmp_imm_s(
             IntCC::UnsignedGreaterThanOrEqual,
@@ -318,7 +316,7 @@ impl Tx<'_, '_> {
             i64::from(crate::Counters::LOAD_BATCH),
         );
         let starts = self.b.ins().bor(none, full);
-        let one = self.b.ins().iconst(I32, 1);
+        let one = self.b.ins().iconst(I64, 1);
         let more = self.b.ins().iadd_imm_s(n, 1);
         let next = self.b.ins().select(starts, one, more);
         self.b.ins().store(MemFlagsData::trusted(), next, p, at);
@@ -437,10 +435,10 @@ impl Tx<'_, '_> {
         // each of them to the sampling helper, then counts it as any other.
         let sampled = !shared && !constant && kind != AccessKind::Atomic;
         if sampled {
-            let wave_at = (wave_word(self.warps) * 4) as i32;
+            let wave_at = (wave_word(self.warps) * 8) as i32;
             let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
             let wp = self.step_addr(steps, w);
-            let left = self.b.ins().load(I32, MemFlagsData::trusted(), wp, wave_at);
+            let left = self.b.ins().load(I64, MemFlagsData::trusted(), wp, wave_at);
             let (sample, go) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(left, sample, &[], go, &[]);
             self.b.set_cold_block(sample);
