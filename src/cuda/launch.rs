@@ -563,6 +563,7 @@ impl Run<'_> {
             accesses: &self.c.accesses,
             slots,
             banks,
+            replayed: Vec::new(),
         };
         let r = f((&mut sink, &mut pending));
         pending.sites = sites;

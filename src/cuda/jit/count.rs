@@ -88,10 +88,27 @@ pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 /// counting site plus one of a step no earlier block reached (0: none, or a step an earlier
 /// block reached; see [`known_word`]); then per warp the loads of its current batch (see
 /// [`batch_word`]); then per warp the global loads and stores it has left to sample (see
-/// [`wave_word`]); last, the steps an earlier block reached.
+/// [`wave_word`]); then the steps an earlier block reached; last, the block's noted sample
+/// (see [`unit_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
+    unit_word(warps) + 5
+}
+
+/// Where in the step record the block's noted sample is: an access of cost one (a shared
+/// access that costs one wavefront whatever its lanes) that could become the costliest shared
+/// sample, noted rather than shown to [`access`] where it happens: its warp plus one (0: none),
+/// its memory instruction, its lanes, lane 0's byte offset and the step in bytes.
+/// The helper sees it at its next call, or [`Pending::end_block`] shows it.
+pub(crate) fn unit_word(warps: usize) -> usize {
     known_word(warps) + 1
 }
+
+/// Words of a noted sample ([`unit_word`]).
+pub(crate) const NOTE_WORDS: usize = 5;
+
+/// What compiled code hands [`access`] on its stack: room for what it hands back
+/// ([`OUT_WORDS`]), then the block's noted sample ([`NOTE_WORDS`]).
+pub(crate) const CALL_WORDS: usize = OUT_WORDS + NOTE_WORDS;
 
 /// Where in the step record the count of steps is whose sites no warp of the block reports:
 /// [`crate::count::Count::known_steps`], set when the block starts.
@@ -156,6 +173,9 @@ pub(crate) struct Sink<'a> {
     /// Per buffer slot.
     pub slots: &'a [SlotTarget<'a>],
     pub banks: BankGeometry,
+    /// The memory instructions of the noted samples shown to the counter ([`replay`]), each
+    /// a request the compiled code counted too.
+    pub replayed: Vec<usize>,
 }
 
 /// What a worker's compiled blocks count (layouts above), kept in its counter from block to
@@ -227,8 +247,19 @@ impl Pending {
     /// The block ended: add up its warps' branches (unless they were added per line), tell
     /// the counter its warps' divergence and the sites of the steps no earlier block reached,
     /// and clear the step record for the next block (a block that stopped is only cleared).
-    pub fn end_block(&mut self, sink: Option<&mut Sink<'_>>) {
+    pub fn end_block(&mut self, mut sink: Option<&mut Sink<'_>>) {
         let warps = self.warps;
+        let note = unit_word(warps);
+        if let Some(sink) = sink.as_deref_mut() {
+            let noted: [u64; NOTE_WORDS] = std::array::from_fn(|k| self.steps[note + k]);
+            replay(sink, noted);
+            for id in sink.replayed.drain(..) {
+                if let Some(r) = self.memo.get_mut(MEMO_BEST + id * MEMO_FIELDS) {
+                    *r = r.wrapping_sub(1);
+                }
+            }
+        }
+        self.steps[note] = 0;
         let known = self.steps[known_word(warps)] as usize;
         let (steps, rest) = self.steps.split_at_mut(batch_word(warps));
         // The next block's warps start without a batch.
@@ -318,20 +349,40 @@ impl crate::count::Deferred for Pending {
 
 /// Count warp `warp`'s part of memory instruction `access` (an index into
 /// [`Sink::accesses`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer; hand back
-/// in `out` what the compiled code may remember ([`OUT_WORDS`]).
+/// in `call` what the compiled code may remember ([`OUT_WORDS`]). The block's noted sample,
+/// if any (the last [`NOTE_WORDS`] of `call`, see [`unit_word`]), was earlier: it is shown
+/// first (the compiled code then clears its note).
 pub(crate) extern "C" fn access(
     sink: &mut Sink<'_>,
     lanes: &[i64; 32],
     access: u32,
     warp: u32,
     mask: u32,
-    out: &mut [u64; OUT_WORDS],
+    call: &mut [u64; CALL_WORDS],
 ) {
+    let Some((out, note)) = call.split_first_chunk_mut::<OUT_WORDS>() else {
+        return;
+    };
+    if let Ok(note) = <[u64; NOTE_WORDS]>::try_from(&*note) {
+        replay(sink, note);
+    }
     out[0] = 0;
     if let Some(a) = sink.accesses.get(access as usize).copied() {
         count(sink, lanes, a, warp, mask, out);
     }
     out[1 + REMEMBERED..].copy_from_slice(&sink.best());
+}
+
+/// Show the block's noted sample ([`unit_word`]: none if its first word is 0) to the counter,
+/// which counts it (the compiled code counted it already: [`Pending::end_block`] takes it
+/// back) and keeps it as the sample if it is.
+fn replay(sink: &mut Sink<'_>, [warp, id, mask, byte0, step]: [u64; NOTE_WORDS]) {
+    let (Some(w), Some(a)) = (warp.checked_sub(1), sink.accesses.get(id as usize).copied()) else {
+        return;
+    };
+    let lanes = std::array::from_fn(|l| (byte0 as i64).wrapping_add(l as i64 * step as i64));
+    count(sink, &lanes, a, w as u32, mask as u32, &mut [0; OUT_WORDS]);
+    sink.replayed.push(id as usize);
 }
 
 /// Sample warp `warp`'s part of memory instruction `access` for the first wave

@@ -1,22 +1,28 @@
 //! Counting code: what a counting launch's compiled code adds up, exactly as the interpreter
 //! counts it ([`crate::count`]). Instructions are added per warp from its mask (a run of
-//! instructions under one mask at once, when the mask next changes); a lane-varying branch adds
-//! its branch, its divergence and the warp's step record; a barrier its arriving warps; a
-//! memory instruction adds what the memo remembers for its lanes, or (a miss, or an access that
-//! could become the costliest sample) calls [`super::super::count::access`] with its lanes'
-//! byte offsets.
+//! instructions under one mask at once, when the mask next changes), and so are the requests
+//! of a shared access that costs one wavefront whatever its lanes; a lane-varying branch adds
+//! its divergence and the warp's step (per line, its branch too); a barrier its arriving warps;
+//! any other memory instruction adds what the memo remembers for its lanes, or (a miss, or an
+//! access that could become the costliest sample) calls [`super::super::count::access`] with
+//! its lanes' byte offsets. An access of cost one that could become the sample is noted for
+//! later rather than shown to the helper where it happens: a call, even on a cold path, makes
+//! the code generator keep every vector live across it on the stack, in the hot path too.
 //! Layouts: [`super::super::count`].
 
 use super::super::count::{
-    self as counts, ACCESS_FIELDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST, MEMO_FIELDS,
-    OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, known_word, wave_word,
+    self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST,
+    MEMO_FIELDS, NOTE_WORDS, OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, known_word, unit_word,
+    wave_word,
 };
 use super::{C32, Ctx, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
 use crate::error::AccessKind;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I32, I32X4, I64, I64X2};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    Block, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_frontend::Variable;
 use std::collections::HashMap;
 use std::mem::offset_of;
@@ -34,8 +40,8 @@ pub(super) struct Counting {
     pub accesses: Vec<CountedAccess>,
     /// Whether counts are kept per line (else every site adds to one slot of the counts).
     lines: bool,
-    /// Instructions counted since the mask last changed: (slot, how many).
-    pending: Vec<(u32, i64)>,
+    /// What was counted since the mask last changed: (what it adds to, how many times).
+    pending: Vec<(Pending, i64)>,
     /// The current mask's lanes as bits (`I32`), defined wherever the mask is.
     cur_bits: Option<Variable>,
     /// Whether the kernel loads from memory (else there are no load batches to end).
@@ -43,6 +49,17 @@ pub(super) struct Counting {
     /// Whether no access of cost one in this block can become the costliest shared sample
     /// (`I8`, computed at entry; see [`Tx::count_prologue`]).
     unit_later: Option<Value>,
+}
+
+/// What a count taken under the current mask adds to when the mask changes, per warp with an
+/// executing lane.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// An instruction, and its lanes, in this slot of the counts.
+    Instruction(u32),
+    /// A request of this memory instruction, one that costs one wavefront whatever its lanes
+    /// (`CountedAccess::unit`).
+    Request(usize),
 }
 
 impl Counting {
@@ -71,6 +88,14 @@ impl Counting {
     fn slot(&mut self, site: Site) -> u32 {
         let s = self.site(site);
         if self.lines { s } else { 0 }
+    }
+
+    /// One more of `p` under the current mask.
+    fn pend(&mut self, p: Pending) {
+        match self.pending.iter_mut().find(|(q, _)| *q == p) {
+            Some(q) => q.1 += 1,
+            None => self.pending.push((p, 1)),
+        }
     }
 
     /// Slots of the counts ([`super::super::count::SITE_FIELDS`] `u64`s each).
@@ -142,14 +167,11 @@ impl Tx<'_, '_> {
         let (Some(c), Some(_)) = (self.count.as_mut(), self.warp) else {
             return;
         };
-        let s = c.slot(site);
-        match c.pending.iter_mut().find(|(p, _)| *p == s) {
-            Some(p) => p.1 += 1,
-            None => c.pending.push((s, 1)),
-        }
+        let s = Pending::Instruction(c.slot(site));
+        c.pend(s);
     }
 
-    /// Add the instructions counted under the current mask: call before the mask changes.
+    /// Add what was counted under the current mask: call before the mask changes.
     pub(super) fn flush_counts(&mut self) {
         let pending = match self.count.as_mut() {
             Some(c) if !c.pending.is_empty() => std::mem::take(&mut c.pending),
@@ -158,9 +180,24 @@ impl Tx<'_, '_> {
         let bits = self.cur_bits();
         let (issued, lanes) = self.issued(bits);
         let tally = self.tally();
-        for (s, n) in pending {
-            self.add_count(tally, s, 0, issued, n);
-            self.add_count(tally, s, 1, lanes, n);
+        let mut memo = None;
+        for (p, n) in pending {
+            match p {
+                Pending::Instruction(s) => {
+                    self.add_count(tally, s, 0, issued, n);
+                    self.add_count(tally, s, 1, lanes, n);
+                }
+                Pending::Request(a) => {
+                    let memo =
+                        *memo.get_or_insert_with(|| self.load_ctx(I64, offset_of!(Ctx, memo)));
+                    let x = if n == 1 {
+                        issued
+                    } else {
+                        self.b.ins().imul_imm_s(issued, n)
+                    };
+                    self.add_at(memo, access_counts(a), x);
+                }
+            }
         }
     }
 
@@ -409,7 +446,7 @@ impl Tx<'_, '_> {
             unit,
         });
         // This instruction's part of the memo: its counts, then its entries.
-        let counts = ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32;
+        let counts = access_counts(a);
         let entries = counts + (ACCESS_FIELDS * 8) as i32;
         // `__constant__` variables are read through the constant cache: no global load.
         let constant = slot
@@ -420,6 +457,55 @@ impl Tx<'_, '_> {
         let bits = self.cur_bits();
         let w = self.warp.expect("inside a region");
         let (call, done) = (self.b.create_block(), self.b.create_block());
+        // Lanes that all use one address are a row of step 0.
+        let row = row
+            .map(|(ok, byte0, step, _)| (ok, byte0, step))
+            .or_else(|| {
+                p.terms.is_empty().then(|| {
+                    let ok = self.b.ins().iconst(I8, 1);
+                    let step = self.b.ins().iconst(I64, 0);
+                    (ok, p.uniform, step)
+                })
+            });
+        if unit {
+            // Requests alone, added with the instructions under this mask: the sink makes
+            // wavefronts, ideal ones and the degree of conflict (one each) of them. Whether the
+            // lanes' row stays inside the array does not matter: the executing lanes' banks
+            // are distinct (or their word one) anyway.
+            if let Some(c) = self.count.as_mut() {
+                c.pend(Pending::Request(a));
+            }
+            let later = self
+                .count
+                .as_ref()
+                .and_then(|c| c.unit_later)
+                .expect("set at entry");
+            let (_, byte0, step) = row.expect("a unit access's lanes are a row");
+            let (some, check, log) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            // A warp whose access could become the costliest sample (none of cost one or more
+            // from an earlier block) notes it for the block's end, without a call here (a
+            // call would make the code keep every live vector on the stack around it).
+            self.b.ins().brif(later, done, &[], some, &[]);
+            self.b.set_cold_block(some);
+            self.b.switch_to_block(some);
+            self.b.ins().brif(bits, check, &[], done, &[]);
+            self.b.set_cold_block(check);
+            self.b.switch_to_block(check);
+            let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
+            let one = self.b.ins().iconst(I64, 1);
+            let skip = self.not_the_sample(memo, best, one, w);
+            self.b.ins().brif(skip, done, &[], log, &[]);
+            self.b.set_cold_block(log);
+            self.b.switch_to_block(log);
+            self.note_unit_sample(memo, a, (w, bits), (byte0, step));
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return;
+        }
         let first = self.b.create_block();
         self.b.ins().brif(bits, first, &[], done, &[]);
         self.b.switch_to_block(first);
@@ -452,35 +538,7 @@ impl Tx<'_, '_> {
             self.b.ins().jump(go, &[]);
             self.b.switch_to_block(go);
         }
-        // Lanes that all use one address are a row of step 0.
-        let row = row
-            .map(|(ok, byte0, step, _)| (ok, byte0, step))
-            .or_else(|| {
-                p.terms.is_empty().then(|| {
-                    let ok = self.b.ins().iconst(I8, 1);
-                    let step = self.b.ins().iconst(I64, 0);
-                    (ok, p.uniform, step)
-                })
-            });
-        if unit {
-            // Requests alone: the sink makes wavefronts, ideal ones and the degree of conflict
-            // (one each) of them. Whether the lanes' row stays inside the array does not
-            // matter: the executing lanes' banks are distinct (or their word one) anyway.
-            let (add, check) = (self.b.create_block(), self.b.create_block());
-            let one = self.b.ins().iconst(I64, 1);
-            let later = self
-                .count
-                .as_ref()
-                .and_then(|c| c.unit_later)
-                .expect("set at entry");
-            self.b.ins().brif(later, add, &[], check, &[]);
-            self.b.switch_to_block(check);
-            let skip = self.not_the_sample(memo, best, one, w);
-            self.b.ins().brif(skip, add, &[], call, &[]);
-            self.b.switch_to_block(add);
-            self.add_at(memo, counts, one);
-            self.b.ins().jump(done, &[]);
-        } else if let Some((ok, byte0, step)) = row {
+        if let Some((ok, byte0, step)) = row {
             // The memo: the same lanes at the same start within 128 bytes cost the same.
             let (probe, hit, add) = (
                 self.b.create_block(),
@@ -540,17 +598,83 @@ impl Tx<'_, '_> {
         } else {
             self.b.ins().jump(call, &[]);
         }
-        self.b.set_cold_block(call);
-        self.b.switch_to_block(call);
-        let lanes = self.lane_offsets(p);
-        // Written before the call: the helper gets it as a reference to initialised words.
-        let out = self.stack_words(OUT_WORDS);
-        let zero = self.b.ins().iconst(I64, 0);
-        for k in 0..OUT_WORDS {
+        self.call_helper(p, a, (w, bits), (entries, call, done));
+        self.b.switch_to_block(done);
+    }
+
+    /// Warp `w`'s access (lanes `bits`, lane 0 at `byte0`, `step` bytes apart) of memory
+    /// instruction `a`, of cost one, could become the costliest shared sample: note it for
+    /// `Pending::end_block`, which shows it to the helper, unless the block noted a lower
+    /// warp's (the first access of the lowest warp is the sample among equals), and make the
+    /// memo's head say so.
+    fn note_unit_sample(
+        &mut self,
+        memo: Value,
+        a: usize,
+        (w, bits): (Value, Value),
+        (byte0, step): (Value, Value),
+    ) {
+        let flags = MemFlagsData::trusted();
+        let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+        let at = (unit_word(self.warps) * 8) as i32;
+        let noted = self.b.ins().load(I64, flags, steps, at);
+        let w64 = self.b.ins().uextend(I64, w);
+        // The word holds the noted warp plus one (0: none).
+        let lower = self.b.ins().icmp(IntCC::UnsignedLessThan, w64, noted);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, noted, 0);
+        let take = self.b.ins().bor(lower, none);
+        let (write, head) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(take, write, &[], head, &[]);
+        self.b.switch_to_block(write);
+        let w1 = self.b.ins().iadd_imm_s(w64, 1);
+        let id = self.b.ins().iconst(I64, a as i64);
+        let mask = self.b.ins().uextend(I64, bits);
+        for (k, x) in [w1, id, mask, byte0, step].into_iter().enumerate() {
+            self.b.ins().store(flags, x, steps, at + (k * 8) as i32);
+        }
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let noted = self.b.ins().load(I64, flags, steps, at);
+        let warp = self.b.ins().iadd_imm_s(noted, -1);
+        let one = self.b.ins().iconst(I64, 1);
+        let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
+        for (k, x) in [one, linear, warp].into_iter().enumerate() {
             self.b
                 .ins()
-                .store(MemFlagsData::trusted(), zero, out, (k * 8) as i32);
+                .store(flags, x, memo, SHARED_BEST + (k * 8) as i32);
         }
+    }
+
+    /// Block `call`: show warp `w`'s access (lanes `bits`) of memory instruction `a` to the
+    /// helper, keep the memo's head and what to remember (at `entries`), then go to `done`.
+    fn call_helper(
+        &mut self,
+        p: &Parts,
+        a: usize,
+        (w, bits): (Value, Value),
+        (entries, call, done): (i32, Block, Block),
+    ) {
+        self.b.set_cold_block(call);
+        self.b.switch_to_block(call);
+        let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
+        let lanes = self.lane_offsets(p);
+        // Written before the call: the helper gets it as a reference to initialised words,
+        // the block's noted sample (see `note_unit_sample`) last, which the helper shows first.
+        let flags = MemFlagsData::trusted();
+        let out = self.stack_words(CALL_WORDS);
+        let zero = self.b.ins().iconst(I64, 0);
+        for k in 0..OUT_WORDS {
+            self.b.ins().store(flags, zero, out, (k * 8) as i32);
+        }
+        let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
+        let note = (unit_word(self.warps) * 8) as i32;
+        for k in 0..NOTE_WORDS {
+            let x = self.b.ins().load(I64, flags, steps, note + (k * 8) as i32);
+            self.b
+                .ins()
+                .store(flags, x, out, ((OUT_WORDS + k) * 8) as i32);
+        }
+        self.b.ins().store(flags, zero, steps, note);
         let id = self.b.ins().iconst(I32, a as i64);
         let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
         self.call_rust(
@@ -558,7 +682,6 @@ impl Tx<'_, '_> {
             &[sink, lanes, id, w, bits, out],
         );
         // What the helper hands back: the memo's head, and what to remember.
-        let flags = MemFlagsData::trusted();
         for k in 0..MEMO_BEST {
             let x = self
                 .b
@@ -584,7 +707,6 @@ impl Tx<'_, '_> {
             self.b.ins().store(flags, x, e, entries + (k * 8) as i32);
         }
         self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
     }
 
     /// Every lane's byte offset into the access's buffer (as `lane_byte` computes it for one
@@ -685,6 +807,11 @@ impl Tx<'_, '_> {
         let new = self.b.ins().iadd(old, x);
         self.b.ins().store(flags, new, p, off);
     }
+}
+
+/// The offset of memory instruction `a`'s counts in the memo.
+fn access_counts(a: usize) -> i32 {
+    ((MEMO_BEST + a * MEMO_FIELDS) * 8) as i32
 }
 
 /// 32-bit lanes holding values of the narrow type `t` reduced to its bits, extended again
