@@ -255,10 +255,8 @@ impl Tx<'_, '_> {
             return;
         };
         let (s, slot, lines) = (c.site(site), c.slot(site), c.lines);
-        // Computed and stored where the branch is, whether a lane executes or not (a warp
-        // without one adds zeros): then the code generator computes the condition's lanes
-        // once, here, for the branch itself too (a first use in a block of its own would have
-        // them computed again after it).
+        // Used where the branch is (a first use of the condition's lanes in a block of its own
+        // would have the code generator compute them again after it for the branch itself).
         let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
         let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
         let div = self.b.ins().band(some, part);
@@ -274,15 +272,28 @@ impl Tx<'_, '_> {
         // Loaded here rather than kept in a register throughout (as are the other arrays).
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let wp = self.step_addr(steps, w);
-        // The warp's divergence adds to the block's, and (a warp with a lane executing takes
-        // a step) to the step's (steps past the record share a last row, not told apart).
-        self.step_word(wp, warps, div, true);
-        let (yes, done) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(entry, yes, &[], done, &[]);
-        self.b.switch_to_block(yes);
-        let k = self.b.ins().load(I64, MemFlagsData::trusted(), wp, 0);
-        let k1 = self.b.ins().iadd_imm_s(k, 1);
-        self.b.ins().store(MemFlagsData::trusted(), k1, wp, 0);
+        let flags = MemFlagsData::trusted();
+        // The warp takes a step (a warp with a lane executing); a divergent one adds to the
+        // block's divergent branches and to the step's (steps past the record share a last
+        // row, not told apart). Branching on the divergence here also keeps the condition's
+        // lanes computed once, here.
+        let (diverged, same, step, check, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(div, diverged, &[], same, &[]);
+        self.b.switch_to_block(same);
+        self.b.ins().brif(entry, step, &[], done, &[]);
+        self.b.switch_to_block(step);
+        let k = self.b.ins().load(I64, flags, wp, 0);
+        self.b.ins().jump(check, &[k.into()]);
+        self.b.switch_to_block(diverged);
+        let one = self.b.ins().iconst(I64, 1);
+        self.step_word(wp, warps, one, true);
+        let k = self.b.ins().load(I64, flags, wp, 0);
         let last = self.b.ins().iconst(I64, MAX_STEPS as i64);
         let row = self.b.ins().umin(k, last);
         let w64 = self.b.ins().uextend(I64, w);
@@ -291,25 +302,35 @@ impl Tx<'_, '_> {
         let off = self.b.ins().ishl_imm_s(i, 3);
         let rows = self.load_ctx(I64, offset_of!(Ctx, div));
         let at = self.b.ins().iadd(rows, off);
-        self.add_at(at, 0, div);
+        self.add_at(at, 0, one);
+        self.b.ins().jump(check, &[k.into()]);
+        self.b.switch_to_block(check);
+        let k = self.b.append_block_param(check, I64);
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
+        self.b.ins().store(flags, k1, wp, 0);
         // A step no earlier block reached: record its site (the first warp to reach it names
         // its line; `Pending::end_block` tells the counter).
-        let known = self.b.ins().load(
-            I64,
-            MemFlagsData::trusted(),
-            steps,
-            (known_word(warps) * 8) as i32,
-        );
+        let known = self
+            .b
+            .ins()
+            .load(I64, flags, steps, (known_word(warps) * 8) as i32);
         let new = self
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, k, known);
-        let within = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
+        let within = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
         let new = self.b.ins().band(new, within);
         let record = self.b.create_block();
         self.b.ins().brif(new, record, &[], done, &[]);
         self.b.set_cold_block(record);
         self.b.switch_to_block(record);
+        let w64 = self.b.ins().uextend(I64, w);
+        let kw = self.b.ins().imul_imm_s(k, warps as i64);
+        let i = self.b.ins().iadd(kw, w64);
+        let off = self.b.ins().ishl_imm_s(i, 3);
         let ip = self.b.ins().iadd(steps, off);
         let site1 = self.b.ins().iconst(I64, i64::from(s) + 1);
         self.step_word(ip, 2 * warps, site1, false);
