@@ -317,8 +317,9 @@ fn escapes_varying(k: &Kernel, s: &Stmt) -> bool {
 /// condition, directly in the body, with nothing before or after it in the loop that leaves
 /// (no `break`, `continue` or `return` elsewhere): a `for` or `while` loop's own test.
 struct ExitTest<'k> {
-    /// Its index in the body.
+    /// Its index in the body, and its site.
     at: usize,
+    site: Site,
     cond: &'k Operand,
     /// The condition's value that breaks.
     leave_when: bool,
@@ -332,7 +333,11 @@ fn exit_test<'k>(k: &Kernel, body: &'k [Stmt], step: &[Stmt]) -> Option<ExitTest
     };
     let at = body.iter().position(leaves)?;
     let Stmt::If {
-        cond, then, els, ..
+        cond,
+        then,
+        els,
+        site,
+        ..
     } = &body[at]
     else {
         return None;
@@ -345,6 +350,7 @@ fn exit_test<'k>(k: &Kernel, body: &'k [Stmt], step: &[Stmt]) -> Option<ExitTest
     let rest_stays = !body[at + 1..].iter().chain(step).any(leaves);
     (rest_stays && !same_in_every_lane(k, cond)).then_some(ExitTest {
         at,
+        site: *site,
         cond,
         leave_when,
     })
@@ -1757,11 +1763,8 @@ impl Tx<'_, '_> {
                 self.clear(cont);
                 self.conts.push(cont);
                 let (head, exit) = (self.b.create_block(), self.b.create_block());
-                if was_full
-                    && self.count.is_none()
-                    && let Some(test) = exit_test(self.k, body, step)
-                {
-                    self.while_full(&test, body, step, *site, exit)?;
+                if was_full && let Some(test) = exit_test(self.k, body, step) {
+                    self.while_full(&test, (body, step, *unrolled), *site, exit)?;
                 }
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(head);
@@ -1934,8 +1937,7 @@ impl Tx<'_, '_> {
     fn while_full(
         &mut self,
         test: &ExitTest<'_>,
-        body: &[Stmt],
-        step: &[Stmt],
+        (body, step, unrolled): (&[Stmt], &[Stmt], bool),
         site: Site,
         exit: ir::Block,
     ) -> Result<(), String> {
@@ -1966,6 +1968,7 @@ impl Tx<'_, '_> {
             .iter()
             .collect();
         self.stmts(&before)?;
+        self.flush_counts();
         let any_leave = match &scalar {
             Some(c) => {
                 let all = self.all_stay(c);
@@ -1979,8 +1982,31 @@ impl Tx<'_, '_> {
         self.b.ins().brif(any_leave, bail, &[], run, &[]);
         self.b.switch_to_block(run);
         self.set_full();
+        // Counted as the general code counts them: the condition decided on lane 0, and the
+        // test, a branch every lane stays past.
+        if let Some(a) = def.filter(|_| scalar.is_some())
+            && a.varying
+            && a.op.is_instruction(a.ty)
+        {
+            self.count_instr(a.site);
+        }
+        let test_site = test.site;
+        if self.count.is_some() {
+            self.count_instr(test_site);
+            let entry = self.cur_bits();
+            let taken = if test.leave_when {
+                self.b.ins().iconst(I32, 0)
+            } else {
+                entry
+            };
+            self.count_branch(test_site, entry, taken);
+        }
         let after: Vec<&Stmt> = body[test.at + 1..].iter().chain(step).collect();
         self.stmts(&after)?;
+        self.flush_counts();
+        if !unrolled {
+            self.end_batches();
+        }
         self.watchdog(site);
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(bail);
@@ -1989,6 +2015,14 @@ impl Tx<'_, '_> {
         }
         let leave = self.leaving(test);
         let stay = self.and([self.ones; C32], leave, true);
+        // The general code resumes after the test: count it here, under every lane.
+        if self.count.is_some() {
+            self.count_instr(test_site);
+            self.flush_counts();
+            let entry = self.cur_bits();
+            let taken = self.bits(if test.leave_when { &leave } else { &stay });
+            self.count_branch(test_site, entry, taken);
+        }
         self.set_mask(self.cur, stay);
         let any_stay = self.any(&stay);
         self.b.ins().brif(any_stay, resume, &[], exit, &[]);
