@@ -414,6 +414,30 @@ pub(crate) extern "C" fn sample(
     );
 }
 
+/// [`sample`] for lanes that are a row: lane `l` at `byte0 + l × step` bytes into the buffer.
+pub(crate) extern "C" fn sample_row(
+    sink: &mut Sink<'_>,
+    byte0: i64,
+    step: i64,
+    access: u32,
+    warp: u32,
+    mask: u32,
+) {
+    let Some(t) = sink
+        .accesses
+        .get(access as usize)
+        .and_then(|a| sink.slots.get(a.slot as usize))
+    else {
+        return;
+    };
+    // The compiled code checked every executing lane: inside the buffer.
+    let at = |l: u32| {
+        t.base
+            .wrapping_add(byte0.wrapping_add(i64::from(l) * step) as u64)
+    };
+    sink.count.wave_sample(warp, mask, at, Some(step));
+}
+
 /// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.
 fn count(
     sink: &mut Sink<'_>,

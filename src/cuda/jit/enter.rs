@@ -9,9 +9,10 @@
 //! against the sizes given. A failed check returns a status instead of touching memory.
 //!
 //! Counting code also adds to three count arrays, reads and writes the memo (its counts, entries
-//! and head) and calls the counting helper [`super::count::access`] (safe Rust that never
-//! panics) with the [`super::count::Sink`] handed to [`Entry::call`] and pointers to 32 lane
-//! offsets and to its initialised out-words on its own stack.
+//! and head) and calls the counting helpers ([`super::count::access`] and the first wave's
+//! samplers: safe Rust that never panics) with the [`super::count::Sink`] handed to
+//! [`Entry::call`] and pointers to 32 lane offsets and to its initialised call words on its own
+//! stack.
 
 use super::count::{self, Sink};
 use super::{Ctx, Status};
@@ -99,10 +100,11 @@ impl Entry {
         // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
         // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
         // caller. The code never unwinds. The Rust code it calls is `extern "C"`, each with the
-        // signature the translator declares for it, and never panics: `count::access` and
-        // `count::sample`, passing `ctx.sink` (the sink borrowed mutably above, which nothing
-        // else uses during the call; the arrays above are not reachable from it), pointers to
-        // 32 `i64`s and (`access`) to `count::OUT_WORDS` `u64`s in its own stack frame;
+        // signature the translator declares for it, and never panics: `count::access`,
+        // `count::sample` and `count::sample_row`, passing `ctx.sink` (the sink borrowed
+        // mutably above, which nothing else uses during the call; the arrays above are not
+        // reachable from it), and (not `sample_row`) a pointer to 32 `i64`s and (`access`) to
+        // `count::CALL_WORDS` `u64`s in its own stack frame;
         // `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run` borrows mutably
         // for the call and reaches by nothing else) and a pointer to `print::MAX_ARGS` rows of
         // 32 `u64`s in its own stack frame; the math library's `library::*_lanes`, passing

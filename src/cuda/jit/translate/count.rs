@@ -552,9 +552,24 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(sample);
             let one_less = self.b.ins().iadd_imm_s(left, -1);
             self.step_word(wp, wave_word(self.warps), one_less, false);
-            let lanes = self.lane_offsets(p);
             let id = self.b.ins().iconst(I32, a as i64);
             let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+            // A row is told by where it starts and its step, other lanes one by one.
+            let lanes_one_by_one = self.b.create_block();
+            if let Some((ok, byte0, step)) = row {
+                let by_row = self.b.create_block();
+                self.b.ins().brif(ok, by_row, &[], lanes_one_by_one, &[]);
+                self.b.switch_to_block(by_row);
+                self.call_rust(
+                    counts::sample_row as *const (),
+                    &[sink, byte0, step, id, w, bits],
+                );
+                self.b.ins().jump(go, &[]);
+            } else {
+                self.b.ins().jump(lanes_one_by_one, &[]);
+            }
+            self.b.switch_to_block(lanes_one_by_one);
+            let lanes = self.lane_offsets(p);
             self.call_rust(counts::sample as *const (), &[sink, lanes, id, w, bits]);
             self.b.ins().jump(go, &[]);
             self.b.switch_to_block(go);
