@@ -396,11 +396,7 @@ pub(crate) extern "C" fn sample(
     warp: u32,
     mask: u32,
 ) {
-    let Some(t) = sink
-        .accesses
-        .get(access as usize)
-        .and_then(|a| sink.slots.get(a.slot as usize))
-    else {
+    let Some(t) = sink.slot_of(access) else {
         return;
     };
     // The compiled code checked every executing lane: inside the buffer.
@@ -423,11 +419,7 @@ pub(crate) extern "C" fn sample_row(
     warp: u32,
     mask: u32,
 ) {
-    let Some(t) = sink
-        .accesses
-        .get(access as usize)
-        .and_then(|a| sink.slots.get(a.slot as usize))
-    else {
+    let Some(t) = sink.slot_of(access) else {
         return;
     };
     // The compiled code checked every executing lane: inside the buffer.
@@ -559,7 +551,13 @@ fn row_counters(c: &mut Counters, space: Space, kind: AccessKind) -> Option<RowC
     })
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    /// The buffer slot memory instruction `access` (an index into [`Sink::accesses`]) uses.
+    fn slot_of(&self, access: u32) -> Option<SlotTarget<'a>> {
+        let a = self.accesses.get(access as usize)?;
+        self.slots.get(a.slot as usize).copied()
+    }
+
     /// The memo's head: the costliest access sampled so far, global then shared.
     pub fn best(&self) -> [u64; MEMO_BEST] {
         let key = |r: &Option<crate::count::RawAccess>| {
