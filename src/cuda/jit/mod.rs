@@ -22,7 +22,7 @@
 //!   a GPU's warps in step touch them, not each warp's rows 8 apart (the padded transpose at
 //!   4096²: 29 → 13 ms).
 //! * A varying loop that the whole warp enters, whose only exit is its own test, runs **while
-//!   every lane stays** (fast mode): those iterations know the mask is full, merge nothing and
+//!   every lane stays**: those iterations know the mask is full, merge nothing and
 //!   keep no mask, and a test comparing an affine index with a uniform bound (`i < n`) is
 //!   decided on lane 0; at the first iteration that lets a lane go, the warp continues in the
 //!   loop's general code right after the test.

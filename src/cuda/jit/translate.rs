@@ -1926,14 +1926,14 @@ impl Tx<'_, '_> {
         }
     }
 
-    /// A varying loop entered by the whole warp, run while every lane stays (fast mode): the
-    /// iterations before the first lane leaves know the mask is full, so they merge nothing
-    /// under it and keep no mask live (a grid-stride loop's sum and mask together filled the
-    /// vector registers: the sum was spilled every iteration). At the first iteration whose
-    /// exit test lets a lane go, the warp hands over to the loop's general code right after
-    /// that test, with the lanes that stay, as if it had run the test there; if none stays,
-    /// it leaves the loop. Counting mode keeps one copy of the code (its counts are the
-    /// general code's).
+    /// A varying loop entered by the whole warp, run while every lane stays: the iterations
+    /// before the first lane leaves know the mask is full, so they merge nothing under it and
+    /// keep no mask live (a grid-stride loop's sum and mask together filled the vector
+    /// registers: the sum was spilled every iteration). At the first iteration whose exit test
+    /// lets a lane go, the warp hands over to the loop's general code right after that test,
+    /// with the lanes that stay, as if it had run the test there; if none stays, it leaves the
+    /// loop. Counting code counts what the general code would: the test (and a condition
+    /// decided on lane 0) on both paths, as a branch of the whole warp.
     fn while_full(
         &mut self,
         test: &ExitTest<'_>,
@@ -1991,7 +1991,10 @@ impl Tx<'_, '_> {
             self.count_instr(a.site);
         }
         let test_site = test.site;
-        if self.count.is_some() {
+        // The general code counts a lane-varying test as a branch.
+        let counted =
+            self.count.is_some() && matches!(&body[test.at], Stmt::If { varying: true, .. });
+        if counted {
             self.count_instr(test_site);
             let entry = self.cur_bits();
             let taken = if test.leave_when {
@@ -2016,7 +2019,7 @@ impl Tx<'_, '_> {
         let leave = self.leaving(test);
         let stay = self.and([self.ones; C32], leave, true);
         // The general code resumes after the test: count it here, under every lane.
-        if self.count.is_some() {
+        if counted {
             self.count_instr(test_site);
             self.flush_counts();
             let entry = self.cur_bits();
