@@ -508,8 +508,9 @@ impl Tx<'_, '_> {
                 self.b.create_block(),
             );
             // A warp whose access could become the costliest sample (none of cost one or more
-            // from an earlier block) notes it for the block's end, without a call here (a
-            // call would make the code keep every live vector on the stack around it).
+            // from an earlier block) notes it for the helper's next call or the block's end,
+            // without a call here (a call would make the code keep every live vector on the
+            // stack around it).
             self.b.ins().brif(later, done, &[], some, &[]);
             self.b.set_cold_block(some);
             self.b.switch_to_block(some);
