@@ -216,7 +216,7 @@ impl Count {
                 let lo = if chunk == first >> 6 { first & 63 } else { 0 };
                 let hi = if chunk == last >> 6 { last & 63 } else { 63 };
                 let bits = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-                *self.wave.entry(chunk).or_default() |= bits;
+                self.touch(chunk, bits);
             }
             return;
         }
@@ -227,7 +227,7 @@ impl Count {
                 // Accesses are aligned: an element lies in one sector.
                 let s = address(l) >> 5;
                 if s >> 6 != chunk && bits != 0 {
-                    *self.wave.entry(chunk).or_default() |= bits;
+                    self.touch(chunk, bits);
                     bits = 0;
                 }
                 chunk = s >> 6;
@@ -235,8 +235,13 @@ impl Count {
             }
         }
         if bits != 0 {
-            *self.wave.entry(chunk).or_default() |= bits;
+            self.touch(chunk, bits);
         }
+    }
+
+    /// The first wave touched sectors `bits` of chunk `chunk` ([`WaveChunks`]).
+    fn touch(&mut self, chunk: u64, bits: u64) {
+        *self.wave.entry(chunk).or_default() |= bits;
     }
 
     /// The counters of counter site `site`.

@@ -737,10 +737,10 @@ impl Totals {
     fn of(st: &mut BlockState, shared_bytes: u64) -> Totals {
         let (lines, divergent_by_warp, samples, wave) = match &mut st.count {
             Some(c) => (
-                frame::with_any(|fr| {
+                {
                     c.finish();
-                    c.by_location(fr)
-                }),
+                    frame::with_any(|fr| c.by_location(fr))
+                },
                 c.divergent_by_warp.clone(),
                 std::mem::take(&mut c.samples),
                 std::mem::take(&mut c.wave),

@@ -532,7 +532,7 @@ mod tests {
             let now = at(1 << 30, k);
             assert!(
                 now.ms >= last.ms,
-                "runs of 2^{k} sectors: {} < {}",
+                "runs of 2^{k} granules: {} < {}",
                 now.ms,
                 last.ms
             );

@@ -507,7 +507,8 @@ impl Run<'_> {
         out.extend(lines);
     }
 
-    /// Run `f` with a sink for block `b`'s counts and the compiled code's memo.
+    /// Run `f` with a sink for block `b`'s counts and the worker's pending counts (made at its
+    /// first block, kept in its counter from block to block).
     fn counted<R>(
         &self,
         b: &mut Block<'_>,

@@ -24,7 +24,9 @@
 //! result back for the compiled code to remember (the memo, per memory instruction, kept from
 //! block to block) and the next warp with the same lanes, step and start adds it without a
 //! call. A warp whose access could become the launch's costliest sample (costlier than the one
-//! kept, or as costly and earlier) still calls, so the samples stay the interpreter's.
+//! kept, or as costly and earlier) still calls, so the samples stay the interpreter's; a shared
+//! access that costs one wavefront whatever its lanes is counted with the instructions and, if
+//! it could become the sample, noted for later instead ([`unit_word`]).
 //!
 //! The helper is called from compiled code (`extern "C"`): it must not panic (a panic cannot
 //! unwind through compiled frames and would abort), so it looks everything up with `get` and
@@ -45,7 +47,7 @@ pub(crate) const MAX_STEPS: usize = crate::metrics::Samples::MAX_STEPS;
 /// instructions, branches, divergent branches, barriers, global load batches.
 pub(crate) const SITE_FIELDS: usize = 6;
 
-/// The block's `u64` counters per memory instruction (first in its part of the memo):
+/// The `u64` counters per memory instruction (first in its part of the memo):
 /// requests, sectors (shared: wavefronts), lines (shared: ideal wavefronts), bytes, then
 /// requests by conflict degree.
 pub(crate) const ACCESS_FIELDS: usize = 4 + 32;
@@ -71,7 +73,7 @@ pub(crate) const ENTRIES: usize = 64;
 /// The multiplier of the memo's hash (2^64 / φ).
 pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// `u64`s of a memory instruction's part of the memo: the block's counts, then the entries.
+/// `u64`s of a memory instruction's part of the memo: its counts, then the entries.
 pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
 
 /// `u64`s of a memo for `accesses` memory instructions: the head, then a part each.
@@ -91,7 +93,7 @@ pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 /// [`wave_word`]); then the steps an earlier block reached; last, the block's noted sample
 /// (see [`unit_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
-    unit_word(warps) + 5
+    unit_word(warps) + NOTE_WORDS
 }
 
 /// Where in the step record the block's noted sample is: an access of cost one (a shared
@@ -118,7 +120,7 @@ pub(crate) fn known_word(warps: usize) -> usize {
 
 /// Where in the step record warp 0's wave word is: the global loads and stores the warp has
 /// left to sample for [`crate::WaveRuns`]. While it is not zero, every such access of the warp
-/// calls [`access`] (which samples it), and the compiled code counts it down.
+/// calls [`sample`] or [`sample_row`], and the compiled code counts it down.
 pub(crate) fn wave_word(warps: usize) -> usize {
     batch_word(warps) + warps
 }

@@ -654,16 +654,17 @@ impl Tx<'_, '_> {
         let flags = MemFlagsData::trusted();
         let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
         let at = (unit_word(self.warps) * 8) as i32;
+        // The word holds the noted warp plus one (0: none).
         let noted = self.b.ins().load(I64, flags, steps, at);
         let w64 = self.b.ins().uextend(I64, w);
-        // The word holds the noted warp plus one (0: none).
-        let lower = self.b.ins().icmp(IntCC::UnsignedLessThan, w64, noted);
+        let w1 = self.b.ins().iadd_imm_s(w64, 1);
+        let lower = self.b.ins().icmp(IntCC::UnsignedLessThan, w1, noted);
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, noted, 0);
         let take = self.b.ins().bor(lower, none);
+        let kept = self.b.ins().select(take, w1, noted);
         let (write, head) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(take, write, &[], head, &[]);
         self.b.switch_to_block(write);
-        let w1 = self.b.ins().iadd_imm_s(w64, 1);
         let id = self.b.ins().iconst(I64, a as i64);
         let mask = self.b.ins().uextend(I64, bits);
         for (k, x) in [w1, id, mask, byte0, step].into_iter().enumerate() {
@@ -671,8 +672,7 @@ impl Tx<'_, '_> {
         }
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
-        let noted = self.b.ins().load(I64, flags, steps, at);
-        let warp = self.b.ins().iadd_imm_s(noted, -1);
+        let warp = self.b.ins().iadd_imm_s(kept, -1);
         let one = self.b.ins().iconst(I64, 1);
         let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
         for (k, x) in [one, linear, warp].into_iter().enumerate() {
