@@ -553,6 +553,19 @@ fn callgrind(args: impl FnOnce(&mut Command)) -> Option<u64> {
     args(&mut cmd);
     let out = cmd.output().ok()?;
     let text = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        // Valgrind stops at an instruction it cannot decode (GFNI, AVX-512): no count, not 0.
+        let why = text
+            .lines()
+            .find(|l| l.contains("unhandled instruction") || l.contains("Illegal opcode"))
+            .unwrap_or("the child run failed");
+        eprintln!(
+            "warpsim bench: valgrind: {}",
+            why.trim_start_matches(|c| c == '=' || char::is_numeric(c))
+                .trim()
+        );
+        return None;
+    }
     let line = text.lines().find(|l| l.contains("Collected :"))?;
     line.rsplit(':')
         .next()?

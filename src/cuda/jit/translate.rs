@@ -33,6 +33,7 @@ use std::collections::HashMap;
 use std::mem::offset_of;
 use std::time::Instant;
 
+mod agree;
 mod count;
 mod local;
 mod queue;
@@ -885,6 +886,11 @@ struct Tx<'a, 'k> {
     affine: Vec<Option<Step>>,
     /// Whether operands are read as their lane 0 (evaluating an affine variable's definition).
     lane0: bool,
+    /// Per variable, its test where it has one ([`agree`]): whether the warp's lanes agree,
+    /// and lane 0's value.
+    tests: Vec<Option<[Variable; 2]>>,
+    /// How deep the code being emitted lies in sides compiled twice ([`agree`]).
+    copies: usize,
     /// Counting code: what it counts ([`count`]).
     count: Option<count::Counting>,
     /// Where strided global stores wait to be written thread by thread ([`queue`]).
@@ -993,6 +999,11 @@ fn build(
                 }
             })
             .collect();
+        let lane0: Vec<bool> = affine.iter().map(Option::is_some).collect();
+        let tests = agree::tested(k, &lane0)
+            .into_iter()
+            .map(|t| t.then(|| [b.declare_var(I8), b.declare_var(I8)]))
+            .collect();
         let mut tx = Tx {
             b,
             k,
@@ -1024,6 +1035,8 @@ fn build(
             exists,
             affine,
             lane0: false,
+            tests,
+            copies: 0,
             count: shape.count.then(|| {
                 // Only loads make batches to end; without one there may be no counting site,
                 // and then no step record to write.
@@ -1092,6 +1105,7 @@ impl Tx<'_, '_> {
         let bi = offset_of!(Ctx, block_idx);
         self.block_idx = std::array::from_fn(|a| self.load_ctx(I32, bi + 4 * a));
         for (v, var) in self.k.vars.iter().enumerate() {
+            self.forget_test(v);
             let z = self.zero(scalar_ty(var.ty));
             self.b.def_var(self.uvar[v], z);
             if !var.uniform {
@@ -1303,6 +1317,8 @@ impl Tx<'_, '_> {
         let frame = self.load_ctx(I64, offset_of!(Ctx, frame));
         for &(v, load, _) in &layout.refs[r] {
             let ty = self.k.vars[v.0 as usize].ty;
+            // A test holds for the warp that defined it.
+            self.forget_test(v.0 as usize);
             if self.affine[v.0 as usize].is_some() {
                 // Its lane 0 alone, in the first word of its row.
                 let x = if load {
@@ -1651,6 +1667,7 @@ impl Tx<'_, '_> {
                 self.lane0 = self.affine[a.dst.0 as usize].is_some();
                 let v = self.eval(&a.op, a.ty);
                 self.lane0 = false;
+                self.define_test(a);
                 self.assign(a.dst, v?)?;
             }
             Stmt::Load {
@@ -1673,79 +1690,13 @@ impl Tx<'_, '_> {
                 varying,
                 site,
             } => {
-                let c = self.operand(cond, Scalar::Bool);
                 let then: Vec<&Stmt> = then.iter().collect();
                 let els: Vec<&Stmt> = els.iter().collect();
-                if *varying && self.count.is_some() {
-                    let m = self.get_mask(self.cur);
-                    let entry = self.cur_bits();
-                    let taken = match &c {
-                        V::U(c) => {
-                            let z = self.b.ins().iconst(I32, 0);
-                            self.b.ins().select(*c, entry, z)
-                        }
-                        V::L(l) => {
-                            let l: [Value; C32] = l.clone().try_into().expect("eight chunks");
-                            let t = self.and(m, l, false);
-                            self.bits(&t)
-                        }
-                    };
-                    self.count_branch(*site, entry, taken);
-                }
-                match c {
-                    V::U(c) => {
-                        let (t, e, j) = (
-                            self.b.create_block(),
-                            self.b.create_block(),
-                            self.b.create_block(),
-                        );
-                        let entry = self.known;
-                        self.b.ins().brif(c, t, &[], e, &[]);
-                        self.b.switch_to_block(t);
-                        self.stmts(&then)?;
-                        let after_then = self.known;
-                        self.b.ins().jump(j, &[]);
-                        self.b.switch_to_block(e);
-                        self.known = entry;
-                        self.stmts(&els)?;
-                        self.b.ins().jump(j, &[]);
-                        self.b.switch_to_block(j);
-                        self.known = self.known.join(after_then);
-                    }
-                    V::L(c) => {
-                        let was_full = self.known == Known::Full;
-                        let entry = self.get_mask(self.cur);
-                        let c: [Value; C32] = c.try_into().expect("eight chunks");
-                        let taken = self.and(entry, c, false);
-                        let other = self.and(entry, c, true);
-                        let after = self.new_mask();
-                        self.clear(after);
-                        for (side, body) in [(taken, &then), (other, &els)] {
-                            let join = self.b.create_block();
-                            if !body.is_empty() {
-                                let any = self.any(&side);
-                                let run = self.b.create_block();
-                                let skip = self.b.create_block();
-                                self.b.ins().brif(any, run, &[], skip, &[]);
-                                self.b.switch_to_block(run);
-                                self.set_mask(self.cur, side);
-                                self.stmts(body)?;
-                                let done = self.get_mask(self.cur);
-                                self.or_into(after, done);
-                                self.b.ins().jump(join, &[]);
-                                self.b.switch_to_block(skip);
-                            }
-                            self.or_into(after, side);
-                            self.b.ins().jump(join, &[]);
-                            self.b.switch_to_block(join);
-                        }
-                        let a = self.get_mask(after);
-                        self.set_mask(self.cur, a);
-                        // Lanes that leave neither side all meet again.
-                        if was_full && !then.iter().chain(&els).any(|s| escapes(s) || exits(s)) {
-                            self.set_full();
-                        }
-                    }
+                if *varying && let Some(test) = self.warp_test(cond) {
+                    self.split_if(test, cond, &then, &els, *site)?;
+                } else {
+                    let c = self.operand(cond, Scalar::Bool);
+                    self.branch(c, &then, &els, *varying, *site)?;
                 }
             }
             Stmt::Loop {
@@ -1912,6 +1863,90 @@ impl Tx<'_, '_> {
                 self.printf(format, args);
             }
             other => return Err(format!("{other:?} inside a region")),
+        }
+        Ok(())
+    }
+
+    /// An `if` on `c`: one scalar for the warp (a uniform branch, or a lane-varying one that
+    /// [`Tx::split_if`] found the same in every lane), or its lanes.
+    fn branch(
+        &mut self,
+        c: V,
+        then: &[&Stmt],
+        els: &[&Stmt],
+        varying: bool,
+        site: Site,
+    ) -> Result<(), String> {
+        if varying && self.count.is_some() {
+            let m = self.get_mask(self.cur);
+            let entry = self.cur_bits();
+            let taken = match &c {
+                V::U(c) => {
+                    let z = self.b.ins().iconst(I32, 0);
+                    self.b.ins().select(*c, entry, z)
+                }
+                V::L(l) => {
+                    let l: [Value; C32] = l.clone().try_into().expect("eight chunks");
+                    let t = self.and(m, l, false);
+                    self.bits(&t)
+                }
+            };
+            self.count_branch(site, entry, taken);
+        }
+        match c {
+            V::U(c) => {
+                let (t, e, j) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                let entry = self.known;
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.stmts(then)?;
+                let after_then = self.known;
+                self.b.ins().jump(j, &[]);
+                self.b.switch_to_block(e);
+                self.known = entry;
+                self.stmts(els)?;
+                self.b.ins().jump(j, &[]);
+                self.b.switch_to_block(j);
+                self.known = self.known.join(after_then);
+            }
+            V::L(c) => {
+                let was_full = self.known == Known::Full;
+                let entry = self.get_mask(self.cur);
+                let c: [Value; C32] = c.try_into().expect("eight chunks");
+                let taken = self.and(entry, c, false);
+                let other = self.and(entry, c, true);
+                let after = self.new_mask();
+                self.clear(after);
+                for (side, body) in [(taken, then), (other, els)] {
+                    let join = self.b.create_block();
+                    if !body.is_empty() {
+                        let any = self.any(&side);
+                        let run = self.b.create_block();
+                        let skip = self.b.create_block();
+                        self.b.ins().brif(any, run, &[], skip, &[]);
+                        self.b.switch_to_block(run);
+                        self.set_mask(self.cur, side);
+                        self.stmts(body)?;
+                        let done = self.get_mask(self.cur);
+                        self.or_into(after, done);
+                        self.b.ins().jump(join, &[]);
+                        self.b.switch_to_block(skip);
+                    }
+                    self.or_into(after, side);
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                }
+                let a = self.get_mask(after);
+                self.set_mask(self.cur, a);
+                // Lanes that leave neither side all meet again.
+                if was_full && !then.iter().chain(els).any(|s| escapes(s) || exits(s)) {
+                    self.set_full();
+                }
+            }
         }
         Ok(())
     }
