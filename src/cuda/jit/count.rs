@@ -242,7 +242,13 @@ impl Pending {
             0
         };
         self.steps[wave_word(warps)..][..warps].fill(u64::from(left));
-        self.steps[known_word(warps)] = count.known_steps().min(MAX_STEPS) as u64;
+        // Compiled code compares a step with this word alone: none to record, none reached.
+        let known = count.known_steps();
+        self.steps[known_word(warps)] = if known < MAX_STEPS {
+            known as u64
+        } else {
+            u64::MAX
+        };
         self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
     }
 
@@ -262,7 +268,7 @@ impl Pending {
             }
         }
         self.steps[note] = 0;
-        let known = self.steps[known_word(warps)] as usize;
+        let known = (self.steps[known_word(warps)] as usize).min(MAX_STEPS);
         let (steps, rest) = self.steps.split_at_mut(batch_word(warps));
         // The next block's warps start without a batch.
         rest[..warps].fill(0);

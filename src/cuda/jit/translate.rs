@@ -1880,15 +1880,13 @@ impl Tx<'_, '_> {
         if varying && self.count.is_some() {
             let m = self.get_mask(self.cur);
             let entry = self.cur_bits();
+            // One value for the warp takes it with every lane or none.
             let taken = match &c {
-                V::U(c) => {
-                    let z = self.b.ins().iconst(I32, 0);
-                    self.b.ins().select(*c, entry, z)
-                }
+                V::U(_) => None,
                 V::L(l) => {
                     let l: [Value; C32] = l.clone().try_into().expect("eight chunks");
                     let t = self.and(m, l, false);
-                    self.bits(&t)
+                    Some(self.bits(&t))
                 }
             };
             self.count_branch(site, entry, taken);
@@ -2031,13 +2029,9 @@ impl Tx<'_, '_> {
             self.count.is_some() && matches!(&body[test.at], Stmt::If { varying: true, .. });
         if counted {
             self.count_instr(test_site);
+            // Every lane stays: the branch goes one way for the warp.
             let entry = self.cur_bits();
-            let taken = if test.leave_when {
-                self.b.ins().iconst(I32, 0)
-            } else {
-                entry
-            };
-            self.count_branch(test_site, entry, taken);
+            self.count_branch(test_site, entry, None);
         }
         let after: Vec<&Stmt> = body[test.at + 1..].iter().chain(step).collect();
         self.stmts(&after)?;
@@ -2059,7 +2053,7 @@ impl Tx<'_, '_> {
             self.flush_counts();
             let entry = self.cur_bits();
             let taken = self.bits(if test.leave_when { &leave } else { &stay });
-            self.count_branch(test_site, entry, taken);
+            self.count_branch(test_site, entry, Some(taken));
         }
         self.set_mask(self.cur, stay);
         let any_stay = self.any(&stay);

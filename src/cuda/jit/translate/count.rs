@@ -15,7 +15,7 @@ use super::super::count::{
     MEMO_FIELDS, NOTE_WORDS, OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, known_word, unit_word,
     wave_word,
 };
-use super::{C32, Ctx, Parts, Tx};
+use super::{C32, Ctx, Known, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
 use crate::error::AccessKind;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -177,8 +177,14 @@ impl Tx<'_, '_> {
             Some(c) if !c.pending.is_empty() => std::mem::take(&mut c.pending),
             _ => return,
         };
-        let bits = self.cur_bits();
-        let (issued, lanes) = self.issued(bits);
+        let (issued, lanes) = if self.known == Known::Full {
+            // Constants (the code generator does not fold a population count).
+            let one = self.b.ins().iconst(I64, 1);
+            (one, self.b.ins().iconst(I64, 32))
+        } else {
+            let bits = self.cur_bits();
+            self.issued(bits)
+        };
         let tally = self.tally();
         let mut memo = None;
         for (p, n) in pending {
@@ -247,25 +253,30 @@ impl Tx<'_, '_> {
     }
 
     /// A lane-varying branch of the warp: `entry` its executing lanes, `taken` those that
-    /// take it (both as bits). Its instruction is counted with those before it (see
-    /// [`Tx::count_instr`]); per line, the branch and its divergence are added at its site,
-    /// else the block's end adds up its warps' (`Pending::end_block`).
-    pub(super) fn count_branch(&mut self, site: Site, entry: Value, taken: Value) {
+    /// take it (both as bits; `None` where they are all of `entry` or none: it cannot
+    /// diverge). Its instruction is counted with those before it (see [`Tx::count_instr`]);
+    /// per line, the branch and its divergence are added at its site, else the block's end
+    /// adds up its warps' (`Pending::end_block`).
+    pub(super) fn count_branch(&mut self, site: Site, entry: Value, taken: Option<Value>) {
         let Some(c) = self.count.as_mut() else {
             return;
         };
         let (s, slot, lines) = (c.site(site), c.slot(site), c.lines);
         // Used where the branch is (a first use of the condition's lanes in a block of its own
         // would have the code generator compute them again after it for the branch itself).
-        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
-        let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
-        let div = self.b.ins().band(some, part);
-        let div = self.b.ins().uextend(I64, div);
+        let div = taken.map(|taken| {
+            let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, taken, 0);
+            let part = self.b.ins().icmp(IntCC::NotEqual, taken, entry);
+            let div = self.b.ins().band(some, part);
+            self.b.ins().uextend(I64, div)
+        });
         if lines {
             let (issued, _) = self.issued(entry);
             let tally = self.tally();
             self.add_count(tally, slot, 2, issued, 1);
-            self.add_count(tally, slot, 3, div, 1);
+            if let Some(div) = div {
+                self.add_count(tally, slot, 3, div, 1);
+            }
         }
         let w = self.warp.expect("inside a region");
         let warps = self.warps;
@@ -284,7 +295,14 @@ impl Tx<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.b.ins().brif(div, diverged, &[], same, &[]);
+        match div {
+            Some(div) => {
+                self.b.ins().brif(div, diverged, &[], same, &[]);
+            }
+            None => {
+                self.b.ins().jump(same, &[]);
+            }
+        }
         self.b.switch_to_block(same);
         self.b.ins().brif(entry, step, &[], done, &[]);
         self.b.switch_to_block(step);
@@ -309,7 +327,8 @@ impl Tx<'_, '_> {
         let k1 = self.b.ins().iadd_imm_s(k, 1);
         self.b.ins().store(flags, k1, wp, 0);
         // A step no earlier block reached: record its site (the first warp to reach it names
-        // its line; `Pending::end_block` tells the counter).
+        // its line; `Pending::end_block` tells the counter). Past the record, the known word
+        // is `u64::MAX` (`Pending::begin_block`): one comparison in the hot path.
         let known = self
             .b
             .ins()
@@ -318,13 +337,15 @@ impl Tx<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, k, known);
-        let within = self
+        let (record, within) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(new, within, &[], done, &[]);
+        self.b.set_cold_block(within);
+        self.b.switch_to_block(within);
+        let inside = self
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThan, k, MAX_STEPS as i64);
-        let new = self.b.ins().band(new, within);
-        let record = self.b.create_block();
-        self.b.ins().brif(new, record, &[], done, &[]);
+        self.b.ins().brif(inside, record, &[], done, &[]);
         self.b.set_cold_block(record);
         self.b.switch_to_block(record);
         let w64 = self.b.ins().uextend(I64, w);
