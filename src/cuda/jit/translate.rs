@@ -4059,8 +4059,14 @@ impl Tx<'_, '_> {
         let step = self.b.ins().imul_imm_s(k64, size);
         let span = self.b.ins().imul_imm_s(step, 31);
         let byte31 = self.b.ins().iadd(byte0, span);
-        let lo = self.b.ins().smin(byte0, byte31);
-        let hi = self.b.ins().smax(byte0, byte31);
+        let (lo, hi) = match known {
+            Some(k) if k >= 0 => (byte0, byte31),
+            Some(_) => (byte31, byte0),
+            None => (
+                self.b.ins().smin(byte0, byte31),
+                self.b.ins().smax(byte0, byte31),
+            ),
+        };
         let len = self.buf_len[slot];
         let lim = self.b.ins().iadd_imm_s(len, -size);
         let nonneg = self
@@ -4068,7 +4074,9 @@ impl Tx<'_, '_> {
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0);
         let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
-        let low = self.b.ins().band_imm_s(byte0, size - 1);
+        // The lanes' part is whole elements: the uniform part alone decides the alignment
+        // (and stays out of a loop that does not assign it).
+        let low = self.b.ins().band_imm_s(p.uniform, size - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let mut ok = row;
         for c in [nonneg, fits, aligned] {
