@@ -1912,13 +1912,20 @@ impl Tx<'_, '_> {
                 self.known = self.known.join(after_then);
             }
             V::L(c) => {
-                let was_full = self.known == Known::Full;
+                // Lanes that leave neither side all meet again: then the mask after it is
+                // every lane, and the lanes of each path need not be merged (merges that
+                // nothing reads would still cost their moves).
+                let meet = self.known == Known::Full
+                    && !then.iter().chain(els).any(|s| escapes(s) || exits(s));
                 let entry = self.get_mask(self.cur);
                 let c: [Value; C32] = c.try_into().expect("eight chunks");
                 let taken = self.and(entry, c, false);
                 let other = self.and(entry, c, true);
-                let after = self.new_mask();
-                self.clear(after);
+                let after = (!meet).then(|| {
+                    let m = self.new_mask();
+                    self.clear(m);
+                    m
+                });
                 for (side, body) in [(taken, then), (other, els)] {
                     let join = self.b.create_block();
                     if !body.is_empty() {
@@ -1929,20 +1936,25 @@ impl Tx<'_, '_> {
                         self.b.switch_to_block(run);
                         self.set_mask(self.cur, side);
                         self.stmts(body)?;
-                        let done = self.get_mask(self.cur);
-                        self.or_into(after, done);
+                        if let Some(after) = after {
+                            let done = self.get_mask(self.cur);
+                            self.or_into(after, done);
+                        }
                         self.b.ins().jump(join, &[]);
                         self.b.switch_to_block(skip);
                     }
-                    self.or_into(after, side);
+                    if let Some(after) = after {
+                        self.or_into(after, side);
+                    }
                     self.b.ins().jump(join, &[]);
                     self.b.switch_to_block(join);
                 }
-                let a = self.get_mask(after);
-                self.set_mask(self.cur, a);
-                // Lanes that leave neither side all meet again.
-                if was_full && !then.iter().chain(els).any(|s| escapes(s) || exits(s)) {
-                    self.set_full();
+                match after {
+                    Some(after) => {
+                        let a = self.get_mask(after);
+                        self.set_mask(self.cur, a);
+                    }
+                    None => self.set_full(),
                 }
             }
         }
