@@ -81,3 +81,21 @@ __global__ void agree_across_barrier(int *out, int n) {
     if (low) r += 100;
     out[blockIdx.x * blockDim.x + t] = r;
 }
+
+// Remainders and quotients by a value the same in every lane: conditions on them that whole
+// warps agree on at some steps only.
+__global__ void agree_remainders(int *out, int n) {
+    int t = threadIdx.x;
+    unsigned int u = threadIdx.x;
+    int r = 0;
+    for (unsigned int s = 1; s < blockDim.x; s *= 2)
+        if (u % (2 * s) == 0) r += s;  // whole warps agree from 2s = 64 on
+    if (t / 32 == 1) r += 1000;        // warp 1 alone
+    if ((t + n) % 48 < 16) r += 2000;  // not a power of two; runs that break inside warps
+    if (t / 48 == 1) r += 4000;
+    if ((n - 100 - t) % 7 == 3) r -= 1; // negative lanes: C truncates toward zero
+    if (u % 0x40000000u > 40u) r += 8;
+    if (t % (n - 64) == 0) r += 16;    // a division by zero
+    if ((t * 3) % 128 >= 64) r += 32;  // a step of 3
+    out[blockIdx.x * blockDim.x + t] = r;
+}
