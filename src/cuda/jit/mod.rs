@@ -11,8 +11,11 @@
 //! changes only the executing lanes. Where code generation can tell that every lane of a whole
 //! warp executes (a region's start, uniform loops and `break`s, a varying `if` whose sides
 //! both rejoin), the mask is a constant there and its tests, merges and per-lane stores drop
-//! out. Statements that contain a `__syncthreads()` are block level: uniform `if`s and loops
-//! become plain control flow around the regions.
+//! out. A varying `if` on a comparison of values whose lanes step evenly (`if (t < s)`, a
+//! bounds check) is first decided for the warp from its lanes 0 and 31: a warp whose lanes
+//! agree takes it as a uniform branch (`translate/agree.rs`). Statements that contain a
+//! `__syncthreads()` are block level: uniform `if`s and loops become plain control flow around
+//! the regions.
 //!
 //! Two loops run in an order of their own, each a schedule CUDA allows and each measured:
 //! * A uniform loop that accesses global memory, stores in no row known to be strided, and
