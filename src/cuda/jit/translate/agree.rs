@@ -21,7 +21,7 @@
 //! sides of a small `if` are compiled twice, for warps that agree and for the others
 //! ([`COPY_LIMIT`], [`COPY_DEPTH`]); a larger one only lets agreeing warps skip an empty side.
 
-use super::{Known, S, Step, Tx, V};
+use super::{Known, S, Size, Step, Tx, V, size};
 use crate::cuda::ir::{Assign, CmpOp, Const, Kernel, Op, Operand, Site, Stmt, UnOp};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I32, I64};
@@ -61,15 +61,11 @@ pub(super) fn tested(k: &Kernel, kept_as_lane0: &[bool]) -> Vec<bool> {
 
 /// Statements in `list`, nested ones included.
 fn weight(list: &[&Stmt]) -> usize {
-    list.iter()
-        .map(|s| {
-            1 + s
-                .children()
-                .iter()
-                .map(|c| weight(&c.iter().collect::<Vec<_>>()))
-                .sum::<usize>()
-        })
-        .sum()
+    let mut to = Size::default();
+    for s in list {
+        size(std::slice::from_ref(*s), 0, &mut to);
+    }
+    to.stmts
 }
 
 impl Tx<'_, '_> {
