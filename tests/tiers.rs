@@ -352,6 +352,29 @@ fn escapes_fail_alike_on_both_tiers() {
             float *p = (float *)((char *)x + 2);
             p[i % 64] = 1.0f;
         }
+        __global__ void grid_stride_past_the_end(float *x, int n) {
+            float s = 0.0f;
+            unsigned int step = blockDim.x * gridDim.x;
+            for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < 1000u * n; i += step)
+                s += x[i];
+            x[threadIdx.x] = s;
+        }
+        __global__ void grid_stride_misaligned(float *x, int n) {
+            float *p = (float *)((char *)x + 2);
+            float s = 0.0f;
+            unsigned int step = blockDim.x * gridDim.x;
+            for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < 32u; i += step)
+                s += p[i];
+            x[threadIdx.x] = s;
+        }
+        __global__ void grid_stride_before_the_start(float *x, int n) {
+            float *p = x - 4;
+            float s = 0.0f;
+            unsigned int step = blockDim.x * gridDim.x;
+            for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)n; i += step)
+                s += p[i];
+            x[threadIdx.x] = s;
+        }
         __global__ void divide_by_zero(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             int z = i - i;

@@ -886,6 +886,10 @@ struct Tx<'a, 'k> {
     affine: Vec<Option<Step>>,
     /// Whether operands are read as their lane 0 (evaluating an affine variable's definition).
     lane0: bool,
+    /// While a grid-stride loop runs with every lane staying ([`Tx::while_full`]) on a test
+    /// `i < n` (unsigned, `i` affine): lane 0 of `i` as tested, `n`, and `i`'s step. Every
+    /// lane of that `i` is below that `n`, none wrapped.
+    bounded: Option<(Value, Value, i64)>,
     /// Per variable, its test where it has one ([`agree`]): whether the warp's lanes agree,
     /// and lane 0's value.
     tests: Vec<Option<[Variable; 2]>>,
@@ -1035,6 +1039,7 @@ fn build(
             exists,
             affine,
             lane0: false,
+            bounded: None,
             tests,
             copies: 0,
             count: shape.count.then(|| {
@@ -2045,8 +2050,22 @@ impl Tx<'_, '_> {
             let entry = self.cur_bits();
             self.count_branch(test_site, entry, None);
         }
+        // An index bounded by the test: its accesses are checked against the bound, once for
+        // the loop, instead of per warp and iteration ([`Tx::affine_row`]).
+        let outer = self.bounded.take();
+        if let Some(c) = &scalar
+            && c.of == S::U32
+            && c.stays == CmpOp::Lt
+            && c.step > 0
+            && let V::U(n) = self.operand(c.bound, c.of)
+        {
+            let x0 = self.b.use_var(self.uvar[c.var.0 as usize]);
+            self.bounded = Some((x0, n, c.step));
+        }
         let after: Vec<&Stmt> = body[test.at + 1..].iter().chain(step).collect();
-        self.stmts(&after)?;
+        let done = self.stmts(&after);
+        self.bounded = outer;
+        done?;
         self.flush_counts();
         if !unrolled {
             self.end_batches();
@@ -3891,10 +3910,20 @@ impl Tx<'_, '_> {
         {
             return None;
         }
+        // An index below a loop's bound in every lane ([`Tx::bounded`]).
+        let mut bounded = None;
         // Several terms (`tile[y][x]`) are summed in 32 bits, as element indices, where no
         // lane's sum can overflow: each term's lanes within a bound checked here.
         let (c, t, fits32, known, lane0) = match p.terms.as_slice() {
             [(l, t, scale)] if *scale == size => {
+                if let Lanes::Affine(x, k) = l
+                    && *t == S::U32
+                    && let Some((x0, n, step)) = self.bounded
+                    && *x == x0
+                    && k.constant() == Some(step)
+                {
+                    bounded = Some(n);
+                }
                 let (step, lane0) = p.steps[0].unzip();
                 // An affine variable's lanes are not needed: lane 0 and the step say it all.
                 let c = match l {
@@ -4017,7 +4046,29 @@ impl Tx<'_, '_> {
             row = self.b.ins().band(row, f);
         }
         let known = known.and_then(Step::constant);
-        Some(self.row_from(p, slot, size, (first, k64), row, known))
+        let mut r = self.row_from(p, slot, size, (first, k64), row, known);
+        if let Some(n) = bounded {
+            // The lanes are a row below `n`: it lies in `[uniform, uniform + n × size)`, inside
+            // the buffer if that is, a check the same all through the loop (where it fails,
+            // the lanes are checked one by one, as for any row that is not `ok`).
+            let n = self.b.ins().uextend(I64, n);
+            let span = self.b.ins().imul_imm_s(n, size);
+            let end = self.b.ins().iadd(p.uniform, span);
+            let inside = self
+                .b
+                .ins()
+                .icmp(IntCC::SignedLessThanOrEqual, end, self.buf_len[slot]);
+            let nonneg = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p.uniform, 0);
+            let low = self.b.ins().band_imm_s(p.uniform, size - 1);
+            let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+            let ok = self.b.ins().band(inside, nonneg);
+            r.ok = self.b.ins().band(ok, aligned);
+            r.row = self.b.ins().iconst(I8, 1);
+        }
+        Some(r)
     }
 
     /// A row of one 64-bit index term (`in[(size_t)y * n + x]`): whether its lanes are one is
