@@ -27,8 +27,9 @@
 //! * A varying loop that the whole warp enters, whose only exit is its own test, runs **while
 //!   every lane stays**: those iterations know the mask is full, merge nothing and
 //!   keep no mask, and a test comparing an affine index with a uniform bound (`i < n`) is
-//!   decided on lane 0; at the first iteration that lets a lane go, the warp continues in the
-//!   loop's general code right after the test.
+//!   decided on lane 0 (an access at `x[i]` is then checked against `n` once for the loop,
+//!   lane by lane where that fails); at the first iteration that lets a lane go, the warp
+//!   continues in the loop's general code right after the test.
 //!
 //! Variables: a uniform variable is one scalar for the block (each warp computes it, as each
 //! warp would on a GPU; the block keeps the value of a warp that is still live at the region's
