@@ -113,7 +113,8 @@ pub(crate) const NOTE_WORDS: usize = 5;
 pub(crate) const CALL_WORDS: usize = OUT_WORDS + NOTE_WORDS;
 
 /// Where in the step record the count of steps is whose sites no warp of the block reports:
-/// [`crate::count::Count::known_steps`], set when the block starts.
+/// [`crate::count::Count::known_steps`], set when the block starts (`u64::MAX` once it reaches
+/// [`MAX_STEPS`]: no step is recorded past it).
 pub(crate) fn known_word(warps: usize) -> usize {
     wave_word(warps) + warps
 }
