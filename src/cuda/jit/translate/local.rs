@@ -76,8 +76,7 @@ impl Tx<'_, '_> {
                         x
                     } else {
                         let old = self.b.ins().load(lane_ty(ty), vmem(), row, (c * 16) as i32);
-                        let mc = self.cast(lane_ty(ty), mw[c]);
-                        self.b.ins().bitselect(mc, x, old)
+                        self.merge(mw[c], x, old)
                     };
                     self.b.ins().store(vmem(), x, row, (c * 16) as i32);
                 }
