@@ -393,10 +393,13 @@ fn escapes_fail_alike_on_both_tiers() {
             } else {
                 Arg::buffer(&x)
             };
-            let cfg = LaunchConfig::new(2, 128)
+            let mut cfg = LaunchConfig::new(2, 128)
                 .name(k.name.clone())
                 .mode(Mode::Fast)
                 .engine(engine);
+            // Blocks one after another: in parallel, which block's atomic comes first (and so
+            // which one faults, `*_after_atomic`) would depend on the CPU threads' timing.
+            cfg.block_order = warpsim::BlockOrder::Sequential;
             cuda::launch(&dev, &k, &cfg, &[ptr, Arg::Int(200)])
                 .map(|r| (x.to_vec(), r.tier))
                 .map_err(|e| e.to_string())
