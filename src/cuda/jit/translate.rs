@@ -1186,6 +1186,11 @@ impl Tx<'_, '_> {
         }
     }
 
+    /// `N` new blocks.
+    fn blocks<const N: usize>(&mut self) -> [ir::Block; N] {
+        std::array::from_fn(|_| self.b.create_block())
+    }
+
     /// Per lane, `if_true` where the mask chunk `mask` (all ones or zeros per 32-bit lane) is
     /// set, else `if_false` (chunks of any lane type): one byte blend where the CPU has it,
     /// instead of three logic operations.
@@ -1235,11 +1240,7 @@ impl Tx<'_, '_> {
                 Item::If { cond, then, els } => {
                     let c = self.operand(cond, Scalar::Bool);
                     let c = self.uniform(c, "a barrier's branch condition")?;
-                    let (t, e, j) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
+                    let [t, e, j] = self.blocks();
                     self.b.ins().brif(c, t, &[], e, &[]);
                     self.b.switch_to_block(t);
                     self.items(then, regions)?;
@@ -1255,11 +1256,7 @@ impl Tx<'_, '_> {
                     unrolled,
                     site,
                 } => {
-                    let (head, st, exit) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
+                    let [head, st, exit] = self.blocks();
                     self.b.ins().jump(head, &[]);
                     self.b.switch_to_block(head);
                     self.block_loops.push((st, exit));
@@ -1439,7 +1436,7 @@ impl Tx<'_, '_> {
         }
         // No thread left: the block is done.
         let la = self.b.use_var(live_any);
-        let (done, go) = (self.b.create_block(), self.b.create_block());
+        let [done, go] = self.blocks();
         self.b.ins().brif(la, go, &[], done, &[]);
         self.b.switch_to_block(done);
         let ok = self.b.ins().iconst(I32, 0);
@@ -1454,11 +1451,7 @@ impl Tx<'_, '_> {
         let var = self.b.declare_var(I32);
         let z = self.b.ins().iconst(I32, 0);
         self.b.def_var(var, z);
-        let (head, body, exit) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let [head, body, exit] = self.blocks();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let w = self.b.use_var(var);
@@ -1748,7 +1741,7 @@ impl Tx<'_, '_> {
                 let cont = self.new_mask();
                 self.clear(cont);
                 self.conts.push(cont);
-                let (head, exit) = (self.b.create_block(), self.b.create_block());
+                let [head, exit] = self.blocks();
                 if was_full && let Some(test) = exit_test(self.k, body, step) {
                     self.while_full(&test, (body, step, *unrolled), *site, exit)?;
                 }
@@ -1886,7 +1879,7 @@ impl Tx<'_, '_> {
                 let any = self.any(&m);
                 let bits = self.bits(&m);
                 let lane = self.b.ins().ctz(bits);
-                let (f, go) = (self.b.create_block(), self.b.create_block());
+                let [f, go] = self.blocks();
                 self.b.ins().brif(any, f, &[], go, &[]);
                 self.b.switch_to_block(f);
                 let z = self.b.ins().iconst(I64, 0);
@@ -1928,11 +1921,7 @@ impl Tx<'_, '_> {
         }
         match c {
             V::U(c) => {
-                let (t, e, j) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
+                let [t, e, j] = self.blocks();
                 let entry = self.known;
                 self.b.ins().brif(c, t, &[], e, &[]);
                 self.b.switch_to_block(t);
@@ -2021,12 +2010,7 @@ impl Tx<'_, '_> {
         site: Site,
         exit: ir::Block,
     ) -> Result<(), String> {
-        let (head, run, bail, resume) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let [head, run, bail, resume] = self.blocks();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         self.set_full();
@@ -2226,7 +2210,7 @@ impl Tx<'_, '_> {
     fn watchdog(&mut self, site: Site) {
         let flag = self.load_ctx(I64, offset_of!(Ctx, fired));
         let fired = self.b.ins().load(I8, mem(), flag, 0);
-        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        let [stop, go] = self.blocks();
         self.b.ins().brif(fired, stop, &[], go, &[]);
         self.b.set_cold_block(stop);
         self.b.switch_to_block(stop);
@@ -2891,7 +2875,7 @@ impl Tx<'_, '_> {
             .push((format.to_string(), args.iter().map(|(_, t)| *t).collect()));
         let m = self.get_mask(self.cur);
         let bits = self.bits(&m);
-        let (call, done) = (self.b.create_block(), self.b.create_block());
+        let [call, done] = self.blocks();
         self.b.ins().brif(bits, call, &[], done, &[]);
         self.b.switch_to_block(call);
         let ss = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -3551,11 +3535,7 @@ impl Tx<'_, '_> {
                 let pc = self.b.ins().popcnt(d);
                 let pow2 = self.b.ins().icmp_imm_s(IntCC::Equal, pc, 1);
                 let out: Vec<Variable> = (0..C32).map(|_| self.b.declare_var(I32X4)).collect();
-                let (fast, slow, join) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
+                let [fast, slow, join] = self.blocks();
                 self.b.ins().brif(pow2, fast, &[], slow, &[]);
                 self.b.switch_to_block(fast);
                 let xl = self.lanes(x.clone(), ty);
@@ -3859,7 +3839,7 @@ impl Tx<'_, '_> {
             }
             None => self.b.ins().iconst(I8, 0),
         };
-        let (go, bad) = (self.b.create_block(), self.b.create_block());
+        let [go, bad] = self.blocks();
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(bad);
         let access = Some((access, size as u32));
@@ -3894,11 +3874,7 @@ impl Tx<'_, '_> {
         let bits = self.bits(&m);
         let mv = self.b.declare_var(I32);
         self.b.def_var(mv, bits);
-        let (head, body, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let [head, body, done] = self.blocks();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let m = self.b.use_var(mv);
@@ -4252,12 +4228,7 @@ impl Tx<'_, '_> {
         };
         let counted_row = row.as_ref().map(|r| (r.row, r.byte0, r.step, r.known));
         if let Some(row) = row {
-            let (affine, unit, strided, slow) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
+            let [affine, unit, strided, slow] = self.blocks();
             self.b.ins().brif(row.ok, affine, &[], slow, &[]);
             self.b.switch_to_block(affine);
             // A step known at compile time leaves the other path unreachable (and removed).
@@ -4361,12 +4332,7 @@ impl Tx<'_, '_> {
         if let Some(row) = row {
             let m = self.get_mask(self.cur);
             let full = self.all(&m);
-            let (affine, unit, strided, slow) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
+            let [affine, unit, strided, slow] = self.blocks();
             // Global memory is written lane by lane under a partial mask (other blocks may
             // write the neighbouring words); a block's shared memory is its own, so a unit-step
             // row there is read, merged under the mask and written whole.
@@ -4409,7 +4375,7 @@ impl Tx<'_, '_> {
                 self.b.switch_to_block(each);
             }
             if let Some(apart) = waits.filter(|_| per_chunk(ty) == 4) {
-                let (queued, now) = (self.b.create_block(), self.b.create_block());
+                let [queued, now] = self.blocks();
                 self.b.ins().brif(apart, queued, &[], now, &[]);
                 self.b.switch_to_block(queued);
                 self.enqueue(&vals[0], row.addr, row.step);
@@ -4482,7 +4448,7 @@ impl Tx<'_, '_> {
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, w, 32);
         let ok = self.b.ins().band(pow2, small);
-        let (go, bad) = (self.b.create_block(), self.b.create_block());
+        let [go, bad] = self.blocks();
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(bad);
         let (zero, z64) = (self.b.ins().iconst(I32, 0), self.b.ins().iconst(I64, 0));

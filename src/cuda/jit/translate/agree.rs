@@ -271,11 +271,7 @@ impl Tx<'_, '_> {
             let c = self.operand(cond, S::Bool);
             return self.branch(c, then, els, true, site);
         };
-        let (alike, apart, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let [alike, apart, join] = self.blocks();
         let entry = self.known;
         self.b.ins().brif(fast, alike, &[], apart, &[]);
         self.b.switch_to_block(alike);

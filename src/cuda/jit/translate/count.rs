@@ -121,7 +121,7 @@ impl Tx<'_, '_> {
         // Code with no counting site is given no memo (a null pointer): then nothing is known.
         let flags = MemFlagsData::trusted();
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
-        let (read, done) = (self.b.create_block(), self.b.create_block());
+        let [read, done] = self.blocks();
         let later = self.b.append_block_param(done, I8);
         let no = self.b.ins().iconst(I8, 0);
         self.b.ins().brif(memo, read, &[], done, &[no.into()]);
@@ -240,6 +240,15 @@ impl Tx<'_, '_> {
         self.b.ins().iadd(steps, off)
     }
 
+    /// The address of warp `w`'s word in row `row` of `warps`-word rows from `base`.
+    fn row_word(&mut self, base: Value, row: Value, w: Value) -> Value {
+        let w64 = self.b.ins().uextend(I64, w);
+        let kw = self.b.ins().imul_imm_s(row, self.warps as i64);
+        let i = self.b.ins().iadd(kw, w64);
+        let off = self.b.ins().ishl_imm_s(i, 3);
+        self.b.ins().iadd(base, off)
+    }
+
     /// The word `at` words past `p` += `x`, or `= x`.
     fn step_word(&mut self, p: Value, at: usize, x: Value, add: bool) {
         let at = (at * 8) as i32;
@@ -288,40 +297,33 @@ impl Tx<'_, '_> {
         // block's divergent branches and to the step's (steps past the record share a last
         // row, not told apart). Branching on the divergence here also keeps the condition's
         // lanes computed once, here.
-        let (diverged, same, step, check, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        match div {
-            Some(div) => {
-                self.b.ins().brif(div, diverged, &[], same, &[]);
-            }
-            None => {
-                self.b.ins().jump(same, &[]);
-            }
+        let [same, step, check, done] = self.blocks();
+        let diverged = div.map(|div| {
+            let diverged = self.b.create_block();
+            self.b.ins().brif(div, diverged, &[], same, &[]);
+            diverged
+        });
+        if diverged.is_none() {
+            self.b.ins().jump(same, &[]);
         }
         self.b.switch_to_block(same);
         self.b.ins().brif(entry, step, &[], done, &[]);
         self.b.switch_to_block(step);
         let k = self.b.ins().load(I64, flags, wp, 0);
         self.b.ins().jump(check, &[k.into()]);
-        self.b.switch_to_block(diverged);
-        let one = self.b.ins().iconst(I64, 1);
-        self.step_word(wp, warps, one, true);
-        let k = self.b.ins().load(I64, flags, wp, 0);
-        let last = self.b.ins().iconst(I64, MAX_STEPS as i64);
-        let row = self.b.ins().umin(k, last);
-        let w64 = self.b.ins().uextend(I64, w);
-        let kw = self.b.ins().imul_imm_s(row, warps as i64);
-        let i = self.b.ins().iadd(kw, w64);
-        let off = self.b.ins().ishl_imm_s(i, 3);
-        let rows = self.load_ctx(I64, offset_of!(Ctx, div));
-        let at = self.b.ins().iadd(rows, off);
-        self.add_at(at, 0, one);
-        self.b.ins().jump(check, &[k.into()]);
+        // Laid out after the path of a warp that does not diverge.
+        if let Some(diverged) = diverged {
+            self.b.switch_to_block(diverged);
+            let one = self.b.ins().iconst(I64, 1);
+            self.step_word(wp, warps, one, true);
+            let k = self.b.ins().load(I64, flags, wp, 0);
+            let last = self.b.ins().iconst(I64, MAX_STEPS as i64);
+            let row = self.b.ins().umin(k, last);
+            let rows = self.load_ctx(I64, offset_of!(Ctx, div));
+            let at = self.row_word(rows, row, w);
+            self.add_at(at, 0, one);
+            self.b.ins().jump(check, &[k.into()]);
+        }
         self.b.switch_to_block(check);
         let k = self.b.append_block_param(check, I64);
         let k1 = self.b.ins().iadd_imm_s(k, 1);
@@ -337,7 +339,7 @@ impl Tx<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, k, known);
-        let (record, within) = (self.b.create_block(), self.b.create_block());
+        let [record, within] = self.blocks();
         self.b.ins().brif(new, within, &[], done, &[]);
         self.b.set_cold_block(within);
         self.b.switch_to_block(within);
@@ -348,11 +350,7 @@ impl Tx<'_, '_> {
         self.b.ins().brif(inside, record, &[], done, &[]);
         self.b.set_cold_block(record);
         self.b.switch_to_block(record);
-        let w64 = self.b.ins().uextend(I64, w);
-        let kw = self.b.ins().imul_imm_s(k, warps as i64);
-        let i = self.b.ins().iadd(kw, w64);
-        let off = self.b.ins().ishl_imm_s(i, 3);
-        let ip = self.b.ins().iadd(steps, off);
+        let ip = self.row_word(steps, k, w);
         let site1 = self.b.ins().iconst(I64, i64::from(s) + 1);
         self.step_word(ip, 2 * warps, site1, false);
         self.b.ins().jump(done, &[]);
@@ -498,7 +496,7 @@ impl Tx<'_, '_> {
         let best = if shared { SHARED_BEST } else { 0 };
         let bits = self.cur_bits();
         let w = self.warp.expect("inside a region");
-        let (call, done) = (self.b.create_block(), self.b.create_block());
+        let [call, done] = self.blocks();
         // Lanes that all use one address are a row of step 0.
         let row = row
             .map(|(ok, byte0, step, _)| (ok, byte0, step))
@@ -523,11 +521,7 @@ impl Tx<'_, '_> {
                 .and_then(|c| c.unit_later)
                 .expect("set at entry");
             let (_, byte0, step) = row.expect("a unit access's lanes are a row");
-            let (some, check, log) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
+            let [some, check, log] = self.blocks();
             // A warp whose access could become the costliest sample (none of cost one or more
             // from an earlier block) notes it for the helper's next call or the block's end,
             // without a call here (a call would make the code keep every live vector on the
@@ -568,7 +562,7 @@ impl Tx<'_, '_> {
             let steps = self.load_ctx(I64, offset_of!(Ctx, steps));
             let wp = self.step_addr(steps, w);
             let left = self.b.ins().load(I64, MemFlagsData::trusted(), wp, wave_at);
-            let (sample, go) = (self.b.create_block(), self.b.create_block());
+            let [sample, go] = self.blocks();
             self.b.ins().brif(left, sample, &[], go, &[]);
             self.b.set_cold_block(sample);
             self.b.switch_to_block(sample);
@@ -598,11 +592,7 @@ impl Tx<'_, '_> {
         }
         if let Some((ok, byte0, step)) = row {
             // The memo: the same lanes at the same start within 128 bytes cost the same.
-            let (probe, hit, add) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
+            let [probe, hit, add] = self.blocks();
             self.b.ins().brif(ok, probe, &[], call, &[]);
             self.b.switch_to_block(probe);
             let start = self.b.ins().band_imm_s(byte0, 127);
@@ -683,7 +673,7 @@ impl Tx<'_, '_> {
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, noted, 0);
         let take = self.b.ins().bor(lower, none);
         let kept = self.b.ins().select(take, w1, noted);
-        let (write, head) = (self.b.create_block(), self.b.create_block());
+        let [write, head] = self.blocks();
         self.b.ins().brif(take, write, &[], head, &[]);
         self.b.switch_to_block(write);
         let id = self.b.ins().iconst(I64, a as i64);

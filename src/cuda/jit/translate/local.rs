@@ -134,7 +134,7 @@ impl Tx<'_, '_> {
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, len);
         let any = self.any_cur();
         let bad = self.b.ins().band(past, any);
-        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        let [stop, go] = self.blocks();
         self.b.ins().brif(bad, stop, &[], go, &[]);
         self.b.set_cold_block(stop);
         self.b.switch_to_block(stop);
@@ -177,11 +177,7 @@ impl Tx<'_, '_> {
         let base = self.local_base(array);
         let m = self.get_mask(self.cur);
         let bits = self.bits(&m);
-        let (head, body, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let [head, body, done] = self.blocks();
         let left = self.b.append_block_param(head, I32);
         self.b.ins().jump(head, &[bits.into()]);
         self.b.switch_to_block(head);
@@ -212,7 +208,7 @@ impl Tx<'_, '_> {
             .b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, len);
-        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        let [stop, go] = self.blocks();
         self.b.ins().brif(past, stop, &[], go, &[]);
         self.b.set_cold_block(stop);
         self.b.switch_to_block(stop);

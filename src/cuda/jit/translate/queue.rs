@@ -169,7 +169,7 @@ impl Tx<'_, '_> {
         let joins = self.b.ins().band(joins, not_full);
         let empty = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
         let joins = self.b.ins().bor(joins, empty);
-        let (put, first) = (self.b.create_block(), self.b.create_block());
+        let [put, first] = self.blocks();
         self.b.ins().brif(joins, put, &[], first, &[]);
         self.b.switch_to_block(first);
         self.flush();
@@ -209,7 +209,7 @@ impl Tx<'_, '_> {
         };
         let (at, nv, stepv) = (q.at, q.n, q.step);
         let n = self.b.use_var(nv);
-        let (go, done) = (self.b.create_block(), self.b.create_block());
+        let [go, done] = self.blocks();
         self.b.ins().brif(n, go, &[], done, &[]);
         self.b.switch_to_block(go);
         let step = self.b.use_var(stepv);
@@ -235,7 +235,7 @@ impl Tx<'_, '_> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.def_var(c_var, zero);
         self.b.def_var(off_var, zero);
-        let (head, body) = (self.b.create_block(), self.b.create_block());
+        let [head, body] = self.blocks();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let c = self.b.use_var(c_var);
@@ -254,7 +254,7 @@ impl Tx<'_, '_> {
         let mut lane_off = off;
         for l in 0..4u8 {
             for e in 0..QUEUE {
-                let (yes, next) = (self.b.create_block(), self.b.create_block());
+                let [yes, next] = self.blocks();
                 self.b.ins().brif(has[e], yes, &[], next, &[]);
                 self.b.switch_to_block(yes);
                 let x = self.b.ins().extractlane(rows[e], l);
