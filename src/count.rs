@@ -44,9 +44,16 @@ pub(crate) struct Count {
     /// zero outside the first wave).
     wave_left: Vec<u32>,
     /// The sectors the sampled accesses of this counter's blocks touched: per 64 sectors, a
-    /// bit each ([`crate::WaveRuns::of`]).
+    /// bit each ([`crate::WaveRuns::of`]); complete after [`Count::finish`].
     pub wave: WaveChunks,
+    /// Chunks touched lately, in front of `wave` (chunk + 1 and its bits; 0: none), by a hash
+    /// of the chunk: a warp's column touches 32 chunks that the block's other rows touch
+    /// again, and one map lookup per lane cost more than the rest of the counting.
+    recent: Box<[(u64, u64); RECENT]>,
 }
+
+/// Entries of [`Count::recent`] (a power of two).
+const RECENT: usize = 256;
 
 /// Counts a tier adds up in a layout of its own while a worker runs its blocks.
 pub(crate) trait Deferred: std::any::Any {
@@ -146,6 +153,7 @@ impl Count {
             wave_blocks,
             wave_left: vec![0; warps],
             wave: WaveChunks::default(),
+            recent: Box::new([(0, 0); RECENT]),
         }
     }
 
@@ -240,8 +248,24 @@ impl Count {
     }
 
     /// The first wave touched sectors `bits` of chunk `chunk` ([`WaveChunks`]).
+    #[inline]
     fn touch(&mut self, chunk: u64, bits: u64) {
-        *self.wave.entry(chunk).or_default() |= bits;
+        let at = (chunk.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.ilog2())) as usize;
+        let e = &mut self.recent[at];
+        if e.0 == chunk + 1 {
+            e.1 |= bits;
+            return;
+        }
+        let held = std::mem::replace(e, (chunk + 1, bits));
+        self.spill(held);
+    }
+
+    /// An entry of [`Count::recent`] joins the map.
+    #[inline(never)]
+    fn spill(&mut self, (chunk, bits): (u64, u64)) {
+        if chunk != 0 {
+            *self.wave.entry(chunk - 1).or_default() |= bits;
+        }
     }
 
     /// The counters of counter site `site`.
@@ -359,6 +383,9 @@ impl Count {
     pub fn finish(&mut self) {
         if let Some(d) = self.deferred.take() {
             d.add_to(self);
+        }
+        for e in std::mem::replace(&mut *self.recent, [(0, 0); RECENT]) {
+            self.spill(e);
         }
     }
 

@@ -56,6 +56,9 @@ pub(crate) const ACCESS_FIELDS: usize = 4 + 32;
 /// then shared (cost 0: none).
 pub(crate) const MEMO_BEST: usize = 6;
 
+/// Where in the memo's head the shared sample's cost, block and warp are.
+pub(crate) const SHARED_BEST: usize = 3;
+
 /// `u64`s a memo entry remembers: the lanes and start it holds (0: none; else the mask, and
 /// the start's offset within 128 bytes plus one above bit 32), the sample cost, what
 /// [`ACCESS_FIELDS`] 1, 2 and 3 add, two conflict degrees (`index << 32 | requests`), and the
@@ -251,6 +254,13 @@ impl Pending {
             u64::MAX
         };
         self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
+    }
+
+    /// Whether no access of cost one in block `linear` can become the costliest shared sample:
+    /// the sample so far cost one or more and came from an earlier block (the sample only gets
+    /// costlier or earlier, whatever the block samples meanwhile).
+    pub fn unit_later(&self, linear: u64) -> bool {
+        self.memo[SHARED_BEST] != 0 && self.memo[SHARED_BEST + 1] < linear
     }
 
     /// The block ended: add up its warps' branches (unless they were added per line), tell

@@ -147,6 +147,8 @@ pub(crate) struct Ctx {
     pub memo: *mut u64,
     pub sink: usize,
     pub linear: u64,
+    /// Counting code only: [`count::Pending::unit_later`] for this block (0 or 1).
+    pub unit_later: u8,
     /// The block's [`print::Prints`] (code without `printf` never reads it).
     pub prints: usize,
 }
@@ -247,6 +249,7 @@ impl Compiled {
                 div: std::ptr::null_mut(),
                 memo: std::ptr::null_mut(),
                 sink: 0,
+                unit_later: 0,
                 prints: {
                     prints.reset(self.entry.warps);
                     std::ptr::from_mut(prints) as usize
@@ -258,6 +261,7 @@ impl Compiled {
             };
             let mut counts = counting.map(|(sink, pending)| {
                 pending.begin_block(sink);
+                ctx.unit_later = u8::from(pending.unit_later(ctx.linear));
                 enter::Counts { pending, sink }
             });
             let status = self.entry.call(

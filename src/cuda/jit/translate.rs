@@ -1562,6 +1562,14 @@ impl Tx<'_, '_> {
         if self.is_full(v) {
             return self.b.ins().iconst(I8, 1);
         }
+        // Counting code takes a mask's bits when it becomes the current one: the same bits
+        // (computed once) say whether any lane is set.
+        if self.count.is_some()
+            && let Ok(v) = <&[Value; C32]>::try_from(v)
+        {
+            let bits = self.bits(v);
+            return self.b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
+        }
         let mut acc = v[0];
         for &x in &v[1..] {
             acc = self.b.ins().bor(acc, x);
@@ -1575,6 +1583,10 @@ impl Tx<'_, '_> {
             let c = self.b.use_var(self.cur[0]);
             let l = self.b.ins().extractlane(c, 0);
             return self.b.ins().icmp_imm_s(IntCC::NotEqual, l, 0);
+        }
+        if self.count.is_some() {
+            let bits = self.cur_bits();
+            return self.b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0);
         }
         self.any_of(self.cur)
     }

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::mem::offset_of;
 
 /// Where in the memo's head the costliest shared sample's cost, block and warp are.
-const SHARED_BEST: i32 = 3 * 8;
+const SHARED_BEST: i32 = (counts::SHARED_BEST * 8) as i32;
 
 /// The counting state of a translation.
 pub(super) struct Counting {
@@ -46,9 +46,6 @@ pub(super) struct Counting {
     cur_bits: Option<Variable>,
     /// Whether the kernel loads from memory (else there are no load batches to end).
     loads: bool,
-    /// Whether no access of cost one in this block can become the costliest shared sample
-    /// (`I8`, computed at entry; see [`Tx::count_prologue`]).
-    unit_later: Option<Value>,
 }
 
 /// What a count taken under the current mask adds to when the mask changes, per warp with an
@@ -72,7 +69,6 @@ impl Counting {
             lines,
             pending: Vec::new(),
             cur_bits: None,
-            unit_later: None,
         }
     }
 
@@ -115,31 +111,6 @@ impl Tx<'_, '_> {
             return;
         };
         c.cur_bits = Some(self.b.declare_var(I32));
-        // The costliest shared sample so far cost one or more and came from an earlier block:
-        // then no access of cost one in this block can replace it, whatever this block samples
-        // meanwhile (the sample only gets costlier or earlier).
-        // Code with no counting site is given no memo (a null pointer): then nothing is known.
-        let flags = MemFlagsData::trusted();
-        let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
-        let [read, done] = self.blocks();
-        let later = self.b.append_block_param(done, I8);
-        let no = self.b.ins().iconst(I8, 0);
-        self.b.ins().brif(memo, read, &[], done, &[no.into()]);
-        self.b.switch_to_block(read);
-        let linear = self.load_ctx(I64, offset_of!(Ctx, linear));
-        let top = self.b.ins().load(I64, flags, memo, SHARED_BEST);
-        let top_block = self.b.ins().load(I64, flags, memo, SHARED_BEST + 8);
-        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, top, 0);
-        let earlier = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, top_block, linear);
-        let both = self.b.ins().band(some, earlier);
-        self.b.ins().jump(done, &[both.into()]);
-        self.b.switch_to_block(done);
-        if let Some(c) = &mut self.count {
-            c.unit_later = Some(later);
-        }
     }
 
     /// The current mask changed to `v` (counting code keeps its bits).
@@ -515,11 +486,9 @@ impl Tx<'_, '_> {
             if let Some(c) = self.count.as_mut() {
                 c.pend(Pending::Request(a));
             }
-            let later = self
-                .count
-                .as_ref()
-                .and_then(|c| c.unit_later)
-                .expect("set at entry");
+            // Read where it is tested: a value kept from entry costs its spill and reloads at
+            // every access.
+            let later = self.load_ctx(I8, offset_of!(Ctx, unit_later));
             let (_, byte0, step) = row.expect("a unit access's lanes are a row");
             let [some, check, log] = self.blocks();
             // A warp whose access could become the costliest sample (none of cost one or more
