@@ -3,8 +3,10 @@
 //! compiled launch counts exactly what the interpreter counts.
 //!
 //! A worker's counter holds, across the blocks it runs, a [`Pending`] (layouts below): per
-//! counting site the instructions, branches, divergent branches, barriers and global load
-//! batches of its warps (added inline, per warp, from the warp's mask); per memory instruction
+//! counting site the branches, divergent branches, barriers and global load batches of its
+//! warps (added inline, per warp, from the warp's mask); per run of instructions under one
+//! mask ([`Run`]) the warps that ran it and their lanes, from which its instructions (and the
+//! requests of its shared accesses of cost one) are added up at the end; per memory instruction
 //! its requests and what they cost, with the memo (below); per branch step and warp index the
 //! divergent branches. These are sums, added to the counter once, when the worker is done
 //! ([`crate::count::Deferred`]). Per block there is the step record: per warp its steps
@@ -46,6 +48,29 @@ pub(crate) const MAX_STEPS: usize = crate::metrics::Samples::MAX_STEPS;
 /// The `u64` counters per counting site, in this order: warp instructions, thread
 /// instructions, branches, divergent branches, barriers, global load batches.
 pub(crate) const SITE_FIELDS: usize = 6;
+
+/// What a run of instructions under one mask adds, per warp that runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunAdd {
+    /// An instruction, and its lanes, at this slot of the counts.
+    Instruction(u32),
+    /// A request of this memory instruction, one that costs one wavefront whatever its lanes
+    /// (`CountedAccess::unit`).
+    Request(usize),
+}
+
+/// A run of instructions under one mask: what it adds (each so many times) per warp that runs
+/// it, and whether its mask is every lane. The compiled code adds the warps that run it and
+/// their lanes ([`RUN_FIELDS`] words per run); [`Pending`] adds up the rest from them when the
+/// worker is done.
+#[derive(Clone, Debug)]
+pub(crate) struct Run {
+    pub adds: Vec<(RunAdd, u64)>,
+    pub full: bool,
+}
+
+/// `u64`s per run: the warps that ran it and (unless its mask is every lane) their lanes.
+pub(crate) const RUN_FIELDS: usize = 2;
 
 /// The `u64` counters per memory instruction (first in its part of the memo):
 /// requests, sectors (shared: wavefronts), lines (shared: ideal wavefronts), bytes, then
@@ -199,6 +224,9 @@ pub(crate) struct Pending {
     lines: bool,
     /// [`SITE_FIELDS`] per counting slot.
     pub tally: Vec<u64>,
+    /// The code's runs, and [`RUN_FIELDS`] per run: what they counted.
+    runs: Vec<Run>,
+    pub run_counts: Vec<u64>,
     /// The block's step record ([`step_words`]).
     pub steps: Vec<u64>,
     /// [`div_words`].
@@ -208,12 +236,12 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Nothing counted yet, for code of `tally_words` counts with `accesses` on `slots`,
-    /// counting at `sites` (per line or not), in blocks of `warps` warps.
+    /// Nothing counted yet, for code of `tally_words` counts and `runs` with `accesses` on
+    /// `slots`, counting at `sites` (per line or not), in blocks of `warps` warps.
     pub fn new(
         (sites, lines): (Vec<(usize, Site)>, bool),
         (accesses, slots): (&[CountedAccess], &[SlotTarget<'_>]),
-        tally_words: usize,
+        (tally_words, runs): (usize, &[Run]),
         warps: usize,
     ) -> Pending {
         let adds = accesses
@@ -230,6 +258,8 @@ impl Pending {
             warps,
             lines,
             tally: vec![0; tally_words],
+            runs: runs.to_vec(),
+            run_counts: vec![0; runs.len() * RUN_FIELDS],
             steps: vec![0; step_words(warps)],
             div: vec![0; div_words(warps)],
             memo: vec![0; memo_words(accesses.len())],
@@ -322,6 +352,31 @@ impl Pending {
 
 impl crate::count::Deferred for Pending {
     fn add_to(mut self: Box<Self>, count: &mut Count) {
+        for (run, n) in self
+            .runs
+            .iter()
+            .zip(self.run_counts.chunks_exact(RUN_FIELDS))
+        {
+            let warps = n[0];
+            let lanes = if run.full { 32 * warps } else { n[1] };
+            for &(add, times) in &run.adds {
+                match add {
+                    RunAdd::Instruction(s) => {
+                        let at = s as usize * SITE_FIELDS;
+                        if let Some(c) = self.tally.get_mut(at..at + 2) {
+                            c[0] += warps * times;
+                            c[1] += lanes * times;
+                        }
+                    }
+                    // Less the requests of the replayed samples (see `Pending::end_block`).
+                    RunAdd::Request(a) => {
+                        if let Some(r) = self.memo.get_mut(MEMO_BEST + a * MEMO_FIELDS) {
+                            *r = r.wrapping_add(warps * times);
+                        }
+                    }
+                }
+            }
+        }
         for (s, c) in self.tally.chunks_exact(SITE_FIELDS).enumerate() {
             if let Some(&(index, _)) = self.sites.get(s)
                 && c.iter().any(|&x| x != 0)

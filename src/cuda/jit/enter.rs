@@ -41,6 +41,8 @@ pub(crate) struct Entry {
     pub tally_words: usize,
     /// `u64`s of its memo.
     pub memo_words: usize,
+    /// `u64`s of its runs' counts.
+    pub run_words: usize,
 }
 
 impl Entry {
@@ -74,10 +76,12 @@ impl Entry {
             let c = counts.expect("counting code needs somewhere to count");
             let p = &mut *c.pending;
             assert_eq!(p.tally.len(), self.tally_words, "counts");
+            assert_eq!(p.run_counts.len(), self.run_words, "runs");
             assert_eq!(p.steps.len(), count::step_words(self.warps), "step record");
             assert_eq!(p.div.len(), count::div_words(self.warps), "steps");
             assert_eq!(p.memo.len(), self.memo_words, "memo");
             ctx.tally = p.tally.as_mut_ptr();
+            ctx.runs = p.run_counts.as_mut_ptr();
             ctx.steps = p.steps.as_mut_ptr();
             ctx.div = p.div.as_mut_ptr();
             ctx.memo = p.memo.as_mut_ptr();
@@ -91,7 +95,7 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature
         // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
         // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // (and, when it counts, `tally`, `steps`, `div` and `memo`) within the sizes asserted
+        // (and, when it counts, `tally`, `runs`, `steps`, `div` and `memo`) within the sizes asserted
         // above; each buffer's `len` bytes from its `ptr`, after a bounds check (a store that
         // waits in the queue, on the function's own stack, is checked before it is queued and
         // written at most once, later); and it reads the byte at

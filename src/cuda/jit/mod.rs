@@ -142,6 +142,7 @@ pub(crate) struct Ctx {
     /// ([`count::div_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
     /// helpers are called with, and the block's linear index.
     pub tally: *mut u64,
+    pub runs: *mut u64,
     pub steps: *mut u64,
     pub div: *mut u64,
     pub memo: *mut u64,
@@ -192,6 +193,9 @@ pub(crate) struct Compiled {
     pub accesses: Vec<count::CountedAccess>,
     /// Counting code only: whether it counts per line.
     pub lines: bool,
+    /// Counting code only: its runs of instructions under one mask, by the index it counts
+    /// them at.
+    pub runs: Vec<count::Run>,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
     /// The frame's bytes of per-thread arrays (zeroed before each block).
@@ -245,6 +249,7 @@ impl Compiled {
                 fired: fired.as_ptr() as usize,
                 fault: FaultSite::default(),
                 tally: std::ptr::null_mut(),
+                runs: std::ptr::null_mut(),
                 steps: std::ptr::null_mut(),
                 div: std::ptr::null_mut(),
                 memo: std::ptr::null_mut(),
@@ -291,7 +296,7 @@ impl Compiled {
         count::Pending::new(
             (sites, self.lines),
             (&self.accesses, slots),
-            self.entry.tally_words,
+            (self.entry.tally_words, &self.runs),
             self.entry.warps,
         )
     }

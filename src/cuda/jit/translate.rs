@@ -143,9 +143,9 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     }))
     .map_err(|_| "the code generator failed on this kernel".to_string())??;
     let count_slots = built.count.as_ref().map_or(0, |c| c.slots());
-    let (count_sites, accesses) = built
+    let (count_sites, accesses, runs) = built
         .count
-        .map_or_else(Default::default, |c| (c.sites, c.accesses));
+        .map_or_else(Default::default, |c| (c.sites, c.accesses, c.runs));
     Ok(Compiled {
         entry: Entry {
             addr: built.addr,
@@ -156,6 +156,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
             // Code with nothing to count (no site) is given nothing to count in.
             tally_words: count_slots * super::count::SITE_FIELDS,
             memo_words: super::count::memo_words(accesses.len()),
+            run_words: runs.len() * super::count::RUN_FIELDS,
         },
         tables,
         exists,
@@ -164,6 +165,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         sites: built.sites,
         count_sites,
         accesses,
+        runs,
         lines: shape.lines,
         compile_ms: start.elapsed().as_secs_f64() * 1e3,
     })

@@ -12,8 +12,8 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST,
-    MEMO_FIELDS, NOTE_WORDS, OUT_WORDS, REMEMBERED, SITE_FIELDS, batch_word, known_word, unit_word,
-    wave_word,
+    MEMO_FIELDS, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
+    batch_word, known_word, unit_word, wave_word,
 };
 use super::{C32, Ctx, Known, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -41,22 +41,14 @@ pub(super) struct Counting {
     /// Whether counts are kept per line (else every site adds to one slot of the counts).
     lines: bool,
     /// What was counted since the mask last changed: (what it adds to, how many times).
-    pending: Vec<(Pending, i64)>,
+    pending: Vec<(RunAdd, u64)>,
+    /// Per run of instructions under one mask (a place where the mask changes after counts
+    /// under it): what each warp that runs it adds, and whether its mask is every lane.
+    pub runs: Vec<Run>,
     /// The current mask's lanes as bits (`I32`), defined wherever the mask is.
     cur_bits: Option<Variable>,
     /// Whether the kernel loads from memory (else there are no load batches to end).
     loads: bool,
-}
-
-/// What a count taken under the current mask adds to when the mask changes, per warp with an
-/// executing lane.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pending {
-    /// An instruction, and its lanes, in this slot of the counts.
-    Instruction(u32),
-    /// A request of this memory instruction, one that costs one wavefront whatever its lanes
-    /// (`CountedAccess::unit`).
-    Request(usize),
 }
 
 impl Counting {
@@ -68,6 +60,7 @@ impl Counting {
             accesses: Vec::new(),
             lines,
             pending: Vec::new(),
+            runs: Vec::new(),
             cur_bits: None,
         }
     }
@@ -87,7 +80,7 @@ impl Counting {
     }
 
     /// One more of `p` under the current mask.
-    fn pend(&mut self, p: Pending) {
+    fn pend(&mut self, p: RunAdd) {
         match self.pending.iter_mut().find(|(q, _)| *q == p) {
             Some(q) => q.1 += 1,
             None => self.pending.push((p, 1)),
@@ -138,43 +131,35 @@ impl Tx<'_, '_> {
         let (Some(c), Some(_)) = (self.count.as_mut(), self.warp) else {
             return;
         };
-        let s = Pending::Instruction(c.slot(site));
+        let s = RunAdd::Instruction(c.slot(site));
         c.pend(s);
     }
 
-    /// Add what was counted under the current mask: call before the mask changes.
+    /// Add what was counted under the current mask: call before the mask changes. The warps
+    /// that run it (and their lanes) are added to the run's two words; what the run adds to
+    /// is added up from them when the worker is done ([`Run`]), so a run adds two words
+    /// however many instructions and requests it holds (a full mask's run one: its lanes are
+    /// 32 per warp).
     pub(super) fn flush_counts(&mut self) {
-        let pending = match self.count.as_mut() {
-            Some(c) if !c.pending.is_empty() => std::mem::take(&mut c.pending),
+        let full = self.known == Known::Full;
+        let r = match self.count.as_mut() {
+            Some(c) if !c.pending.is_empty() => {
+                let adds = std::mem::take(&mut c.pending);
+                c.runs.push(Run { adds, full });
+                c.runs.len() - 1
+            }
             _ => return,
         };
-        let (issued, lanes) = if self.known == Known::Full {
-            // Constants (the code generator does not fold a population count).
+        let runs = self.load_ctx(I64, offset_of!(Ctx, runs));
+        let at = (r * RUN_FIELDS * 8) as i32;
+        if full {
             let one = self.b.ins().iconst(I64, 1);
-            (one, self.b.ins().iconst(I64, 32))
+            self.add_at(runs, at, one);
         } else {
             let bits = self.cur_bits();
-            self.issued(bits)
-        };
-        let tally = self.tally();
-        let mut memo = None;
-        for (p, n) in pending {
-            match p {
-                Pending::Instruction(s) => {
-                    self.add_count(tally, s, 0, issued, n);
-                    self.add_count(tally, s, 1, lanes, n);
-                }
-                Pending::Request(a) => {
-                    let memo =
-                        *memo.get_or_insert_with(|| self.load_ctx(I64, offset_of!(Ctx, memo)));
-                    let x = if n == 1 {
-                        issued
-                    } else {
-                        self.b.ins().imul_imm_s(issued, n)
-                    };
-                    self.add_at(memo, access_counts(a), x);
-                }
-            }
+            let (issued, lanes) = self.issued(bits);
+            self.add_at(runs, at, issued);
+            self.add_at(runs, at + 8, lanes);
         }
     }
 
@@ -191,17 +176,10 @@ impl Tx<'_, '_> {
         self.load_ctx(I64, offset_of!(Ctx, tally))
     }
 
-    /// Counter `field` of counting site `s` (in `tally`) += `x × times`.
-    fn add_count(&mut self, tally: Value, s: u32, field: usize, x: Value, times: i64) {
+    /// Counter `field` of counting site `s` (in `tally`) += `x`.
+    fn add_count(&mut self, tally: Value, s: u32, field: usize, x: Value) {
         let off = ((s as usize * SITE_FIELDS + field) * 8) as i32;
-        let old = self.b.ins().load(I64, MemFlagsData::trusted(), tally, off);
-        let add = if times == 1 {
-            x
-        } else {
-            self.b.ins().imul_imm_s(x, times)
-        };
-        let new = self.b.ins().iadd(old, add);
-        self.b.ins().store(MemFlagsData::trusted(), new, tally, off);
+        self.add_at(tally, off, x);
     }
 
     /// The step record's address plus `8 × index` bytes (the `index`-th word).
@@ -253,9 +231,9 @@ impl Tx<'_, '_> {
         if lines {
             let (issued, _) = self.issued(entry);
             let tally = self.tally();
-            self.add_count(tally, slot, 2, issued, 1);
+            self.add_count(tally, slot, 2, issued);
             if let Some(div) = div {
-                self.add_count(tally, slot, 3, div, 1);
+                self.add_count(tally, slot, 3, div);
             }
         }
         let w = self.warp.expect("inside a region");
@@ -370,7 +348,7 @@ impl Tx<'_, '_> {
         self.b.ins().store(MemFlagsData::trusted(), next, p, at);
         let started = self.b.ins().uextend(I64, starts);
         let tally = self.tally();
-        self.add_count(tally, s, 5, started, 1);
+        self.add_count(tally, s, 5, started);
     }
 
     /// A barrier, at block level: one instruction and one barrier per warp with live lanes.
@@ -389,7 +367,7 @@ impl Tx<'_, '_> {
             let tally = self.tally();
             for (field, n) in [(0, warps), (1, threads), (4, warps)] {
                 let x = self.b.ins().iconst(I64, n);
-                self.add_count(tally, s, field, x, 1);
+                self.add_count(tally, s, field, x);
             }
             return;
         }
@@ -407,9 +385,9 @@ impl Tx<'_, '_> {
         let bits = self.bits(&m);
         let (issued, lanes) = self.issued(bits);
         let tally = self.tally();
-        self.add_count(tally, s, 0, issued, 1);
-        self.add_count(tally, s, 1, lanes, 1);
-        self.add_count(tally, s, 4, issued, 1);
+        self.add_count(tally, s, 0, issued);
+        self.add_count(tally, s, 1, lanes);
+        self.add_count(tally, s, 4, issued);
         self.next_warp(warps);
     }
 
@@ -484,7 +462,7 @@ impl Tx<'_, '_> {
             // lanes' row stays inside the array does not matter: the executing lanes' banks
             // are distinct (or their word one) anyway.
             if let Some(c) = self.count.as_mut() {
-                c.pend(Pending::Request(a));
+                c.pend(RunAdd::Request(a));
             }
             // Read where it is tested: a value kept from entry costs its spill and reloads at
             // every access.
