@@ -170,6 +170,11 @@ impl Count {
         self.wave_left.fill(left);
     }
 
+    /// The running block (linear index).
+    pub fn block(&self) -> u64 {
+        self.block
+    }
+
     /// Whether the running block is in the first wave (its warps' first global accesses are
     /// sampled).
     pub fn in_wave(&self) -> bool {

@@ -650,7 +650,7 @@ fn counting_agrees_in_any_block_order_and_thread_count() {
     let text = std::fs::read_to_string(&path).expect("readable");
     let module = Module::from_source("kernels.cu", &text, &Options::default()).expect("parses");
     // Blocks that reach their branch steps at lines of their own: the first warp to reach a
-    // step names its line, whichever block ran first.
+    // step names its line, whichever block ran first. Samples as costly as the one kept.
     let steps = Module::from_source(
         "steps.cu",
         "__global__ void steps_by_block(float *x) {\n\
@@ -659,19 +659,28 @@ fn counting_agrees_in_any_block_order_and_thread_count() {
            else if (t % 4 == 1) { x[i] += 2.0f; }\n\
            for (int j = 0; j < (int)(blockIdx.x % 4); j++) { if (t < 8 * j) x[i] += 1.0f; }\n\
            if (blockIdx.x == 5 && t % 3 == 0) x[i] -= 1.0f;\n\
+         }\n\
+         __global__ void sample_ties(float *x) {\n\
+           unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;\n\
+           if (blockIdx.x + 1 < gridDim.x && w == 7) x[lane * 64] += 1.0f;\n\
+           __syncthreads();\n\
+           if (w == 0) x[lane * 64 + 1] += 2.0f;\n\
          }\n",
         &Options::default(),
     )
     .expect("parses");
     // (module, kernel, grid, block)
     type Case<'m> = (&'m Module, &'static str, (u32, u32), (u32, u32));
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (&module, "reduce_interleaved", (8, 1), (256, 1)),
         (&module, "reduce_sequential", (8, 1), (256, 1)),
         (&module, "reduce_multi", (3, 1), (128, 1)),
         (&module, "transpose_naive", (2, 8), (32, 8)),
         (&module, "transpose_no_conflicts", (2, 8), (32, 8)),
         (&steps, "steps_by_block", (8, 1), (64, 1)),
+        // In reverse, block 1's warp 7 takes the sample from block 2's warp 0, then its own
+        // warp 0 takes it back with an access as costly that the memo already knows.
+        (&steps, "sample_ties", (3, 1), (256, 1)),
     ];
     let setups = [
         (1, warpsim::BlockOrder::Parallel, false, false),

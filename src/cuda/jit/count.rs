@@ -78,8 +78,13 @@ pub(crate) const RUN_FIELDS: usize = 2;
 pub(crate) const ACCESS_FIELDS: usize = 4 + 32;
 
 /// The memo's head: the cost, block and warp of the costliest access sampled so far, global
-/// then shared (cost 0: none).
-pub(crate) const MEMO_BEST: usize = 6;
+/// then shared (cost 0: none); then, global and shared, the least cost of an access of the
+/// running block that may become the sample ([`NEED`]).
+pub(crate) const MEMO_BEST: usize = 8;
+
+/// Where in the memo's head the least costs are: an access that costs less cannot become the
+/// sample (one compare on the memo's hit path; one that costs as much is looked at closer).
+pub(crate) const NEED: usize = 6;
 
 /// Where in the memo's head the shared sample's cost, block and warp are.
 pub(crate) const SHARED_BEST: usize = 3;
@@ -632,7 +637,7 @@ impl<'a> Sink<'a> {
         self.slots.get(a.slot as usize).copied()
     }
 
-    /// The memo's head: the costliest access sampled so far, global then shared.
+    /// The memo's head ([`MEMO_BEST`]) for the running block.
     pub fn best(&self) -> [u64; MEMO_BEST] {
         let key = |r: &Option<crate::count::RawAccess>| {
             r.as_ref()
@@ -642,6 +647,9 @@ impl<'a> Sink<'a> {
             key(&self.count.samples.worst_global),
             key(&self.count.samples.worst_shared),
         );
-        [g[0], g[1], g[2], s[0], s[1], s[2]]
+        // A sample from an earlier block is kept over any access as costly.
+        let block = self.count.block();
+        let need = |k: [u64; 3]| k[0] + u64::from(k[0] != 0 && k[1] < block);
+        [g[0], g[1], g[2], s[0], s[1], s[2], need(g), need(s)]
     }
 }

@@ -12,7 +12,7 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST,
-    MEMO_FIELDS, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
+    MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
     batch_word, known_word, unit_word, wave_word,
 };
 use super::{C32, Ctx, Known, Parts, Tx};
@@ -567,6 +567,13 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(hit);
             let e = self.b.use_var(found);
             let cost = self.b.ins().load(I64, flags, e, entries + 8);
+            let need = (NEED + usize::from(shared)) * 8;
+            let need = self.b.ins().load(I64, flags, memo, need as i32);
+            let cheaper = self.b.ins().icmp(IntCC::UnsignedLessThan, cost, need);
+            let closer = self.b.create_block();
+            self.b.ins().brif(cheaper, add, &[], closer, &[]);
+            self.b.set_cold_block(closer);
+            self.b.switch_to_block(closer);
             let skip = self.not_the_sample(memo, best, cost, w);
             self.b.ins().brif(skip, add, &[], call, &[]);
             self.b.switch_to_block(add);
@@ -638,6 +645,10 @@ impl Tx<'_, '_> {
                 .ins()
                 .store(flags, x, memo, SHARED_BEST + (k * 8) as i32);
         }
+        // A sample of this block: an access as costly may still replace it.
+        self.b
+            .ins()
+            .store(flags, one, memo, ((NEED + 1) * 8) as i32);
     }
 
     /// Block `call`: show warp `w`'s access (lanes `bits`) of memory instruction `a` to the
