@@ -373,7 +373,8 @@ impl crate::count::Deferred for Pending {
                             c[1] += lanes * times;
                         }
                     }
-                    // Less the requests of the replayed samples (see `Pending::end_block`).
+                    // Wrapping: the blocks' ends took off the requests of the samples they
+                    // replayed (`Pending::end_block`), which may have gone below zero so far.
                     RunAdd::Request(a) => {
                         if let Some(r) = self.memo.get_mut(MEMO_BEST + a * MEMO_FIELDS) {
                             *r = r.wrapping_add(warps * times);

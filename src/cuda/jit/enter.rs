@@ -95,11 +95,11 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature
         // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
         // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // (and, when it counts, `tally`, `runs`, `steps`, `div` and `memo`) within the sizes asserted
-        // above; each buffer's `len` bytes from its `ptr`, after a bounds check (a store that
-        // waits in the queue, on the function's own stack, is checked before it is queued and
-        // written at most once, later); and it reads the byte at
-        // `ctx.fired`, an `AtomicBool` the caller borrows for the call (a plain byte load of
+        // (and, when it counts, `tally`, `runs`, `steps`, `div` and `memo`) within the sizes
+        // asserted above; each buffer's `len` bytes from its `ptr`, after a bounds check (a
+        // store that waits in the queue, on the function's own stack, is checked before it is
+        // queued and written at most once, later); and it reads the byte at `ctx.fired`, an
+        // `AtomicBool` the caller borrows for the call (a plain byte load of
         // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
         // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
         // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
