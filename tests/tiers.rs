@@ -375,6 +375,17 @@ fn escapes_fail_alike_on_both_tiers() {
                 s += p[i];
             x[threadIdx.x] = s;
         }
+        __global__ void unsigned_index_before_the_start(float *x, int n) {
+            __shared__ float s[128];
+            s[threadIdx.x] = x[threadIdx.x];
+            __syncthreads();
+            x[threadIdx.x] = (s - 4)[threadIdx.x];
+        }
+        __global__ void unsigned_index_wraps_inside_the_warp(float *x, int n) {
+            // Lanes 0..19 read x[0..19]; lane 20's index wraps to 0, 2^32 elements before.
+            float *p = x - 4294967276ull;
+            x[threadIdx.x] = p[threadIdx.x + 4294967276u];
+        }
         __global__ void divide_by_zero(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             int z = i - i;

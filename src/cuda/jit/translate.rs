@@ -4062,7 +4062,10 @@ impl Tx<'_, '_> {
             row = self.b.ins().band(row, f);
         }
         let known = known.and_then(Step::constant);
-        let mut r = self.row_from(p, slot, size, (first, k64), row, known);
+        // An unsigned index at a step that does not go down, from a constant offset that is
+        // not negative (`sdata[t + s]`), starts at no negative byte: no check at run time.
+        let nonneg = !signed && known.is_some_and(|k| k >= 0) && self.nonneg_const(p.uniform);
+        let mut r = self.row_from(p, slot, size, (first, k64), row, (known, nonneg));
         if let Some(n) = bounded {
             // The lanes are a row below `n`: it lies in `[uniform, uniform + n × size)`, inside
             // the buffer if that is, a check the same all through the loop (where it fails,
@@ -4119,7 +4122,7 @@ impl Tx<'_, '_> {
                 .icmp_imm_s(IntCC::UnsignedLessThan, biased, 1 << 41);
             row = self.b.ins().band(row, near);
         }
-        self.row_from(p, slot, size, (t0, k), row, None)
+        self.row_from(p, slot, size, (t0, k), row, (None, false))
     }
 
     /// The row whose lane 0 is element `first` and whose lanes are `k` elements apart (both
@@ -4131,7 +4134,7 @@ impl Tx<'_, '_> {
         size: i64,
         (first, k64): (Value, Value),
         row: Value,
-        known: Option<i64>,
+        (known, nonneg): (Option<i64>, bool),
     ) -> Row {
         let scaled = self.b.ins().imul_imm_s(first, size);
         let byte0 = self.b.ins().iadd(p.uniform, scaled);
@@ -4148,10 +4151,13 @@ impl Tx<'_, '_> {
         };
         let len = self.buf_len[slot];
         let lim = self.b.ins().iadd_imm_s(len, -size);
-        let nonneg = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0);
+        let nonneg = if nonneg {
+            self.b.ins().iconst(I8, 1)
+        } else {
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0)
+        };
         let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
         // The lanes' part is whole elements: the uniform part alone decides the alignment
         // (and stays out of a loop that does not assign it).
@@ -4171,6 +4177,20 @@ impl Tx<'_, '_> {
             addr,
             byte0,
             step,
+        }
+    }
+
+    /// Whether `v` is a constant from zero to 2^62 (a row's lanes, at most 2^40 bytes on,
+    /// cannot wrap from there).
+    fn nonneg_const(&self, v: Value) -> bool {
+        let dfg = &self.b.func.dfg;
+        match dfg.value_def(v) {
+            ir::ValueDef::Result(inst, _) => matches!(
+                dfg.insts[inst],
+                ir::InstructionData::UnaryImm { opcode: ir::Opcode::Iconst, imm }
+                    if (0..=1 << 62).contains(&imm.bits())
+            ),
+            _ => false,
         }
     }
 
