@@ -4180,8 +4180,8 @@ impl Tx<'_, '_> {
         }
     }
 
-    /// Whether `v` is a constant from zero to 2^62 (a row's lanes, at most 2^40 bytes on,
-    /// cannot wrap from there).
+    /// Whether `v` is a constant from zero to 2^62 (an unsigned 32-bit index of at most 16
+    /// bytes an element lies less than 2^36 bytes on: its byte offset cannot wrap from there).
     fn nonneg_const(&self, v: Value) -> bool {
         let dfg = &self.b.func.dfg;
         match dfg.value_def(v) {
