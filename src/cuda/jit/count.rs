@@ -63,7 +63,7 @@ pub(crate) enum RunAdd {
 /// it, and whether its mask is every lane. The compiled code adds the warps that run it and
 /// their lanes ([`RUN_FIELDS`] words per run); [`Pending`] adds up the rest from them when the
 /// worker is done.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Run {
     pub adds: Vec<(RunAdd, u64)>,
     pub full: bool,
@@ -229,8 +229,8 @@ pub(crate) struct Pending {
     lines: bool,
     /// [`SITE_FIELDS`] per counting slot.
     pub tally: Vec<u64>,
-    /// The code's runs, and [`RUN_FIELDS`] per run: what they counted.
-    runs: Vec<Run>,
+    /// The code's runs (shared with it), and [`RUN_FIELDS`] per run: what they counted.
+    runs: std::sync::Arc<[Run]>,
     pub run_counts: Vec<u64>,
     /// The block's step record ([`step_words`]).
     pub steps: Vec<u64>,
@@ -246,7 +246,7 @@ impl Pending {
     pub fn new(
         (sites, lines): (Vec<(usize, Site)>, bool),
         (accesses, slots): (&[CountedAccess], &[SlotTarget<'_>]),
-        (tally_words, runs): (usize, &[Run]),
+        (tally_words, runs): (usize, &std::sync::Arc<[Run]>),
         warps: usize,
     ) -> Pending {
         let adds = accesses
@@ -263,7 +263,7 @@ impl Pending {
             warps,
             lines,
             tally: vec![0; tally_words],
-            runs: runs.to_vec(),
+            runs: std::sync::Arc::clone(runs),
             run_counts: vec![0; runs.len() * RUN_FIELDS],
             steps: vec![0; step_words(warps)],
             div: vec![0; div_words(warps)],

@@ -195,7 +195,7 @@ pub(crate) struct Compiled {
     pub lines: bool,
     /// Counting code only: its runs of instructions under one mask, by the index it counts
     /// them at.
-    pub runs: Vec<count::Run>,
+    pub runs: Arc<[count::Run]>,
     /// Milliseconds the translation and code generation took.
     pub compile_ms: f64,
     /// The frame's bytes of per-thread arrays (zeroed before each block).

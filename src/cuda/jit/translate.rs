@@ -165,7 +165,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         sites: built.sites,
         count_sites,
         accesses,
-        runs,
+        runs: runs.into(),
         lines: shape.lines,
         compile_ms: start.elapsed().as_secs_f64() * 1e3,
     })
@@ -4065,29 +4065,7 @@ impl Tx<'_, '_> {
         // An unsigned index at a step that does not go down, from a constant offset that is
         // not negative (`sdata[t + s]`), starts at no negative byte: no check at run time.
         let nonneg = !signed && known.is_some_and(|k| k >= 0) && self.nonneg_const(p.uniform);
-        let mut r = self.row_from(p, slot, size, (first, k64), row, (known, nonneg));
-        if let Some(n) = bounded {
-            // The lanes are a row below `n`: it lies in `[uniform, uniform + n × size)`, inside
-            // the buffer if that is, a check the same all through the loop (where it fails,
-            // the lanes are checked one by one, as for any row that is not `ok`).
-            let n = self.b.ins().uextend(I64, n);
-            let span = self.b.ins().imul_imm_s(n, size);
-            let end = self.b.ins().iadd(p.uniform, span);
-            let inside = self
-                .b
-                .ins()
-                .icmp(IntCC::SignedLessThanOrEqual, end, self.buf_len[slot]);
-            let nonneg = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p.uniform, 0);
-            let low = self.b.ins().band_imm_s(p.uniform, size - 1);
-            let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-            let ok = self.b.ins().band(inside, nonneg);
-            r.ok = self.b.ins().band(ok, aligned);
-            r.row = self.b.ins().iconst(I8, 1);
-        }
-        Some(r)
+        Some(self.row_from(p, slot, size, (first, k64), row, (known, nonneg, bounded)))
     }
 
     /// A row of one 64-bit index term (`in[(size_t)y * n + x]`): whether its lanes are one is
@@ -4122,11 +4100,13 @@ impl Tx<'_, '_> {
                 .icmp_imm_s(IntCC::UnsignedLessThan, biased, 1 << 41);
             row = self.b.ins().band(row, near);
         }
-        self.row_from(p, slot, size, (t0, k), row, (None, false))
+        self.row_from(p, slot, size, (t0, k), row, (None, false, None))
     }
 
     /// The row whose lane 0 is element `first` and whose lanes are `k` elements apart (both
-    /// `I64`), if `row`: checked against buffer `slot` and for alignment.
+    /// `I64`), if `row`: checked against buffer `slot` and for alignment. `known`: the step,
+    /// where known; `nonneg`: its first byte is known not to be negative; `below`: its lanes
+    /// are a row below this loop bound ([`Tx::bounded`]), checked against the bound instead.
     fn row_from(
         &mut self,
         p: &Parts,
@@ -4134,7 +4114,7 @@ impl Tx<'_, '_> {
         size: i64,
         (first, k64): (Value, Value),
         row: Value,
-        (known, nonneg): (Option<i64>, bool),
+        (known, nonneg, below): (Option<i64>, bool, Option<Value>),
     ) -> Row {
         let scaled = self.b.ins().imul_imm_s(first, size);
         let byte0 = self.b.ins().iadd(p.uniform, scaled);
@@ -4150,7 +4130,23 @@ impl Tx<'_, '_> {
             ),
         };
         let len = self.buf_len[slot];
-        let lim = self.b.ins().iadd_imm_s(len, -size);
+        // Lanes that are a row below a loop's bound `n` lie in `[uniform, uniform + n × size)`:
+        // inside the buffer if that is, a check the same all through the loop (where it fails,
+        // the lanes are checked one by one, as for any row that is not `ok`).
+        let (lo, fits, row) = match below {
+            Some(n) => {
+                let n = self.b.ins().uextend(I64, n);
+                let span = self.b.ins().imul_imm_s(n, size);
+                let end = self.b.ins().iadd(p.uniform, span);
+                let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, len);
+                (p.uniform, fits, self.b.ins().iconst(I8, 1))
+            }
+            None => {
+                let lim = self.b.ins().iadd_imm_s(len, -size);
+                let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
+                (lo, fits, row)
+            }
+        };
         let nonneg = if nonneg {
             self.b.ins().iconst(I8, 1)
         } else {
@@ -4158,7 +4154,6 @@ impl Tx<'_, '_> {
                 .ins()
                 .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0)
         };
-        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
         // The lanes' part is whole elements: the uniform part alone decides the alignment
         // (and stays out of a loop that does not assign it).
         let low = self.b.ins().band_imm_s(p.uniform, size - 1);
