@@ -291,6 +291,31 @@ fn escapes_fail_alike_on_both_tiers() {
             __syncthreads();
             x[threadIdx.x] = s[threadIdx.x];
         }
+        __global__ void shared_row_partly_past_its_size(float *x, int n) {
+            __shared__ float s[64];
+            if (threadIdx.x < 64) s[threadIdx.x] = x[threadIdx.x];
+            __syncthreads();
+            // Lanes 0..29 read s[40..69]: the row starts inside, lane 24 is past the array.
+            if (threadIdx.x < 30) x[threadIdx.x] = s[threadIdx.x + 40];
+        }
+        __global__ void row_past_2_63(float *x, int n) {
+            // Lane 0 is 8 bytes below 2^63 bytes on, lane 2 past it (a wrap in 64 bits).
+            float *p = x + 2305843009213693950LL;
+            x[threadIdx.x] = p[threadIdx.x];
+        }
+        __global__ void shared_row_past_2_63(float *x, int n) {
+            __shared__ float s[64];
+            float *p = s + 2305843009213693950LL;
+            if (threadIdx.x < 30) x[threadIdx.x] = p[threadIdx.x];
+        }
+        __global__ void grid_stride_past_2_63(float *x, int n) {
+            float *p = x + 2305843009213693950LL;
+            float s = 0.0f;
+            unsigned int step = blockDim.x * gridDim.x;
+            for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)n; i += step)
+                s += p[i];
+            x[threadIdx.x] = s;
+        }
         __global__ void null_pointer(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i > 3) x[i] = 1.0f;

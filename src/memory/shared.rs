@@ -23,6 +23,11 @@ use std::marker::PhantomData;
 /// Static arrays and dynamic size are 16-byte aligned, as nvcc aligns `float4` arrays.
 const ALIGN: usize = 16;
 
+/// Words past the profile's limit that no array holds (always zero): a warp's row of elements
+/// of up to 8 bytes whose first lane is inside an array can be read whole, the compiled tier
+/// dropping the lanes past the array that do not execute.
+pub(crate) const SLACK_WORDS: usize = 64;
+
 /// A block's shared memory: the words and the static declarations made so far.
 pub(crate) struct Arena {
     pub words: Vec<u32>,
@@ -37,12 +42,14 @@ pub(crate) struct Arena {
     end: usize,
     /// Static arrays declared so far.
     declared: usize,
+    /// The profile's limit in bytes (the words hold [`SLACK_WORDS`] more).
+    limit: usize,
 }
 
 impl Arena {
     /// An arena of `limit` bytes whose first `dynamic` bytes are the launch's dynamic part.
     pub fn new(limit: usize, dynamic: usize, interleave: bool) -> Arena {
-        let words = limit.div_ceil(4);
+        let words = limit.div_ceil(4) + SLACK_WORDS;
         Arena {
             words: vec![0; words],
             interleave: interleave.then(|| Interleave::new(words)),
@@ -51,6 +58,7 @@ impl Arena {
             dynamic,
             end: dynamic,
             declared: 0,
+            limit,
         }
     }
 
@@ -80,13 +88,12 @@ impl Arena {
             .checked_mul(elem as usize)
             .and_then(|b| b.checked_add(offset))
             .unwrap_or(usize::MAX);
-        if end > self.words.len() * 4 {
+        if end > self.limit {
             return Err(format!(
                 "static shared array #{} ({len} × {elem} bytes) needs {end} bytes of shared \
                  memory in all, over the profile's limit of {} bytes per block; use smaller \
                  arrays or another profile",
-                self.declared,
-                self.words.len() * 4
+                self.declared, self.limit
             ));
         }
         self.declared += 1;

@@ -17,6 +17,7 @@ use crate::cuda::ir::{
     ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, library,
 };
 use crate::error::AccessKind;
+use crate::memory::shared::SLACK_WORDS;
 use Scalar as S;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, F64, F64X2, I8, I8X16, I32, I32X4, I64, I64X2};
@@ -3678,6 +3679,8 @@ struct WarpLoop {
 struct Row {
     /// Whether it is one, inside its buffer and aligned (`I8`).
     ok: Value,
+    /// Whether it is one, aligned, and its first byte is from 0 to 2^62 (`I8`).
+    starts: Value,
     /// Whether the lanes are a row, wherever it lies (`I8`): what counting needs, its cost
     /// depending only on the executing lanes, the step and the start.
     row: Value,
@@ -4129,43 +4132,46 @@ impl Tx<'_, '_> {
                 self.b.ins().smax(byte0, byte31),
             ),
         };
-        let len = self.buf_len[slot];
-        // Lanes that are a row below a loop's bound `n` lie in `[uniform, uniform + n × size)`:
-        // inside the buffer if that is, a check the same all through the loop (where it fails,
-        // the lanes are checked one by one, as for any row that is not `ok`).
         let (lo, fits, row) = match below {
+            // Lanes that are a row below a loop's bound `n` lie in `[uniform, uniform + n ×
+            // size)`: inside the buffer if that is, a check the same all through the loop
+            // (where it fails, the lanes are checked one by one, as for any row not `ok`).
             Some(n) => {
                 let n = self.b.ins().uextend(I64, n);
                 let span = self.b.ins().imul_imm_s(n, size);
                 let end = self.b.ins().iadd(p.uniform, span);
+                let len = self.buf_len[slot];
                 let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, len);
                 (p.uniform, fits, self.b.ins().iconst(I8, 1))
             }
             None => {
-                let lim = self.b.ins().iadd_imm_s(len, -size);
+                let lim = self.b.ins().iadd_imm_s(self.buf_len[slot], -size);
                 let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, lim);
                 (lo, fits, row)
             }
         };
+        // The lanes' parts span under 2^48 bytes (their indices are 32-bit or within ±2^40): a
+        // first byte from 0 to 2^62 (one unsigned compare) keeps the last from wrapping past
+        // 2^63, where it would compare as negative (a uniform offset near 2^63).
         let nonneg = if nonneg {
             self.b.ins().iconst(I8, 1)
         } else {
             self.b
                 .ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo, 0)
+                .icmp_imm_s(IntCC::UnsignedLessThan, lo, 1 << 62)
         };
         // The lanes' part is whole elements: the uniform part alone decides the alignment
         // (and stays out of a loop that does not assign it).
         let low = self.b.ins().band_imm_s(p.uniform, size - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let mut ok = row;
-        for c in [nonneg, fits, aligned] {
-            ok = self.b.ins().band(ok, c);
-        }
+        let starts = self.b.ins().band(row, nonneg);
+        let starts = self.b.ins().band(starts, aligned);
+        let ok = self.b.ins().band(starts, fits);
         let unit = self.b.ins().icmp_imm_s(IntCC::Equal, k64, 1);
         let addr = self.b.ins().iadd(self.buf_ptr[slot], byte0);
         Row {
             ok,
+            starts,
             row,
             unit,
             known,
@@ -4173,6 +4179,41 @@ impl Tx<'_, '_> {
             byte0,
             step,
         }
+    }
+
+    /// One vector load per chunk of a unit-step row at `addr` into `out` (lanes outside the
+    /// mask read elements that the masked assignment then drops).
+    fn load_chunks(&mut self, ty: Scalar, out: &[Variable], addr: Value) {
+        for (c, var) in out.iter().enumerate() {
+            let x = self
+                .b
+                .ins()
+                .load(lane_ty(ty), vmem(), addr, (c * 16) as i32);
+            self.b.def_var(*var, x);
+        }
+    }
+
+    /// Whether `row` is a unit-step row of shared memory whose executing lanes are inside its
+    /// array, though lanes after them are not (`sdata[t + s]` in a tree's last warp): its
+    /// first lane is inside, so the whole row lies within the arena's [`SLACK_WORDS`] past
+    /// any array, and can be loaded as a row (the lanes past the array read bytes that the
+    /// masked assignment drops).
+    fn partial_row(&mut self, row: &Row, slot: usize, size: i64) -> Value {
+        // A row of 8-byte lanes spans 256 bytes; it starts at most at the array's end.
+        const _: () = assert!(SLACK_WORDS * 4 >= 32 * 8);
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        // The last executing lane is 31 - clz (-1 without one).
+        let lz = self.b.ins().clz(bits);
+        let lz = self.b.ins().uextend(I64, lz);
+        let back = self.b.ins().imul_imm_s(lz, -size);
+        let end = self.b.ins().iadd(row.byte0, back);
+        let end = self.b.ins().iadd_imm_s(end, 31 * size);
+        // Without an executing lane the row starts at most at the array's end.
+        let lim = self.b.ins().iadd_imm_s(self.buf_len[slot], -size);
+        let inside = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, lim);
+        let ok = self.b.ins().band(row.starts, row.unit);
+        self.b.ins().band(ok, inside)
     }
 
     /// Whether `v` is a constant from zero to 2^62 (an unsigned 32-bit index of at most 16
@@ -4266,16 +4307,8 @@ impl Tx<'_, '_> {
                 Some(_) => self.b.ins().jump(strided, &[]),
                 None => self.b.ins().brif(row.unit, unit, &[], strided, &[]),
             };
-            // One vector load per chunk (lanes outside the mask read in-bounds elements that
-            // the masked assignment then drops).
             self.b.switch_to_block(unit);
-            for (c, var) in out[0].iter().enumerate() {
-                let x = self
-                    .b
-                    .ins()
-                    .load(lane_ty(ty), vmem(), row.addr, (c * 16) as i32);
-                self.b.def_var(*var, x);
-            }
+            self.load_chunks(ty, &out[0], row.addr);
             self.b.ins().jump(join, &[]);
             // Thirty-two loads at a fixed step.
             self.b.switch_to_block(strided);
@@ -4292,6 +4325,17 @@ impl Tx<'_, '_> {
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
+            if matches!(addr.base, Base::Shared(_) | Base::DynamicShared)
+                && matches!(row.known, Some(1) | None)
+            {
+                let ok = self.partial_row(&row, slot.expect("a row has a buffer"), size);
+                let [partial, rest] = self.blocks();
+                self.b.ins().brif(ok, partial, &[], rest, &[]);
+                self.b.switch_to_block(partial);
+                self.load_chunks(ty, &out[0], row.addr);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(rest);
+            }
         }
         // Lanes that do not execute read as zero (deterministic, whatever the stack held).
         let zero = self.zero(I32X4);
