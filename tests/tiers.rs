@@ -316,6 +316,11 @@ fn escapes_fail_alike_on_both_tiers() {
                 s += p[i];
             x[threadIdx.x] = s;
         }
+        __global__ void wide_row_step_wraps(float *x, long long n) {
+            // 31 steps of (2^64 + 15) / 31 wrap to 15: lanes 0 and 31 inside, 1..30 anywhere.
+            long long k = 595056260442243601LL;
+            x[threadIdx.x * k] = 1.0f;
+        }
         __global__ void null_pointer(float *x, int n) {
             int i = blockIdx.x * blockDim.x + threadIdx.x;
             if (i > 3) x[i] = 1.0f;

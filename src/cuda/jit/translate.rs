@@ -4072,8 +4072,8 @@ impl Tx<'_, '_> {
     }
 
     /// A row of one 64-bit index term (`in[(size_t)y * n + x]`): whether its lanes are one is
-    /// told at run time, each lane against lane 0 plus its number of steps, all within ±2^40
-    /// (so that no byte offset below wraps around).
+    /// told at run time, each lane against lane 0 plus its number of steps, lanes 0 and 31 and
+    /// the step within ±2^40 (so that no lane nor byte offset below wraps around).
     fn wide_row(&mut self, c: &[Value], p: &Parts, slot: usize, size: i64) -> Row {
         let t0 = self.b.ins().extractlane(c[0], 0);
         let t1 = self.b.ins().extractlane(c[0], 1);
@@ -4094,7 +4094,9 @@ impl Tx<'_, '_> {
         }
         let mut row = self.b.ins().vall_true(all.expect("sixteen chunks"));
         let last = self.b.ins().extractlane(c[15], 1);
-        for x in [t0, last] {
+        // The step too: one near 2^64 / 31 wraps lane 31 back near lane 0, the lanes between
+        // anywhere, yet every lane where (wrapping) steps lead.
+        for x in [t0, k, last] {
             // -2^40 ≤ x < 2^40, as one unsigned comparison (no absolute value to overflow).
             let biased = self.b.ins().iadd_imm_s(x, 1 << 40);
             let near = self
