@@ -218,34 +218,45 @@ impl Count {
             return;
         }
         *left -= 1;
-        // A full row of elements at most a sector apart touches every sector from its first
-        // lane's to its last lane's: add them a chunk at a time.
-        if let Some(step) = row
-            && mask == u32::MAX
-            && (0..=32).contains(&step)
-        {
-            let (first, last) = (address(0) >> 5, address(31) >> 5);
-            for chunk in first >> 6..=last >> 6 {
-                let lo = if chunk == first >> 6 { first & 63 } else { 0 };
-                let hi = if chunk == last >> 6 { last & 63 } else { 63 };
-                let bits = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-                self.touch(chunk, bits);
+        // Accesses are aligned: an element lies in one sector.
+        let lanes = || {
+            (0..mask.count_ones()).scan(mask, |m, _| {
+                let l = m.trailing_zeros();
+                *m &= *m - 1;
+                Some(address(l) >> 5)
+            })
+        };
+        match row {
+            // A full row of elements at most a sector apart touches every sector from its
+            // first lane's to its last lane's: add them a chunk at a time.
+            Some(step) if mask == u32::MAX && (0..=32).contains(&step) => {
+                let (first, last) = (address(0) >> 5, address(31) >> 5);
+                for chunk in first >> 6..=last >> 6 {
+                    let lo = if chunk == first >> 6 { first & 63 } else { 0 };
+                    let hi = if chunk == last >> 6 { last & 63 } else { 63 };
+                    let bits = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+                    self.touch(chunk, bits);
+                }
+                return;
             }
-            return;
+            // Lanes a chunk (64 sectors) or more apart share none (a column of a matrix).
+            Some(step) if step.unsigned_abs() >= 64 * 32 => {
+                for s in lanes() {
+                    self.touch(s >> 6, 1 << (s & 63));
+                }
+                return;
+            }
+            _ => {}
         }
         // Neighbouring lanes mostly share a chunk: gather its bits before adding them.
         let (mut chunk, mut bits) = (0, 0u64);
-        for l in 0..32 {
-            if mask >> l & 1 != 0 {
-                // Accesses are aligned: an element lies in one sector.
-                let s = address(l) >> 5;
-                if s >> 6 != chunk && bits != 0 {
-                    self.touch(chunk, bits);
-                    bits = 0;
-                }
-                chunk = s >> 6;
-                bits |= 1 << (s & 63);
+        for s in lanes() {
+            if s >> 6 != chunk && bits != 0 {
+                self.touch(chunk, bits);
+                bits = 0;
             }
+            chunk = s >> 6;
+            bits |= 1 << (s & 63);
         }
         if bits != 0 {
             self.touch(chunk, bits);

@@ -832,7 +832,8 @@ fn the_first_wave_samples_each_warps_first_accesses() {
     let out = dev.alloc_zeroed::<f32>("out", (blocks * 1024) as usize);
     let cfg = LaunchConfig::new(blocks, 1024).mode(Mode::Count);
     // 0: the rows in order; 1: every other row; 2: only the second sector of every row; 3: the
-    // rows in order, lanes reversed (not a row of a positive step: sampled lane by lane).
+    // rows in order, lanes reversed (not a row of a positive step: sampled lane by lane); 4: a
+    // column, each lane in its own part of the input (2.6 MiB after the lane before).
     let run = |pattern: u32| {
         dev.launch(&cfg, |b| {
             let warp = b.global_idx_x() >> 5;
@@ -846,6 +847,7 @@ fn the_first_wave_samples_each_warps_first_accesses() {
                 let at = match pattern {
                     2 => row * 32 + 8,
                     3 => row * 32 + 31 - lane,
+                    4 => lane * blocks * 32 * rows + row,
                     _ => row * 32 + lane,
                 };
                 sum += b.load(&input, at);
@@ -876,5 +878,13 @@ fn the_first_wave_samples_each_warps_first_accesses() {
     assert_eq!(w.sectors, warps * 32, "{w:?}");
     let mut want = [0; WaveRuns::BUCKETS];
     want[0] = warps * 32;
+    assert_eq!(w.granules, want, "{w:?}");
+    // A column: each lane's 32 loads are 4 sectors of its part, 160 bytes after the previous
+    // warp's (a gap of one sector, too short to leave a granule out): per lane one run of the
+    // wave's warps × 160 bytes, 21,120 granules (from 2^14 to 2^15 − 1).
+    let w = run(4);
+    assert_eq!(w.sectors, warps * 32 * 4, "{w:?}");
+    let mut want = [0; WaveRuns::BUCKETS];
+    want[14] = 32 * warps * 160 / 64;
     assert_eq!(w.granules, want, "{w:?}");
 }

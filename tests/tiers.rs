@@ -844,11 +844,17 @@ fn the_first_wave_is_sampled_alike() {
                float sum = 0;\n\
                for (int j = 0; j < 40; j++) sum += in[(warp * 40 + (j * 3) % 40) * 32 + lane];\n\
                out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n\
+               }\n\
+               __global__ void columns(const float *in, float *out) {\n\
+               int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;\n\
+               float sum = 0;\n\
+               for (int j = 0; j < 40; j++) sum += in[lane * 675840 + warp * 40 + j];\n\
+               out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n\
                }\n";
     let module = Module::from_source("wave.cu", src, &Options::default()).expect("parses");
-    let k = module.lower("rows").expect("lowers");
     let blocks = 528;
-    for threads in [1, 2] {
+    for (kernel, threads) in [("rows", 1), ("rows", 2), ("columns", 2)] {
+        let k = module.lower(kernel).expect("lowers");
         let counts = |engine: Engine| {
             let dev = Device::default().with_threads(threads).expect("a pool");
             let input = dev.alloc_from("in", &vec![1.0f32; blocks * 32 * 40 * 32]);
@@ -860,10 +866,18 @@ fn the_first_wave_is_sampled_alike() {
             (r.launch.counters, r.launch.samples)
         };
         let (want, got) = (counts(Engine::Interp), counts(Engine::Jit));
-        assert_eq!(want, got, "{threads} threads");
+        assert_eq!(want, got, "{kernel}, {threads} threads");
         // 3j mod 40 visits a warp's 40 rows in a scrambled order (3 and 40 are coprime): its
-        // first 32 loads are 32 distinct rows of 4 sectors.
-        assert_eq!(want.1.wave.blocks, 264);
-        assert_eq!(want.1.wave.sectors, 264 * 32 * 32 * 4);
+        // first 32 loads are 32 distinct rows of 4 sectors. A column's lanes each read 4
+        // sectors of their own part (2.6 MiB apart), 160 bytes after the previous warp's.
+        let w = want.1.wave;
+        assert_eq!((w.blocks, w.sectors), (264, 264 * 32 * 32 * 4));
+        if kernel == "columns" {
+            // Per lane one run of the wave's warps × 160 bytes: 21,120 granules (a gap of
+            // one sector leaves no granule out).
+            let mut runs = [0; warpsim::WaveRuns::BUCKETS];
+            runs[14] = 32 * 264 * 32 * 160 / 64;
+            assert_eq!(w.granules, runs);
+        }
     }
 }
