@@ -45,7 +45,8 @@ pub struct AccessFault {
     pub access: AccessKind,
     /// The buffer's name.
     pub buffer: String,
-    /// The element index the thread used.
+    /// The element index the thread used (a negative one from 64-bit arithmetic as its two's
+    /// complement).
     pub index: u64,
     /// The number of elements in the buffer (or view).
     pub len: u64,
@@ -185,6 +186,15 @@ pub(crate) fn as_signed(index: u64) -> String {
     }
 }
 
+/// An index as a CUDA programmer wrote it: one that is negative in 64 bits came from 64-bit
+/// arithmetic (a pointer before its buffer, a `long` index) and is shown signed.
+fn index_text(index: u64) -> String {
+    match index as i64 {
+        i if i < 0 => i.to_string(),
+        _ => index.to_string(),
+    }
+}
+
 /// ` at FILE:LINE:COL`, or nothing when the location is unknown.
 fn at(location: &Option<String>) -> String {
     location
@@ -218,7 +228,7 @@ impl fmt::Display for Error {
                 loc = at(&a.location),
                 b = a.block,
                 t = a.thread,
-                i = a.index,
+                i = index_text(a.index),
                 signed = if a.len <= i32::MAX as u64 {
                     as_signed(a.index)
                 } else {

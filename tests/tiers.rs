@@ -464,6 +464,52 @@ fn escapes_fail_alike_on_both_tiers() {
     }
 }
 
+/// An index out of the 32-bit range (a pointer before its buffer, a 64-bit index) is reported
+/// as written, at the lane the bounds check names first, on both tiers.
+#[test]
+fn a_64_bit_index_is_reported_as_written() {
+    let src = r#"
+        __global__ void before(float *x, long long k) {
+            float *p = x - 4;
+            x[threadIdx.x] = p[threadIdx.x];
+        }
+        __global__ void far(float *x, long long k) { x[threadIdx.x] = x[threadIdx.x * k]; }
+        __global__ void lane_order(float *x, long long k) {
+            long long i = threadIdx.x == 3 ? 300 : (threadIdx.x == 5 ? -7 : threadIdx.x);
+            x[threadIdx.x] = x[i];
+        }
+        __global__ void shared_before(float *x, long long k) {
+            __shared__ float s[64];
+            s[threadIdx.x] = 1.0f;
+            __syncthreads();
+            x[threadIdx.x] = (s - 2)[threadIdx.x];
+        }
+    "#;
+    let module = Module::from_source("wild.cu", src, &Options::default()).expect("parses");
+    for (name, want) in [
+        ("before", "thread (0, 0, 0): index -4 but"),
+        ("far", "thread (1, 0, 0): index 1000000000000 but"),
+        ("lane_order", "thread (3, 0, 0): index 300 but"),
+        ("shared_before", "thread (0, 0, 0): index -2 but"),
+    ] {
+        let k = module.lower(name).expect("lowers");
+        for engine in [Engine::Interp, Engine::Jit] {
+            let dev = Device::default();
+            let x = dev.alloc_zeroed::<f32>("x", 64);
+            let cfg = LaunchConfig::new(1, 32).name(name).engine(engine);
+            let e = cuda::launch(
+                &dev,
+                &k,
+                &cfg,
+                &[Arg::buffer(&x), Arg::Int(1_000_000_000_000)],
+            )
+            .expect_err("faults")
+            .to_string();
+            assert!(e.contains(want), "{name}, {engine:?}: {e}");
+        }
+    }
+}
+
 /// A kernel that never finishes stops at the launch's time limit with an error naming the
 /// loop, on both tiers (a loop of one warp, and a loop around a barrier).
 #[test]

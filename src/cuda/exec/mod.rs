@@ -1106,8 +1106,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     }
 
     /// Byte offsets to element indices of `size` bytes. An offset out of the 32-bit element
-    /// range (negative, or past 16 GiB of 4-byte elements) becomes an index past every buffer,
-    /// so the access faults as out of bounds; a misaligned one stops the block.
+    /// range (negative, or past 16 GiB of 4-byte elements) faults as out of bounds, reported
+    /// with its own index; a misaligned one stops the block.
     fn index(
         &self,
         off: R64,
@@ -1157,14 +1157,69 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         if let Some((w, l, offset)) = bad {
             self.misaligned(place, (w, l), offset, size, access, st);
         }
-        frame::with(|fr| {
-            narrow_in::<U64x32, U32x32>(fr, off, move |x| {
+        let wild = std::cell::Cell::new(false);
+        let idx = frame::with(|fr| {
+            narrow_in::<U64x32, U32x32>(fr, off, |x| {
                 U32x32::from_array(x.to_array().map(|v| {
                     let i = v as i64 / s;
-                    u32::try_from(i).unwrap_or(u32::MAX)
+                    u32::try_from(i).unwrap_or_else(|_| {
+                        wild.set(true);
+                        u32::MAX
+                    })
                 }))
             })
-        })
+        });
+        // Check mode reports every bad lane itself, and goes on.
+        if wild.get() && self.b.st.check.is_none() {
+            self.wild_index(place, off, size, access, st);
+        }
+        idx
+    }
+
+    /// An offset out of the 32-bit element range (`x - 4` as a pointer, a 64-bit index): if
+    /// the lane the bounds check would name first has one, report its own index and address
+    /// (narrowed, it would read as 2^32 − 1).
+    #[cold]
+    fn wild_index(&self, place: &PlaceKind<'_>, off: R64, size: u32, access: AccessKind, st: Site) {
+        let len = match *place {
+            PlaceKind::Global(_, _, len) | PlaceKind::Shared(_, len, _) => len as i64,
+        };
+        let s = i64::from(size);
+        let first = frame::with(|fr| {
+            let src = fr.src64(off);
+            (0..fr.warps).find_map(|w| {
+                let lanes = src.get(&fr.rows, w).to_array();
+                Mask(fr.active[w])
+                    .lanes()
+                    .find(|&l| !(0..len).contains(&(lanes[l as usize] as i64 / s)))
+                    .map(|l| (w as u32, l, lanes[l as usize] as i64))
+            })
+        });
+        let Some((w, l, offset)) = first else {
+            return;
+        };
+        if u32::try_from(offset / s).is_ok() {
+            return;
+        }
+        let (space, name, base) = match *place {
+            PlaceKind::Global(alloc, off, _) => {
+                (Space::Global, alloc.name.as_str(), alloc.base + off as u64)
+            }
+            PlaceKind::Shared(off, _, name) => (Space::Shared, name, off as u64),
+        };
+        fault(Error::OutOfBounds(Box::new(AccessFault {
+            kernel: self.b.launch.name.clone(),
+            block: self.b.st.idx,
+            thread: self.b.thread_of(w, l),
+            space,
+            access,
+            buffer: name.to_string(),
+            index: (offset / s) as u64,
+            len: len as u64,
+            address: base.wrapping_add(offset as u64),
+            elem_bytes: size,
+            location: self.b.launch.sites.position(st).map(|p| p.to_string()),
+        })))
     }
 
     fn misaligned(
