@@ -218,12 +218,16 @@ impl Count {
             return;
         }
         *left -= 1;
-        // Accesses are aligned: an element lies in one sector.
+        // The executing lanes' sectors (accesses are aligned: an element lies in one sector).
+        let address = &address;
         let lanes = || {
-            (0..mask.count_ones()).scan(mask, |m, _| {
-                let l = m.trailing_zeros();
-                *m &= *m - 1;
-                Some(address(l) >> 5)
+            let mut m = mask;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let l = m.trailing_zeros();
+                    m &= m - 1;
+                    address(l) >> 5
+                })
             })
         };
         match row {
