@@ -30,7 +30,7 @@
 //! access that costs one wavefront whatever its lanes is counted with the instructions and, if
 //! it could become the sample, noted for later instead ([`unit_word`]).
 //!
-//! The helper is called from compiled code (`extern "C"`): it must not panic (a panic cannot
+//! The helper is called from compiled code (a `helper!`): it must not panic (a panic cannot
 //! unwind through compiled frames and would abort), so it looks everything up with `get` and
 //! ignores what it cannot find.
 
@@ -427,30 +427,32 @@ impl crate::count::Deferred for Pending {
     }
 }
 
-/// Count warp `warp`'s part of memory instruction `access` (an index into
-/// [`Sink::accesses`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer; hand back
-/// in `call` what the compiled code may remember ([`OUT_WORDS`]). The block's noted sample,
-/// if any (the last [`NOTE_WORDS`] of `call`, see [`unit_word`]), was earlier: it is shown
-/// first (the compiled code then clears its note).
-pub(crate) extern "C" fn access(
-    sink: &mut Sink<'_>,
-    lanes: &[i64; 32],
-    access: u32,
-    warp: u32,
-    mask: u32,
-    call: &mut [u64; CALL_WORDS],
-) {
-    let Some((out, note)) = call.split_first_chunk_mut::<OUT_WORDS>() else {
-        return;
-    };
-    if let Ok(note) = <[u64; NOTE_WORDS]>::try_from(&*note) {
-        replay(sink, note);
+helper! {
+    /// Count warp `warp`'s part of memory instruction `access` (an index into
+    /// [`Sink::accesses`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer; hand back
+    /// in `call` what the compiled code may remember ([`OUT_WORDS`]). The block's noted sample,
+    /// if any (the last [`NOTE_WORDS`] of `call`, see [`unit_word`]), was earlier: it is shown
+    /// first (the compiled code then clears its note).
+    fn access(
+        sink: &mut Sink<'_>,
+        lanes: &[i64; 32],
+        access: u32,
+        warp: u32,
+        mask: u32,
+        call: &mut [u64; CALL_WORDS],
+    ) {
+        let Some((out, note)) = call.split_first_chunk_mut::<OUT_WORDS>() else {
+            return;
+        };
+        if let Ok(note) = <[u64; NOTE_WORDS]>::try_from(&*note) {
+            replay(sink, note);
+        }
+        out[0] = 0;
+        if let Some(a) = sink.accesses.get(access as usize).copied() {
+            count(sink, lanes, a, warp, mask, out);
+        }
+        out[1 + REMEMBERED..].copy_from_slice(&sink.best());
     }
-    out[0] = 0;
-    if let Some(a) = sink.accesses.get(access as usize).copied() {
-        count(sink, lanes, a, warp, mask, out);
-    }
-    out[1 + REMEMBERED..].copy_from_slice(&sink.best());
 }
 
 /// Show the block's noted sample ([`unit_word`]: none if its first word is 0) to the counter,
@@ -465,49 +467,53 @@ fn replay(sink: &mut Sink<'_>, [warp, id, mask, byte0, step]: [u64; NOTE_WORDS])
     sink.replayed.push(id as usize);
 }
 
-/// Sample warp `warp`'s part of memory instruction `access` for the first wave
-/// ([`crate::WaveRuns`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer. The
-/// compiled code calls it for a warp's first global loads and stores in a block of the first
-/// wave (see [`wave_word`]), before it counts them.
-pub(crate) extern "C" fn sample(
-    sink: &mut Sink<'_>,
-    lanes: &[i64; 32],
-    access: u32,
-    warp: u32,
-    mask: u32,
-) {
-    let Some(t) = sink.slot_of(access) else {
-        return;
-    };
-    // The compiled code checked every executing lane: inside the buffer.
-    let step = lanes[1].wrapping_sub(lanes[0]);
-    let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add(l as i64 * step));
-    sink.count.wave_sample(
-        warp,
-        mask,
-        |l| t.base.wrapping_add(lanes[l as usize] as u64),
-        row.then_some(step),
-    );
+helper! {
+    /// Sample warp `warp`'s part of memory instruction `access` for the first wave
+    /// ([`crate::WaveRuns`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer. The
+    /// compiled code calls it for a warp's first global loads and stores in a block of the first
+    /// wave (see [`wave_word`]), before it counts them.
+    fn sample(
+        sink: &mut Sink<'_>,
+        lanes: &[i64; 32],
+        access: u32,
+        warp: u32,
+        mask: u32,
+    ) {
+        let Some(t) = sink.slot_of(access) else {
+            return;
+        };
+        // The compiled code checked every executing lane: inside the buffer.
+        let step = lanes[1].wrapping_sub(lanes[0]);
+        let row = (0..32).all(|l| lanes[l] == lanes[0].wrapping_add(l as i64 * step));
+        sink.count.wave_sample(
+            warp,
+            mask,
+            |l| t.base.wrapping_add(lanes[l as usize] as u64),
+            row.then_some(step),
+        );
+    }
 }
 
-/// [`sample`] for lanes that are a row: lane `l` at `byte0 + l × step` bytes into the buffer.
-pub(crate) extern "C" fn sample_row(
-    sink: &mut Sink<'_>,
-    byte0: i64,
-    step: i64,
-    access: u32,
-    warp: u32,
-    mask: u32,
-) {
-    let Some(t) = sink.slot_of(access) else {
-        return;
-    };
-    // The compiled code checked every executing lane: inside the buffer.
-    let at = |l: u32| {
-        t.base
-            .wrapping_add(byte0.wrapping_add(i64::from(l) * step) as u64)
-    };
-    sink.count.wave_sample(warp, mask, at, Some(step));
+helper! {
+    /// [`sample`] for lanes that are a row: lane `l` at `byte0 + l × step` bytes into the buffer.
+    fn sample_row(
+        sink: &mut Sink<'_>,
+        byte0: i64,
+        step: i64,
+        access: u32,
+        warp: u32,
+        mask: u32,
+    ) {
+        let Some(t) = sink.slot_of(access) else {
+            return;
+        };
+        // The compiled code checked every executing lane: inside the buffer.
+        let at = |l: u32| {
+            t.base
+                .wrapping_add(byte0.wrapping_add(i64::from(l) * step) as u64)
+        };
+        sink.count.wave_sample(warp, mask, at, Some(step));
+    }
 }
 
 /// [`access`]'s work: count with the interpreter's code, and say what to remember for a row.

@@ -103,9 +103,10 @@ impl Entry {
         // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
         // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
         // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
-        // caller. The code never unwinds. The Rust code it calls is `extern "C"`, each with the
-        // signature the translator declares for it, and never panics: `count::access`,
-        // `count::sample` and `count::sample_row`, passing `ctx.sink` (the sink borrowed
+        // caller. The code never unwinds. The Rust code it calls is a `helper!` (`extern
+        // "win64"` on x86-64, else `extern "C"`: the convention the translator declares for
+        // it, with its signature) and never panics: `count::access`, `count::sample` and
+        // `count::sample_row`, passing `ctx.sink` (the sink borrowed
         // mutably above, which nothing else uses during the call; the arrays above are not
         // reachable from it), and (not `sample_row`) a pointer to 32 `i64`s and (`access`) to
         // `count::CALL_WORDS` `u64`s in its own stack frame;

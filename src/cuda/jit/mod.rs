@@ -74,6 +74,23 @@
 //! as it is compiled; `WARPSIM_JIT_VERIFY=1` runs Cranelift's IR verifier on it first (always
 //! in debug builds).
 
+/// `helper! { fn … }`: a Rust function the compiled code calls. On x86-64 it takes the Windows
+/// convention (`extern "win64"`, which the translator calls it by: `translate::HELPER_CONV`),
+/// where `xmm6`–`xmm15` are callee-saved: vectors live across a call on a cold path (a memo
+/// miss's) may stay in those registers, where under System V, which saves none, the code
+/// generator spills every one of them around the call, in the hot path too. It must not
+/// panic: a panic cannot unwind through compiled frames.
+macro_rules! helper {
+    ($(#[$meta:meta])* fn $name:ident $($rest:tt)*) => {
+        $(#[$meta])*
+        #[cfg(target_arch = "x86_64")]
+        pub(crate) extern "win64" fn $name $($rest)*
+        $(#[$meta])*
+        #[cfg(not(target_arch = "x86_64"))]
+        pub(crate) extern "C" fn $name $($rest)*
+    };
+}
+
 pub(crate) mod count;
 #[allow(unsafe_code)]
 mod enter;

@@ -6,7 +6,7 @@
 //! a block's `printf`s and the compiled code a warp's; within a warp both follow the warp's own
 //! order, so the sorted lines come out the same.)
 //!
-//! The helper is called from compiled code (`extern "C"`): it must not panic.
+//! The helper is called from compiled code (a `helper!`): it must not panic.
 
 /// The most arguments a compiled `printf` takes (with more, the kernel runs on the
 /// interpreter).
@@ -45,30 +45,32 @@ impl Prints {
     }
 }
 
-/// Warp `warp` runs `printf` number `id`, of `args` arguments, with the lanes of `mask`.
-pub(crate) extern "C" fn print(
-    prints: &mut Prints,
-    id: u32,
-    warp: u32,
-    mask: u32,
-    values: &Args,
-    args: u32,
-) {
-    let Some(ran) = prints.ran.get_mut(warp as usize) else {
-        return;
-    };
-    let seq = *ran;
-    *ran += 1;
-    let values = &values[..(args as usize).min(MAX_ARGS)];
-    for lane in 0..32 {
-        if mask >> lane & 1 != 0 {
-            prints.lines.push(Line {
-                id,
-                warp,
-                seq,
-                lane,
-                args: values.iter().map(|v| v[lane as usize]).collect(),
-            });
+helper! {
+    /// Warp `warp` runs `printf` number `id`, of `args` arguments, with the lanes of `mask`.
+    fn print(
+        prints: &mut Prints,
+        id: u32,
+        warp: u32,
+        mask: u32,
+        values: &Args,
+        args: u32,
+    ) {
+        let Some(ran) = prints.ran.get_mut(warp as usize) else {
+            return;
+        };
+        let seq = *ran;
+        *ran += 1;
+        let values = &values[..(args as usize).min(MAX_ARGS)];
+        for lane in 0..32 {
+            if mask >> lane & 1 != 0 {
+                prints.lines.push(Line {
+                    id,
+                    warp,
+                    seq,
+                    lane,
+                    args: values.iter().map(|v| v[lane as usize]).collect(),
+                });
+            }
         }
     }
 }

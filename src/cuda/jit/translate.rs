@@ -39,6 +39,14 @@ mod count;
 mod local;
 mod queue;
 
+/// The calling convention of the helpers compiled code calls (`helper!`), where it is not
+/// the platform's own.
+const HELPER_CONV: Option<CallConv> = if cfg!(target_arch = "x86_64") {
+    Some(CallConv::WindowsFastcall)
+} else {
+    None
+};
+
 /// An operation on one chunk of each input, giving one chunk.
 type VectorOp<'a> = dyn Fn(&mut FunctionBuilder<'_>, &[Value]) -> Value + 'a;
 
@@ -2941,10 +2949,10 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(done);
     }
 
-    /// Call the `extern "C"` Rust function at `f`, which returns nothing, with `args` (its
-    /// parameters have their types).
+    /// Call the Rust function at `f` (a `helper!`, in [`HELPER_CONV`]), which returns nothing,
+    /// with `args` (its parameters have their types).
     fn call_rust(&mut self, f: *const (), args: &[Value]) {
-        let mut sig = ir::Signature::new(self.call_conv);
+        let mut sig = ir::Signature::new(HELPER_CONV.unwrap_or(self.call_conv));
         for &a in args {
             sig.params
                 .push(AbiParam::new(self.b.func.dfg.value_type(a)));
