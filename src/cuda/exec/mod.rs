@@ -1144,18 +1144,11 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 }
             }
         }
-        let bad = frame::with(|fr| {
-            let src = fr.src64(off);
-            (0..fr.warps).find_map(|w| {
-                let lanes = src.get(&fr.rows, w).to_array();
-                Mask(fr.active[w])
-                    .lanes()
-                    .find(|&l| lanes[l as usize] as i64 % s != 0)
-                    .map(|l| (w as u32, l, lanes[l as usize] as i64))
-            })
-        });
-        if let Some((w, l, offset)) = bad {
-            self.misaligned(place, (w, l), offset, size, access, st);
+        if let Some((w, l, offset)) = first_lane(off, |o| o % s != 0) {
+            let at = (w, l);
+            fault(Error::Misaligned(
+                self.place_fault(place, at, offset, size, access, st),
+            ));
         }
         let wild = std::cell::Cell::new(false);
         let idx = frame::with(|fr| {
@@ -1185,44 +1178,19 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             PlaceKind::Global(_, _, len) | PlaceKind::Shared(_, len, _) => len as i64,
         };
         let s = i64::from(size);
-        let first = frame::with(|fr| {
-            let src = fr.src64(off);
-            (0..fr.warps).find_map(|w| {
-                let lanes = src.get(&fr.rows, w).to_array();
-                Mask(fr.active[w])
-                    .lanes()
-                    .find(|&l| !(0..len).contains(&(lanes[l as usize] as i64 / s)))
-                    .map(|l| (w as u32, l, lanes[l as usize] as i64))
-            })
-        });
-        let Some((w, l, offset)) = first else {
+        let Some((w, l, offset)) = first_lane(off, |o| !(0..len).contains(&(o / s))) else {
             return;
         };
-        if u32::try_from(offset / s).is_ok() {
-            return;
+        if u32::try_from(offset / s).is_err() {
+            let at = (w, l);
+            fault(Error::OutOfBounds(
+                self.place_fault(place, at, offset, size, access, st),
+            ));
         }
-        let (space, name, base) = match *place {
-            PlaceKind::Global(alloc, off, _) => {
-                (Space::Global, alloc.name.as_str(), alloc.base + off as u64)
-            }
-            PlaceKind::Shared(off, _, name) => (Space::Shared, name, off as u64),
-        };
-        fault(Error::OutOfBounds(Box::new(AccessFault {
-            kernel: self.b.launch.name.clone(),
-            block: self.b.st.idx,
-            thread: self.b.thread_of(w, l),
-            space,
-            access,
-            buffer: name.to_string(),
-            index: (offset / s) as u64,
-            len: len as u64,
-            address: base.wrapping_add(offset as u64),
-            elem_bytes: size,
-            location: self.b.launch.sites.position(st).map(|p| p.to_string()),
-        })))
     }
 
-    fn misaligned(
+    /// The fault report for lane `lane` of warp `warp` accessing `place` at byte `offset`.
+    fn place_fault(
         &self,
         place: &PlaceKind<'_>,
         (warp, lane): (u32, u32),
@@ -1230,7 +1198,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         size: u32,
         access: AccessKind,
         st: Site,
-    ) -> ! {
+    ) -> Box<AccessFault> {
         let (space, name, base, len) = match *place {
             PlaceKind::Global(alloc, off, len) => (
                 Space::Global,
@@ -1240,7 +1208,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             ),
             PlaceKind::Shared(off, len, name) => (Space::Shared, name, off as u64, len),
         };
-        fault(Error::Misaligned(Box::new(AccessFault {
+        Box::new(AccessFault {
             kernel: self.b.launch.name.clone(),
             block: self.b.st.idx,
             thread: self.b.thread_of(warp, lane),
@@ -1252,7 +1220,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             address: base.wrapping_add(offset as u64),
             elem_bytes: size,
             location: self.b.launch.sites.position(st).map(|p| p.to_string()),
-        })))
+        })
     }
 
     /// One load instruction of `dst.len()` consecutive components of type `ty` (a vector type
@@ -2360,4 +2328,19 @@ impl<'a> Plan<'a> {
             watchdog,
         }
     }
+}
+
+/// The first executing lane, in warp and lane order (the order the bounds check names lanes
+/// in), whose byte offset in `off` is `bad`: its warp, lane and offset.
+fn first_lane(off: R64, bad: impl Fn(i64) -> bool) -> Option<(u32, u32, i64)> {
+    frame::with(|fr| {
+        let src = fr.src64(off);
+        (0..fr.warps).find_map(|w| {
+            let lanes = src.get(&fr.rows, w).to_array();
+            Mask(fr.active[w])
+                .lanes()
+                .find(|&l| bad(lanes[l as usize] as i64))
+                .map(|l| (w as u32, l, lanes[l as usize] as i64))
+        })
+    })
 }
