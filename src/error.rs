@@ -63,11 +63,12 @@ pub struct AccessFault {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
-    /// The launch configuration breaks a limit of the device profile; nothing ran.
+    /// The launch cannot start as asked (a limit of the device profile, arguments that do not
+    /// fit the kernel's parameters, …); nothing ran.
     InvalidLaunch {
         /// The kernel's name.
         kernel: String,
-        /// Which limit, with the values.
+        /// What is wrong, with the values, and what to do.
         reason: String,
     },
     /// A thread accessed an element outside its buffer.
@@ -207,8 +208,7 @@ impl fmt::Display for Error {
         match self {
             Error::InvalidLaunch { kernel, reason } => write!(
                 f,
-                "invalid launch configuration for kernel `{kernel}`: {reason} \
-                 (change the grid/block/shared size or pick another device profile)"
+                "invalid launch configuration for kernel `{kernel}`: {reason}"
             ),
             Error::OutOfBounds(a) => write!(
                 f,
@@ -355,11 +355,14 @@ fn space_name(s: Space) -> &'static str {
 
 impl std::error::Error for Error {}
 
+/// What to do about a launch over the device's limits.
+pub(crate) const LIMITS: &str = "change the grid/block/shared size or pick another device profile";
+
 impl From<crate::profile::OccupancyError> for Error {
     fn from(e: crate::profile::OccupancyError) -> Error {
         Error::InvalidLaunch {
             kernel: String::new(),
-            reason: e.to_string(),
+            reason: format!("{e} ({LIMITS})"),
         }
     }
 }

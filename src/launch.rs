@@ -352,7 +352,7 @@ impl Device {
         let fail = |reason: String| {
             Err(Error::InvalidLaunch {
                 kernel: cfg.name.clone(),
-                reason,
+                reason: format!("{reason} ({})", crate::error::LIMITS),
             })
         };
         if b.count() == 0 || g.count() == 0 {
@@ -375,7 +375,7 @@ impl Device {
         {
             if v > max {
                 return fail(format!(
-                    "block.{axis} = {v} exceeds {} 's limit of {max}",
+                    "block.{axis} = {v} exceeds {}'s limit of {max}",
                     p.name
                 ));
             }

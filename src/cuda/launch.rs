@@ -733,7 +733,11 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
         match (&p.kind, a) {
             (ParamKind::Scalar { ty, .. }, Arg::Int(i)) => {
                 vals.push(scalar(*ty, *i).ok_or_else(|| {
-                    wrong(format!("argument `{}` ({ty}) cannot hold {i}", p.name))
+                    wrong(format!(
+                        "argument `{}` ({ty}) cannot hold {i}: pass a value it holds, or declare \
+                         the parameter wider",
+                        p.name
+                    ))
                 })?);
                 buffers.push(None);
             }
