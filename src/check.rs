@@ -44,7 +44,7 @@
 use crate::block::{BlockOrder, WarpOrder};
 use crate::error::{AccessKind, Space};
 use crate::geometry::{BlockShape, Dim3};
-use crate::lanes::Mask;
+use crate::lanes::{Mask, WARP_SIZE};
 use crate::memory::global::Allocation;
 use crate::memory::{Target, WarpAccess, WarpIdx};
 use crate::site::{Site as Src, SiteTable};
@@ -218,7 +218,7 @@ impl fmt::Display for Finding {
                 f,
                 " on {space} `{}`[{}]{} (address {:#x})",
                 self.buffer,
-                self.index,
+                crate::error::index_text(self.index),
                 crate::error::as_signed(self.index),
                 self.address
             )?;
@@ -416,15 +416,15 @@ impl Ctx<'_> {
         kind: Kind,
         site: Site,
         other: Option<Site>,
-        t: Option<(&Target<'_>, u32)>,
+        t: Option<(&Target<'_>, u64)>,
         detail: String,
     ) -> Finding {
         let (space, buffer, index, address) = match t {
             Some((t, index)) => (
                 Some(t.space),
                 t.name.to_string(),
-                u64::from(index),
-                t.address(index),
+                index,
+                element_address(t, index),
             ),
             None => (None, String::new(), 0, 0),
         };
@@ -475,7 +475,8 @@ impl BlockCheck {
     }
 
     /// memcheck: the lanes `bad` of warp `warp` access out of bounds or misaligned; each is
-    /// recorded (the executor leaves them out of the access).
+    /// recorded (the executor leaves them out of the access). `idx`: the lanes' element
+    /// indices, and where some do not fit 32 bits, all of them as they are.
     #[allow(clippy::too_many_arguments)]
     pub fn memcheck(
         &mut self,
@@ -484,13 +485,13 @@ impl BlockCheck {
         t: &Target<'_>,
         kind: AccessKind,
         warp: u32,
-        idx: WarpIdx<'_>,
+        (idx, wide): (WarpIdx<'_>, Option<&[i64; WARP_SIZE]>),
         bad: u32,
         misaligned: bool,
     ) {
         for l in Mask(bad).lanes() {
-            let index = idx.lane(l);
-            let address = t.address(index);
+            let index = wide.map_or(u64::from(idx.lane(l)), |x| x[l as usize] as u64);
+            let address = element_address(t, index);
             let detail = if misaligned {
                 format!(
                     "address {address:#x} is not a multiple of the {}-byte element size",
@@ -616,7 +617,7 @@ impl BlockCheck {
                         Kind::AtomicRace => format!("an atomic and a plain access by warps {} and {warp} with no __syncthreads() between", them.warp),
                         _ => format!("warps {} and {warp} access the word with no __syncthreads() between", them.warp),
                     };
-                    let f = cx.finding(hk, me, other, Some((t, index)), detail);
+                    let f = cx.finding(hk, me, other, Some((t, u64::from(index))), detail);
                     self.record(f);
                 }
             }
@@ -703,7 +704,7 @@ impl BlockCheck {
                 Kind::UninitializedRead,
                 cx.site(a.warp, l, AccessKind::Load, loc),
                 None,
-                Some((t, index)),
+                Some((t, u64::from(index))),
                 "this element of an allocation that starts uninitialised (`cudaMalloc`, \
                  `Device::alloc_uninit`) was never written"
                     .to_string(),
@@ -1160,4 +1161,9 @@ where
         }
     }
     Ok(None)
+}
+
+/// The address of element `index` of `t` (an index from 64-bit arithmetic may lie anywhere).
+fn element_address(t: &Target<'_>, index: u64) -> u64 {
+    t.base.wrapping_add(index.wrapping_mul(u64::from(t.elem)))
 }

@@ -189,7 +189,7 @@ pub(crate) fn as_signed(index: u64) -> String {
 
 /// An index as a CUDA programmer wrote it: one that is negative in 64 bits came from 64-bit
 /// arithmetic (a pointer before its buffer, a `long` index) and is shown signed.
-fn index_text(index: u64) -> String {
+pub(crate) fn index_text(index: u64) -> String {
     match index as i64 {
         i if i < 0 => i.to_string(),
         _ => index.to_string(),

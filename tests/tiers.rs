@@ -508,6 +508,20 @@ fn a_64_bit_index_is_reported_as_written() {
             assert!(e.contains(want), "{name}, {engine:?}: {e}");
         }
     }
+    // Check mode reports each bad lane and goes on: with its own index and address too.
+    let k = module.lower("before").expect("lowers");
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<f32>("x", 64);
+    let cfg = LaunchConfig::new(1, 32).name("before").mode(Mode::Check);
+    let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x), Arg::Int(0)]).expect("runs");
+    let f = &r.launch.findings[0];
+    assert_eq!(
+        (f.kind, f.index as i64, f.count),
+        (Kind::OutOfBounds, -4, 4),
+        "{f}"
+    );
+    assert_eq!(f.address, x.address().wrapping_sub(16), "{f}");
+    assert!(f.to_string().contains("`x`[-4]"), "{f}");
 }
 
 /// A kernel that never finishes stops at the launch's time limit with an error naming the

@@ -595,7 +595,11 @@ impl<'a> Block<'a> {
     ) {
         if self.st.check.is_some() {
             let misaligned = buf.misaligned;
-            self.with_check(|c, cx| c.memcheck(cx, site, &buf.t, kind, w, idx, bad, misaligned));
+            let wide = self.st.wide.get(w as usize).copied();
+            self.with_check(|c, cx| {
+                let lanes = (idx, wide.as_ref());
+                c.memcheck(cx, site, &buf.t, kind, w, lanes, bad, misaligned);
+            });
             return;
         }
         let lane = bad.trailing_zeros();

@@ -127,6 +127,10 @@ pub(crate) struct BlockState {
     /// Per-operation warp permutations ([`WarpOrder::Random`] and `Interleaved`).
     rng: Option<SmallRng>,
     order: [u8; MAX_WARPS],
+    /// Check mode, the CUDA interpreter: the current access's element indices per warp where
+    /// one does not fit 32 bits (a pointer before its buffer, a 64-bit index), for the report
+    /// (the access itself sees them as an index past every buffer); empty otherwise.
+    pub wide: Vec<[i64; crate::lanes::WARP_SIZE]>,
 }
 
 impl BlockState {
@@ -150,6 +154,7 @@ impl BlockState {
             interval: 1,
             rng: None,
             order: std::array::from_fn(|i| i as u8),
+            wide: Vec::new(),
         }
     }
 

@@ -962,7 +962,14 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
 
     /// The place (buffer) `addr` is in, typed for elements of `size` bytes, and every lane's
     /// element index in it (free: see [`Addr`]).
-    fn place(&self, addr: &Addr, size: u32, access: AccessKind, st: Site) -> (PlaceKind<'k>, R32) {
+    fn place(
+        &mut self,
+        addr: &Addr,
+        size: u32,
+        access: AccessKind,
+        st: Site,
+    ) -> (PlaceKind<'k>, R32) {
+        self.b.st.wide.clear();
         let place = match addr.base {
             Base::Param(i) => match self.plan.params.get(i as usize).copied().flatten() {
                 Some(Ok(g)) => g.place_sized(size),
@@ -1109,7 +1116,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
     /// range (negative, or past 16 GiB of 4-byte elements) faults as out of bounds, reported
     /// with its own index; a misaligned one stops the block.
     fn index(
-        &self,
+        &mut self,
         off: R64,
         size: u32,
         place: &PlaceKind<'_>,
@@ -1162,9 +1169,18 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 }))
             })
         });
-        // Check mode reports every bad lane itself, and goes on.
-        if wild.get() && self.b.st.check.is_none() {
-            self.wild_index(place, off, size, access, st);
+        if wild.get() {
+            if self.b.st.check.is_none() {
+                self.wild_index(place, off, size, access, st);
+            } else {
+                // Check mode reports every bad lane itself, and goes on: with these indices.
+                self.b.st.wide = frame::with(|fr| {
+                    let src = fr.src64(off);
+                    (0..fr.warps)
+                        .map(|w| src.get(&fr.rows, w).to_array().map(|o| o as i64 / s))
+                        .collect()
+                });
+            }
         }
         idx
     }
