@@ -55,6 +55,10 @@ pub(crate) struct Count {
 /// Entries of [`Count::recent`] (a power of two).
 const RECENT: usize = 256;
 
+/// The multiplier of a multiplicative hash (2^64 / φ), whose top bits pick a table's entry:
+/// [`Count::recent`]'s, and the compiled tier's memo's.
+pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// Counts a tier adds up in a layout of its own while a worker runs its blocks.
 pub(crate) trait Deferred: std::any::Any {
     /// Add them to `count`.
@@ -270,7 +274,7 @@ impl Count {
     /// The first wave touched sectors `bits` of chunk `chunk` ([`WaveChunks`]).
     #[inline]
     fn touch(&mut self, chunk: u64, bits: u64) {
-        let at = (chunk.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.ilog2())) as usize;
+        let at = (chunk.wrapping_mul(HASH) >> (64 - RECENT.ilog2())) as usize;
         let e = &mut self.recent[at];
         if e.0 == chunk + 1 {
             e.1 |= bits;

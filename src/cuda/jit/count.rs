@@ -99,12 +99,9 @@ pub(crate) const REMEMBERED: usize = 8;
 /// a lane pattern and start of its own). A key has two places: first entry `lanes executing ^
 /// key >> 34` (its count of lanes, 1 to 32, against its start's word within 128 bytes plus
 /// one: distinct for a tile's 32 row starts and a tree's halving lane counts), else entry
-/// `(key × HASH) >> 58` (the top six bits of the product), which a key takes when another holds
+/// `(key × crate::count::HASH) >> 58` (the top six bits of the product), which a key takes when another holds
 /// its first.
 pub(crate) const ENTRIES: usize = 64;
-
-/// The multiplier of the memo's hash (2^64 / φ).
-pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// `u64`s of a memory instruction's part of the memo: its counts, then the entries.
 pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;

@@ -92,29 +92,27 @@ impl Entry {
         ctx.tables = tables.as_ptr();
         ctx.bufs = bufs.as_ptr();
         ctx.uniforms = uniforms.as_ptr();
-        // SAFETY: `addr` is a function the translator emitted with the signature
-        // `extern "C" fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads
-        // and writes only: `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms`
-        // (and, when it counts, `tally`, `runs`, `steps`, `div` and `memo`) within the sizes
-        // asserted above; each buffer's `len` bytes from its `ptr`, after a bounds check (a
-        // store that waits in the queue, on the function's own stack, is checked before it is
-        // queued and written at most once, later); and it reads the byte at `ctx.fired`, an
-        // `AtomicBool` the caller borrows for the call (a plain byte load of
-        // an atomic flag, set by another thread). Each `Buf` points at memory that outlives
-        // the call: a global allocation (words behind `AtomicU32`, so writes through a shared
-        // reference are allowed) or the block's shared-memory arena, borrowed mutably by the
-        // caller. The code never unwinds. The Rust code it calls is a `helper!` (`extern
-        // "win64"` on x86-64, else `extern "C"`: the convention the translator declares for
-        // it, with its signature) and never panics: `count::access`, `count::sample` and
-        // `count::sample_row`, passing `ctx.sink` (the sink borrowed
-        // mutably above, which nothing else uses during the call; the arrays above are not
-        // reachable from it), and (not `sample_row`) a pointer to 32 `i64`s and (`access`) to
-        // `count::CALL_WORDS` `u64`s in its own stack frame;
-        // `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run` borrows mutably
-        // for the call and reaches by nothing else) and a pointer to `print::MAX_ARGS` rows of
-        // 32 `u64`s in its own stack frame; the math library's `library::*_lanes`, passing
-        // pointers to rows of 32 lanes in its own stack frame. Every pointer handed over points
-        // at memory written before the call.
+        // SAFETY: `addr` is a function the translator emitted with the signature `extern "C"
+        // fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads and writes only:
+        // `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms` (and, when it counts,
+        // `tally`, `runs`, `steps`, `div` and `memo`) within the sizes asserted above; each
+        // buffer's `len` bytes from its `ptr`, after a bounds check (a store that waits in the
+        // queue, on the function's own stack, is checked before it is queued and written at most
+        // once, later); and it reads the byte at `ctx.fired`, an `AtomicBool` the caller borrows
+        // for the call (a plain byte load of an atomic flag, set by another thread). Each `Buf`
+        // points at memory that outlives the call: a global allocation (words behind `AtomicU32`,
+        // so writes through a shared reference are allowed) or the block's shared-memory arena,
+        // borrowed mutably by the caller. The code never unwinds. The Rust code it calls is a
+        // `helper!` (`extern "win64"` on x86-64, else `extern "C"`: the convention the translator
+        // declares for it, with its signature) and never panics: `count::access`, `count::sample`
+        // and `count::sample_row`, passing `ctx.sink` (the sink borrowed mutably above, which
+        // nothing else uses during the call; the arrays above are not reachable from it), and (not
+        // `sample_row`) a pointer to 32 `i64`s and (`access`) to `count::CALL_WORDS` `u64`s in its
+        // own stack frame; `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run`
+        // borrows mutably for the call and reaches by nothing else) and a pointer to
+        // `print::MAX_ARGS` rows of 32 `u64`s in its own stack frame; the math library's
+        // `library::*_lanes`, passing pointers to rows of 32 lanes in its own stack frame. Every
+        // pointer handed over points at memory written before the call.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

@@ -4211,8 +4211,7 @@ impl Tx<'_, '_> {
     fn partial_row(&mut self, row: &Row, slot: usize, size: i64) -> Value {
         // A row of 8-byte lanes spans 256 bytes; it starts at most at the array's end.
         const _: () = assert!(SLACK_WORDS * 4 >= 32 * 8);
-        let m = self.get_mask(self.cur);
-        let bits = self.bits(&m);
+        let bits = self.cur_bits();
         // The last executing lane is 31 - clz (-1 without one).
         let lz = self.b.ins().clz(bits);
         let lz = self.b.ins().uextend(I64, lz);

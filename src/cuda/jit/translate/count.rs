@@ -11,7 +11,7 @@
 //! Layouts: [`super::super::count`].
 
 use super::super::count::{
-    self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, HASH, MAX_STEPS, MEMO_BEST,
+    self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST,
     MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
     batch_word, known_word, unit_word, wave_word,
 };
@@ -797,7 +797,7 @@ impl Tx<'_, '_> {
             let start = self.b.ins().ushr_imm_s(key, 34);
             self.b.ins().bxor(n, start)
         } else {
-            let h = self.b.ins().imul_imm_s(key, HASH as i64);
+            let h = self.b.ins().imul_imm_s(key, crate::count::HASH as i64);
             self.b
                 .ins()
                 .ushr_imm_s(h, 64 - ENTRIES.trailing_zeros() as i64)
