@@ -2497,15 +2497,23 @@ impl Tx<'_, '_> {
     }
 
     fn load_row(&mut self, w: Value, t: usize) -> Vec<Value> {
-        let tables = self.load_ctx(I64, offset_of!(Ctx, tables));
+        // The tables and the pointer to them stay put while the block runs, and `w` is a warp
+        // of the block: pure loads, which Cranelift drops where unused (a row whose lane 0
+        // alone is read) and places at their uses.
+        let fixed = MemFlagsData::trusted().with_readonly().with_can_move();
+        let tables = self
+            .b
+            .ins()
+            .load(I64, fixed, self.ctx, offset_of!(Ctx, tables) as i32);
         let off = self.b.ins().imul_imm_s(w, (32 * 4 * TABLES) as i64);
         let off = self.b.ins().uextend(I64, off);
         let base = self.b.ins().iadd(tables, off);
+        let flags = vmem().with_readonly().with_can_move();
         (0..C32)
             .map(|c| {
                 self.b
                     .ins()
-                    .load(I32X4, vmem(), base, (t * 128 + c * 16) as i32)
+                    .load(I32X4, flags, base, (t * 128 + c * 16) as i32)
             })
             .collect()
     }
