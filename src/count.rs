@@ -50,6 +50,25 @@ pub(crate) struct Count {
     /// of the chunk: a warp's column touches 32 chunks that the block's other rows touch
     /// again, and one map lookup per lane cost more than the rest of the counting.
     recent: Box<[(u64, u64); RECENT]>,
+    /// Columns sampled lately whose lanes lie whole chunks apart ([`Column`]): their lanes
+    /// touch the same sector of each chunk, so the warps of a tile's column (the same chunks,
+    /// other sectors) add their bits here and the chunks are touched once per column.
+    columns: [Column; COLUMNS],
+    /// The entry of [`Count::columns`] the next new column takes.
+    next_column: usize,
+}
+
+/// Entries of [`Count::columns`].
+const COLUMNS: usize = 4;
+
+/// A sampled column: lane `l` of `mask` touches sectors `bits` of chunk
+/// `chunk + l × chunks`.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Column {
+    chunk: u64,
+    chunks: u64,
+    mask: u32,
+    bits: u64,
 }
 
 /// Entries of [`Count::recent`] (a power of two).
@@ -158,6 +177,8 @@ impl Count {
             wave_left: vec![0; warps],
             wave: WaveChunks::default(),
             recent: Box::new([(0, 0); RECENT]),
+            columns: [Column::default(); COLUMNS],
+            next_column: 0,
         }
     }
 
@@ -247,6 +268,21 @@ impl Count {
                 }
                 return;
             }
+            // Lanes whole chunks apart: the same sector of each chunk.
+            Some(step) if step != 0 && step % (64 * 32) == 0 => {
+                let first = address(mask.trailing_zeros()) >> 5;
+                // The chunk lane 0 would touch (the address wraps as the lanes' do).
+                let l0 = u64::from(mask.trailing_zeros());
+                let chunks = (step / (64 * 32)) as u64;
+                let column = Column {
+                    chunk: (first >> 6).wrapping_sub(l0.wrapping_mul(chunks)),
+                    chunks,
+                    mask,
+                    bits: 1 << (first & 63),
+                };
+                self.column(column);
+                return;
+            }
             // Lanes a chunk (64 sectors) or more apart share none (a column of a matrix).
             Some(step) if step.unsigned_abs() >= 64 * 32 => {
                 for s in lanes() {
@@ -268,6 +304,31 @@ impl Count {
         }
         if bits != 0 {
             self.touch(chunk, bits);
+        }
+    }
+
+    /// Sample a column whose lanes lie whole chunks apart: its bits join an entry of
+    /// [`Count::columns`] with the same lanes and chunks, else it takes one, and the column
+    /// there before touches its chunks.
+    fn column(&mut self, c: Column) {
+        let same = |e: &Column| (e.chunk, e.chunks, e.mask) == (c.chunk, c.chunks, c.mask);
+        if let Some(e) = self.columns.iter_mut().find(|e| same(e)) {
+            e.bits |= c.bits;
+            return;
+        }
+        let at = self.next_column;
+        self.next_column = (at + 1) % COLUMNS;
+        let held = std::mem::replace(&mut self.columns[at], c);
+        self.touch_column(held);
+    }
+
+    /// A column's chunks are touched (an entry of [`Count::columns`] leaves it).
+    fn touch_column(&mut self, c: Column) {
+        let mut m = c.mask;
+        while m != 0 {
+            let l = u64::from(m.trailing_zeros());
+            m &= m - 1;
+            self.touch(c.chunk.wrapping_add(l.wrapping_mul(c.chunks)), c.bits);
         }
     }
 
@@ -407,6 +468,9 @@ impl Count {
     pub fn finish(&mut self) {
         if let Some(d) = self.deferred.take() {
             d.add_to(self);
+        }
+        for c in std::mem::take(&mut self.columns) {
+            self.touch_column(c);
         }
         for e in std::mem::replace(&mut *self.recent, [(0, 0); RECENT]) {
             self.spill(e);

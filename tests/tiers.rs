@@ -910,10 +910,24 @@ fn the_first_wave_is_sampled_alike() {
                float sum = 0;\n\
                for (int j = 0; j < 40; j++) sum += in[lane * 675840 + warp * 40 + j];\n\
                out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n\
+               }\n\
+               __global__ void split_columns(const float *in, float *out) {\n\
+               int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;\n\
+               float sum = 0;\n\
+               for (int j = 0; j < 40; j++) {\n\
+                   int at = (31 - lane) * 675840 + warp * 40 + j;\n\
+                   if (lane & 1) sum += in[at]; else sum -= in[at];\n\
+               }\n\
+               out[blockIdx.x * blockDim.x + threadIdx.x] = sum;\n\
                }\n";
     let module = Module::from_source("wave.cu", src, &Options::default()).expect("parses");
     let blocks = 528;
-    for (kernel, threads) in [("rows", 1), ("rows", 2), ("columns", 2)] {
+    for (kernel, threads) in [
+        ("rows", 1),
+        ("rows", 2),
+        ("columns", 2),
+        ("split_columns", 1),
+    ] {
         let k = module.lower(kernel).expect("lowers");
         let counts = |engine: Engine| {
             let dev = Device::default().with_threads(threads).expect("a pool");
@@ -931,6 +945,13 @@ fn the_first_wave_is_sampled_alike() {
         // first 32 loads are 32 distinct rows of 4 sectors. A column's lanes each read 4
         // sectors of their own part (2.6 MiB apart), 160 bytes after the previous warp's.
         let w = want.1.wave;
+        if kernel == "split_columns" {
+            // A column in reverse (a negative step on the compiled tier, lane by lane on the
+            // interpreter), its odd lanes then its even ones: a warp's first 32 accesses are
+            // 16 loads of each lane's own part, 2 sectors.
+            assert_eq!((w.blocks, w.sectors), (264, 264 * 32 * 32 * 2));
+            continue;
+        }
         assert_eq!((w.blocks, w.sectors), (264, 264 * 32 * 32 * 4));
         if kernel == "columns" {
             // Per lane one run of the wave's warps × 160 bytes: 21,120 granules (a gap of
