@@ -46,10 +46,6 @@ pub(crate) struct Count {
     /// The sectors the sampled accesses of this counter's blocks touched: per 64 sectors, a
     /// bit each ([`crate::WaveRuns::of`]); complete after [`Count::finish`].
     pub wave: WaveChunks,
-    /// Chunks touched lately, in front of `wave` (chunk + 1 and its bits; 0: none), by a hash
-    /// of the chunk: a warp's column touches 32 chunks that the block's other rows touch
-    /// again, and one map lookup per lane cost more than the rest of the counting.
-    recent: Box<[(u64, u64); RECENT]>,
     /// Columns sampled lately whose lanes lie whole chunks apart ([`Column`]): their lanes
     /// touch the same sector of each chunk, so the warps of a tile's column (the same chunks,
     /// other sectors) add their bits here and the chunks are touched once per column.
@@ -71,11 +67,8 @@ struct Column {
     bits: u64,
 }
 
-/// Entries of [`Count::recent`] (a power of two).
-const RECENT: usize = 256;
-
 /// The multiplier of a multiplicative hash (2^64 / φ), whose top bits pick a table's entry:
-/// [`Count::recent`]'s, and the compiled tier's memo's.
+/// [`WaveChunks`]'s, and the compiled tier's memo's.
 pub(crate) const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Counts a tier adds up in a layout of its own while a worker runs its blocks.
@@ -84,8 +77,92 @@ pub(crate) trait Deferred: std::any::Any {
     fn add_to(self: Box<Self>, count: &mut Count);
 }
 
-/// Sectors by chunk of 64: chunk number → bits.
-pub(crate) type WaveChunks = rustc_hash::FxHashMap<u64, u64>;
+/// Sectors by chunk of 64: chunk number → bits. An open-addressing table (chunk + 1 and its
+/// bits; 0: none) kept at most half full, probed from the top bits of a multiplicative hash:
+/// a first wave's sample touches a chunk many times (a column of a tile touches 32 chunks that
+/// the tile's other rows touch again), and a general map's lookup cost more than the rest of
+/// the counting.
+#[derive(Default)]
+pub(crate) struct WaveChunks {
+    slots: Vec<(u64, u64)>,
+    len: usize,
+}
+
+impl WaveChunks {
+    /// Sectors `bits` of chunk `chunk` are touched.
+    #[inline]
+    pub fn touch(&mut self, chunk: u64, bits: u64) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = self.first(chunk);
+        loop {
+            let e = &mut self.slots[at];
+            if e.0 == chunk + 1 {
+                e.1 |= bits;
+                return;
+            }
+            if e.0 == 0 {
+                *e = (chunk + 1, bits);
+                self.len += 1;
+                return;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Where `chunk`'s probe starts.
+    fn first(&self, chunk: u64) -> usize {
+        (chunk.wrapping_mul(HASH) >> (64 - self.slots.len().ilog2())) as usize
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        self.resize((2 * self.slots.len()).max(256));
+    }
+
+    /// `size` slots (a power of two, at least twice the chunks held), the chunks put back.
+    fn resize(&mut self, size: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); size]);
+        self.len = 0;
+        for (key, bits) in old {
+            if key != 0 {
+                self.touch(key - 1, bits);
+            }
+        }
+    }
+
+    /// Add another's chunks.
+    pub fn merge(&mut self, mut other: WaveChunks) {
+        // Into a table no smaller: slots taken in order then land apart (a smaller table's
+        // probes would start next to each other, and each go to the end of one long run).
+        if other.slots.len() > self.slots.len() {
+            std::mem::swap(self, &mut other);
+        }
+        let need = (2 * (self.len + other.len)).next_power_of_two();
+        if need > self.slots.len() {
+            self.resize(need);
+        }
+        for (key, bits) in other.slots {
+            if key != 0 {
+                self.touch(key - 1, bits);
+            }
+        }
+    }
+
+    /// The chunks and their bits, by chunk.
+    pub fn sorted(self) -> Vec<(u64, u64)> {
+        let mut chunks: Vec<(u64, u64)> = self
+            .slots
+            .into_iter()
+            .filter(|&(key, _)| key != 0)
+            .map(|(key, bits)| (key - 1, bits))
+            .collect();
+        chunks.sort_unstable();
+        chunks
+    }
+}
 
 /// [`crate::metrics::Samples`] as the workers collect them, merged deterministically.
 #[derive(Default)]
@@ -176,7 +253,6 @@ impl Count {
             wave_blocks,
             wave_left: vec![0; warps],
             wave: WaveChunks::default(),
-            recent: Box::new([(0, 0); RECENT]),
             columns: [Column::default(); COLUMNS],
             next_column: 0,
         }
@@ -264,7 +340,7 @@ impl Count {
                     let lo = if chunk == first >> 6 { first & 63 } else { 0 };
                     let hi = if chunk == last >> 6 { last & 63 } else { 63 };
                     let bits = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-                    self.touch(chunk, bits);
+                    self.wave.touch(chunk, bits);
                 }
                 return;
             }
@@ -286,7 +362,7 @@ impl Count {
             // Lanes a chunk (64 sectors) or more apart share none (a column of a matrix).
             Some(step) if step.unsigned_abs() >= 64 * 32 => {
                 for s in lanes() {
-                    self.touch(s >> 6, 1 << (s & 63));
+                    self.wave.touch(s >> 6, 1 << (s & 63));
                 }
                 return;
             }
@@ -296,14 +372,14 @@ impl Count {
         let (mut chunk, mut bits) = (0, 0u64);
         for s in lanes() {
             if s >> 6 != chunk && bits != 0 {
-                self.touch(chunk, bits);
+                self.wave.touch(chunk, bits);
                 bits = 0;
             }
             chunk = s >> 6;
             bits |= 1 << (s & 63);
         }
         if bits != 0 {
-            self.touch(chunk, bits);
+            self.wave.touch(chunk, bits);
         }
     }
 
@@ -328,28 +404,8 @@ impl Count {
         while m != 0 {
             let l = u64::from(m.trailing_zeros());
             m &= m - 1;
-            self.touch(c.chunk.wrapping_add(l.wrapping_mul(c.chunks)), c.bits);
-        }
-    }
-
-    /// The first wave touched sectors `bits` of chunk `chunk` ([`WaveChunks`]).
-    #[inline]
-    fn touch(&mut self, chunk: u64, bits: u64) {
-        let at = (chunk.wrapping_mul(HASH) >> (64 - RECENT.ilog2())) as usize;
-        let e = &mut self.recent[at];
-        if e.0 == chunk + 1 {
-            e.1 |= bits;
-            return;
-        }
-        let held = std::mem::replace(e, (chunk + 1, bits));
-        self.spill(held);
-    }
-
-    /// An entry of [`Count::recent`] joins the map.
-    #[inline(never)]
-    fn spill(&mut self, (chunk, bits): (u64, u64)) {
-        if chunk != 0 {
-            *self.wave.entry(chunk - 1).or_default() |= bits;
+            self.wave
+                .touch(c.chunk.wrapping_add(l.wrapping_mul(c.chunks)), c.bits);
         }
     }
 
@@ -471,9 +527,6 @@ impl Count {
         }
         for c in std::mem::take(&mut self.columns) {
             self.touch_column(c);
-        }
-        for e in std::mem::replace(&mut *self.recent, [(0, 0); RECENT]) {
-            self.spill(e);
         }
     }
 

@@ -583,11 +583,7 @@ fn samples(raw: RawSamples, wave: WaveChunks, cfg: &LaunchConfig, ctx: &LaunchCt
             .into_iter()
             .map(|(_, s)| ctx.sites.position(s))
             .collect(),
-        wave: {
-            let mut chunks: Vec<(u64, u64)> = wave.into_iter().collect();
-            chunks.sort_unstable();
-            WaveRuns::of(ctx.wave_blocks.min(cfg.grid.count()), &chunks)
-        },
+        wave: { WaveRuns::of(ctx.wave_blocks.min(cfg.grid.count()), &wave.sorted()) },
     }
 }
 
@@ -775,9 +771,7 @@ impl Totals {
             *a += b;
         }
         self.samples.merge(other.samples);
-        for (chunk, bits) in other.wave {
-            *self.wave.entry(chunk).or_default() |= bits;
-        }
+        self.wave.merge(other.wave);
         self.shared_bytes = self.shared_bytes.max(other.shared_bytes);
         self
     }
