@@ -691,3 +691,29 @@ impl Count {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WaveChunks;
+
+    /// Touches and merges keep every chunk once, its bits or-ed, through the tables' growth
+    /// (a merge of a larger table into a smaller one included).
+    #[test]
+    fn wave_chunks_hold_the_union() {
+        let (mut a, mut b) = (WaveChunks::default(), WaveChunks::default());
+        let mut want = std::collections::BTreeMap::new();
+        for i in 0..5000u64 {
+            let (chunk, bits) = (i * 7 % 3001, 1 << (i % 64));
+            let t = if i % 3 == 0 { &mut a } else { &mut b };
+            t.touch(chunk, bits);
+            *want.entry(chunk).or_insert(0) |= bits;
+        }
+        a.touch(u64::MAX - 1, 1);
+        want.insert(u64::MAX - 1, 1);
+        assert!(a.slots.len() < b.slots.len());
+        a.merge(b);
+        assert_eq!(a.len, want.len());
+        assert!(2 * a.len <= a.slots.len());
+        assert_eq!(a.sorted(), want.into_iter().collect::<Vec<_>>());
+    }
+}
