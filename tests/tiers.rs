@@ -742,6 +742,59 @@ fn what_is_not_compiled_is_named() {
     assert_eq!(x.to_vec()[..32], (0..32).collect::<Vec<u64>>()[..]);
 }
 
+/// A per-thread array that every running thread writes alike, read at an index the same for
+/// all, is a value the same for all: compiled, read from a lane that ran the writes (lane 0
+/// returned before them here), of each element type.
+#[test]
+fn a_local_array_written_alike_is_compiled() {
+    let src = "__global__ void after_return(float *x, double *y, int *z, int n) {\n\
+               int t = threadIdx.x;\n\
+               if (t == 0) return;\n\
+               float a[4] = {1.5f, 2.5f, 3.5f, 4.5f};\n\
+               double d[3];\n\
+               for (int i = 0; i < 3; i++) d[i] = i * 0.25 + n;\n\
+               bool b[3] = {true, false, true};\n\
+               char c[3] = {-3, 5, 100};\n\
+               float v = a[n];\n\
+               x[t] = v + t;\n\
+               y[t] = d[n] * t;\n\
+               z[t] = (b[n] ? 10 : 20) + c[n];\n\
+               }\n";
+    let module = Module::from_source("local.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("after_return").expect("lowers");
+    // 40 threads: a second warp of 8.
+    let run = |engine: Engine| {
+        let dev = Device::default();
+        let x = dev.alloc_zeroed::<f32>("x", 40);
+        let y = dev.alloc_zeroed::<f64>("y", 40);
+        let z = dev.alloc_zeroed::<i32>("z", 40);
+        let cfg = LaunchConfig::new(1, 40).engine(engine);
+        let args = [
+            Arg::buffer(&x),
+            Arg::buffer(&y),
+            Arg::buffer(&z),
+            Arg::Int(1),
+        ];
+        let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+        (r.tier, x.to_vec(), y.to_vec(), z.to_vec())
+    };
+    let (tier, x, y, z) = run(Engine::Jit);
+    assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+    let (_, xi, yi, zi) = run(Engine::Interp);
+    assert_eq!((&x, &y, &z), (&xi, &yi, &zi));
+    let t = 1..40;
+    assert_eq!(x[0], 0.0);
+    assert_eq!(
+        x[1..],
+        t.clone().map(|t| 2.5 + t as f32).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(
+        y[1..],
+        t.clone().map(|t| 1.25 * t as f64).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(z[1..], vec![25; 39][..]);
+}
+
 /// Counting on the compiled tier (its memo of what a row of lanes costs included) gives the
 /// interpreter's counters, per-line counters and samples whatever order the blocks run in, on
 /// any number of CPU threads, with lines asked for by the launch or by the device.

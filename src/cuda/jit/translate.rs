@@ -1885,7 +1885,11 @@ impl Tx<'_, '_> {
                 site,
             } => {
                 self.count_instr(*site);
-                let v = self.local_load(*array, index, *site);
+                let v = if self.k.vars[dst.0 as usize].uniform {
+                    self.local_load_uniform(*array, index, *site)
+                } else {
+                    self.local_load(*array, index, *site)
+                };
                 self.assign(*dst, v)?;
             }
             Stmt::LocalStore {
@@ -2388,17 +2392,22 @@ impl Tx<'_, '_> {
         }
     }
 
-    /// A warp of lanes, or in [`Tx::lane0`] mode its lane 0 (a `bool` as 0 or 1).
+    /// A warp of lanes, or in [`Tx::lane0`] mode its lane 0.
     fn lane0_of(&mut self, l: Vec<Value>, ty: Scalar) -> V {
         if !self.lane0 {
             return V::L(l);
         }
         let x = self.b.ins().extractlane(l[0], 0);
-        V::U(if ty == Scalar::Bool {
+        V::U(self.lane_scalar(x, ty))
+    }
+
+    /// A lane's value as a uniform one (a `bool` lane, all ones when true, as 1).
+    fn lane_scalar(&mut self, x: Value, ty: Scalar) -> Value {
+        if ty == Scalar::Bool {
             self.b.ins().band_imm_s(x, 1)
         } else {
             x
-        })
+        }
     }
 
     /// The 32 lanes `x + l × step` (mod 2^32) of an affine variable ([`affine_vars`]).

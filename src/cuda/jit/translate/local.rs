@@ -58,6 +58,28 @@ impl Tx<'_, '_> {
         }
     }
 
+    /// `local[index]` into a uniform variable: the analysis found the index the same in every
+    /// thread and every thread that runs writing the array alike, so the first executing
+    /// lane's element is the value (lane 0 may have returned before the writes).
+    pub(super) fn local_load_uniform(&mut self, array: u32, index: &Operand, site: Site) -> V {
+        let ty = self.k.locals[array as usize].ty;
+        let Indexed::Uniform(i) = self.local_index(index) else {
+            return self.local_load(array, index, site);
+        };
+        let row = self.local_row(array, i, site);
+        let m = self.get_mask(self.cur);
+        let bits = self.bits(&m);
+        // No lane runs: lane 31's element, which nothing reads.
+        let bits = self.b.ins().bor_imm_u(bits, 1 << 31);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let lane_bytes = if ty.is_wide() { 8 } else { 4 };
+        let off = self.b.ins().imul_imm_s(lane, lane_bytes);
+        let at = self.b.ins().iadd(row, off);
+        let x = self.b.ins().load(scalar_ty(ty), mem(), at, 0);
+        V::U(self.lane_scalar(x, ty))
+    }
+
     /// `local[index] = value` for the executing lanes.
     pub(super) fn local_store(&mut self, array: u32, index: &Operand, value: &Operand, site: Site) {
         let ty = self.k.locals[array as usize].ty;
