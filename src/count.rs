@@ -80,8 +80,8 @@ pub(crate) trait Deferred: std::any::Any {
 /// Sectors by chunk of 64: chunk number → bits. An open-addressing table (chunk + 1 and its
 /// bits; 0: none) kept at most half full, probed from the top bits of a multiplicative hash:
 /// a first wave's sample touches a chunk many times (a column of a tile touches 32 chunks that
-/// the tile's other rows touch again), and a general map's lookup cost more than the rest of
-/// the counting.
+/// the tile's other rows touch again), and a general hash map's lookups and merges had cost
+/// more than the rest of the sampling.
 #[derive(Default)]
 pub(crate) struct WaveChunks {
     slots: Vec<(u64, u64)>,
@@ -139,6 +139,9 @@ impl WaveChunks {
         // probes would start next to each other, and each go to the end of one long run).
         if other.slots.len() > self.slots.len() {
             std::mem::swap(self, &mut other);
+        }
+        if other.len == 0 {
+            return;
         }
         let need = (2 * (self.len + other.len)).next_power_of_two();
         if need > self.slots.len() {
