@@ -742,6 +742,77 @@ fn what_is_not_compiled_is_named() {
     assert_eq!(x.to_vec()[..32], (0..32).collect::<Vec<u64>>()[..]);
 }
 
+/// A variable assigned in one place, under a branch that whole warps skip, and read after the
+/// block's code is split (at a barrier, around a loop that stores to global memory) by the
+/// threads that assigned it: the block keeps the value its warps assigned, not the value a
+/// skipping warp held from before (found by a helper's fuzzing: the compiled tier wrote 0).
+/// Nor that of a warp whose threads left before a later assignment (`left`).
+#[test]
+fn a_value_assigned_by_some_warps_outlives_a_barrier() {
+    let src = "__global__ void barrier(float *x, int *y, int n) {\n\
+               int t = threadIdx.x;\n\
+               float v;\n\
+               if (t < 32) v = n * 2.5f;\n\
+               __syncthreads();\n\
+               if (t < 32) x[t] = v;\n\
+               }\n\
+               __global__ void stores(float *x, int *y, int n) {\n\
+               int t = threadIdx.x;\n\
+               float v;\n\
+               if (t < 32) v = n * 2.5f;\n\
+               for (int i = 0; i < 2; i++) y[i * blockDim.x + t] = i;\n\
+               if (t < 32) x[t] = v;\n\
+               }\n\
+               __global__ void left(float *x, int *y, int n) {\n\
+               int t = threadIdx.x;\n\
+               float acc = 0.0f;\n\
+               if (t >= 3) return;\n\
+               if (n > 2) acc -= 2.5f;\n\
+               __syncthreads();\n\
+               x[t] = acc + 10.0f;\n\
+               }\n\
+               __global__ void carried(float *x, int *y, int n) {\n\
+               int t = threadIdx.x;\n\
+               float v;\n\
+               for (int i = 0; i < 4; i++) {\n\
+                   if (t < 32) { if (i > 0) x[i * 64 + t] = v; v = n + i; }\n\
+                   __syncthreads();\n\
+               }\n\
+               }\n";
+    let module = Module::from_source("carry.cu", src, &Options::default()).expect("parses");
+    for (kernel, block) in [
+        ("barrier", 64),
+        ("barrier", 40),
+        ("stores", 64),
+        ("carried", 96),
+        ("left", 64),
+    ] {
+        let k = module.lower(kernel).expect("lowers");
+        let run = |engine: Engine| {
+            let dev = Device::default();
+            let x = dev.alloc_zeroed::<f32>("x", 256);
+            let y = dev.alloc_zeroed::<i32>("y", 256);
+            let cfg = LaunchConfig::new(1, block).engine(engine);
+            let args = [Arg::buffer(&x), Arg::buffer(&y), Arg::Int(3)];
+            let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+            (r.tier, x.to_vec(), y.to_vec())
+        };
+        let (tier, x, y) = run(Engine::Jit);
+        assert!(matches!(tier, Tier::Compiled { .. }), "{kernel}: {tier:?}");
+        let (_, xi, yi) = run(Engine::Interp);
+        assert_eq!((&x, &y), (&xi, &yi), "{kernel}, block {block}");
+        if kernel == "carried" {
+            for i in 1..4 {
+                assert_eq!(x[i * 64..i * 64 + 32], [(2 + i) as f32; 32], "{kernel}");
+            }
+        } else if kernel == "left" {
+            assert_eq!(x[..4], [7.5, 7.5, 7.5, 0.0], "{kernel}");
+        } else {
+            assert_eq!(x[..32], [7.5; 32], "{kernel}, block {block}");
+        }
+    }
+}
+
 /// A per-thread array that every running thread writes alike, read at an index the same for
 /// all, is a value the same for all: compiled, read from a lane that ran the writes (lane 0
 /// returned before them here), of each element type.

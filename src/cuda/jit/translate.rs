@@ -895,6 +895,9 @@ struct Tx<'a, 'k> {
     resume: Option<(usize, ir::Block)>,
     /// Built-in index rows loaded for the current warp.
     rows: HashMap<usize, Vec<Value>>,
+    /// Inside a region, the uniform variables it assigns, each with whether the running warp
+    /// has assigned it yet (see [`Tx::region`]).
+    assigned: Vec<(VarId, Variable)>,
     sites: Sites,
     fma: bool,
     /// Whether lanes merge under a mask by one blend instruction ([`has_blend`]).
@@ -1057,6 +1060,7 @@ fn build(
             block_loops: Vec::new(),
             resume: None,
             rows: HashMap::new(),
+            assigned: Vec::new(),
             sites: Vec::new(),
             fma: has_fma(),
             blend: has_blend(),
@@ -1323,6 +1327,15 @@ impl Tx<'_, '_> {
         let live_any = self.b.declare_var(I8);
         let z8 = self.b.ins().iconst(I8, 0);
         self.b.def_var(live_any, z8);
+        // Per uniform variable, whether a warp that still has threads has assigned it.
+        let found: Vec<Variable> = uw
+            .iter()
+            .map(|_| {
+                let f = self.b.declare_var(I8);
+                self.b.def_var(f, z8);
+                f
+            })
+            .collect();
         let latch = self.b.create_block();
         let warps = self.warp_loop();
         let w = warps.w;
@@ -1330,6 +1343,15 @@ impl Tx<'_, '_> {
             self.b.def_var(self.uvar[v.0 as usize], e);
         }
         self.warp = Some(w);
+        self.assigned = uw
+            .iter()
+            .map(|&v| {
+                let a = self.b.declare_var(I8);
+                let no = self.b.ins().iconst(I8, 0);
+                self.b.def_var(a, no);
+                (v, a)
+            })
+            .collect();
         let used = tables_used(&region.stmts);
         self.load_rows(w, &used);
         // The live lanes of this warp: all of them when every warp is whole and no thread
@@ -1413,21 +1435,28 @@ impl Tx<'_, '_> {
                 self.b.ins().store(vmem(), m, alive_row, (c * 16) as i32);
             }
         }
-        // The block keeps the uniform values of a warp that still has threads.
+        // The block keeps a uniform value of a warp that still has threads and assigned it
+        // here: a warp whose threads all skipped the assignment (`if (t < 32) v = …;`, read
+        // after a barrier by the threads that ran it) holds the value from before, and one
+        // whose threads have all left may have stopped before a later assignment. Failing
+        // such a warp, that of a warp that still has threads.
         let live = if self.exits {
             self.any_of(self.alive)
         } else {
             self.b.ins().iconst(I8, 1)
         };
-        for (v, c) in uw.iter().zip(&carry) {
+        let assigned = std::mem::take(&mut self.assigned);
+        for (((v, &c), &fv), &(_, av)) in uw.iter().zip(&carry).zip(&found).zip(&assigned) {
             let now = self.b.use_var(self.uvar[v.0 as usize]);
-            let x = if self.exits {
-                let old = self.b.use_var(*c);
-                self.b.ins().select(live, now, old)
-            } else {
-                now
-            };
-            self.b.def_var(*c, x);
+            let (old, f, a) = (self.b.use_var(c), self.b.use_var(fv), self.b.use_var(av));
+            let live_a = self.b.ins().band(live, a);
+            let none = self.b.ins().icmp_imm_s(IntCC::Equal, f, 0);
+            let first = self.b.ins().band(live, none);
+            let take = self.b.ins().bor(live_a, first);
+            let x = self.b.ins().select(take, now, old);
+            self.b.def_var(c, x);
+            let f = self.b.ins().bor(f, live_a);
+            self.b.def_var(fv, f);
         }
         let la = self.b.use_var(live_any);
         let la = self.b.ins().bor(la, live);
@@ -2305,6 +2334,10 @@ impl Tx<'_, '_> {
         if var.uniform {
             let x = self.uniform(v, &format!("the value assigned to `{}`", var.name))?;
             self.b.def_var(self.uvar[dst.0 as usize], x);
+            if let Some(&(_, a)) = self.assigned.iter().find(|(v, _)| *v == dst) {
+                let yes = self.b.ins().iconst(I8, 1);
+                self.b.def_var(a, yes);
+            }
             return Ok(());
         }
         if self.affine[dst.0 as usize].is_some() {
