@@ -338,6 +338,31 @@ fn escapes_varying(k: &Kernel, s: &Stmt) -> bool {
     }
 }
 
+/// The variables `s` assigns where a warp that runs `s` may not: inside a branch on a varying
+/// condition or a loop some lanes leave early, or in an inlined function some lanes return from
+/// early.
+fn skippable_writes(k: &Kernel, s: &Stmt, out: &mut Vec<VarId>) {
+    let skippable = match s {
+        Stmt::If { varying, cond, .. } => *varying || !same_in_every_lane(k, cond),
+        Stmt::Loop { varying, .. } => *varying,
+        Stmt::Inline { body } => body.iter().any(|s| escapes_varying(k, s)),
+        _ => false,
+    };
+    if skippable {
+        visit_vars(s, &mut |v, write| {
+            if write && !out.contains(&v) {
+                out.push(v);
+            }
+        });
+        return;
+    }
+    for list in s.children() {
+        for s in list {
+            skippable_writes(k, s, out);
+        }
+    }
+}
+
 /// A loop's exit test: `if (c) {} else { break; }` (or `if (c) { break; }`) on a varying
 /// condition, directly in the body, with nothing before or after it in the loop that leaves
 /// (no `break`, `continue` or `return` elsewhere): a `for` or `while` loop's own test.
@@ -682,6 +707,10 @@ pub(super) struct Layout {
     refs: Vec<Vec<(VarId, bool, bool)>>,
     /// Per region: the uniform variables it assigns.
     uniform_writes: Vec<Vec<VarId>>,
+    /// Per region: those of its uniform variables that outlive it (read elsewhere, or read
+    /// before they are defined in a region a block-level loop runs again) and that a warp may
+    /// skip the assignments of ([`skippable_writes`]).
+    skipped_writes: Vec<Vec<VarId>>,
     /// Varying variables whose frame rows start zeroed (first used under a block-level `if` or
     /// loop).
     zeroed: Vec<VarId>,
@@ -729,15 +758,25 @@ impl Layout {
         let mut used_in: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut per_region: Vec<Vec<(VarId, bool)>> = Vec::new();
         let mut uniform_writes = Vec::new();
+        let mut skipped_writes = Vec::new();
+        // Reads of each variable in the whole kernel, and in the region at hand.
+        let mut reads = vec![0usize; n];
+        for s in &k.body {
+            visit_vars(s, &mut |v, write| {
+                reads[v.0 as usize] += usize::from(!write)
+            });
+        }
         for (r, region) in regions.iter().enumerate() {
             let mut vars: Vec<(VarId, bool)> = Vec::new();
             let mut uw: Vec<VarId> = Vec::new();
+            let mut here: HashMap<VarId, usize> = HashMap::new();
             for s in &region.stmts {
                 visit_vars(s, &mut |v, write| {
                     if k.vars[v.0 as usize].uniform {
                         if write && !uw.contains(&v) {
                             uw.push(v);
                         }
+                        *here.entry(v).or_default() += usize::from(!write);
                         return;
                     }
                     match vars.iter_mut().find(|(x, _)| *x == v) {
@@ -750,6 +789,21 @@ impl Layout {
                 used_in[v.0 as usize].push(r);
             }
             per_region.push(vars);
+            let mut skippable = Vec::new();
+            for s in &region.stmts {
+                skippable_writes(k, s, &mut skippable);
+            }
+            // As a varying value outlives its region (below).
+            let outlives = |v: &VarId| {
+                reads[v.0 as usize] > here.get(v).copied().unwrap_or(0)
+                    || (region.in_loop && fresh[v.0 as usize] == 0)
+            };
+            skipped_writes.push(
+                uw.iter()
+                    .copied()
+                    .filter(|v| skippable.contains(v) && outlives(v))
+                    .collect(),
+            );
             uniform_writes.push(uw);
         }
         let mut zeroed = Vec::new();
@@ -798,6 +852,7 @@ impl Layout {
             frame_bytes,
             refs,
             uniform_writes,
+            skipped_writes,
             zeroed,
             params: k.param_vars(),
             fresh,
@@ -1327,13 +1382,14 @@ impl Tx<'_, '_> {
         let live_any = self.b.declare_var(I8);
         let z8 = self.b.ins().iconst(I8, 0);
         self.b.def_var(live_any, z8);
-        // Per uniform variable, whether a warp that still has threads has assigned it.
-        let found: Vec<Variable> = uw
+        // The uniform variables some warp may skip the assignments of, each with whether a
+        // warp that still has threads has assigned it.
+        let found: Vec<(VarId, Variable)> = layout.skipped_writes[r]
             .iter()
-            .map(|_| {
+            .map(|&v| {
                 let f = self.b.declare_var(I8);
                 self.b.def_var(f, z8);
-                f
+                (v, f)
             })
             .collect();
         let latch = self.b.create_block();
@@ -1343,9 +1399,9 @@ impl Tx<'_, '_> {
             self.b.def_var(self.uvar[v.0 as usize], e);
         }
         self.warp = Some(w);
-        self.assigned = uw
+        self.assigned = found
             .iter()
-            .map(|&v| {
+            .map(|&(v, _)| {
                 let a = self.b.declare_var(I8);
                 let no = self.b.ins().iconst(I8, 0);
                 self.b.def_var(a, no);
@@ -1435,28 +1491,39 @@ impl Tx<'_, '_> {
                 self.b.ins().store(vmem(), m, alive_row, (c * 16) as i32);
             }
         }
-        // The block keeps a uniform value of a warp that still has threads and assigned it
-        // here: a warp whose threads all skipped the assignment (`if (t < 32) v = …;`, read
-        // after a barrier by the threads that ran it) holds the value from before, and one
-        // whose threads have all left may have stopped before a later assignment. Failing
-        // such a warp, that of a warp that still has threads.
+        // The block keeps the uniform values of a warp that still has threads (one whose
+        // threads have all left may have stopped before a later assignment). Of a variable
+        // some warp may skip the assignments of, that of such a warp that assigned it here: a
+        // warp whose threads all skipped it (`if (t < 32) v = …;`, read after a barrier by the
+        // threads that ran it) holds the value from before; failing one, any as before.
         let live = if self.exits {
             self.any_of(self.alive)
         } else {
             self.b.ins().iconst(I8, 1)
         };
         let assigned = std::mem::take(&mut self.assigned);
-        for (((v, &c), &fv), &(_, av)) in uw.iter().zip(&carry).zip(&found).zip(&assigned) {
+        for (v, &c) in uw.iter().zip(&carry) {
             let now = self.b.use_var(self.uvar[v.0 as usize]);
-            let (old, f, a) = (self.b.use_var(c), self.b.use_var(fv), self.b.use_var(av));
-            let live_a = self.b.ins().band(live, a);
-            let none = self.b.ins().icmp_imm_s(IntCC::Equal, f, 0);
-            let first = self.b.ins().band(live, none);
-            let take = self.b.ins().bor(live_a, first);
+            let old = self.b.use_var(c);
+            let flags = found.iter().zip(&assigned).find(|((f, _), _)| f == v);
+            let take = match flags {
+                Some((&(_, fv), &(_, av))) => {
+                    let (f, a) = (self.b.use_var(fv), self.b.use_var(av));
+                    let live_a = self.b.ins().band(live, a);
+                    let none = self.b.ins().icmp_imm_s(IntCC::Equal, f, 0);
+                    let first = self.b.ins().band(live, none);
+                    let f = self.b.ins().bor(f, live_a);
+                    self.b.def_var(fv, f);
+                    self.b.ins().bor(live_a, first)
+                }
+                None if self.exits => live,
+                None => {
+                    self.b.def_var(c, now);
+                    continue;
+                }
+            };
             let x = self.b.ins().select(take, now, old);
             self.b.def_var(c, x);
-            let f = self.b.ins().bor(f, live_a);
-            self.b.def_var(fv, f);
         }
         let la = self.b.use_var(live_any);
         let la = self.b.ins().bor(la, live);
