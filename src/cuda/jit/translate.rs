@@ -950,8 +950,8 @@ struct Tx<'a, 'k> {
     resume: Option<(usize, ir::Block)>,
     /// Built-in index rows loaded for the current warp.
     rows: HashMap<usize, Vec<Value>>,
-    /// Inside a region, the uniform variables it assigns, each with whether the running warp
-    /// has assigned it yet (see [`Tx::region`]).
+    /// Inside a region, the uniform variables a warp may skip the assignments of
+    /// ([`Layout::skipped_writes`]), each with whether the running warp has assigned it yet.
     assigned: Vec<(VarId, Variable)>,
     sites: Sites,
     fma: bool,
@@ -1504,7 +1504,6 @@ impl Tx<'_, '_> {
         let assigned = std::mem::take(&mut self.assigned);
         for (v, &c) in uw.iter().zip(&carry) {
             let now = self.b.use_var(self.uvar[v.0 as usize]);
-            let old = self.b.use_var(c);
             let flags = found.iter().zip(&assigned).find(|((f, _), _)| f == v);
             let take = match flags {
                 Some((&(_, fv), &(_, av))) => {
@@ -1522,6 +1521,7 @@ impl Tx<'_, '_> {
                     continue;
                 }
             };
+            let old = self.b.use_var(c);
             let x = self.b.ins().select(take, now, old);
             self.b.def_var(c, x);
         }
