@@ -59,7 +59,7 @@ const COLUMNS: usize = 4;
 
 /// A sampled column: lane `l` of `mask` touches sectors `bits` of chunk
 /// `chunk + l × chunks`.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default)]
 struct Column {
     chunk: u64,
     chunks: u64,
@@ -349,9 +349,10 @@ impl Count {
             }
             // Lanes whole chunks apart: the same sector of each chunk.
             Some(step) if step != 0 && step % (64 * 32) == 0 => {
-                let first = address(mask.trailing_zeros()) >> 5;
+                let lane = mask.trailing_zeros();
+                let first = address(lane) >> 5;
                 // The chunk lane 0 would touch (the address wraps as the lanes' do).
-                let l0 = u64::from(mask.trailing_zeros());
+                let l0 = u64::from(lane);
                 let chunks = (step / (64 * 32)) as u64;
                 let column = Column {
                     chunk: (first >> 6).wrapping_sub(l0.wrapping_mul(chunks)),

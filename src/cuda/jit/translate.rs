@@ -1384,12 +1384,12 @@ impl Tx<'_, '_> {
         self.b.def_var(live_any, z8);
         // The uniform variables some warp may skip the assignments of, each with whether a
         // warp that still has threads has assigned it.
-        let found: Vec<(VarId, Variable)> = layout.skipped_writes[r]
+        let found: Vec<Variable> = layout.skipped_writes[r]
             .iter()
-            .map(|&v| {
+            .map(|_| {
                 let f = self.b.declare_var(I8);
                 self.b.def_var(f, z8);
-                (v, f)
+                f
             })
             .collect();
         let latch = self.b.create_block();
@@ -1399,9 +1399,9 @@ impl Tx<'_, '_> {
             self.b.def_var(self.uvar[v.0 as usize], e);
         }
         self.warp = Some(w);
-        self.assigned = found
+        self.assigned = layout.skipped_writes[r]
             .iter()
-            .map(|&(v, _)| {
+            .map(|&v| {
                 let a = self.b.declare_var(I8);
                 let no = self.b.ins().iconst(I8, 0);
                 self.b.def_var(a, no);
@@ -1504,9 +1504,9 @@ impl Tx<'_, '_> {
         let assigned = std::mem::take(&mut self.assigned);
         for (v, &c) in uw.iter().zip(&carry) {
             let now = self.b.use_var(self.uvar[v.0 as usize]);
-            let flags = found.iter().zip(&assigned).find(|((f, _), _)| f == v);
+            let flags = found.iter().zip(&assigned).find(|(_, (a, _))| a == v);
             let take = match flags {
-                Some((&(_, fv), &(_, av))) => {
+                Some((&fv, &(_, av))) => {
                     let (f, a) = (self.b.use_var(fv), self.b.use_var(av));
                     let live_a = self.b.ins().band(live, a);
                     let none = self.b.ins().icmp_imm_s(IntCC::Equal, f, 0);
