@@ -172,13 +172,57 @@ impl WaveChunks {
 pub(crate) struct RawSamples {
     pub worst_global: Option<RawAccess>,
     pub worst_shared: Option<RawAccess>,
-    /// The blocks with a divergent branch, and their divergent branches per warp, a row of
-    /// `warps` each in the blocks' order (`None`: the grid is too large to map).
-    pub by_block: Option<(Vec<u64>, Vec<u32>)>,
+    /// The blocks with a divergent branch and their divergent branches per warp (`None`: the
+    /// grid is too large to map).
+    pub by_block: Option<DivergenceRuns>,
     pub steps: Vec<Vec<u64>>,
     /// Per step, the first warp (lowest block, linear, then warp) that reached it and its
     /// branch's site.
     pub step_sites: Vec<((u64, u32), Site)>,
+}
+
+/// The blocks with a divergent branch, as runs of consecutive blocks whose warps diverged
+/// alike: a kernel's blocks mostly do (a reduction's every block diverges in its last warp), and
+/// a row per block costs a large grid megabytes of copies and page faults per launch.
+#[derive(Default)]
+pub(crate) struct DivergenceRuns {
+    /// First block (linear) and blocks, one per run.
+    runs: Vec<(u64, u64)>,
+    /// Per run, the divergent branches of each warp of its blocks (a row of `warps`).
+    rows: Vec<u32>,
+}
+
+impl DivergenceRuns {
+    /// Block `block` diverged `row[w]` times in warp `w`.
+    fn push(&mut self, block: u64, row: &[u32]) {
+        let last = self.rows.len().checked_sub(row.len());
+        if let (Some((first, n)), Some(last)) = (self.runs.last_mut(), last)
+            && *first + *n == block
+            && self.rows[last..] == *row
+        {
+            *n += 1;
+            return;
+        }
+        self.runs.push((block, 1));
+        self.rows.extend_from_slice(row);
+    }
+
+    /// The map `[block × warps + warp]` of `blocks` blocks (empty if no block diverged).
+    pub fn dense(&self, blocks: u64, warps: usize) -> Vec<u32> {
+        if self.runs.is_empty() || warps == 0 {
+            return Vec::new();
+        }
+        let mut map = vec![0; blocks as usize * warps];
+        for (&(first, n), row) in self.runs.iter().zip(self.rows.chunks_exact(warps)) {
+            let at = first as usize * warps;
+            if let Some(cells) = map.get_mut(at..at + n as usize * warps) {
+                for cell in cells.chunks_exact_mut(warps) {
+                    cell.copy_from_slice(row);
+                }
+            }
+        }
+        map
+    }
 }
 
 /// One warp's access, kept while it is the costliest seen.
@@ -211,8 +255,8 @@ impl RawSamples {
         Self::keep(&mut self.worst_shared, other.worst_shared);
         match (&mut self.by_block, other.by_block) {
             (Some(mine), Some(theirs)) => {
-                mine.0.extend(theirs.0);
-                mine.1.extend(theirs.1);
+                mine.runs.extend(theirs.runs);
+                mine.rows.extend(theirs.rows);
             }
             (mine @ None, theirs) => *mine = theirs,
             _ => {}
@@ -669,9 +713,8 @@ impl Count {
     pub fn end_block(&mut self, fr: &mut Frame, warps: usize) {
         self.sites[0].warps_launched += warps as u64;
         if self.block_div.iter().any(|&d| d != 0) {
-            if let Some((blocks, rows)) = &mut self.samples.by_block {
-                blocks.push(self.block);
-                rows.extend_from_slice(&self.block_div);
+            if let Some(map) = &mut self.samples.by_block {
+                map.push(self.block, &self.block_div);
             }
             self.block_div.fill(0);
         }
@@ -698,7 +741,31 @@ impl Count {
 
 #[cfg(test)]
 mod tests {
-    use super::WaveChunks;
+    use super::{DivergenceRuns, WaveChunks};
+
+    /// Runs of blocks that diverged alike give the map a row per block gives: consecutive
+    /// blocks with equal rows share a run, a gap or another row starts one, and runs from
+    /// workers merged out of order land at their blocks.
+    #[test]
+    fn divergence_runs_make_the_dense_map() {
+        let warps = 3;
+        let row = |b: u64| -> [u32; 3] { [(b / 4 % 2) as u32, 0, u32::from(b.is_multiple_of(7))] };
+        let diverged = |b: u64| b % 11 != 5 && row(b) != [0; 3];
+        let (mut a, mut b) = (DivergenceRuns::default(), DivergenceRuns::default());
+        let mut want = vec![0; 60 * warps];
+        for block in (30..60).chain(0..30) {
+            if diverged(block) {
+                let to = if block < 30 { &mut a } else { &mut b };
+                to.push(block, &row(block));
+                want[block as usize * warps..][..warps].copy_from_slice(&row(block));
+            }
+        }
+        assert!(b.runs.len() < 30, "consecutive blocks alike share runs");
+        b.runs.extend(a.runs);
+        b.rows.extend(a.rows);
+        assert_eq!(b.dense(60, warps), want);
+        assert!(DivergenceRuns::default().dense(60, warps).is_empty());
+    }
 
     /// Touches and merges keep every chunk once, its bits or-ed, through the tables' growth
     /// (a merge of a larger table into a smaller one included).

@@ -562,17 +562,9 @@ fn samples(raw: RawSamples, wave: WaveChunks, cfg: &LaunchConfig, ctx: &LaunchCt
         warp: r.key.2,
         site: ctx.sites.position(r.site),
     };
-    let warps = ctx.shape.warps;
-    let divergent_by_block = match raw.by_block {
-        Some((blocks, rows)) if !blocks.is_empty() => {
-            let mut map = vec![0; cfg.grid.count() as usize * warps];
-            for (b, per_warp) in blocks.into_iter().zip(rows.chunks_exact(warps)) {
-                map[b as usize * warps..][..warps].copy_from_slice(per_warp);
-            }
-            map
-        }
-        _ => Vec::new(),
-    };
+    let divergent_by_block = raw
+        .by_block
+        .map_or_else(Vec::new, |m| m.dense(cfg.grid.count(), ctx.shape.warps));
     Samples {
         worst_global: raw.worst_global.map(access),
         worst_shared: raw.worst_shared.map(access),
