@@ -235,6 +235,8 @@ pub(crate) struct Pending {
     pub div: Vec<u64>,
     /// [`memo_words`].
     pub memo: Vec<u64>,
+    /// Whether the step record's wave words were set for the running block.
+    wave_left: bool,
 }
 
 impl Pending {
@@ -265,11 +267,14 @@ impl Pending {
             steps: vec![0; step_words(warps)],
             div: vec![0; div_words(warps)],
             memo: vec![0; memo_words(accesses.len())],
+            wave_left: false,
         }
     }
 
     /// The block the sink's counter is running starts: its warps' samples of the first wave,
-    /// the steps whose sites it need not report, and the costliest samples so far.
+    /// the steps whose sites it need not report, and the least costs of a sample (the memo's
+    /// head holds the costliest samples so far: the helper hands them back, and
+    /// [`Pending::end_block`] reads them again after it shows the counter a noted sample).
     pub fn begin_block(&mut self, sink: &Sink<'_>) {
         let (warps, count) = (self.warps, &*sink.count);
         let left = if count.in_wave() {
@@ -277,7 +282,11 @@ impl Pending {
         } else {
             0
         };
-        self.steps[wave_word(warps)..][..warps].fill(u64::from(left));
+        // Past the first wave the words stay zero: the compiled code counts them down to it.
+        if left != 0 || self.wave_left {
+            self.steps[wave_word(warps)..][..warps].fill(u64::from(left));
+            self.wave_left = left != 0;
+        }
         // Compiled code compares a step with this word alone: none to record, none reached.
         let known = count.known_steps();
         self.steps[known_word(warps)] = if known < MAX_STEPS {
@@ -285,7 +294,10 @@ impl Pending {
         } else {
             u64::MAX
         };
-        self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
+        let block = count.block();
+        for (best, need) in [(0, NEED), (SHARED_BEST, NEED + 1)] {
+            self.memo[need] = need_of(&self.memo[best..best + 2], block);
+        }
     }
 
     /// Whether no access of cost one in block `linear` can become the costliest shared sample:
@@ -302,8 +314,11 @@ impl Pending {
         let warps = self.warps;
         let note = unit_word(warps);
         if let Some(sink) = sink.as_deref_mut() {
-            let noted: [u64; NOTE_WORDS] = std::array::from_fn(|k| self.steps[note + k]);
-            replay(sink, noted);
+            if self.steps[note] != 0 {
+                let noted: [u64; NOTE_WORDS] = std::array::from_fn(|k| self.steps[note + k]);
+                replay(sink, noted);
+                self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
+            }
             for id in sink.replayed.drain(..) {
                 if let Some(r) = self.memo.get_mut(MEMO_BEST + id * MEMO_FIELDS) {
                     *r = r.wrapping_sub(1);
@@ -325,29 +340,52 @@ impl Pending {
             }
             return;
         };
+        let (mut branches, mut diverged) = (0, 0);
+        for (w, (t, d)) in taken.iter_mut().zip(divergent.iter_mut()).enumerate() {
+            let (t, d) = (std::mem::take(t), std::mem::take(d));
+            branches += t;
+            diverged += d;
+            // Mostly none: every step the warp took was reached by an earlier block.
+            if t > known as u64 {
+                reached(sink, record, (w, warps), known..(t as usize).min(MAX_STEPS));
+            }
+            if d != 0 {
+                sink.count.diverged(w, d);
+            }
+        }
         if !self.lines
             && let Some(t) = self.tally.get_mut(..SITE_FIELDS)
         {
-            t[2] += taken.iter().sum::<u64>();
-            t[3] += divergent.iter().sum::<u64>();
+            t[2] += branches;
+            t[3] += diverged;
         }
-        for w in 0..warps {
-            for k in known..(taken[w].min(MAX_STEPS as u64) as usize) {
-                let i = k * warps + w;
-                let site = (record[i] as usize)
-                    .checked_sub(1)
-                    .and_then(|s| sink.sites.get(s));
-                // Cleared: the next block may know this step.
-                record[i] = 0;
-                if let Some(&(_, at)) = site {
-                    sink.count.step_site(k, w, at);
-                }
-            }
-            if divergent[w] != 0 {
-                sink.count.diverged(w, divergent[w]);
-            }
-            divergent[w] = 0;
-            taken[w] = 0;
+    }
+}
+
+/// The least cost of an access of block `block` that may become the sample whose cost and
+/// block `sample` begins with: a sample from an earlier block is kept over any access as
+/// costly.
+fn need_of(sample: &[u64], block: u64) -> u64 {
+    sample[0] + u64::from(sample[0] != 0 && sample[1] < block)
+}
+
+/// Tell the counter the sites of warp `w`'s steps `steps` (of `warps` warps), which no
+/// earlier block reached, and clear them from the step record's rows `record`.
+#[cold]
+fn reached(
+    sink: &mut Sink<'_>,
+    record: &mut [u64],
+    (w, warps): (usize, usize),
+    steps: std::ops::Range<usize>,
+) {
+    for k in steps {
+        // Cleared: the next block may know this step.
+        let site = record.get_mut(k * warps + w).map_or(0, std::mem::take);
+        if let Some(&(_, at)) = (site as usize)
+            .checked_sub(1)
+            .and_then(|s| sink.sites.get(s))
+        {
+            sink.count.step_site(k, w, at);
         }
     }
 }
@@ -653,7 +691,15 @@ impl<'a> Sink<'a> {
         );
         // A sample from an earlier block is kept over any access as costly.
         let block = self.count.block();
-        let need = |k: [u64; 3]| k[0] + u64::from(k[0] != 0 && k[1] < block);
-        [g[0], g[1], g[2], s[0], s[1], s[2], need(g), need(s)]
+        [
+            g[0],
+            g[1],
+            g[2],
+            s[0],
+            s[1],
+            s[2],
+            need_of(&g, block),
+            need_of(&s, block),
+        ]
     }
 }
