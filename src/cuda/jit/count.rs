@@ -108,9 +108,11 @@ pub(crate) const HITS: usize = REMEMBERED;
 /// a lane pattern and start of its own). A key has two places: first entry `lanes executing ^
 /// key >> 34` (its count of lanes, 1 to 32, against its start's word within 128 bytes plus
 /// one: distinct for a tile's 32 row starts and a tree's halving lane counts), else entry
-/// `(key × crate::count::HASH) >> 58` (the top six bits of the product), which a key takes when another holds
-/// its first.
+/// `(key × crate::count::HASH) >> 58` (the top six bits of the product), which a key takes
+/// when another holds its first. Both places index the entries unchecked: their six bits need
+/// exactly 64.
 pub(crate) const ENTRIES: usize = 64;
+const _: () = assert!(ENTRIES == 64, "the memo's places are six bits");
 
 /// `u64`s of a memory instruction's part of the memo: its counts, then the entries.
 pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * ENTRY_WORDS;
