@@ -24,9 +24,8 @@
 //! executing lanes, the step and where the row starts within 128 bytes (whole sectors, lines
 //! and bank rows shift together; buffers stay put during a launch), so [`access`] hands its
 //! result back for the compiled code to remember (the memo, per memory instruction, kept from
-//! block to block) and the next warp with the same lanes, step and start counts a hit on it
-//! without a call (what its hits add is added up when the entry is written over or the worker
-//! is done). A warp whose access could become the launch's costliest sample (costlier than the one
+//! block to block) and the next warp with the same lanes, step and start adds it without a
+//! call. A warp whose access could become the launch's costliest sample (costlier than the one
 //! kept, or as costly and earlier) still calls, so the samples stay the interpreter's; a shared
 //! access that costs one wavefront whatever its lanes is counted with the instructions and, if
 //! it could become the sample, noted for later instead ([`unit_word`]).
@@ -96,14 +95,6 @@ pub(crate) const SHARED_BEST: usize = 3;
 /// step in bytes.
 pub(crate) const REMEMBERED: usize = 8;
 
-/// `u64`s of a memo entry: what it remembers, then the accesses that found it since it was
-/// written ([`HITS`]); a hit adds one there, and what the hits add is added to the counts
-/// when the entry is written over or the worker is done ([`fold_hits`]).
-pub(crate) const ENTRY_WORDS: usize = REMEMBERED + 1;
-
-/// Where in a memo entry its hits are.
-pub(crate) const HITS: usize = REMEMBERED;
-
 /// Entries per memory instruction: room for a reduction's tree steps and a tile's rows (each
 /// a lane pattern and start of its own). A key has two places: first entry `lanes executing ^
 /// key >> 34` (its count of lanes, 1 to 32, against its start's word within 128 bytes plus
@@ -115,7 +106,7 @@ pub(crate) const ENTRIES: usize = 64;
 const _: () = assert!(ENTRIES == 64, "the memo's places are six bits");
 
 /// `u64`s of a memory instruction's part of the memo: its counts, then the entries.
-pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * ENTRY_WORDS;
+pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
 
 /// `u64`s of a memo for `accesses` memory instructions: the head, then a part each.
 pub(crate) fn memo_words(accesses: usize) -> usize {
@@ -401,26 +392,6 @@ fn reached(
     }
 }
 
-/// Add what memo entry `entry`'s hits add to a memory instruction's counts `c`
-/// ([`ACCESS_FIELDS`]): per hit a request, the fields it remembers, and the requests of its two
-/// conflict degrees (zero for global memory, whose bytes shared memory's are instead). The
-/// compiled code does the same for an entry it writes over.
-fn fold_hits(c: &mut [u64], entry: &[u64]) {
-    let hits = entry[HITS];
-    if hits == 0 {
-        return;
-    }
-    c[0] += hits;
-    for f in 1..4 {
-        c[f] += hits * entry[f + 1];
-    }
-    for &x in &entry[5..7] {
-        if let Some(w) = c.get_mut(4 + (x >> 32) as usize) {
-            *w += hits * (x & 0xffff_ffff);
-        }
-    }
-}
-
 impl crate::count::Deferred for Pending {
     fn add_to(mut self: Box<Self>, count: &mut Count) {
         for (run, n) in self
@@ -466,10 +437,7 @@ impl crate::count::Deferred for Pending {
         for (&(index, space, kind, unit), e) in
             self.adds.iter().zip(parts.chunks_exact_mut(MEMO_FIELDS))
         {
-            let (c, entries) = e.split_at_mut(ACCESS_FIELDS);
-            for entry in entries.chunks_exact(ENTRY_WORDS) {
-                fold_hits(c, entry);
-            }
+            let c = &mut e[..ACCESS_FIELDS];
             let Some(index) = index.filter(|_| c[0] != 0) else {
                 continue;
             };

@@ -3,7 +3,7 @@
 //! instructions under one mask at once, when the mask next changes), and so are the requests
 //! of a shared access that costs one wavefront whatever its lanes; a lane-varying branch adds
 //! its divergence and the warp's step (per line, its branch too); a barrier its arriving warps;
-//! any other memory instruction a hit on what the memo remembers for its lanes, or (a miss, or an
+//! any other memory instruction adds what the memo remembers for its lanes, or (a miss, or an
 //! access that could become the costliest sample) calls [`super::super::count::access`] with
 //! its lanes' byte offsets. An access of cost one that could become the sample is noted for
 //! later rather than shown to the helper where it happens: a call, even on a cold path, makes
@@ -11,9 +11,9 @@
 //! Layouts: [`super::super::count`].
 
 use super::super::count::{
-    self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, ENTRY_WORDS, HITS,
-    MAX_STEPS, MEMO_BEST, MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run,
-    RunAdd, SITE_FIELDS, batch_word, known_word, unit_word, wave_word,
+    self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST,
+    MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
+    batch_word, known_word, unit_word, wave_word,
 };
 use super::{C32, Ctx, Known, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -577,9 +577,25 @@ impl Tx<'_, '_> {
             let skip = self.not_the_sample(memo, best, cost, w);
             self.b.ins().brif(skip, add, &[], call, &[]);
             self.b.switch_to_block(add);
-            // What a hit adds is added when the entry is written over or the worker is done.
             let one = self.b.ins().iconst(I64, 1);
-            self.add_at(e, entries + (HITS * 8) as i32, one);
+            self.add_at(memo, counts, one);
+            // Sectors and lines, or wavefronts and ideal ones; bytes count for global memory
+            // only, conflict degrees for shared memory only.
+            let fields: &[i32] = if shared { &[1, 2] } else { &[1, 2, 3] };
+            for &f in fields {
+                let x = self.b.ins().load(I64, flags, e, entries + 8 * (f + 1));
+                self.add_at(memo, counts + 8 * f, x);
+            }
+            // Requests by conflict degree: two (degree << 32 | requests) remembered.
+            let degrees: &[i32] = if shared { &[5, 6] } else { &[] };
+            for &f in degrees {
+                let x = self.b.ins().load(I64, flags, e, entries + 8 * f);
+                let degree = self.b.ins().ushr_imm_s(x, 32);
+                let n = self.b.ins().band_imm_s(x, 0xffff_ffff);
+                let at = self.b.ins().ishl_imm_s(degree, 3);
+                let at = self.b.ins().iadd(memo, at);
+                self.add_at(at, counts + 8 * 4, n);
+            }
             self.b.ins().jump(done, &[]);
         } else {
             self.b.ins().jump(call, &[]);
@@ -692,49 +708,11 @@ impl Tx<'_, '_> {
         let take = self.b.ins().bor(free, mine);
         let other = self.memo_entry(memo, key, 1);
         let e = self.b.ins().select(take, first, other);
-        self.fold_hits(memo, e, a);
         for k in 0..REMEMBERED {
             let x = self.b.ins().load(I64, flags, out, ((1 + k) * 8) as i32);
             self.b.ins().store(flags, x, e, entries + (k * 8) as i32);
         }
-        let zero = self.b.ins().iconst(I64, 0);
-        self.b
-            .ins()
-            .store(flags, zero, e, entries + (HITS * 8) as i32);
         self.b.ins().jump(done, &[]);
-    }
-
-    /// Add what the hits of memory instruction `a`'s memo entry at `e` add to its counts, as
-    /// `counts::fold_hits` does (the entry is about to be written over).
-    fn fold_hits(&mut self, memo: Value, e: Value, a: usize) {
-        let flags = MemFlagsData::trusted();
-        let counts = access_counts(a);
-        let entries = counts + (ACCESS_FIELDS * 8) as i32;
-        let hits = self
-            .b
-            .ins()
-            .load(I64, flags, e, entries + (HITS * 8) as i32);
-        let [fold, folded] = self.blocks();
-        self.b.ins().brif(hits, fold, &[], folded, &[]);
-        self.b.switch_to_block(fold);
-        self.add_at(memo, counts, hits);
-        for f in 1..4 {
-            let x = self.b.ins().load(I64, flags, e, entries + 8 * (f + 1));
-            let x = self.b.ins().imul(x, hits);
-            self.add_at(memo, counts + 8 * f, x);
-        }
-        // Requests by conflict degree: two (degree << 32 | requests) remembered.
-        for f in 5..7 {
-            let x = self.b.ins().load(I64, flags, e, entries + 8 * f);
-            let degree = self.b.ins().ushr_imm_s(x, 32);
-            let n = self.b.ins().band_imm_s(x, 0xffff_ffff);
-            let n = self.b.ins().imul(n, hits);
-            let at = self.b.ins().ishl_imm_s(degree, 3);
-            let at = self.b.ins().iadd(memo, at);
-            self.add_at(at, counts + 8 * 4, n);
-        }
-        self.b.ins().jump(folded, &[]);
-        self.b.switch_to_block(folded);
     }
 
     /// Every lane's byte offset into the access's buffer (as `lane_byte` computes it for one
@@ -824,7 +802,7 @@ impl Tx<'_, '_> {
                 .ins()
                 .ushr_imm_s(h, 64 - ENTRIES.trailing_zeros() as i64)
         };
-        let off = self.b.ins().imul_imm_s(i, (ENTRY_WORDS * 8) as i64);
+        let off = self.b.ins().imul_imm_s(i, (REMEMBERED * 8) as i64);
         self.b.ins().iadd(memo, off)
     }
 
