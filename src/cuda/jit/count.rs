@@ -274,9 +274,10 @@ impl Pending {
     }
 
     /// The block the sink's counter is running starts: its warps' samples of the first wave,
-    /// the steps whose sites it need not report, and the least costs of a sample (the memo's
-    /// head holds the costliest samples so far: the helper hands them back, and
-    /// [`Pending::end_block`] reads them again after it shows the counter a noted sample).
+    /// the steps whose sites it need not report, and the least costs of a sample. The memo's
+    /// head holds the costliest samples so far: the helper hands them back, and the compiled
+    /// code writes a noted sample there itself (the one the counter keeps when
+    /// [`Pending::end_block`] shows it the note).
     pub fn begin_block(&mut self, sink: &Sink<'_>) {
         let (warps, count) = (self.warps, &*sink.count);
         let left = if count.in_wave() {
@@ -319,7 +320,6 @@ impl Pending {
             if self.steps[note] != 0 {
                 let noted: [u64; NOTE_WORDS] = std::array::from_fn(|k| self.steps[note + k]);
                 replay(sink, noted);
-                self.memo[..MEMO_BEST].copy_from_slice(&sink.best());
             }
             for id in sink.replayed.drain(..) {
                 if let Some(r) = self.memo.get_mut(MEMO_BEST + id * MEMO_FIELDS) {
