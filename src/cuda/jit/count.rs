@@ -238,7 +238,7 @@ pub(crate) struct Pending {
     /// [`memo_words`].
     pub memo: Vec<u64>,
     /// Whether the step record's wave words were set for the running block.
-    wave_left: bool,
+    wave_set: bool,
 }
 
 impl Pending {
@@ -269,7 +269,7 @@ impl Pending {
             steps: vec![0; step_words(warps)],
             div: vec![0; div_words(warps)],
             memo: vec![0; memo_words(accesses.len())],
-            wave_left: false,
+            wave_set: false,
         }
     }
 
@@ -286,9 +286,9 @@ impl Pending {
             0
         };
         // Past the first wave the words stay zero: the compiled code counts them down to it.
-        if left != 0 || self.wave_left {
+        if left != 0 || self.wave_set {
             self.steps[wave_word(warps)..][..warps].fill(u64::from(left));
-            self.wave_left = left != 0;
+            self.wave_set = left != 0;
         }
         // Compiled code compares a step with this word alone: none to record, none reached.
         let known = count.known_steps();
