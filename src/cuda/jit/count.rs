@@ -122,11 +122,24 @@ pub(crate) const OUT_WORDS: usize = 1 + REMEMBERED + MEMO_BEST;
 /// counting site plus one of a step no earlier block reached (0: none, or a step an earlier
 /// block reached; see [`known_word`]); then per warp the loads of its current batch (see
 /// [`batch_word`]); then per warp the global loads and stores it has left to sample (see
-/// [`wave_word`]); then the steps an earlier block reached; last, the block's noted sample
-/// (see [`unit_word`]).
+/// [`wave_word`]); then the steps an earlier block reached; then the block's noted sample
+/// (see [`unit_word`]); last, per warp, its sampled rows (see [`rows_word`]).
 pub(crate) fn step_words(warps: usize) -> usize {
+    rows_word(warps) + warps * crate::WaveRuns::ACCESSES as usize * ROW_WORDS
+}
+
+/// Where in the step record warp 0's sampled rows are: per warp, its samples for
+/// [`crate::WaveRuns`] in their order, [`ROW_WORDS`] each: lane 0's byte offset, the step in
+/// bytes, and the memory instruction with the lanes above bit 32 (lanes 0: none, or shown to
+/// [`sample`] where it happened). The compiled code notes a row here instead of calling a
+/// helper (a call would keep its live vectors on the stack); [`Pending::end_block`] shows the
+/// rows to the counter and clears them.
+pub(crate) fn rows_word(warps: usize) -> usize {
     unit_word(warps) + NOTE_WORDS
 }
+
+/// Words of a sampled row ([`rows_word`]).
+pub(crate) const ROW_WORDS: usize = 3;
 
 /// Where in the step record the block's noted sample is: an access of cost one (a shared
 /// access that costs one wavefront whatever its lanes) that could become the costliest shared
@@ -152,8 +165,9 @@ pub(crate) fn known_word(warps: usize) -> usize {
 }
 
 /// Where in the step record warp 0's wave word is: the global loads and stores the warp has
-/// left to sample for [`crate::WaveRuns`]. While it is not zero, every such access of the warp
-/// calls [`sample`] or [`sample_row`], and the compiled code counts it down.
+/// left to sample for [`crate::WaveRuns`]. While it is not zero, the compiled code notes every
+/// such access of the warp as a row ([`rows_word`]) or shows its lanes to [`sample`], and
+/// counts the word down.
 pub(crate) fn wave_word(warps: usize) -> usize {
     batch_word(warps) + warps
 }
@@ -315,6 +329,9 @@ impl Pending {
     /// and clear the step record for the next block (a block that stopped is only cleared).
     pub fn end_block(&mut self, mut sink: Option<&mut Sink<'_>>) {
         let warps = self.warps;
+        if self.wave_set {
+            self.sample_rows(sink.as_deref_mut());
+        }
         let note = unit_word(warps);
         if let Some(sink) = sink.as_deref_mut() {
             if self.steps[note] != 0 {
@@ -360,6 +377,37 @@ impl Pending {
         {
             t[2] += branches;
             t[3] += diverged;
+        }
+    }
+
+    /// Show the block's sampled rows ([`rows_word`]) to the counter (none if the block
+    /// stopped), each warp's in their order, and clear them.
+    fn sample_rows(&mut self, mut sink: Option<&mut Sink<'_>>) {
+        let (warps, sampled) = (self.warps, crate::WaveRuns::ACCESSES as usize);
+        for w in 0..warps {
+            let left = self.steps.get(wave_word(warps) + w).copied().unwrap_or(0);
+            let taken = sampled.saturating_sub(left as usize);
+            let first = rows_word(warps) + w * sampled * ROW_WORDS;
+            let Some(rows) = self.steps.get_mut(first..first + taken * ROW_WORDS) else {
+                continue;
+            };
+            for row in rows.chunks_exact_mut(ROW_WORDS) {
+                let [byte0, step, id] = [row[0], row[1], std::mem::take(&mut row[2])];
+                let (access, lanes) = (id as u32, (id >> 32) as u32);
+                let Some(sink) = sink.as_deref_mut() else {
+                    continue;
+                };
+                let Some(t) = sink.slot_of(access).filter(|_| lanes != 0) else {
+                    continue;
+                };
+                // The compiled code checked every executing lane: inside the buffer.
+                let at = |l: u32| {
+                    let offset = (byte0 as i64).wrapping_add(i64::from(l) * step as i64);
+                    t.base.wrapping_add(offset as u64)
+                };
+                sink.count
+                    .wave_sample(w as u32, lanes, at, Some(step as i64));
+            }
         }
     }
 }
@@ -507,8 +555,9 @@ fn replay(sink: &mut Sink<'_>, [warp, id, mask, byte0, step]: [u64; NOTE_WORDS])
 helper! {
     /// Sample warp `warp`'s part of memory instruction `access` for the first wave
     /// ([`crate::WaveRuns`]): the lanes of `mask`, at `lanes[l]` bytes into the buffer. The
-    /// compiled code calls it for a warp's first global loads and stores in a block of the first
-    /// wave (see [`wave_word`]), before it counts them.
+    /// compiled code calls it for those of a warp's first global loads and stores in a block of
+    /// the first wave (see [`wave_word`]) whose lanes it does not know to be a row (it notes a
+    /// row instead: [`rows_word`]), before it counts them.
     fn sample(
         sink: &mut Sink<'_>,
         lanes: &[i64; 32],
@@ -528,28 +577,6 @@ helper! {
             |l| t.base.wrapping_add(lanes[l as usize] as u64),
             row.then_some(step),
         );
-    }
-}
-
-helper! {
-    /// [`sample`] for lanes that are a row: lane `l` at `byte0 + l × step` bytes into the buffer.
-    fn sample_row(
-        sink: &mut Sink<'_>,
-        byte0: i64,
-        step: i64,
-        access: u32,
-        warp: u32,
-        mask: u32,
-    ) {
-        let Some(t) = sink.slot_of(access) else {
-            return;
-        };
-        // The compiled code checked every executing lane: inside the buffer.
-        let at = |l: u32| {
-            t.base
-                .wrapping_add(byte0.wrapping_add(i64::from(l) * step) as u64)
-        };
-        sink.count.wave_sample(warp, mask, at, Some(step));
     }
 }
 

@@ -104,11 +104,10 @@ impl Entry {
         // so writes through a shared reference are allowed) or the block's shared-memory arena,
         // borrowed mutably by the caller. The code never unwinds. The Rust code it calls is a
         // `helper!` (`extern "win64"` on x86-64, else `extern "C"`: the convention the translator
-        // declares for it, with its signature) and never panics: `count::access`, `count::sample`
-        // and `count::sample_row`, passing `ctx.sink` (the sink borrowed mutably above, which
-        // nothing else uses during the call; the arrays above are not reachable from it), and (not
-        // `sample_row`) a pointer to 32 `i64`s and (`access`) to `count::CALL_WORDS` `u64`s in its
-        // own stack frame; `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run`
+        // declares for it, with its signature) and never panics: `count::access` and
+        // `count::sample`, passing `ctx.sink` (the sink borrowed mutably above, which nothing
+        // else uses during the call; the arrays above are not reachable from it), a pointer to 32
+        // `i64`s and (`access`) to `count::CALL_WORDS` `u64`s in its own stack frame; `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run`
         // borrows mutably for the call and reaches by nothing else) and a pointer to
         // `print::MAX_ARGS` rows of 32 `u64`s in its own stack frame; the math library's
         // `library::*_lanes`, passing pointers to rows of 32 lanes in its own stack frame. Every

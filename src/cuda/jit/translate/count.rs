@@ -12,8 +12,8 @@
 
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST,
-    MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, RUN_FIELDS, Run, RunAdd, SITE_FIELDS,
-    batch_word, known_word, unit_word, wave_word,
+    MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, ROW_WORDS, RUN_FIELDS, Run, RunAdd,
+    SITE_FIELDS, batch_word, known_word, rows_word, unit_word, wave_word,
 };
 use super::{C32, Ctx, Known, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -501,8 +501,9 @@ impl Tx<'_, '_> {
             }
         }
         let memo = self.load_ctx(I64, offset_of!(Ctx, memo));
-        // A warp of the first wave that has global loads and stores left to sample shows
-        // each of them to the sampling helper, then counts it as any other.
+        // A warp of the first wave that has global loads and stores left to sample notes
+        // each of them (a row: where it starts, its step; other lanes go to the sampling
+        // helper), then counts it as any other.
         let sampled = !shared && !constant && kind != AccessKind::Atomic;
         if sampled {
             let wave_at = (wave_word(self.warps) * 8) as i32;
@@ -516,22 +517,34 @@ impl Tx<'_, '_> {
             let one_less = self.b.ins().iadd_imm_s(left, -1);
             self.step_word(wp, wave_word(self.warps), one_less, false);
             let id = self.b.ins().iconst(I32, a as i64);
-            let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
-            // A row is told by where it starts and its step, other lanes one by one.
             let lanes_one_by_one = self.b.create_block();
             if let Some((ok, byte0, step)) = row {
                 let by_row = self.b.create_block();
                 self.b.ins().brif(ok, by_row, &[], lanes_one_by_one, &[]);
                 self.b.switch_to_block(by_row);
-                self.call_rust(
-                    counts::sample_row as *const (),
-                    &[sink, byte0, step, id, w, bits],
-                );
+                // The warp's row `ACCESSES - left` (left counts down from `ACCESSES` to 1).
+                let sampled = i64::from(crate::WaveRuns::ACCESSES);
+                let w64 = self.b.ins().uextend(I64, w);
+                let next = self.b.ins().iadd_imm_s(w64, 1);
+                let end = self.b.ins().imul_imm_s(next, sampled);
+                let k = self.b.ins().isub(end, left);
+                let off = self.b.ins().imul_imm_s(k, (ROW_WORDS * 8) as i64);
+                let at = self.b.ins().iadd(steps, off);
+                let lanes = self.b.ins().uextend(I64, bits);
+                let lanes = self.b.ins().ishl_imm_s(lanes, 32);
+                let id = self.b.ins().iconst(I64, a as i64);
+                let id = self.b.ins().bor(lanes, id);
+                let base = (rows_word(self.warps) * 8) as i32;
+                let flags = MemFlagsData::trusted();
+                for (k, x) in [byte0, step, id].into_iter().enumerate() {
+                    self.b.ins().store(flags, x, at, base + 8 * k as i32);
+                }
                 self.b.ins().jump(go, &[]);
             } else {
                 self.b.ins().jump(lanes_one_by_one, &[]);
             }
             self.b.switch_to_block(lanes_one_by_one);
+            let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
             let lanes = self.lane_offsets(p);
             self.call_rust(counts::sample as *const (), &[sink, lanes, id, w, bits]);
             self.b.ins().jump(go, &[]);
