@@ -107,11 +107,12 @@ impl Entry {
         // declares for it, with its signature) and never panics: `count::access` and
         // `count::sample`, passing `ctx.sink` (the sink borrowed mutably above, which nothing
         // else uses during the call; the arrays above are not reachable from it), a pointer to 32
-        // `i64`s and (`access`) to `count::CALL_WORDS` `u64`s in its own stack frame; `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run`
-        // borrows mutably for the call and reaches by nothing else) and a pointer to
-        // `print::MAX_ARGS` rows of 32 `u64`s in its own stack frame; the math library's
-        // `library::*_lanes`, passing pointers to rows of 32 lanes in its own stack frame. Every
-        // pointer handed over points at memory written before the call.
+        // `i64`s and (`access`) to `count::CALL_WORDS` `u64`s in its own stack frame;
+        // `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run` borrows mutably for
+        // the call and reaches by nothing else) and a pointer to `print::MAX_ARGS` rows of 32
+        // `u64`s in its own stack frame; the math library's `library::*_lanes`, passing pointers
+        // to rows of 32 lanes in its own stack frame. Every pointer handed over points at memory
+        // written before the call.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

@@ -985,6 +985,9 @@ struct Tx<'a, 'k> {
     queue: Option<queue::Queue>,
     /// The `printf`s translated so far ([`super::Compiled::printfs`]).
     printfs: Vec<(String, Vec<Scalar>)>,
+    /// The block every fault jumps to, made at the first: it returns [`super::Status::Fault`]
+    /// (one epilogue for the function, not one per access that can fault).
+    fault_exit: Option<ir::Block>,
 }
 
 fn mem() -> MemFlagsData {
@@ -1139,11 +1142,18 @@ fn build(
             }),
             queue: None,
             printfs: Vec::new(),
+            fault_exit: None,
         };
         tx.prologue();
         tx.items(items, regions)?;
         let ok = tx.b.ins().iconst(I32, 0);
         tx.b.ins().return_(&[ok]);
+        if let Some(exit) = tx.fault_exit {
+            tx.b.switch_to_block(exit);
+            tx.b.set_cold_block(exit);
+            let one = tx.b.ins().iconst(I32, 1);
+            tx.b.ins().return_(&[one]);
+        }
         tx.b.seal_all_blocks();
         tx.b.finalize(target);
         (tx.sites, tx.count, tx.printfs)
@@ -2352,7 +2362,7 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(go);
     }
 
-    /// Record a fault and return from the block function.
+    /// Record a fault and leave the block function (through [`Tx::fault_exit`]).
     fn fault(&mut self, site: Site, access: Option<Access>, lane: Value, slot: u32, byte: Value) {
         let idx = self.sites.len() as i64;
         self.sites.push((site, access));
@@ -2390,8 +2400,8 @@ impl Tx<'_, '_> {
             self.ctx,
             (f + offset_of!(FaultSite, byte)) as i32,
         );
-        let one = self.b.ins().iconst(I32, 1);
-        self.b.ins().return_(&[one]);
+        let exit = *self.fault_exit.get_or_insert_with(|| self.b.create_block());
+        self.b.ins().jump(exit, &[]);
     }
 
     /// `dst = v` for the executing lanes (all of them for a uniform variable).
