@@ -516,7 +516,6 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(sample);
             let one_less = self.b.ins().iadd_imm_s(left, -1);
             self.step_word(wp, wave_word(self.warps), one_less, false);
-            let id = self.b.ins().iconst(I32, a as i64);
             let lanes_one_by_one = self.b.create_block();
             if let Some((ok, byte0, step)) = row {
                 let by_row = self.b.create_block();
@@ -532,8 +531,7 @@ impl Tx<'_, '_> {
                 let at = self.b.ins().iadd(steps, off);
                 let lanes = self.b.ins().uextend(I64, bits);
                 let lanes = self.b.ins().ishl_imm_s(lanes, 32);
-                let id = self.b.ins().iconst(I64, a as i64);
-                let id = self.b.ins().bor(lanes, id);
+                let id = self.b.ins().bor_imm_s(lanes, a as i64);
                 let base = (rows_word(self.warps) * 8) as i32;
                 let flags = MemFlagsData::trusted();
                 for (k, x) in [byte0, step, id].into_iter().enumerate() {
@@ -545,6 +543,7 @@ impl Tx<'_, '_> {
             }
             self.b.switch_to_block(lanes_one_by_one);
             let sink = self.load_ctx(I64, offset_of!(Ctx, sink));
+            let id = self.b.ins().iconst(I32, a as i64);
             let lanes = self.lane_offsets(p);
             self.call_rust(counts::sample as *const (), &[sink, lanes, id, w, bits]);
             self.b.ins().jump(go, &[]);
