@@ -1086,3 +1086,49 @@ fn the_first_wave_is_sampled_alike() {
         }
     }
 }
+
+/// Branches whose lanes the block's shape decides (thread indices and constants only) run as
+/// one value per warp on the compiled tier where every warp's lanes agree: outputs, branch and
+/// divergence counts must be the interpreter's, in 1-D and 2-D blocks and a partial last warp,
+/// for conditions that split a warp too.
+#[test]
+fn branches_the_block_shape_decides_run_alike() {
+    let src = "__global__ void shaped(float *out, int n) {\n\
+               unsigned t = threadIdx.x + threadIdx.y * blockDim.x;\n\
+               int lane = t % 32, warp = t / warpSize;\n\
+               float v = t;\n\
+               if (t < 64) v += 1;\n\
+               if (warp == 1 || t >= 96) v *= 2; else v -= 1;\n\
+               if (!(threadIdx.y < 2)) v -= 3;\n\
+               if (lane < 16) v += 5;\n\
+               bool odd = (t / 32) & 1;\n\
+               if (odd) v += 7; else v -= 7;\n\
+               bool late = (warp > 0 ? t - 32 : t + 1000) >= 40;\n\
+               if (late && t < 5u * blockDim.x) v *= 3;\n\
+               if (t < n) v += 11;\n\
+               out[blockIdx.x * blockDim.x * blockDim.y + t] = v;\n\
+               }\n";
+    let module = Module::from_source("shaped.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("shaped").expect("lowers");
+    for block in [(128, 1), (100, 1), (16, 6), (48, 1), (8, 8)] {
+        let run = |engine: Engine| {
+            let dev = Device::default();
+            let out = dev.alloc_zeroed::<f32>("out", 2 * 128);
+            let cfg = LaunchConfig::new(2, block)
+                .engine(engine)
+                .mode(Mode::Count)
+                .lines(true);
+            let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out), Arg::Int(70)]).expect("runs");
+            assert_eq!(
+                matches!(r.tier, Tier::Compiled { .. }),
+                engine == Engine::Jit
+            );
+            let l = r.launch;
+            let counts = format!("{:?}\n{:?}\n{:?}", l.counters, l.lines, l.divergent_by_warp);
+            (out.to_vec(), counts)
+        };
+        let (want, got) = (run(Engine::Interp), run(Engine::Jit));
+        assert_eq!(want.0, got.0, "block {block:?}: the outputs differ");
+        assert!(want.1 == got.1, "block {block:?}: the counts differ");
+    }
+}

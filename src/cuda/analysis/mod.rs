@@ -1,6 +1,7 @@
 //! Analyses of a lowered kernel that every tier relies on.
 
 mod fresh;
+pub(crate) mod shape;
 pub(crate) mod uniformity;
 pub(crate) mod unroll;
 

@@ -137,14 +137,15 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
             supported(k, s)?;
         }
     }
-    let layout = Layout::new(k, &regions, warps, fresh, steps);
+    let (tables, exists) = tables(shape, warps);
+    let by_warp = agree::by_warp(k, shape.block, &fresh);
+    let layout = Layout::new(k, &regions, warps, fresh, steps, by_warp);
     if layout.local_bytes.len() > MAX_LOCAL_BYTES {
         return Err(format!(
             "per-thread arrays of {} bytes for the block (at most {MAX_LOCAL_BYTES})",
             layout.local_bytes.len()
         ));
     }
-    let (tables, exists) = tables(shape, warps);
     // Cranelift reports what it cannot lower as an error, but a panic in a code generator
     // must not take the launch down: the kernel then runs on the interpreter.
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -720,6 +721,9 @@ pub(super) struct Layout {
     fresh: Vec<usize>,
     /// Per variable, its step from lane to lane ([`lane_steps`]).
     steps: Vec<Option<Step>>,
+    /// Per `bool` variable, its value in each warp where the block's shape fixes it
+    /// ([`agree::by_warp`]).
+    by_warp: Vec<Option<u32>>,
     /// Per per-thread array, the byte offset of warp 0's rows in the frame ([`local`]); all
     /// of them lie in `local_bytes`, zeroed at each block's start.
     locals: Vec<usize>,
@@ -750,6 +754,7 @@ impl Layout {
         warps: usize,
         fresh: Vec<usize>,
         steps: Vec<Option<Step>>,
+        by_warp: Vec<Option<u32>>,
     ) -> Layout {
         let n = k.vars.len();
         let mut frame_off = vec![None; n];
@@ -857,6 +862,7 @@ impl Layout {
             params: k.param_vars(),
             fresh,
             steps,
+            by_warp,
             locals,
             local_bytes: first_local..frame_bytes,
         }
@@ -1849,7 +1855,10 @@ impl Tx<'_, '_> {
             } => {
                 let then: Vec<&Stmt> = then.iter().collect();
                 let els: Vec<&Stmt> = els.iter().collect();
-                if *varying && let Some(test) = self.warp_test(cond) {
+                if *varying && let Some(c) = self.warp_value(cond) {
+                    // The shape decides: each warp takes it with every lane or none.
+                    self.branch(V::U(c), &then, &els, true, *site)?;
+                } else if *varying && let Some(test) = self.warp_test(cond) {
                     self.split_if(test, cond, &then, &els, *site)?;
                 } else {
                     let c = self.operand(cond, Scalar::Bool);

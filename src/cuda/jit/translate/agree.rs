@@ -22,6 +22,7 @@
 //! ([`COPY_LIMIT`], [`COPY_DEPTH`]); a larger one only lets agreeing warps skip an empty side.
 
 use super::{Known, S, Size, Step, Tx, V, size};
+use crate::cuda::analysis::shape::fixed_by_shape;
 use crate::cuda::ir::{Assign, CmpOp, Const, Kernel, Op, Operand, Site, Stmt, UnOp};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I32, I64};
@@ -57,6 +58,31 @@ pub(super) fn tested(k: &Kernel, kept_as_lane0: &[bool]) -> Vec<bool> {
         .collect();
     walk(&k.body, &mut ok);
     ok
+}
+
+/// Per `bool` variable that the block's shape fixes ([`fixed_by_shape`]) with one value in
+/// all the threads of each warp: that value, warp `w`'s in bit `w`.
+pub(super) fn by_warp(k: &Kernel, block: [u32; 3], fresh: &[usize]) -> Vec<Option<u32>> {
+    let threads = block.iter().map(|&d| d as usize).product::<usize>();
+    if threads > 32 * 32 {
+        return vec![None; k.vars.len()];
+    }
+    fixed_by_shape(k, block, fresh)
+        .into_iter()
+        .zip(&k.vars)
+        .map(|(fixed, var)| {
+            let lanes = fixed.filter(|_| var.ty == S::Bool)?;
+            let mut bits = 0;
+            for (w, warp) in lanes.chunks(32).enumerate() {
+                let value = warp[0].bits != 0;
+                if warp.iter().any(|c| (c.bits != 0) != value) {
+                    return None;
+                }
+                bits |= u32::from(value) << w;
+            }
+            Some(bits)
+        })
+        .collect()
 }
 
 /// Statements in `list`, nested ones included.
@@ -97,6 +123,24 @@ impl Tx<'_, '_> {
         });
         self.b.def_var(agree, x);
         self.b.def_var(value, y);
+    }
+
+    /// The value of a `bool` operand in the current warp, where the block's shape fixes it
+    /// with one value in every lane of each warp ([`by_warp`]).
+    pub(super) fn warp_value(&mut self, o: &Operand) -> Option<Value> {
+        let bits = self.layout.by_warp[o.var()?.0 as usize]?;
+        let every = u32::MAX >> (32 - self.warps);
+        Some(match bits {
+            0 => self.b.ins().iconst(I8, 0),
+            b if b == every => self.b.ins().iconst(I8, 1),
+            b => {
+                let w = self.warp.expect("inside a region");
+                let b = self.b.ins().iconst(I32, i64::from(b));
+                let mine = self.b.ins().ushr(b, w);
+                let mine = self.b.ins().band_imm_s(mine, 1);
+                self.b.ins().ireduce(I8, mine)
+            }
+        })
     }
 
     /// The test of a `bool` operand, `[agree, value]` (`I8`s).
