@@ -3846,6 +3846,13 @@ enum Lanes {
     Affine(Value, Step),
 }
 
+/// Where the lane-by-lane path ([`Tx::per_lane`]) finds a term's lanes: spilled to the stack,
+/// or (an affine variable's) computed per lane from lane 0 and the step (`I32`s).
+enum TermLanes {
+    Spilled(ir::StackSlot),
+    Affine(Value, Value),
+}
+
 /// An address split for code generation: a uniform byte offset and the varying terms.
 struct Parts {
     /// The uniform part of the byte offset (`I64`).
@@ -3951,16 +3958,25 @@ impl Tx<'_, '_> {
         ss
     }
 
-    /// The byte offset of lane `l` (`I64`), from spilled terms.
-    fn lane_byte(&mut self, p: &Parts, spilled: &[ir::StackSlot], l: Value) -> Value {
+    /// The byte offset of lane `l` (`I64`), from its terms' lanes.
+    fn lane_byte(&mut self, p: &Parts, lanes: &[TermLanes], l: Value) -> Value {
         let mut byte = p.uniform;
-        for ((_, t, scale), ss) in p.terms.iter().zip(spilled) {
-            let base = self.b.ins().stack_addr(I64, *ss, 0);
-            let lb = if t.is_wide() { 3 } else { 2 };
-            let li = self.b.ins().uextend(I64, l);
-            let at = self.b.ins().ishl_imm_s(li, lb);
-            let at = self.b.ins().iadd(base, at);
-            let x = self.b.ins().load(scalar_ty(*t).as_int(), mem(), at, 0);
+        for ((_, t, scale), from) in p.terms.iter().zip(lanes) {
+            let x = match *from {
+                TermLanes::Spilled(ss) => {
+                    let base = self.b.ins().stack_addr(I64, ss, 0);
+                    let lb = if t.is_wide() { 3 } else { 2 };
+                    let li = self.b.ins().uextend(I64, l);
+                    let at = self.b.ins().ishl_imm_s(li, lb);
+                    let at = self.b.ins().iadd(base, at);
+                    self.b.ins().load(scalar_ty(*t).as_int(), mem(), at, 0)
+                }
+                // Lane 0 plus `l` steps, mod 2^32 (as [`Tx::affine_lanes`] makes them).
+                TermLanes::Affine(x0, k) => {
+                    let d = self.b.ins().imul(l, k);
+                    self.b.ins().iadd(x0, d)
+                }
+            };
             let x = if t.is_wide() {
                 x
             } else if t.is_signed() {
@@ -4023,12 +4039,12 @@ impl Tx<'_, '_> {
         site: Site,
         each: &mut dyn FnMut(&mut Self, Value, Value),
     ) {
-        let spilled: Vec<ir::StackSlot> = p
+        let lanes: Vec<TermLanes> = p
             .terms
             .iter()
-            .map(|(l, _, _)| {
-                let c = self.warp_of(l);
-                self.spill(&c)
+            .map(|(l, _, _)| match *l {
+                Lanes::Warp(ref c) => TermLanes::Spilled(self.spill(c)),
+                Lanes::Affine(x0, step) => TermLanes::Affine(x0, self.step_value(step)),
             })
             .collect();
         let m = self.get_mask(self.cur);
@@ -4042,7 +4058,7 @@ impl Tx<'_, '_> {
         self.b.ins().brif(m, body, &[], done, &[]);
         self.b.switch_to_block(body);
         let l = self.b.ins().ctz(m);
-        let byte = self.lane_byte(p, &spilled, l);
+        let byte = self.lane_byte(p, &lanes, l);
         self.check(slot, byte, (access, size), site, l);
         // Without a buffer (a null pointer) the check always faults: nothing to access.
         if let Some(s) = slot {
@@ -4484,7 +4500,9 @@ impl Tx<'_, '_> {
         }
         // Lanes that do not execute read as zero (deterministic, whatever the stack held).
         let zero = self.zero(I32X4);
-        let slots: Vec<ir::StackSlot> = (0..n).map(|_| self.spill(&[zero; 16])).collect();
+        let slots: Vec<ir::StackSlot> = (0..n)
+            .map(|_| self.spill(&vec![zero; chunks(ty)]))
+            .collect();
         let size1 = i64::from(ty.size());
         self.per_lane(&p, slot, (AccessKind::Load, size), site, &mut |tx, l, a| {
             let li = tx.b.ins().uextend(I64, l);
