@@ -34,7 +34,7 @@ const ROW: usize = 128;
 
 /// The queue of a translation: where it is and what it holds.
 pub(super) struct Queue {
-    /// Per buffer slot whose stores may wait ([`write_only`]): whether it shares no byte with another buffer of the
+    /// Per buffer slot whose stores may wait ([`queueable`]): whether it shares no byte with another buffer of the
     /// launch (`I8`, computed at entry).
     pub apart: Vec<Option<Value>>,
     /// The queue's memory: [`QUEUE`] rows of lanes, then each store's lane-0 address.
@@ -46,29 +46,44 @@ pub(super) struct Queue {
     pub hi: Variable,
 }
 
-/// Per buffer slot, whether `k` only writes it: a global buffer that no load or atomic names,
-/// in a kernel with no access through a pointer chosen at run time.
-pub(super) fn write_only(k: &Kernel, slots: usize, globals: usize) -> Vec<bool> {
-    fn walk(list: &[Stmt], read: &mut Vec<Option<usize>>, k: &Kernel) {
+/// Per buffer slot, whether its stores may wait: a global buffer that `k` only writes (no load
+/// or atomic names it, none goes through a pointer chosen at run time), with a store that may
+/// be a strided row of 4-byte lanes (its address varies from lane to lane). Without one there
+/// would be nothing to queue, only queues to write.
+pub(super) fn queueable(k: &Kernel, slots: usize, globals: usize) -> Vec<bool> {
+    #[derive(Default)]
+    struct Seen {
+        read: Vec<Option<usize>>,
+        rows: Vec<Option<usize>>,
+    }
+    fn walk(list: &[Stmt], seen: &mut Seen, k: &Kernel) {
         for s in list {
             match s {
                 Stmt::Load { addr, .. } | Stmt::Atomic { addr, .. } => {
-                    read.push(super::slot(k, addr.base));
+                    seen.read.push(super::slot(k, addr.base));
                     if matches!(addr.base, Base::Var(_)) {
-                        read.push(None);
+                        seen.read.push(None);
+                    }
+                }
+                Stmt::Store {
+                    ty, addr, values, ..
+                } if values.len() == 1 && ty.size() == 4 => {
+                    let mut terms = addr.index.iter().map(|(o, _)| o).chain([&addr.offset]);
+                    if !terms.all(|o| super::same_in_every_lane(k, o)) {
+                        seen.rows.push(super::slot(k, addr.base));
                     }
                 }
                 _ => {}
             }
             for c in s.children() {
-                walk(c, read, k);
+                walk(c, seen, k);
             }
         }
     }
-    let mut read = Vec::new();
-    walk(&k.body, &mut read, k);
+    let mut seen = Seen::default();
+    walk(&k.body, &mut seen, k);
     let mut waits = vec![false; slots];
-    if read.contains(&None) {
+    if seen.read.contains(&None) {
         return waits;
     }
     for (s, w) in waits.iter_mut().enumerate().take(globals) {
@@ -76,7 +91,7 @@ pub(super) fn write_only(k: &Kernel, slots: usize, globals: usize) -> Vec<bool> 
             .checked_sub(super::buffers(k))
             .and_then(|g| k.globals.get(g))
             .is_some_and(|g| g.constant);
-        *w = !constant && !read.contains(&Some(s));
+        *w = !constant && !seen.read.contains(&Some(s)) && seen.rows.contains(&Some(s));
     }
     waits
 }
@@ -87,7 +102,7 @@ impl Tx<'_, '_> {
     pub(super) fn queue_prologue(&mut self) {
         let slots = super::slots(self.k);
         let globals = super::buffers(self.k) + self.k.globals.len();
-        let waits = write_only(self.k, slots, globals);
+        let waits = queueable(self.k, slots, globals);
         if !waits.contains(&true) {
             return;
         }
