@@ -706,7 +706,8 @@ pub(super) struct Layout {
     /// Per region: the varying variables it references, and for each whether it loads the
     /// value from the frame (else starts from zero) and whether it stores it back.
     refs: Vec<Vec<(VarId, bool, bool)>>,
-    /// Per region: the uniform variables it assigns.
+    /// Per region: the uniform variables it assigns that hold a value before it or after it
+    /// (each warp starts from the value before; the block keeps one warp's).
     uniform_writes: Vec<Vec<VarId>>,
     /// Per region: those of its uniform variables that outlive it (read elsewhere, or read
     /// before they are defined in a region a block-level loop runs again) and that a warp may
@@ -809,6 +810,18 @@ impl Layout {
                     .filter(|v| skippable.contains(v) && outlives(v))
                     .collect(),
             );
+            // One the region defines afresh and alone reads (an inlined call's parameter) has
+            // no value to take in or hand on: carried through the warps, it would be live
+            // from the kernel's entry to the region's end.
+            let defines = |v: &VarId| {
+                let at = fresh[v.0 as usize];
+                at != 0
+                    && region
+                        .stmts
+                        .iter()
+                        .any(|s| contains(s, &|s| std::ptr::addr_eq(s, at as *const Stmt)))
+            };
+            uw.retain(|v| outlives(v) || !defines(v));
             uniform_writes.push(uw);
         }
         let mut zeroed = Vec::new();
