@@ -734,6 +734,8 @@ impl Tx<'_, '_> {
         let mut bytes = [uniform; 16];
         for (lanes, t, scale) in &p.terms {
             let chunks = &self.warp_of(lanes);
+            // x86 has no 64-bit lane multiply below AVX-512: a power of two shifts instead.
+            let shift = (scale.count_ones() == 1).then(|| scale.trailing_zeros());
             let sc = self.b.ins().iconst(I64, *scale);
             let sc = self.b.ins().splat(I64X2, sc);
             let wide: Vec<Value> = if t.is_wide() {
@@ -752,7 +754,10 @@ impl Tx<'_, '_> {
                     .collect()
             };
             for (acc, x) in bytes.iter_mut().zip(wide) {
-                let term = self.b.ins().imul(x, sc);
+                let term = match shift {
+                    Some(k) => self.b.ins().ishl_imm_s(x, i64::from(k)),
+                    None => self.b.ins().imul(x, sc),
+                };
                 *acc = self.b.ins().iadd(*acc, term);
             }
         }
