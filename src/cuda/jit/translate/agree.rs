@@ -20,6 +20,11 @@
 //! or a full mask); elsewhere, and at each warp's start in a region, it says "not known". Both
 //! sides of a small `if` are compiled twice, for warps that agree and for the others
 //! ([`COPY_LIMIT`], [`COPY_DEPTH`]); a larger one only lets agreeing warps skip an empty side.
+//!
+//! Where the block's shape alone decides a condition (thread indices and constants:
+//! [`fixed_by_shape`]) and every warp's lanes agree on it, nothing is left to test: each warp's
+//! value is known when compiling ([`by_warp`]), and the branch is compiled once, as a uniform
+//! one.
 
 use super::{Known, S, Size, Step, Tx, V, size};
 use crate::cuda::analysis::shape::fixed_by_shape;

@@ -34,8 +34,8 @@ const ROW: usize = 128;
 
 /// The queue of a translation: where it is and what it holds.
 pub(super) struct Queue {
-    /// Per buffer slot whose stores may wait ([`queueable`]): whether it shares no byte with another buffer of the
-    /// launch (`I8`, computed at entry).
+    /// Per buffer slot whose stores may wait ([`queueable`]): whether it shares no byte with
+    /// another buffer of the launch (`I8`, computed at entry).
     pub apart: Vec<Option<Value>>,
     /// The queue's memory: [`QUEUE`] rows of lanes, then each store's lane-0 address.
     pub at: Value,
