@@ -1106,6 +1106,7 @@ fn branches_the_block_shape_decides_run_alike() {
                bool late = (warp > 0 ? t - 32 : t + 1000) >= 40;\n\
                if (late && t < 5u * blockDim.x) v *= 3;\n\
                if (t < n) v += 11;\n\
+               if (late && t < n) v -= 13;\n\
                out[blockIdx.x * blockDim.x * blockDim.y + t] = v;\n\
                }\n";
     let module = Module::from_source("shaped.cu", src, &Options::default()).expect("parses");

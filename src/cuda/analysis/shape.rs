@@ -27,18 +27,18 @@ pub(crate) fn fixed_by_shape(
     let mut writes = vec![0u32; k.vars.len()];
     count_writes(&k.body, &mut writes);
     let mut fixed = vec![None; k.vars.len()];
-    let shape = Shape {
+    let inputs = Inputs {
         block,
         threads: block.iter().map(|&d| d as usize).product(),
         writes: &writes,
         fresh,
     };
-    define(&k.body, &shape, &mut fixed);
+    define(&k.body, &inputs, &mut fixed);
     fixed
 }
 
-/// What decides which assignments define a fixed variable.
-struct Shape<'a> {
+/// What decides which assignments define a fixed variable, and the thread indices.
+struct Inputs<'a> {
     block: [u32; 3],
     threads: usize,
     /// Per variable, the statements that write it.
@@ -59,7 +59,7 @@ fn count_writes(list: &[Stmt], writes: &mut [u32]) {
 }
 
 /// In program order (a fresh definition comes before every read of its variable).
-fn define(list: &[Stmt], sh: &Shape<'_>, fixed: &mut [Option<Vec<Const>>]) {
+fn define(list: &[Stmt], sh: &Inputs<'_>, fixed: &mut [Option<Vec<Const>>]) {
     for s in list {
         if let Stmt::Assign(a) = s {
             let v = a.dst.0 as usize;
@@ -81,7 +81,7 @@ fn eval(
     op: &Op,
     ty: Scalar,
     t: usize,
-    sh: &Shape<'_>,
+    sh: &Inputs<'_>,
     fixed: &[Option<Vec<Const>>],
 ) -> Option<Const> {
     let get = |o: &Operand| operand(o, t, sh, fixed).filter(|c| !c.ty.is_float());
@@ -116,7 +116,7 @@ fn eval(
 }
 
 /// `o` in thread `t`, where the shape fixes it.
-fn operand(o: &Operand, t: usize, sh: &Shape<'_>, fixed: &[Option<Vec<Const>>]) -> Option<Const> {
+fn operand(o: &Operand, t: usize, sh: &Inputs<'_>, fixed: &[Option<Vec<Const>>]) -> Option<Const> {
     let [bx, by, bz] = sh.block;
     let t = t as u32;
     let u32 = |v: u32| Some(consts::int(Scalar::U32, v.into()));

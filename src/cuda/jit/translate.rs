@@ -1110,7 +1110,7 @@ fn build(
             })
             .collect();
         let lane0: Vec<bool> = affine.iter().map(Option::is_some).collect();
-        let tests = agree::tested(k, &lane0)
+        let tests = agree::tested(k, &lane0, &layout.by_warp)
             .into_iter()
             .map(|t| t.then(|| [b.declare_var(I8), b.declare_var(I8)]))
             .collect();

@@ -40,9 +40,10 @@ const COPY_LIMIT: usize = 64;
 /// How deep such copies nest (each level doubles the code inside it).
 const COPY_DEPTH: usize = 2;
 
-/// Per variable, whether it has a test: a lane-varying `bool` that only assignments write
-/// (a load, shuffle, vote or atomic gives lanes no formula describes).
-pub(super) fn tested(k: &Kernel, kept_as_lane0: &[bool]) -> Vec<bool> {
+/// Per variable, whether it has a test computed where it is assigned: a lane-varying `bool`
+/// that only assignments write (a load, shuffle, vote or atomic gives lanes no formula
+/// describes), unless the block's shape fixes its test ([`by_warp`]).
+pub(super) fn tested(k: &Kernel, kept_as_lane0: &[bool], by_warp: &[Option<u32>]) -> Vec<bool> {
     fn walk(list: &[Stmt], ok: &mut [bool]) {
         for s in list {
             if !matches!(s, Stmt::Assign(_)) {
@@ -59,7 +60,8 @@ pub(super) fn tested(k: &Kernel, kept_as_lane0: &[bool]) -> Vec<bool> {
         .vars
         .iter()
         .zip(kept_as_lane0)
-        .map(|(v, &lane0)| v.ty == S::Bool && !v.uniform && !lane0)
+        .zip(by_warp)
+        .map(|((v, &lane0), fixed)| v.ty == S::Bool && !v.uniform && !lane0 && fixed.is_none())
         .collect();
     walk(&k.body, &mut ok);
     ok
@@ -160,6 +162,11 @@ impl Tx<'_, '_> {
                 let one = self.b.ins().iconst(I8, 1);
                 let x = self.b.use_var(self.uvar[v.0 as usize]);
                 Some([one, self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)])
+            }
+            // Every warp agrees, on the value the shape gives it.
+            Operand::Var(_) if let Some(x) = self.warp_value(o) => {
+                let one = self.b.ins().iconst(I8, 1);
+                Some([one, x])
             }
             Operand::Var(v) => {
                 let [a, b]: [Variable; 2] = self.tests[v.0 as usize]?;
