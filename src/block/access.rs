@@ -7,7 +7,7 @@
 //! reading or writing 32 consecutive 4-byte elements at an index known to be affine, is checked
 //! with two comparisons and moves one row of words; any other pattern goes lane by lane.
 
-use super::{Block, fault};
+use super::{Block, fault, prefetch};
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{Mask, U32x32, U64x32};
 use crate::memory::global::Allocation;
@@ -154,7 +154,16 @@ impl<'a> Block<'a> {
                 out = Some(slot);
                 slow = match *place {
                     PlaceKind::Global(alloc, ..) => {
-                        rows_fast(fr, &Atomics(&alloc.words), origin, len, (a, b, c), slot)
+                        let words = Atomics(&alloc.words);
+                        if let Some(step) = self.st.strides.step(site, a) {
+                            prefetch::rows(
+                                &fr.active[..fr.warps],
+                                &words,
+                                origin / 4,
+                                (a.wrapping_add(step), b, c),
+                            );
+                        }
+                        rows_fast(fr, &words, origin, len, (a, b, c), slot)
                     }
                     PlaceKind::Shared(..) => {
                         rows_fast(fr, &self.st.arena.words[..], origin, len, (a, b, c), slot)

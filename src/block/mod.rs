@@ -39,6 +39,7 @@
 
 mod access;
 mod intrinsics;
+mod prefetch;
 
 pub(crate) use access::AtomicVal;
 pub(crate) use intrinsics::ShflOp;
@@ -131,6 +132,8 @@ pub(crate) struct BlockState {
     /// one does not fit 32 bits (a pointer before its buffer, a 64-bit index), for the report
     /// (the access itself sees them as an index past every buffer); empty otherwise.
     pub wide: Vec<[i64; crate::lanes::WARP_SIZE]>,
+    /// Where the global loads last started, to prefetch their next rows.
+    strides: prefetch::Strides,
 }
 
 impl BlockState {
@@ -155,6 +158,7 @@ impl BlockState {
             rng: None,
             order: std::array::from_fn(|i| i as u8),
             wide: Vec::new(),
+            strides: prefetch::Strides::new(),
         }
     }
 

@@ -83,6 +83,20 @@ static WIDE_LOCKS: [std::sync::Mutex<()>; 64] = [const { std::sync::Mutex::new((
 /// Global memory's words, written through relaxed atomics.
 pub(crate) struct Atomics<'a>(pub &'a [AtomicU32]);
 
+impl Atomics<'_> {
+    /// Ask the processor for word `i`'s cache line (a hint: nothing past the end, nothing off
+    /// x86-64).
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(w) = self.0.get(i) {
+            safe_arch::prefetch_t0(w);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+}
+
 impl Words for Atomics<'_> {
     #[inline(always)]
     fn get(&self, i: usize) -> u32 {
