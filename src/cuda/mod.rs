@@ -15,7 +15,7 @@
 //!    it on [`crate::Block`], so a `.cu` kernel counts, checks and faults exactly as a Rust
 //!    kernel does — every mode, every kernel, the oracle; the compiled tier (`jit/`) translates
 //!    it with Cranelift into native SIMD code (warps as vectors, regions between barriers run
-//!    warp by warp) for fast and counting mode. [`launch`] binds arguments, picks the tier ([`Engine`]: the
+//!    warp by warp) for fast and counting mode. [`launch()`] binds arguments, picks the tier ([`Engine`]: the
 //!    compiled one where it applies, the reason in [`Tier`] where not) and runs it; a block the
 //!    compiled code stops on (a failed bounds check, a trap) runs again on the interpreter,
 //!    which names the fault.

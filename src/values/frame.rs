@@ -8,7 +8,7 @@
 //! `-` and multiplication by a uniform), or a [`Slot`] of rows.
 //!
 //! Slots are allocated on a stack. The executor reclaims what a divergent construct allocated
-//! when the construct ends, after moving its result down ([`Frame::compact`]); that is why a
+//! when the construct ends, after moving its result down ([`compact`](super::compact)); that is why a
 //! handle carries a generation: a handle that outlived its construct (smuggled out through a
 //! `Cell`, say) no longer matches its row and is reported instead of reading another value.
 //! Generations are unique per thread and block, so a handle from another block or thread never

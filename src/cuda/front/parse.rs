@@ -1,5 +1,5 @@
 //! Parsing: the preprocessed text through the `tree-sitter-cuda` grammar (a C++ grammar with
-//! CUDA's qualifiers and `<<<...>>>` launches), then the concrete tree into the [`ast`].
+//! CUDA's qualifiers and `<<<...>>>` launches), then the concrete tree into the [`ast`](super::ast).
 //!
 //! Only device code is converted: `__global__` and `__device__` functions (also inside
 //! templates, namespaces and `extern "C"`), structs, typedefs, enums and file-scope constants.

@@ -2,7 +2,7 @@
 //!
 //! The front-end ([`super::Module::lower`]) turns one `__global__` function (with its template
 //! arguments and every `__device__` function it calls, inlined) into a [`Kernel`]; the executor
-//! behind [`crate::cuda::launch`] runs it on the block-wide operations of [`crate::Block`], once per
+//! behind [`crate::cuda::launch()`] runs it on the block-wide operations of [`crate::Block`], once per
 //! block, without looking at source text or syntax trees again.
 //!
 //! # The model

@@ -65,7 +65,7 @@
 //! math library (`expf`, `logf`, `sinf`, `tanhf`, `erff`, `powf`, `atan2f`, `fmodf`, …: a
 //! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]),
 //! `printf` (a helper keeps the executing lanes' arguments, the launch formats them:
-//! [`print`]). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
+//! [`print`](mod@print)). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
 //! [`print::MAX_ARGS`] arguments, a coalesced group's rank to lane,
 //! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the

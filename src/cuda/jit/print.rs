@@ -1,4 +1,4 @@
-//! `printf` on the compiled tier. Compiled code hands a warp's arguments to [`print`], which
+//! `printf` on the compiled tier. Compiled code hands a warp's arguments to [`print()`], which
 //! keeps them unformatted, a line per executing lane; once the block is done the launch formats
 //! them with the interpreter's code (a block that stops on a fault runs again on the
 //! interpreter, which prints it then). A line's place in the launch's output is the
