@@ -1092,6 +1092,60 @@ fn the_first_wave_is_sampled_alike() {
 /// divergence counts must be the interpreter's, in 1-D and 2-D blocks and a partial last warp,
 /// for conditions that split a warp too.
 #[test]
+fn restarted_indices_run_alike() {
+    // Variables assigned again, whole, in the list of their first definition: at the same step
+    // (`x`, kept as its lane 0 alone), at another step (`y`), after threads left (`return`),
+    // and in a loop's body (`k`); `w` is assigned again under a branch, so never restarted.
+    let src = "__global__ void restarted(float *out, const float *in, int n) {\n\
+               __shared__ float tile[64];\n\
+               int t = threadIdx.x;\n\
+               int x = blockIdx.x * 64 + t;\n\
+               int y = t * 2;\n\
+               int w = t;\n\
+               tile[t] = in[x];\n\
+               __syncthreads();\n\
+               x = blockIdx.x * 64 + (63 - t);\n\
+               y = t * 3 + 1;\n\
+               if (t % 3 == 0) w = t + 5;\n\
+               out[x] = tile[t] + y;\n\
+               if (t >= n) return;\n\
+               x = 128 + blockIdx.x * 64 + t;\n\
+               out[x] = tile[(y + w) % 64];\n\
+               for (int i = 0; i < 3; i++) {\n\
+               int k = t + i;\n\
+               if (k % 4 == 1) continue;\n\
+               k = 256 + blockIdx.x * 64 + t;\n\
+               out[k] += i;\n\
+               }\n\
+               }\n";
+    let module = Module::from_source("restarted.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("restarted").expect("lowers");
+    let input: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
+    for n in [64, 40] {
+        let run = |engine: Engine| {
+            let dev = Device::default();
+            let out = dev.alloc_zeroed::<f32>("out", 384);
+            let inp = dev.alloc_from("in", &input);
+            let cfg = LaunchConfig::new(2, 64)
+                .engine(engine)
+                .mode(Mode::Count)
+                .lines(true);
+            let args = [Arg::buffer(&out), Arg::buffer(&inp), Arg::Int(n)];
+            let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+            assert_eq!(
+                matches!(r.tier, Tier::Compiled { .. }),
+                engine == Engine::Jit
+            );
+            let l = r.launch;
+            (out.to_vec(), format!("{:?}\n{:?}", l.counters, l.lines))
+        };
+        let (want, got) = (run(Engine::Interp), run(Engine::Jit));
+        assert_eq!(want.0, got.0, "n = {n}: the outputs differ");
+        assert!(want.1 == got.1, "n = {n}: the counts differ");
+    }
+}
+
+#[test]
 fn branches_the_block_shape_decides_run_alike() {
     let src = "__global__ void shaped(float *out, int n) {\n\
                unsigned t = threadIdx.x + threadIdx.y * blockDim.x;\n\

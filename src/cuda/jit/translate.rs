@@ -2440,7 +2440,8 @@ impl Tx<'_, '_> {
             return Ok(());
         }
         if self.affine[dst.0 as usize].is_some() {
-            // Evaluated in lane-0 mode; its one definition writes every lane.
+            // Evaluated in lane-0 mode; each of its definitions writes every lane (its fresh
+            // one and those that restart it: `Uses::restarts`).
             let x = match v {
                 V::U(x) => x,
                 V::L(l) => self.b.ins().extractlane(l[0], 0),
@@ -2767,6 +2768,8 @@ struct Def<'k> {
     loops: Vec<usize>,
     /// The loop whose `step` list holds it directly.
     step_of: Option<usize>,
+    /// The statement list holding it directly (the list's address).
+    list: usize,
 }
 
 /// What [`lane_steps`] needs to know of a kernel's statements.
@@ -2807,6 +2810,7 @@ impl<'k> Uses<'k> {
                     assign,
                     loops: loops.clone(),
                     step_of,
+                    list: list.as_ptr() as usize,
                 }),
                 Stmt::Loop { body, step, .. } => {
                     loops.push(s as *const Stmt as usize);
@@ -2851,13 +2855,27 @@ impl<'k> Uses<'k> {
             _ => None,
         }
     }
+
+    /// Whether every assignment of `v` but its fresh one `fresh` lies directly in the fresh
+    /// one's statement list and does not read `v` (`x = blockIdx.y * 32 + threadIdx.x` after
+    /// a barrier). Each then writes every lane as the fresh one does: the lanes that do not
+    /// execute the list never read `v`, since all its uses lie within that list.
+    fn restarts(&self, v: usize, fresh: usize) -> bool {
+        let mut defs = self.assigns.iter().filter(|d| d.assign.dst.0 as usize == v);
+        let Some(first) = defs.next().filter(|d| d.at == fresh) else {
+            return false;
+        };
+        let me = Operand::Var(VarId(v as u32));
+        defs.all(|d| d.list == first.list && !d.assign.op.operands().contains(&me))
+    }
 }
 
 /// Per variable, its step from lane to lane when the compiler can tell: a varying 32-bit
-/// integer with one definition, which writes every lane (fresh), built from thread indices,
-/// uniform values and steps by `+`, `-`, `*` and `<<` by constants, and `*` by a value fixed
-/// for the block ([`Step`]); or a loop's induction variable ([`Uses::induction`]) stepped by
-/// a value the same in every lane.
+/// integer whose definitions write every lane (its fresh one, and any that restart it:
+/// [`Uses::restarts`]), each built from thread indices, uniform values and steps by `+`, `-`,
+/// `*` and `<<` by constants, and `*` by a value fixed for the block ([`Step`]), to one step;
+/// or a loop's induction variable ([`Uses::induction`]) stepped by a value the same in every
+/// lane.
 fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
     let uses = Uses::of(k);
     let defs = &uses.defs;
@@ -2874,17 +2892,21 @@ fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
     let induction: Vec<Option<&Operand>> = (0..k.vars.len())
         .map(|v| uses.induction(v, fresh[v]))
         .collect();
+    let restarted: Vec<bool> = (0..k.vars.len())
+        .map(|v| defs[v] > 1 && uses.restarts(v, fresh[v]))
+        .collect();
     let mut steps: Vec<Option<Step>> = vec![None; k.vars.len()];
     for _ in 0..4 {
         for &Def { at, assign: a, .. } in &uses.assigns {
             let v = a.dst.0 as usize;
             let var = &k.vars[v];
             let int32 = matches!(var.ty, S::I32 | S::U32);
-            if var.uniform || !int32 || fresh[v] != at {
+            let restart = restarted[v] && fresh[v] != at;
+            if var.uniform || !int32 || (fresh[v] != at && !restart) {
                 continue;
             }
             let st = |o: &Operand| operand_step(k, shape, &steps, o);
-            if defs[v] != 1 {
+            if defs[v] != 1 && !restarted[v] {
                 let same = induction[v].is_some_and(|d| st(d).and_then(Step::constant) == Some(0));
                 if !same {
                     continue;
@@ -2904,7 +2926,7 @@ fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
                     c => Some(Step { c, by: Some(*y) }),
                 }
             };
-            steps[v] = match &a.op {
+            let step = match &a.op {
                 Op::Copy { src } => st(src),
                 Op::Convert { src, from } | Op::Bitcast { src, from }
                     if matches!(from, S::I32 | S::U32) =>
@@ -2933,6 +2955,13 @@ fn lane_steps(k: &Kernel, shape: Shape, fresh: &[usize]) -> Vec<Option<Step>> {
                 _ => None,
             }
             .filter(|s| s.c.abs() < 1 << 24);
+            // A restart at another step leaves the variable without one (until the next pass
+            // reaches its fresh definition: what reads it in between has the fresh one's).
+            if !restart {
+                steps[v] = step;
+            } else if step != steps[v] {
+                steps[v] = None;
+            }
         }
     }
     steps
