@@ -1095,8 +1095,9 @@ fn the_first_wave_is_sampled_alike() {
 fn restarted_indices_run_alike() {
     // Variables assigned again, whole, in the list of their first definition: at the same step
     // (`x`, kept as its lane 0 alone), at another step (`y`), after threads left (`return`),
-    // and in a loop's body (`k`); `w` is assigned again under a branch, so never restarted.
-    let src = "__global__ void restarted(float *out, const float *in, int n) {\n\
+    // and in a loop's body (`k`); `w` is assigned again under a branch and `z` by a load, so
+    // neither is restarted.
+    let src = "__global__ void restarted(float *out, const float *in, int n, const int *idx) {\n\
                __shared__ float tile[64];\n\
                int t = threadIdx.x;\n\
                int x = blockIdx.x * 64 + t;\n\
@@ -1111,6 +1112,10 @@ fn restarted_indices_run_alike() {
                if (t >= n) return;\n\
                x = 128 + blockIdx.x * 64 + t;\n\
                out[x] = tile[(y + w) % 64];\n\
+               int z = t + 1;\n\
+               out[x] += z;\n\
+               z = idx[t];\n\
+               out[x - 64] = tile[z];\n\
                for (int i = 0; i < 3; i++) {\n\
                int k = t + i;\n\
                if (k % 4 == 1) continue;\n\
@@ -1121,16 +1126,23 @@ fn restarted_indices_run_alike() {
     let module = Module::from_source("restarted.cu", src, &Options::default()).expect("parses");
     let k = module.lower("restarted").expect("lowers");
     let input: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
+    let index: Vec<i32> = (0..64).map(|i| (i * 7) % 64).collect();
     for n in [64, 40] {
         let run = |engine: Engine| {
             let dev = Device::default();
             let out = dev.alloc_zeroed::<f32>("out", 384);
             let inp = dev.alloc_from("in", &input);
+            let idx = dev.alloc_from("idx", &index);
             let cfg = LaunchConfig::new(2, 64)
                 .engine(engine)
                 .mode(Mode::Count)
                 .lines(true);
-            let args = [Arg::buffer(&out), Arg::buffer(&inp), Arg::Int(n)];
+            let args = [
+                Arg::buffer(&out),
+                Arg::buffer(&inp),
+                Arg::Int(n),
+                Arg::buffer(&idx),
+            ];
             let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
             assert_eq!(
                 matches!(r.tier, Tier::Compiled { .. }),

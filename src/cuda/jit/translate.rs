@@ -2856,17 +2856,25 @@ impl<'k> Uses<'k> {
         }
     }
 
-    /// Whether every assignment of `v` but its fresh one `fresh` lies directly in the fresh
-    /// one's statement list and does not read `v` (`x = blockIdx.y * 32 + threadIdx.x` after
-    /// a barrier). Each then writes every lane as the fresh one does: the lanes that do not
-    /// execute the list never read `v`, since all its uses lie within that list.
+    /// Whether every statement that writes `v` is an assignment, and every one but its fresh
+    /// one `fresh` lies directly in the fresh one's statement list and does not read `v`
+    /// (`x = blockIdx.y * 32 + threadIdx.x` after a barrier). Each then writes every lane as
+    /// the fresh one does: the lanes that do not execute the list never read `v`, since all
+    /// its uses lie within that list.
     fn restarts(&self, v: usize, fresh: usize) -> bool {
-        let mut defs = self.assigns.iter().filter(|d| d.assign.dst.0 as usize == v);
-        let Some(first) = defs.next().filter(|d| d.at == fresh) else {
+        let defs: Vec<&Def<'_>> = self
+            .assigns
+            .iter()
+            .filter(|d| d.assign.dst.0 as usize == v)
+            .collect();
+        let Some((first, rest)) = defs.split_first().filter(|(d, _)| d.at == fresh) else {
             return false;
         };
         let me = Operand::Var(VarId(v as u32));
-        defs.all(|d| d.list == first.list && !d.assign.op.operands().contains(&me))
+        defs.len() == self.defs[v] as usize
+            && rest
+                .iter()
+                .all(|d| d.list == first.list && !d.assign.op.operands().contains(&me))
     }
 }
 
