@@ -4,8 +4,9 @@
 //! (`i += blockDim.x * gridDim.x`) sweep memory front to back. warpsim runs one block at a time
 //! on each CPU thread, so the same loop's loads lie a whole grid's threads apart: too far for the
 //! processor's prefetchers, which follow streams, and every load waits for memory. A load site
-//! that moved by a steady step since its last execution asks for its rows one step ahead.
-//! Prefetching is a hint: it changes no value and no counter.
+//! that moved since its last execution asks for its rows as far on again (a loop's step is
+//! steady; the first load of a block's loop guesses from the block before). Prefetching is a
+//! hint: it changes no value and no counter.
 
 use crate::memory::Atomics;
 use crate::site::Site;
