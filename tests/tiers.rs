@@ -1115,7 +1115,7 @@ fn restarted_indices_run_alike() {
                int z = t + 1;\n\
                out[x] += z;\n\
                z = idx[t];\n\
-               out[x - 64] = tile[z];\n\
+               out[x + 256] = tile[z];\n\
                for (int i = 0; i < 3; i++) {\n\
                int k = t + i;\n\
                if (k % 4 == 1) continue;\n\
@@ -1130,7 +1130,7 @@ fn restarted_indices_run_alike() {
     for n in [64, 40] {
         let run = |engine: Engine| {
             let dev = Device::default();
-            let out = dev.alloc_zeroed::<f32>("out", 384);
+            let out = dev.alloc_zeroed::<f32>("out", 512);
             let inp = dev.alloc_from("in", &input);
             let idx = dev.alloc_from("idx", &index);
             let cfg = LaunchConfig::new(2, 64)
