@@ -734,10 +734,12 @@ impl Tx<'_, '_> {
         let mut bytes = [uniform; 16];
         for (lanes, t, scale) in &p.terms {
             let chunks = &self.warp_of(lanes);
-            // x86 has no 64-bit lane multiply below AVX-512: a power of two shifts instead.
-            let shift = (scale.count_ones() == 1).then(|| scale.trailing_zeros());
-            let sc = self.b.ins().iconst(I64, *scale);
-            let sc = self.b.ins().splat(I64X2, sc);
+            // x86 has no 64-bit lane multiply below AVX-512: a power of two shifts instead, and
+            // only another scale is made a vector to multiply by.
+            let factor = (scale.count_ones() != 1).then(|| {
+                let sc = self.b.ins().iconst(I64, *scale);
+                self.b.ins().splat(I64X2, sc)
+            });
             let wide: Vec<Value> = if t.is_wide() {
                 chunks.clone()
             } else {
@@ -754,9 +756,12 @@ impl Tx<'_, '_> {
                     .collect()
             };
             for (acc, x) in bytes.iter_mut().zip(wide) {
-                let term = match shift {
-                    Some(k) => self.b.ins().ishl_imm_s(x, i64::from(k)),
-                    None => self.b.ins().imul(x, sc),
+                let term = match factor {
+                    Some(sc) => self.b.ins().imul(x, sc),
+                    None => self
+                        .b
+                        .ins()
+                        .ishl_imm_s(x, i64::from(scale.trailing_zeros())),
                 };
                 *acc = self.b.ins().iadd(*acc, term);
             }
