@@ -105,8 +105,26 @@ pub(crate) const REMEMBERED: usize = 8;
 pub(crate) const ENTRIES: usize = 64;
 const _: () = assert!(ENTRIES == 64, "the memo's places are six bits");
 
-/// `u64`s of a memory instruction's part of the memo: its counts, then the entries.
-pub(crate) const MEMO_FIELDS: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
+/// Places in a memory instruction's table of whole rows: a global load or store whose lanes
+/// are all executing, of a step the compiled code knows and elements of four bytes or more,
+/// costs what the word its row starts at within 128 bytes says (the memo's reasoning, with
+/// the lanes and step fixed), so that word indexes the table directly. A place holds its
+/// cost plus one (0: not known yet), the rows that hit it, and what one row adds to
+/// [`ACCESS_FIELDS`] 1, 2 and 3 ([`TABLE_WORDS`] apart); the hits are multiplied out when
+/// the worker is done. A hit is an index, a compare and an add, where the memo builds and
+/// compares a key and adds four counts.
+pub(crate) const TABLE_PLACES: usize = 32;
+
+/// `u64`s a place of the table of whole rows takes (five used, eight for a shift).
+pub(crate) const TABLE_WORDS: usize = 8;
+
+/// `u64`s of a memory instruction's part of the memo: its counts, the entries, then the
+/// table of whole rows.
+pub(crate) const MEMO_FIELDS: usize =
+    ACCESS_FIELDS + ENTRIES * REMEMBERED + TABLE_PLACES * TABLE_WORDS;
+
+/// Where in a memory instruction's part of the memo its table of whole rows begins.
+pub(crate) const TABLE_AT: usize = ACCESS_FIELDS + ENTRIES * REMEMBERED;
 
 /// `u64`s of a memo for `accesses` memory instructions: the head, then a part each.
 pub(crate) fn memo_words(accesses: usize) -> usize {
@@ -485,7 +503,14 @@ impl crate::count::Deferred for Pending {
         for (&(index, space, kind, unit), e) in
             self.adds.iter().zip(parts.chunks_exact_mut(MEMO_FIELDS))
         {
-            let c = &mut e[..ACCESS_FIELDS];
+            let (c, rest) = e.split_at_mut(ACCESS_FIELDS);
+            for place in rest[TABLE_AT - ACCESS_FIELDS..].chunks_exact(TABLE_WORDS) {
+                let hits = place[1];
+                c[0] = c[0].wrapping_add(hits);
+                for f in 1..4 {
+                    c[f] += hits * place[1 + f];
+                }
+            }
             let Some(index) = index.filter(|_| c[0] != 0) else {
                 continue;
             };

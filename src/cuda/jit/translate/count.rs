@@ -3,7 +3,8 @@
 //! instructions under one mask at once, when the mask next changes), and so are the requests
 //! of a shared access that costs one wavefront whatever its lanes; a lane-varying branch adds
 //! its divergence and the warp's step (per line, its branch too); a barrier its arriving warps;
-//! any other memory instruction adds what the memo remembers for its lanes, or (a miss, or an
+//! any other memory instruction adds what the memo remembers for its lanes (a global row of
+//! every lane and a known step: one hit on its start's place of a table), or (a miss, or an
 //! access that could become the costliest sample) calls [`super::super::count::access`] with
 //! its lanes' byte offsets. An access of cost one that could become the sample is noted for
 //! later rather than shown to the helper where it happens: a call, even on a cold path, makes
@@ -13,7 +14,7 @@
 use super::super::count::{
     self as counts, ACCESS_FIELDS, CALL_WORDS, CountedAccess, ENTRIES, MAX_STEPS, MEMO_BEST,
     MEMO_FIELDS, NEED, NOTE_WORDS, OUT_WORDS, REMEMBERED, ROW_WORDS, RUN_FIELDS, Run, RunAdd,
-    SITE_FIELDS, batch_word, known_word, rows_word, unit_word, wave_word,
+    SITE_FIELDS, TABLE_AT, TABLE_WORDS, batch_word, known_word, rows_word, unit_word, wave_word,
 };
 use super::{C32, Ctx, Known, Parts, Tx};
 use crate::cuda::ir::{Scalar, Site};
@@ -549,10 +550,43 @@ impl Tx<'_, '_> {
             self.b.ins().jump(go, &[]);
             self.b.switch_to_block(go);
         }
+        // Whole rows of a known step index the instruction's table by where they start.
+        let tabled = !shared && !constant && kind != AccessKind::Atomic && size >= 4;
+        let whole = (tabled && known.is_some())
+            .then_some(row)
+            .flatten()
+            .map(|(ok, byte0, _)| {
+                let all = self.b.ins().icmp_imm_s(IntCC::Equal, bits, -1);
+                let whole = self.b.ins().band(ok, all);
+                let word = self.b.ins().band_imm_s(byte0, 127 & !3);
+                let off = self.b.ins().imul_imm_s(word, (TABLE_WORDS * 8 / 4) as i64);
+                (whole, self.b.ins().iadd(memo, off))
+            });
+        let table = counts + (TABLE_AT * 8) as i32;
         if let Some((ok, byte0, step)) = row {
             // The memo: the same lanes at the same start within 128 bytes cost the same.
             let [probe, hit, add] = self.blocks();
-            self.b.ins().brif(ok, probe, &[], call, &[]);
+            if let Some((whole, place)) = whole {
+                let [look, counted, memo_only] = self.blocks();
+                self.b.ins().brif(whole, look, &[], memo_only, &[]);
+                self.b.switch_to_block(memo_only);
+                self.b.ins().brif(ok, probe, &[], call, &[]);
+                self.b.switch_to_block(look);
+                let flags = MemFlagsData::trusted();
+                let known = self.b.ins().load(I64, flags, place, table);
+                // 0 (not known yet) wraps to the most: never cheaper.
+                let cost = self.b.ins().iadd_imm_s(known, -1);
+                let need = (NEED * 8) as i32;
+                let need = self.b.ins().load(I64, flags, memo, need);
+                let cheaper = self.b.ins().icmp(IntCC::UnsignedLessThan, cost, need);
+                self.b.ins().brif(cheaper, counted, &[], probe, &[]);
+                self.b.switch_to_block(counted);
+                let one = self.b.ins().iconst(I64, 1);
+                self.add_at(place, table + 8, one);
+                self.b.ins().jump(done, &[]);
+            } else {
+                self.b.ins().brif(ok, probe, &[], call, &[]);
+            }
             self.b.switch_to_block(probe);
             let start = self.b.ins().band_imm_s(byte0, 127);
             let start = self.b.ins().iadd_imm_s(start, 1);
@@ -612,7 +646,7 @@ impl Tx<'_, '_> {
         } else {
             self.b.ins().jump(call, &[]);
         }
-        self.call_helper(p, a, (w, bits), (entries, call, done));
+        self.call_helper(p, a, (w, bits), (entries, call, done), whole, table);
         self.b.switch_to_block(done);
     }
 
@@ -664,13 +698,16 @@ impl Tx<'_, '_> {
     }
 
     /// Block `call`: show warp `w`'s access (lanes `bits`) of memory instruction `a` to the
-    /// helper, keep the memo's head and what to remember (at `entries`), then go to `done`.
+    /// helper, keep the memo's head and what to remember (at `entries`; a whole row, where
+    /// `whole` says so, also at its place, `table` bytes on), then go to `done`.
     fn call_helper(
         &mut self,
         p: &Parts,
         a: usize,
         (w, bits): (Value, Value),
         (entries, call, done): (i32, Block, Block),
+        whole: Option<(Value, Value)>,
+        table: i32,
     ) {
         self.b.set_cold_block(call);
         self.b.switch_to_block(call);
@@ -723,6 +760,21 @@ impl Tx<'_, '_> {
         for k in 0..REMEMBERED {
             let x = self.b.ins().load(I64, flags, out, ((1 + k) * 8) as i32);
             self.b.ins().store(flags, x, e, entries + (k * 8) as i32);
+        }
+        let Some((whole, place)) = whole else {
+            self.b.ins().jump(done, &[]);
+            return;
+        };
+        let fill = self.b.create_block();
+        self.b.ins().brif(whole, fill, &[], done, &[]);
+        self.b.switch_to_block(fill);
+        // The cost plus one, then (after the hits) sectors, lines and bytes.
+        let cost = self.b.ins().load(I64, flags, out, 2 * 8);
+        let known = self.b.ins().iadd_imm_s(cost, 1);
+        self.b.ins().store(flags, known, place, table);
+        for f in 1..4 {
+            let x = self.b.ins().load(I64, flags, out, (2 + f) * 8);
+            self.b.ins().store(flags, x, place, table + (1 + f) * 8);
         }
         self.b.ins().jump(done, &[]);
     }
