@@ -898,6 +898,49 @@ fn absurd_thread_count_is_refused_quickly() {
 }
 
 #[test]
+fn bench_scaling_compares_one_thread_with_more() {
+    let r = warpsim(&[
+        "bench",
+        "--scaling",
+        "2",
+        "--quick",
+        "--runs",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v = r.json();
+    assert_eq!(
+        (v["threads"].as_u64(), v["pairs"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let rows = v["results"].as_array().unwrap();
+    let names: Vec<_> = rows.iter().filter_map(|r| r["kernel"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "reduce-interleaved",
+            "reduce-sequential",
+            "reduce-unrolled",
+            "reduce-multi",
+            "native sum",
+            "arithmetic alone"
+        ]
+    );
+    for row in rows {
+        let x = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
+        let (lo, s, hi) = (x("scaling_min"), x("scaling"), x("scaling_max"));
+        assert!(0.0 < lo && lo <= s && s <= hi && hi.is_finite(), "{row}");
+        assert!(x("one_thread_ms") > 0.0 && x("threads_ms") > 0.0, "{row}");
+    }
+    let r = warpsim(&["bench", "--scaling", "1", "--quick"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("give 2 or more"), "{}", r.stderr);
+    let r = warpsim(&["bench", "--scaling", "2", "--threads", "2"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+}
+
+#[test]
 fn a_closed_stdout_ends_quietly() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;

@@ -403,6 +403,16 @@ pub struct BenchArgs {
     /// compiler, as `warpsim cu` does).
     #[arg(long)]
     pub programs: bool,
+    /// Measure how the CUDA C reductions scale instead: one CPU thread against N, a launch on
+    /// each in turn in one process (a host's clock moves with its load, so runs minutes apart
+    /// disagree), beside the native sum and a loop of arithmetic alone, what the host gives
+    /// any code; `--runs` pairs, the median of their ratios.
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with_all = ["programs", "pocl", "instructions", "threads"]
+    )]
+    pub scaling: Option<usize>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -147,6 +147,9 @@ pub fn bench(a: &BenchArgs) -> Result<(), String> {
     if a.programs {
         return programs(a);
     }
+    if let Some(n) = a.scaling {
+        return scaling(a, n);
+    }
     match a.threads {
         // warpsim and the native baselines run on the same CPU threads: the whole benchmark
         // runs inside one pool, whose threads both use.
@@ -490,6 +493,175 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// `--scaling`: the CUDA C reductions, the native sum and a loop of arithmetic on one CPU
+/// thread and on `threads`, in turn, `--runs` times; per row the medians of the times and of
+/// the pairs' ratios (one thread's time over the others', the arithmetic's per thread).
+fn scaling(a: &BenchArgs, threads: usize) -> Result<(), String> {
+    if threads < 2 {
+        return Err(format!(
+            "--scaling {threads}: compares one CPU thread with more; give 2 or more"
+        ));
+    }
+    let device = |t| {
+        Device::default()
+            .with_threads(t)
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.to_string())
+    };
+    let (one, many) = (device(1)?, device(threads)?);
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| format!("cannot start {t} CPU threads: {e}"))
+    };
+    let (pool_one, pool_many) = (pool(1)?, pool(threads)?);
+    let module = kernels_cu()?;
+    let n = if a.quick { 1u32 << 20 } else { 1 << 24 };
+    let runs = a.runs.max(1);
+    let size = format!("2^{}", n.trailing_zeros());
+    let mut rows = Vec::new();
+    let (on_one, on_many) = (
+        reduction_twins(&one, &module, n)?,
+        reduction_twins(&many, &module, n)?,
+    );
+    for (t1, tn) in on_one.iter().zip(&on_many) {
+        rows.push(Scaled::measure(t1.kernel, &size, runs, 1, &|all| {
+            let t = if all { tn } else { t1 };
+            (t.cu)(Mode::Fast).map(drop).map_err(|e| e.to_string())
+        })?);
+    }
+    let host = data::unit_floats(n as usize, 7);
+    rows.push(Scaled::measure("native sum", &size, runs, 1, &|all| {
+        let p = if all { &pool_many } else { &pool_one };
+        std::hint::black_box(p.install(|| native::sum(std::hint::black_box(&host))));
+        Ok(())
+    })?);
+    let steps: u64 = if a.quick { 1 << 22 } else { 1 << 25 };
+    let label = format!("2^{} steps", steps.trailing_zeros());
+    rows.push(Scaled::measure(
+        "arithmetic alone",
+        &label,
+        runs,
+        threads,
+        &|all| {
+            let run = || std::hint::black_box(arithmetic(std::hint::black_box(steps)));
+            if all {
+                pool_many.broadcast(|_| run());
+            } else {
+                run();
+            }
+            Ok(())
+        },
+    )?);
+    if a.json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                json!({"kernel": r.kernel, "size": r.size, "one_thread_ms": r.one_ms,
+                       "threads_ms": r.many_ms, "scaling": r.median(),
+                       "scaling_min": r.ratios[0], "scaling_max": r.ratios[r.ratios.len() - 1]})
+            })
+            .collect();
+        let v = json!({"threads": threads, "pairs": runs, "results": rows});
+        out!("{}", serde_json::to_string_pretty(&v).expect("plain JSON"));
+        return Ok(());
+    }
+    out!(
+        "warpsim bench --scaling {threads}: one CPU thread against {threads}, a launch on each in \
+         turn, {runs} pairs (warpsim cu, fast mode)\n"
+    );
+    out!(
+        "  {:<24} {:>12} {:>12} {:>12} {:>9} {:>13}",
+        "kernel",
+        "size",
+        "1 thread ms",
+        format!("{threads} threads ms"),
+        "scaling",
+        "min-max"
+    );
+    for r in &rows {
+        out!(
+            "  {:<24} {:>12} {:>12.2} {:>12.2} {:>8.1}x {:>6.1}-{:<6.1}",
+            r.kernel,
+            r.size,
+            r.one_ms,
+            r.many_ms,
+            r.median(),
+            r.ratios[0],
+            r.ratios[r.ratios.len() - 1]
+        );
+    }
+    out!(
+        "\n(scaling: the median over the pairs of one thread's time over {threads} threads' for \
+         the same work; arithmetic alone runs a loop of multiplies on every thread, no memory: \
+         what this host's cores give any code at this moment)"
+    );
+    Ok(())
+}
+
+/// One row of `--scaling`: the median times on one thread and on all, and the pairs' ratios,
+/// sorted.
+struct Scaled {
+    kernel: &'static str,
+    size: String,
+    one_ms: f64,
+    many_ms: f64,
+    ratios: Vec<f64>,
+}
+
+impl Scaled {
+    /// `run(false)` on one thread and `run(true)` on all, in turn, after one of each to warm
+    /// up; the work on all is `work` times the work on one.
+    fn measure(
+        kernel: &'static str,
+        size: &str,
+        runs: usize,
+        work: usize,
+        run: &dyn Fn(bool) -> Result<(), String>,
+    ) -> Result<Scaled, String> {
+        run(false)?;
+        run(true)?;
+        let clock = |all| -> Result<Duration, String> {
+            let t = Instant::now();
+            run(all)?;
+            Ok(t.elapsed())
+        };
+        let (mut one, mut many, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let (x, y) = (clock(false)?, clock(true)?);
+            ratios.push(work as f64 * x.as_secs_f64() / y.as_secs_f64());
+            one.push(x);
+            many.push(y);
+        }
+        ratios.sort_by(f64::total_cmp);
+        Ok(Scaled {
+            kernel,
+            size: size.to_string(),
+            one_ms: median(one),
+            many_ms: median(many),
+            ratios,
+        })
+    }
+
+    fn median(&self) -> f64 {
+        self.ratios[self.ratios.len() / 2]
+    }
+}
+
+/// A loop of integer multiplies and adds, four independent chains: no memory at all.
+fn arithmetic(steps: u64) -> u64 {
+    let mut x = [1u64, 2, 3, 4];
+    for _ in 0..steps {
+        for v in &mut x {
+            *v = v
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+    }
+    x.iter().fold(0, |a, b| a ^ b)
+}
+
 /// Run the PoCL peer script and read its `RESULT` lines: (kernel, size) → median ms.
 fn pocl_times(script: &Path, runs: usize) -> Result<HashMap<(&'static str, String), f64>, String> {
     let out = Command::new("python3")
@@ -605,13 +777,28 @@ struct Twin {
 /// The reductions' block-partials launch and the transposes, each in both forms, on the same
 /// buffers (fast mode), at the sizes of the cases (and PoCL's).
 fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String> {
-    let module = Module::from_source("cuda/kernels.cu", KERNELS_CU, &Options::default())
-        .map_err(|e| e.to_string())?;
+    let module = kernels_cu()?;
     let (n, sides) = if quick {
         (1u32 << 20, [512u32, 1024])
     } else {
         (1 << 24, [2048, 4096])
     };
+    let mut v = reduction_twins(dev, &module, n)?;
+    v.extend(transpose_twins(dev, &module, sides)?);
+    Ok(v)
+}
+
+fn kernels_cu() -> Result<Module, String> {
+    Module::from_source("cuda/kernels.cu", KERNELS_CU, &Options::default())
+        .map_err(|e| e.to_string())
+}
+
+/// The four reductions of `n` floats in both forms.
+fn reduction_twins(
+    dev: &std::sync::Arc<Device>,
+    module: &Module,
+    n: u32,
+) -> Result<Vec<Twin>, String> {
     let x = dev.alloc_from("x", &data::unit_floats(n as usize, 7));
     type Rust = fn(&mut Block<'_>, &Global<f32>, &Global<f32>, u32);
     let mut v = Vec::new();
@@ -688,6 +875,16 @@ fn twins(dev: &std::sync::Arc<Device>, quick: bool) -> Result<Vec<Twin>, String>
             cu_args,
         });
     }
+    Ok(v)
+}
+
+/// The three PoCL-measured transposes of each side, in both forms.
+fn transpose_twins(
+    dev: &std::sync::Arc<Device>,
+    module: &Module,
+    sides: [u32; 2],
+) -> Result<Vec<Twin>, String> {
+    let mut v = Vec::new();
     for side in sides {
         let input = dev.alloc_from("idata", &data::unit_floats((side * side) as usize, 8));
         for (kernel, name, variant, pocl) in [
