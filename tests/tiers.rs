@@ -629,6 +629,75 @@ fn values_do_not_leak_between_blocks() {
     assert_eq!(want, got);
 }
 
+/// Pointer comparisons and casts to integers read the launch's addresses on both tiers: a
+/// buffer's, a null pointer's, an address no buffer holds, shared memory's window; such a
+/// kernel compiles.
+#[test]
+fn pointer_addresses_run_alike() {
+    let src = r#"
+        __global__ void addresses(unsigned long long *out, const float *x, const float *none,
+                                  int *partial) {
+            __shared__ float s[64];
+            __shared__ int t[8];
+            extern __shared__ char d[];
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            s[threadIdx.x] = x[i];
+            __syncthreads();
+            unsigned long long k = 0;
+            if (none != NULL) k |= 1;
+            if (x) k |= 2;
+            if (!partial) k |= 4;
+            if (partial != nullptr && threadIdx.x == 0) partial[blockIdx.x] = (int)s[5];
+            if (x + i > x + 10) k |= 8;
+            const float *p = &s[threadIdx.x];
+            if ((const void *)p < (const void *)t) k |= 16;
+            if ((void *)d != (void *)s) k |= 32;
+            out[5 * i] = k;
+            out[5 * i + 1] = (unsigned long long)(x + i) - (unsigned long long)x;
+            out[5 * i + 2] = (unsigned long long)&s[threadIdx.x % 7];
+            out[5 * i + 3] = (unsigned long long)none + (unsigned long long)&t[1];
+            out[5 * i + 4] = (unsigned long long)(d + threadIdx.x) ^ (unsigned long long)x;
+        }
+    "#;
+    let module = Module::from_source("addresses.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("addresses").expect("lowers");
+    let dev = Device::default();
+    let (threads, blocks) = (64u32, 3u32);
+    let n = (threads * blocks) as usize;
+    let out = dev.alloc_zeroed::<u64>("out", 5 * n);
+    let x = dev.alloc_from("x", &(0..n).map(|i| i as f32).collect::<Vec<_>>());
+    let partial = dev.alloc_zeroed::<i32>("partial", blocks as usize);
+    let mut seen = Vec::new();
+    for (none, partial_arg) in [
+        (Arg::NoBuffer(0), Arg::buffer(&partial)),
+        (Arg::NoBuffer(0x1234_5670), Arg::NoBuffer(0)),
+    ] {
+        let args = [Arg::buffer(&out), Arg::buffer(&x), none, partial_arg];
+        let outcome = |engine: Engine| {
+            out.fill(0);
+            partial.fill(0);
+            let cfg = LaunchConfig::new(blocks, threads)
+                .dynamic_shared(64)
+                .mode(Mode::Count)
+                .engine(engine);
+            let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+            (r.tier, r.launch.counters, out.to_vec(), partial.to_vec())
+        };
+        let (_, counts, words, sums) = outcome(Engine::Interp);
+        let (tier, jit_counts, jit_words, jit_sums) = outcome(Engine::Jit);
+        assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+        assert_eq!((&words, &sums, counts), (&jit_words, &jit_sums, jit_counts));
+        seen.push(words);
+    }
+    // What the kernel saw: a null `none` then an address, `partial` a buffer then null.
+    let flags = |w: &[u64], i: usize| w[5 * i];
+    assert_eq!(flags(&seen[0], 11) & 0b1111, 0b1010);
+    assert_eq!(flags(&seen[1], 11) & 0b1111, 0b1111);
+    assert_eq!(flags(&seen[0], 3) & 8, 0, "x + 3 > x + 10 is false");
+    assert_eq!(seen[0][5 * 7 + 1], 28, "x + 7 lies 28 bytes past x");
+    assert_eq!(seen[1][5 * 2 + 3] - seen[0][5 * 2 + 3], 0x1234_5670);
+}
+
 /// A block shape the device refuses is an invalid launch on every engine, before anything is
 /// compiled for it (a compiled tier sized by the block would otherwise allocate for 2^32
 /// threads).

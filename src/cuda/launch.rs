@@ -12,7 +12,7 @@ use super::exec::{Exec, Plan, PrintKey, Val, format_printf};
 use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
-use crate::cuda::ir::{Kernel, ParamKind, Scalar};
+use crate::cuda::ir::{Kernel, ParamKind, SHARED_WINDOW, Scalar};
 use crate::error::{AccessFault, Error, Space};
 use crate::memory::Element;
 use crate::site::SiteTable;
@@ -203,23 +203,20 @@ pub fn launch_with(
     let launch = match compiled.as_deref() {
         Some(Ok(c)) => {
             let uniforms: Vec<u64> = vals.iter().map(bits).collect();
+            // A pointer into no buffer keeps its address (comparisons read it); every access
+            // through it faults.
             let mut bufs: Vec<Buf> = buffers
                 .iter()
                 .map(|b| match b {
                     Some(Ok(g)) => g.raw(),
-                    _ => Buf::NONE,
+                    Some(Err(address)) => Buf {
+                        address: *address,
+                        ..Buf::NONE
+                    },
+                    None => Buf::NONE,
                 })
                 .collect();
             bufs.extend(globals.iter().map(|g| g.raw()));
-            let addresses: Vec<u64> = buffers
-                .iter()
-                .map(|b| match b {
-                    Some(Ok(g)) => g.address(),
-                    Some(Err(address)) => *address,
-                    None => 0,
-                })
-                .chain(globals.iter().map(|g| g.address()))
-                .collect();
             // What counting tells apart about each buffer slot (the shared ones per block).
             let targets: Vec<SlotTarget<'_>> = buffers
                 .iter()
@@ -240,7 +237,6 @@ pub fn launch_with(
                     c,
                     kernel,
                     bufs: &bufs,
-                    addresses: &addresses,
                     targets: &targets,
                     slots: &slots,
                     uniforms: &uniforms,
@@ -354,7 +350,6 @@ struct Run<'a> {
     kernel: &'a Kernel,
     bufs: &'a [Buf],
     /// The device address of each buffer slot before the shared ones (for messages).
-    addresses: &'a [u64],
     /// Each buffer slot before the shared ones, as counting sees it.
     targets: &'a [SlotTarget<'a>],
     /// Every buffer slot as counting sees it, made at the launch's first counted block.
@@ -395,6 +390,7 @@ impl Run<'_> {
                 Ok(off) => bufs.push(Buf {
                     ptr: b.st.arena.words.as_mut_ptr() as usize + off,
                     len: u64::from(s.bytes),
+                    address: SHARED_WINDOW + off as u64,
                 }),
                 // The interpreter reports it.
                 Err(_) => {
@@ -406,6 +402,7 @@ impl Run<'_> {
         bufs.push(Buf {
             ptr: b.st.arena.words.as_mut_ptr() as usize,
             len: b.st.arena.dynamic_bytes() as u64,
+            address: SHARED_WINDOW,
         });
         let d = |d: crate::Dim3| [d.x, d.y, d.z];
         let c = self.c;
@@ -583,7 +580,7 @@ impl Run<'_> {
     ) -> Error {
         let k = self.kernel;
         let slot = f.slot as usize;
-        let globals = self.addresses.len();
+        let globals = self.targets.len();
         let shared = globals + k.shared.len();
         let (buffer, space, address) = if slot < globals {
             let name = if slot < globals - k.globals.len() {
@@ -591,7 +588,8 @@ impl Run<'_> {
             } else {
                 k.globals[slot - (globals - k.globals.len())].name.clone()
             };
-            let address = self.addresses[slot].wrapping_add(f.byte as u64);
+            let address = bufs.get(slot).map_or(0, |d| d.address);
+            let address = address.wrapping_add(f.byte as u64);
             (name, Space::Global, address)
         } else {
             let name = if slot < shared {

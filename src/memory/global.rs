@@ -149,12 +149,13 @@ impl<T: Element> Global<T> {
         (whole, self.offset)
     }
 
-    /// The view as compiled code addresses it: its first byte and its length in bytes (the
-    /// elements the interpreter's `place_sized` sees).
+    /// The view as compiled code addresses it: its first byte, its length in bytes (the
+    /// elements the interpreter's `place_sized` sees) and its device address.
     pub(crate) fn raw(&self) -> crate::cuda::jit::Buf {
         crate::cuda::jit::Buf {
             ptr: self.alloc.words.as_ptr() as usize + self.offset,
             len: (self.len * T::SIZE as usize) as u64,
+            address: self.address(),
         }
     }
 

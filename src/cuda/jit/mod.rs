@@ -115,11 +115,18 @@ pub(crate) struct Buf {
     pub ptr: usize,
     /// Bytes accessible from `ptr`.
     pub len: u64,
+    /// The device address of its first byte, what pointer comparisons and casts to integers
+    /// read (shared memory's in its window, [`crate::cuda::ir::SHARED_WINDOW`]).
+    pub address: u64,
 }
 
 impl Buf {
     /// A pointer into no buffer.
-    pub const NONE: Buf = Buf { ptr: 0, len: 0 };
+    pub const NONE: Buf = Buf {
+        ptr: 0,
+        len: 0,
+        address: 0,
+    };
 }
 
 /// What a checked access does: load, store or atomic, and its size in bytes.

@@ -108,7 +108,9 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
     // Built-ins refused wherever they are read, at block level too.
     let refused = |o: &Operand| match o {
         Operand::Builtin(Builtin::Clock) => Some("clock()"),
-        Operand::Builtin(Builtin::BaseAddress(_)) => Some("pointer addresses"),
+        Operand::Builtin(Builtin::BaseAddress(Base::Var(_))) => {
+            Some("the address of a pointer that picks its buffer per thread")
+        }
         _ => None,
     };
     let what = std::cell::Cell::new(None);
@@ -2614,9 +2616,18 @@ impl Tx<'_, '_> {
                 V::U(self.load_ctx(I32, off))
             }
             Builtin::WarpSize => V::U(self.b.ins().iconst(I32, 32)),
-            Builtin::BaseAddress(_) | Builtin::Clock => {
-                unreachable!("refused by `supported`")
-            }
+            // A buffer's address is the launch's (its slot's), a null pointer's 0.
+            Builtin::BaseAddress(base) => V::U(match slot(self.k, base) {
+                Some(s) => {
+                    let bufs = self.load_ctx(I64, offset_of!(Ctx, bufs));
+                    let at = s * size_of::<Buf>() + offset_of!(Buf, address);
+                    self.b
+                        .ins()
+                        .load(I64, MemFlagsData::trusted(), bufs, at as i32)
+                }
+                None => self.b.ins().iconst(I64, 0),
+            }),
+            Builtin::Clock => unreachable!("refused by `compile`"),
         }
     }
 

@@ -551,7 +551,7 @@ impl Tx<'_, '_> {
             self.b.switch_to_block(go);
         }
         // Whole rows of a known step index the instruction's table by where they start.
-        let tabled = !shared && !constant && kind != AccessKind::Atomic && size >= 4;
+        let tabled = !shared && !constant && kind != AccessKind::Atomic && size % 4 == 0;
         let whole = (tabled && known.is_some())
             .then_some(row)
             .flatten()
