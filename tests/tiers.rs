@@ -698,6 +698,74 @@ fn pointer_addresses_run_alike() {
     assert_eq!(seen[1][5 * 2 + 3] - seen[0][5 * 2 + 3], 0x1234_5670);
 }
 
+/// The sm_80 warp reductions combine the lanes their mask names among those executing, with
+/// signed or unsigned order as the value's type says, alike on both tiers; they compile.
+#[test]
+fn warp_reductions_run_alike() {
+    let src = r#"
+        __global__ void reduce(int *out, unsigned *u, const int *x) {
+            int t = threadIdx.x + blockIdx.x * blockDim.x;
+            int v = x[t] - 6;
+            int a = 0, b = 0, c = 0;
+            unsigned d = 0, e = 0, f = 0;
+            if (t % 3 != 0) {
+                a = __reduce_add_sync(0xffffffff, v);
+                b = __reduce_min_sync(0xfffffff0, v);
+                c = __reduce_max_sync(0x0f0f0f0f, v);
+            } else {
+                d = __reduce_min_sync(0xffffffff, (unsigned)v);
+                e = __reduce_max_sync(0xffffffff, (unsigned)v);
+                f = __reduce_and_sync(0xffffffff, (unsigned)v | 0x100u);
+            }
+            out[4 * t] = a; out[4 * t + 1] = b; out[4 * t + 2] = c;
+            // A mask that names no executing lane: 0.
+            int g = -1;
+            if (threadIdx.x < 8) g = __reduce_add_sync(0xffffff00u, 1);
+            out[4 * t + 3] = g;
+            u[4 * t] = d; u[4 * t + 1] = e; u[4 * t + 2] = f;
+            u[4 * t + 3] = __reduce_or_sync(0xffffffff, 1u << (threadIdx.x % 32))
+                         ^ __reduce_xor_sync(0x55555555, (unsigned)t);
+        }
+    "#;
+    let module = Module::from_source("reduce.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("reduce").expect("lowers");
+    let dev = Device::default();
+    let n = 96;
+    let out = dev.alloc_zeroed::<i32>("out", 4 * n);
+    let u = dev.alloc_zeroed::<u32>("u", 4 * n);
+    let x = dev.alloc_from(
+        "x",
+        &(0..n as i32).map(|i| (i * 7) % 13).collect::<Vec<_>>(),
+    );
+    let args = [Arg::buffer(&out), Arg::buffer(&u), Arg::buffer(&x)];
+    let outcome = |engine: Engine| {
+        out.fill(0);
+        u.fill(0);
+        let cfg = LaunchConfig::new(2, 48).mode(Mode::Count).engine(engine);
+        let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
+        (r.tier, r.launch.counters, out.to_vec(), u.to_vec())
+    };
+    let (_, counts, ints, words) = outcome(Engine::Interp);
+    let (tier, jit_counts, jit_ints, jit_words) = outcome(Engine::Jit);
+    assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+    assert_eq!((&ints, &words, counts), (&jit_ints, &jit_words, jit_counts));
+    // Thread 1: the lanes 1..31 of warp 0 not divisible by 3 add their x - 6.
+    let v = |t: i32| (t * 7) % 13 - 6;
+    let executing = |m: u32| (0..32).filter(move |&l| m >> l & 1 == 1 && l % 3 != 0);
+    assert_eq!(ints[4], executing(!0).map(v).sum::<i32>());
+    assert_eq!(ints[5], executing(0xffff_fff0).map(v).min().unwrap());
+    assert_eq!(ints[4 * 3 + 3], 0, "thread 3 names no executing lane");
+    // Thread 0 compares unsigned: -6 is the largest.
+    assert_eq!(
+        words[1],
+        (0..32)
+            .filter(|l| l % 3 == 0)
+            .map(|l| v(l) as u32)
+            .max()
+            .unwrap()
+    );
+}
+
 /// A block shape the device refuses is an invalid launch on every engine, before anything is
 /// compiled for it (a compiled tier sized by the block would otherwise allocate for 2^32
 /// threads).

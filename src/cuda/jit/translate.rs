@@ -14,7 +14,7 @@
 use super::{Access, Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
-    ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, library,
+    ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, WarpReduce, library,
 };
 use crate::error::AccessKind;
 use crate::memory::shared::SLACK_WORDS;
@@ -658,7 +658,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             same_for_all(k, Some(width), "a shuffle's width")
         }
         Stmt::Vote { kind, mask, .. } => {
-            if matches!(kind, VoteKind::MatchAny | VoteKind::Reduce(_)) {
+            if kind == &VoteKind::MatchAny {
                 return Err(format!("{kind:?} is not compiled yet"));
             }
             same_for_all(k, mask.as_ref(), "a vote's mask")
@@ -4859,7 +4859,14 @@ impl Tx<'_, '_> {
                 let c = self.b.ins().icmp(IntCC::Equal, pred, named);
                 self.b.ins().uextend(I32, c)
             }
-            VoteKind::MatchAny | VoteKind::Reduce(_) => unreachable!("refused by `supported`"),
+            VoteKind::Reduce(op) => {
+                let (v, t) = self.get(arg.expect("a value to combine"));
+                let v = self.convert(v, t, S::U32);
+                let x = self.lanes(v, S::U32);
+                let signed = self.k.vars[dst.0 as usize].ty == S::I32;
+                self.warp_reduce(op, signed, &x, named)
+            }
+            VoteKind::MatchAny => unreachable!("refused by `supported`"),
         };
         let ty = self.k.vars[dst.0 as usize].ty;
         let r = if ty == S::Bool {
@@ -4870,6 +4877,56 @@ impl Tx<'_, '_> {
         };
         let lanes = self.lanes(V::U(r), ty);
         self.assign(dst, V::L(lanes))
+    }
+
+    /// `__reduce_OP_sync`: the 32-bit lanes `x` of the lanes in `named` combined by `op`
+    /// (`signed`: min and max compare as `int`), 0 where it names none. Lanes outside take
+    /// the operation's identity, the eight chunks combine lane by lane, then their four lanes.
+    fn warp_reduce(&mut self, op: WarpReduce, signed: bool, x: &[Value], named: Value) -> Value {
+        let identity = match (op, signed) {
+            (WarpReduce::Min, true) => i64::from(i32::MAX),
+            (WarpReduce::Max, true) => i64::from(i32::MIN),
+            (WarpReduce::Min, false) | (WarpReduce::And, _) => -1,
+            _ => 0,
+        };
+        let combine = |b: &mut FunctionBuilder<'_>, x: Value, y: Value| match (op, signed) {
+            (WarpReduce::Add, _) => b.ins().iadd(x, y),
+            (WarpReduce::Min, true) => b.ins().smin(x, y),
+            (WarpReduce::Min, false) => b.ins().umin(x, y),
+            (WarpReduce::Max, true) => b.ins().smax(x, y),
+            (WarpReduce::Max, false) => b.ins().umax(x, y),
+            (WarpReduce::And, _) => b.ins().band(x, y),
+            (WarpReduce::Or, _) => b.ins().bor(x, y),
+            (WarpReduce::Xor, _) => b.ins().bxor(x, y),
+        };
+        let id = self.b.ins().iconst(I32, identity);
+        let id = self.b.ins().splat(I32X4, id);
+        let all = self.b.ins().splat(I32X4, named);
+        let zero = self.vconst(I32X4, [0; 16]);
+        let mut acc = None;
+        for (c, &chunk) in x.iter().enumerate() {
+            let mut bits = [0u8; 16];
+            for l in 0..4 {
+                bits[4 * l..4 * l + 4].copy_from_slice(&(1u32 << (4 * c + l)).to_le_bytes());
+            }
+            let bit = self.vconst(I32X4, bits);
+            let has = self.b.ins().band(all, bit);
+            let member = self.b.ins().icmp(IntCC::NotEqual, has, zero);
+            let chunk = self.cast(I32X4, chunk);
+            let y = self.b.ins().bitselect(member, chunk, id);
+            acc = Some(match acc {
+                None => y,
+                Some(a) => combine(&mut self.b, a, y),
+            });
+        }
+        let acc = acc.expect("eight chunks");
+        let l: [Value; 4] = std::array::from_fn(|i| self.b.ins().extractlane(acc, i as u8));
+        let lo = combine(&mut self.b, l[0], l[1]);
+        let hi = combine(&mut self.b, l[2], l[3]);
+        let r = combine(&mut self.b, lo, hi);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, named, 0);
+        let zero = self.b.ins().iconst(I32, 0);
+        self.b.ins().select(none, zero, r)
     }
 
     /// An atomic read-modify-write per executing lane, in lane order: a compare-and-swap loop
