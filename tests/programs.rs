@@ -146,6 +146,41 @@ fn reductions_chain_launches() {
 }
 
 #[test]
+fn verbose_says_which_tier_ran_each_kernel() {
+    let r = warpsim(&[
+        "cu",
+        "examples/reduce_two_pass.cu",
+        "--verbose",
+        "--",
+        "100000",
+    ]);
+    passes(&r);
+    assert!(
+        r.stderr
+            .contains("==warpsim== `reduce_pass` (2 launches) ran compiled"),
+        "{}",
+        r.show()
+    );
+    let r = warpsim(&[
+        "cu",
+        "examples/reduce_two_pass.cu",
+        "--verbose",
+        "--engine",
+        "interp",
+        "--",
+        "100000",
+    ]);
+    passes(&r);
+    assert!(
+        r.stderr.contains(
+            "`reduce_pass` (2 launches) ran on the interpreter: the interpreter was asked for"
+        ),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn transpose_benchmark_times_with_events() {
     let (r, p) = with_json(&["examples/transpose_bench.cu"], &["96", "64"]);
     passes(&r);

@@ -318,7 +318,8 @@ pub struct CuArgs {
     /// mode runs on the interpreter).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
-    /// Say on stderr which tier ran each launch, and why not the compiled one (--kernel).
+    /// Say on stderr which tier ran the launch, and why not the compiled one (with a program:
+    /// each kernel's launches, once per tier and reason).
     #[arg(long)]
     pub verbose: bool,
     /// Stop a kernel still running after SECONDS with an error naming the loop it was in, or

@@ -271,6 +271,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
             kernel: kernel.name.clone(),
             unit: 0,
             report: l.clone(),
+            tier: r.tier.clone(),
         };
         let page = html::program_report(&file.display().to_string(), dev.profile(), &[launch]);
         std::fs::write(path, page)

@@ -144,6 +144,28 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
     for (k, f) in &findings {
         note!("{MARK} {k}: {f}");
     }
+    if a.verbose {
+        // Each kernel's launches per tier and reason, in the order first seen.
+        let mut told: Vec<(&str, String, usize)> = Vec::new();
+        let mut at: BTreeMap<(&str, String), usize> = BTreeMap::new();
+        for l in &outcome.launches {
+            let ran = match &l.tier {
+                warpsim::cuda::Tier::Compiled { .. } => "ran compiled".to_string(),
+                warpsim::cuda::Tier::Interpreted { reason } => {
+                    format!("ran on the interpreter: {reason}")
+                }
+            };
+            let i = *at.entry((&l.kernel, ran.clone())).or_insert_with(|| {
+                told.push((&l.kernel, ran, 0));
+                told.len() - 1
+            });
+            told[i].2 += 1;
+        }
+        for (kernel, ran, n) in told {
+            let s = if n == 1 { "" } else { "es" };
+            note!("{MARK} `{kernel}` ({n} launch{s}) {ran}");
+        }
+    }
     note_raw!("{}", summary(&outcome.launches, &dev, mode));
     if let Some(path) = &a.json_out {
         let mut sources = lines::Sources::default();

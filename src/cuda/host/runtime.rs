@@ -102,6 +102,8 @@ pub struct Launch {
     pub unit: u32,
     /// The launch's counters, findings and time.
     pub report: LaunchReport,
+    /// The tier that ran it.
+    pub tier: cuda::Tier,
 }
 
 /// What an allocation is.
@@ -649,6 +651,7 @@ impl<'d> Runtime<'d> {
                     kernel: k.name.clone(),
                     unit,
                     report: r.launch,
+                    tier: r.tier,
                 });
                 if memcheck {
                     self.sticky = Some(status::LAUNCH_FAILURE);
