@@ -629,6 +629,26 @@ fn values_do_not_leak_between_blocks() {
     assert_eq!(want, got);
 }
 
+/// Launch `k` on the interpreter, then forced onto the compiled tier, each time after `clear`;
+/// the compiled tier must run it and leave the same outputs (what `read` reads) and counters.
+/// The outputs.
+fn compiled_alike<T: PartialEq + std::fmt::Debug>(
+    (dev, k, cfg, args): (&Device, &Kernel, &LaunchConfig, &[Arg]),
+    clear: impl Fn(),
+    read: impl Fn() -> T,
+) -> T {
+    let run = |engine: Engine| {
+        clear();
+        let r = cuda::launch(dev, k, &cfg.clone().engine(engine), args).expect("runs");
+        (r.tier, r.launch.counters, read())
+    };
+    let (_, counts, want) = run(Engine::Interp);
+    let (tier, jit_counts, got) = run(Engine::Jit);
+    assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
+    assert_eq!((&want, counts), (&got, jit_counts));
+    want
+}
+
 /// Pointer comparisons and casts to integers read the launch's addresses on both tiers: a
 /// buffer's, a null pointer's, an address no buffer holds, shared memory's window; such a
 /// kernel compiles.
@@ -673,20 +693,17 @@ fn pointer_addresses_run_alike() {
         (Arg::NoBuffer(0x1234_5670), Arg::NoBuffer(0)),
     ] {
         let args = [Arg::buffer(&out), Arg::buffer(&x), none, partial_arg];
-        let outcome = |engine: Engine| {
-            out.fill(0);
-            partial.fill(0);
-            let cfg = LaunchConfig::new(blocks, threads)
-                .dynamic_shared(64)
-                .mode(Mode::Count)
-                .engine(engine);
-            let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
-            (r.tier, r.launch.counters, out.to_vec(), partial.to_vec())
-        };
-        let (_, counts, words, sums) = outcome(Engine::Interp);
-        let (tier, jit_counts, jit_words, jit_sums) = outcome(Engine::Jit);
-        assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
-        assert_eq!((&words, &sums, counts), (&jit_words, &jit_sums, jit_counts));
+        let cfg = LaunchConfig::new(blocks, threads)
+            .dynamic_shared(64)
+            .mode(Mode::Count);
+        let (words, _) = compiled_alike(
+            (&dev, &k, &cfg, &args),
+            || {
+                out.fill(0);
+                partial.fill(0);
+            },
+            || (out.to_vec(), partial.to_vec()),
+        );
         seen.push(words);
     }
     // What the kernel saw: a null `none` then an address, `partial` a buffer then null.
@@ -738,17 +755,15 @@ fn warp_reductions_run_alike() {
         &(0..n as i32).map(|i| (i * 7) % 13).collect::<Vec<_>>(),
     );
     let args = [Arg::buffer(&out), Arg::buffer(&u), Arg::buffer(&x)];
-    let outcome = |engine: Engine| {
-        out.fill(0);
-        u.fill(0);
-        let cfg = LaunchConfig::new(2, 48).mode(Mode::Count).engine(engine);
-        let r = cuda::launch(&dev, &k, &cfg, &args).expect("runs");
-        (r.tier, r.launch.counters, out.to_vec(), u.to_vec())
-    };
-    let (_, counts, ints, words) = outcome(Engine::Interp);
-    let (tier, jit_counts, jit_ints, jit_words) = outcome(Engine::Jit);
-    assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
-    assert_eq!((&ints, &words, counts), (&jit_ints, &jit_words, jit_counts));
+    let cfg = LaunchConfig::new(2, 48).mode(Mode::Count);
+    let (ints, words) = compiled_alike(
+        (&dev, &k, &cfg, &args),
+        || {
+            out.fill(0);
+            u.fill(0);
+        },
+        || (out.to_vec(), u.to_vec()),
+    );
     // Thread 1: the lanes 1..31 of warp 0 not divisible by 3 add their x - 6.
     let v = |t: i32| (t * 7) % 13 - 6;
     let executing = |m: u32| (0..32).filter(move |&l| m >> l & 1 == 1 && l % 3 != 0);
