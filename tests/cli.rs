@@ -933,9 +933,14 @@ fn bench_scaling_compares_one_thread_with_more() {
         assert!(0.0 < lo && lo <= s && s <= hi && hi.is_finite(), "{row}");
         assert!(x("one_thread_ms") > 0.0 && x("threads_ms") > 0.0, "{row}");
     }
-    let r = warpsim(&["bench", "--scaling", "1", "--quick"]);
-    assert_eq!(r.code, Some(1), "{}", r.stderr);
-    assert!(r.stderr.contains("give 2 or more"), "{}", r.stderr);
+    for n in ["1", "100000"] {
+        let r = warpsim_within(
+            &["bench", "--scaling", n, "--quick"],
+            Duration::from_secs(20),
+        );
+        assert_eq!(r.code, Some(2), "{}", r.stderr);
+        assert!(r.stderr.contains("between 2 and"), "{}", r.stderr);
+    }
     let r = warpsim(&["bench", "--scaling", "2", "--threads", "2"]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
 }

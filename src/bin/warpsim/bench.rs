@@ -497,11 +497,6 @@ fn programs(a: &BenchArgs) -> Result<(), String> {
 /// thread and on `threads`, in turn, `--runs` times; per row the medians of the times and of
 /// the pairs' ratios (one thread's time over the others', the arithmetic's per thread).
 fn scaling(a: &BenchArgs, threads: usize) -> Result<(), String> {
-    if threads < 2 {
-        return Err(format!(
-            "--scaling {threads}: compares one CPU thread with more; give 2 or more"
-        ));
-    }
     let device = |t| {
         Device::default()
             .with_threads(t)
@@ -530,6 +525,18 @@ fn scaling(a: &BenchArgs, threads: usize) -> Result<(), String> {
             let t = if all { tn } else { t1 };
             (t.cu)(Mode::Fast).map(drop).map_err(|e| e.to_string())
         })?);
+        // The same input on any number of threads: the same block sums, bit for bit.
+        if t1.output.to_vec().iter().map(|x| x.to_bits()).ne(tn
+            .output
+            .to_vec()
+            .iter()
+            .map(|x| x.to_bits()))
+        {
+            return Err(format!(
+                "{}: one thread and {threads} wrote different sums",
+                t1.kernel
+            ));
+        }
     }
     let host = data::unit_floats(n as usize, 7);
     rows.push(Scaled::measure("native sum", &size, runs, 1, &|all| {

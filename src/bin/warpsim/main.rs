@@ -106,9 +106,15 @@ fn main() -> ExitCode {
         }
         Command::Occupancy(a) => occupancy(&a),
         Command::Cu(a) => cu::cu(&a),
-        Command::Bench(a) => {
-            checked_threads(a.threads).and_then(|_| bench::bench(&a).map_err(Failure::Failed))
-        }
+        Command::Bench(a) => checked_threads(a.threads)
+            .and_then(|_| match a.scaling {
+                Some(n) if !(2..=MAX_THREADS).contains(&n) => Err(Failure::Usage(format!(
+                    "--scaling N compares one CPU thread with N: N must be between 2 and \
+                         {MAX_THREADS}, not {n}"
+                ))),
+                _ => Ok(()),
+            })
+            .and_then(|_| bench::bench(&a).map_err(Failure::Failed)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
