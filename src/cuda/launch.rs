@@ -349,7 +349,6 @@ struct Run<'a> {
     c: &'a Compiled,
     kernel: &'a Kernel,
     bufs: &'a [Buf],
-    /// The device address of each buffer slot before the shared ones (for messages).
     /// Each buffer slot before the shared ones, as counting sees it.
     targets: &'a [SlotTarget<'a>],
     /// Every buffer slot as counting sees it, made at the launch's first counted block.

@@ -106,9 +106,9 @@ pub(crate) const ENTRIES: usize = 64;
 const _: () = assert!(ENTRIES == 64, "the memo's places are six bits");
 
 /// Places in a memory instruction's table of whole rows: a global load or store whose lanes
-/// are all executing, of a step the compiled code knows and elements of a multiple of four bytes,
-/// costs what the word its row starts at within 128 bytes says (the memo's reasoning, with
-/// the lanes and step fixed), so that word indexes the table directly. A place holds its
+/// are all executing, of a step the compiled code knows and elements of a multiple of four
+/// bytes, costs what the word its row starts at within 128 bytes says (the memo's reasoning,
+/// with the lanes and step fixed), so that word indexes the table directly. A place holds its
 /// cost plus one (0: not known yet), the rows that hit it, and what one row adds to
 /// [`ACCESS_FIELDS`] 1, 2 and 3 ([`TABLE_WORDS`] apart); the hits are multiplied out when
 /// the worker is done. A hit is an index, a compare and an add, where the memo builds and
