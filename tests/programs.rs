@@ -178,6 +178,10 @@ fn verbose_says_which_tier_ran_each_kernel() {
         "{}",
         r.show()
     );
+    // The profile says it per launch.
+    let (r, p) = with_json(&["examples/reduce_two_pass.cu"], &["100000"]);
+    passes(&r);
+    assert_eq!(p["launches"][1]["tier"], "compiled", "{p}");
 }
 
 #[test]

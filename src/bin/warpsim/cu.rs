@@ -9,7 +9,7 @@
 use crate::args::CuArgs;
 use crate::{
     Failure, check_output_flags, device, finding_json, html, launch_json_with, lines, median,
-    occupancy_json, prediction_text, preflight, selected,
+    occupancy_json, prediction_text, preflight, selected, tier_json,
 };
 use rand::{RngExt, SeedableRng, rngs::SmallRng};
 use serde_json::{Value, json};
@@ -242,10 +242,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
                 "args": a.args,
             },
             "time_ms": time.as_secs_f64() * 1e3,
-            "tier": match &r.tier {
-                cuda::Tier::Compiled { .. } => json!("compiled"),
-                cuda::Tier::Interpreted { reason } => json!({"interpreted": reason}),
-            },
+            "tier": tier_json(&r.tier),
             "launches": [launch_json_with(l, only, a.lines.then_some(&mut sources))],
             "occupancy": occ.as_ref().map_or(Value::Null, occupancy_json),
             "printf": r.printed.iter().map(|p| json!({

@@ -353,6 +353,14 @@ fn launch_json(l: &LaunchReport, only: Option<&[String]>) -> Value {
     launch_json_with(l, only, None)
 }
 
+/// Which tier ran a launch, as JSON: `"compiled"`, or `{"interpreted": why}`.
+fn tier_json(t: &warpsim::cuda::Tier) -> Value {
+    match t {
+        warpsim::cuda::Tier::Compiled { .. } => json!("compiled"),
+        warpsim::cuda::Tier::Interpreted { reason } => json!({ "interpreted": reason }),
+    }
+}
+
 /// A launch as JSON; with `sources`, also its `lines` (counters per source line).
 fn launch_json_with(
     l: &LaunchReport,

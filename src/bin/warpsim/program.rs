@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use crate::args::CuArgs;
 use crate::html;
 use crate::table::Table;
-use crate::{Failure, device, finding_json, launch_json_with, lines, preflight};
+use crate::{Failure, device, finding_json, launch_json_with, lines, preflight, tier_json};
 use serde_json::json;
 use warpsim::check::Severity;
 use warpsim::cuda::Options;
@@ -182,6 +182,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             "launches": outcome.launches.iter().map(|l| {
                 let mut j = launch_json_with(&l.report, a.metrics.as_deref(), a.lines.then_some(&mut sources));
                 j["unit"] = json!(l.unit);
+                j["tier"] = tier_json(&l.tier);
                 j["time_ms"] = json!(l.report.elapsed.as_secs_f64() * 1e3);
                 if mode == Mode::Check {
                     j["findings"] = l.report.findings.iter().map(finding_json).collect();
