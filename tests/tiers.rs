@@ -781,6 +781,45 @@ fn warp_reductions_run_alike() {
     );
 }
 
+/// `__match_any_sync` names, per lane, the lanes of its mask among those executing whose value
+/// equals its own, alike on both tiers; it compiles.
+#[test]
+fn match_any_runs_alike() {
+    let src = r#"
+        __global__ void groups(unsigned *out, const int *x) {
+            int t = threadIdx.x + blockIdx.x * blockDim.x;
+            unsigned m = 0;
+            if (x[t] % 4 != 0) m = __match_any_sync(0xfffffffeu, x[t] % 5);
+            out[t] = m;
+        }
+    "#;
+    let module = Module::from_source("match.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("groups").expect("lowers");
+    let dev = Device::default();
+    let n = 96;
+    let values: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 13).collect();
+    let out = dev.alloc_zeroed::<u32>("out", n);
+    let x = dev.alloc_from("x", &values);
+    let cfg = LaunchConfig::new(2, 48).mode(Mode::Count);
+    let got = compiled_alike(
+        (&dev, &k, &cfg, &[Arg::buffer(&out), Arg::buffer(&x)]),
+        || out.fill(0),
+        || out.to_vec(),
+    );
+    // Warp 0 of block 0 against a reference: lane 0 is outside the mask.
+    let executing = |l: usize| l != 0 && values[l] % 4 != 0;
+    for l in 0..32 {
+        let want = if executing(l) {
+            (0..32)
+                .filter(|&k| executing(k) && values[k] % 5 == values[l] % 5)
+                .fold(0u32, |m, k| m | 1 << k)
+        } else {
+            0
+        };
+        assert_eq!(got[l], want, "lane {l}");
+    }
+}
+
 /// A block shape the device refuses is an invalid launch on every engine, before anything is
 /// compiled for it (a compiled tier sized by the block would otherwise allocate for 2^32
 /// threads).

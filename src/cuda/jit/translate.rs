@@ -657,12 +657,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             same_for_all(k, mask.as_ref(), "a shuffle's mask")?;
             same_for_all(k, Some(width), "a shuffle's width")
         }
-        Stmt::Vote { kind, mask, .. } => {
-            if kind == &VoteKind::MatchAny {
-                return Err(format!("{kind:?} is not compiled yet"));
-            }
-            same_for_all(k, mask.as_ref(), "a vote's mask")
-        }
+        Stmt::Vote { mask, .. } => same_for_all(k, mask.as_ref(), "a vote's mask"),
         Stmt::Printf { args, .. } if args.len() > super::print::MAX_ARGS => Err(format!(
             "a printf of more than {} arguments is not compiled",
             super::print::MAX_ARGS
@@ -4866,7 +4861,13 @@ impl Tx<'_, '_> {
                 let signed = self.k.vars[dst.0 as usize].ty == S::I32;
                 self.warp_reduce(op, signed, &x, named)
             }
-            VoteKind::MatchAny => unreachable!("refused by `supported`"),
+            VoteKind::MatchAny => {
+                let (v, t) = self.get(arg.expect("a value to match"));
+                let v = self.convert(v, t, S::U32);
+                let x = self.lanes(v, S::U32);
+                let lanes = self.match_any(&x, named);
+                return self.assign(dst, V::L(lanes));
+            }
         };
         let ty = self.k.vars[dst.0 as usize].ty;
         let r = if ty == S::Bool {
@@ -4877,6 +4878,28 @@ impl Tx<'_, '_> {
         };
         let lanes = self.lanes(V::U(r), ty);
         self.assign(dst, V::L(lanes))
+    }
+
+    /// `__match_any_sync`: per lane named in `named`, the named lanes whose 32-bit value in
+    /// `x` equals its own; 0 in the others. Each lane's value is compared with the whole warp's
+    /// (32 splats, eight compares each): a rare intrinsic, kept simple.
+    fn match_any(&mut self, x: &[Value], named: Value) -> Vec<Value> {
+        let x: Vec<Value> = x.iter().map(|&c| self.cast(I32X4, c)).collect();
+        let zero = self.b.ins().iconst(I32, 0);
+        let mut out = vec![self.b.ins().splat(I32X4, zero); C32];
+        for l in 0..32 {
+            let own = self.b.ins().extractlane(x[l / 4], (l % 4) as u8);
+            let own = self.b.ins().splat(I32X4, own);
+            let same: [Value; C32] =
+                std::array::from_fn(|c| self.b.ins().icmp(IntCC::Equal, x[c], own));
+            let same = self.bits(&same);
+            let same = self.b.ins().band(same, named);
+            let member = self.b.ins().ushr_imm_s(named, l as i64);
+            let member = self.b.ins().band_imm_s(member, 1);
+            let r = self.b.ins().select(member, same, zero);
+            out[l / 4] = self.b.ins().insertlane(out[l / 4], r, (l % 4) as u8);
+        }
+        out
     }
 
     /// `__reduce_OP_sync`: the 32-bit lanes `x` of the lanes in `named` combined by `op`
