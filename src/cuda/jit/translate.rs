@@ -4832,8 +4832,9 @@ impl Tx<'_, '_> {
             }
         };
         let named = self.b.ins().band(active, member);
+        // Ballots and votes read the value's truth; reductions and matches its 32 bits.
         let pred = match arg {
-            Some(a) if kind != VoteKind::ActiveMask => {
+            Some(a) if matches!(kind, VoteKind::Ballot | VoteKind::Any | VoteKind::All) => {
                 let (v, t) = self.get(a);
                 let p = self.convert(v, t, S::Bool);
                 let p = self.lanes(p, S::Bool);
@@ -4855,16 +4856,12 @@ impl Tx<'_, '_> {
                 self.b.ins().uextend(I32, c)
             }
             VoteKind::Reduce(op) => {
-                let (v, t) = self.get(arg.expect("a value to combine"));
-                let v = self.convert(v, t, S::U32);
-                let x = self.lanes(v, S::U32);
+                let x = self.words(arg.expect("a value to combine"));
                 let signed = self.k.vars[dst.0 as usize].ty == S::I32;
                 self.warp_reduce(op, signed, &x, named)
             }
             VoteKind::MatchAny => {
-                let (v, t) = self.get(arg.expect("a value to match"));
-                let v = self.convert(v, t, S::U32);
-                let x = self.lanes(v, S::U32);
+                let x = self.words(arg.expect("a value to match"));
                 let lanes = self.match_any(&x, named);
                 return self.assign(dst, V::L(lanes));
             }
@@ -4878,6 +4875,13 @@ impl Tx<'_, '_> {
         };
         let lanes = self.lanes(V::U(r), ty);
         self.assign(dst, V::L(lanes))
+    }
+
+    /// An operand's 32 bits per lane (what warp reductions and matches compare).
+    fn words(&mut self, a: &Operand) -> Vec<Value> {
+        let (v, t) = self.get(a);
+        let v = self.convert(v, t, S::U32);
+        self.lanes(v, S::U32)
     }
 
     /// `__match_any_sync`: per lane named in `named`, the named lanes whose 32-bit value in
