@@ -820,6 +820,152 @@ fn match_any_runs_alike() {
     }
 }
 
+/// Member masks that differ between lanes or warps compile: a `__ballot_sync` result as a
+/// later shuffle's mask (the same within each warp), and groups of lanes each passing its own
+/// mask (`__match_any_sync`'s, as `labeled_partition` makes them) to votes, reductions,
+/// matches, shuffles and `__syncwarp`. Both tiers agree, and with a reference.
+#[test]
+fn lane_masks_run_alike() {
+    let src = r#"
+        __global__ void groups(int *out, const int *key, const int *x) {
+            int t = threadIdx.x + blockIdx.x * blockDim.x;
+            int v = x[t];
+            unsigned half = __ballot_sync(0xffffffffu, threadIdx.x % 32 < 16);
+            int s = v;
+            if (threadIdx.x % 32 < 16) s += __shfl_down_sync(half, s, 1);
+            if (x[t] % 7 != 0) {
+                unsigned g = __match_any_sync(__activemask(), key[t]);
+                __syncwarp(g);
+                out[8 * t] = g;
+                out[8 * t + 1] = __reduce_max_sync(g, v);
+                out[8 * t + 2] = __ballot_sync(g, v % 3 == 0);
+                out[8 * t + 3] = __any_sync(g, v > 40);
+                out[8 * t + 4] = __all_sync(g, v % 2 == 0);
+                out[8 * t + 5] = __match_any_sync(g, v % 4);
+                out[8 * t + 6] = __shfl_sync(g, v, __ffs(g) - 1);
+            }
+            out[8 * t + 7] = s;
+        }
+    "#;
+    let module = Module::from_source("groups.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("groups").expect("lowers");
+    let dev = Device::default();
+    let n = 96;
+    let keys: Vec<i32> = (0..n as i32).map(|i| (i * 5) % 3 + i / 32).collect();
+    let values: Vec<i32> = (0..n as i32).map(|i| (i * 11) % 47).collect();
+    let out = dev.alloc_zeroed::<i32>("out", 8 * n);
+    let key = dev.alloc_from("key", &keys);
+    let x = dev.alloc_from("x", &values);
+    let cfg = LaunchConfig::new(2, 48).mode(Mode::Count);
+    let args = [Arg::buffer(&out), Arg::buffer(&key), Arg::buffer(&x)];
+    let got = compiled_alike((&dev, &k, &cfg, &args), || out.fill(0), || out.to_vec());
+    // Warp 0 of block 0 against a reference.
+    let executing = |l: usize| values[l] % 7 != 0;
+    let lanes = |f: &dyn Fn(usize) -> bool| (0..32).filter(|&l| f(l)).fold(0u32, |m, l| m | 1 << l);
+    for l in (0..32).filter(|&l| executing(l)) {
+        let g = lanes(&|k| executing(k) && keys[k] == keys[l]);
+        let members: Vec<usize> = (0..32).filter(|&k| g >> k & 1 == 1).collect();
+        let want = [
+            g as i32,
+            members.iter().map(|&k| values[k]).max().expect("a member"),
+            lanes(&|k| g >> k & 1 == 1 && values[k] % 3 == 0) as i32,
+            i32::from(members.iter().any(|&k| values[k] > 40)),
+            i32::from(members.iter().all(|&k| values[k] % 2 == 0)),
+            lanes(&|k| g >> k & 1 == 1 && values[k] % 4 == values[l] % 4) as i32,
+            values[members[0]],
+        ];
+        assert_eq!(got[8 * l..8 * l + 7], want, "lane {l}");
+    }
+    for l in 0..32 {
+        let s = values[l] + if l < 16 { values[l + 1] } else { 0 };
+        assert_eq!(got[8 * l + 7], s, "lane {l}'s sum");
+    }
+    // Thread 47 (lane 15 of the block's partial last warp) reads lane 16, past the block's
+    // last thread: 0 on both tiers (whatever memory the compiled tier's row load read there).
+    assert_eq!(got[8 * 47 + 7], values[47], "thread 47's sum");
+}
+
+/// Cooperative groups of the lanes that run together compile: a coalesced group's shuffle
+/// by rank (the lane of the mask's n-th set bit, 32 past its last), its rank and size, and
+/// `labeled_partition` with `cg::reduce`, as warpAggregatedAtomicsCG uses them.
+#[test]
+fn coalesced_groups_run_alike() {
+    let src = r#"
+        #include <cooperative_groups.h>
+        namespace cg = cooperative_groups;
+        __global__ void groups(int *out, const int *x) {
+            int t = threadIdx.x + blockIdx.x * blockDim.x;
+            int v = x[t];
+            if (v % 5 != 0) {
+                cg::coalesced_group g = cg::coalesced_threads();
+                out[4 * t] = g.shfl(v, 0) * 1000 + g.shfl(v, g.size() - 1);
+                out[4 * t + 1] = g.shfl(v, (unsigned)v % 40);
+                out[4 * t + 2] = g.thread_rank() * 100 + g.size();
+                auto same = cg::labeled_partition(g, v % 3);
+                out[4 * t + 3] = cg::reduce(same, v, cg::plus<int>());
+            }
+        }
+    "#;
+    let module = Module::from_source("coalesced.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("groups").expect("lowers");
+    let dev = Device::default();
+    let n = 128;
+    let values: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 61).collect();
+    let out = dev.alloc_zeroed::<i32>("out", 4 * n);
+    let x = dev.alloc_from("x", &values);
+    let cfg = LaunchConfig::new(2, 64).mode(Mode::Count);
+    let args = [Arg::buffer(&out), Arg::buffer(&x)];
+    let got = compiled_alike((&dev, &k, &cfg, &args), || out.fill(0), || out.to_vec());
+    // Warp 0 of block 0 against a reference.
+    let members: Vec<usize> = (0..32).filter(|&l| values[l] % 5 != 0).collect();
+    for (rank, &l) in members.iter().enumerate() {
+        let first = values[members[0]];
+        let last = values[*members.last().expect("a member")];
+        let nth = members
+            .get(values[l] as usize % 40)
+            .map_or(values[0], |&k| values[k]);
+        let same: i32 = members
+            .iter()
+            .filter(|&&k| values[k] % 3 == values[l] % 3)
+            .map(|&k| values[k])
+            .sum();
+        let want = [
+            first * 1000 + last,
+            nth,
+            rank as i32 * 100 + members.len() as i32,
+            same,
+        ];
+        assert_eq!(got[4 * l..4 * l + 4], want, "lane {l}");
+    }
+}
+
+/// A member mask that names a lane passing another mask is an error, the interpreter's, on
+/// both tiers.
+#[test]
+fn a_mask_that_disagrees_between_its_lanes_fails_alike() {
+    let src = r#"
+        __global__ void odd(unsigned *out) {
+            unsigned m = threadIdx.x % 2 == 1 ? 0xffffffffu : 1u << threadIdx.x % 32;
+            out[threadIdx.x] = __ballot_sync(m, 1);
+        }
+    "#;
+    let module = Module::from_source("odd.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("odd").expect("lowers");
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<u32>("out", 64);
+    let err = |engine: Engine| {
+        let cfg = LaunchConfig::new(1, 64).mode(Mode::Fast).engine(engine);
+        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out)]).expect_err("faults");
+        e.to_string()
+    };
+    let want = err(Engine::Interp);
+    assert!(
+        want.contains("the threads a mask names must pass the same mask"),
+        "{want}"
+    );
+    assert_eq!(err(Engine::Jit), want);
+}
+
 /// A block shape the device refuses is an invalid launch on every engine, before anything is
 /// compiled for it (a compiled tier sized by the block would otherwise allocate for 2^32
 /// threads).

@@ -67,27 +67,31 @@ enum ReprKind {
     W64(R64),
 }
 
-/// Lane `l` of warp `w`'s result is lane `src(w)[l]` of `v`.
+/// Lane `l` of warp `w`'s result is lane `src(w)[l]` of `v`. A lane past the block's last
+/// thread (in a partial last warp) holds no register: reading it yields 0 (CUDA leaves it
+/// undefined; the tiers agree on 0 whatever their registers hold there).
 fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE]) -> Repr {
+    let partial = fr.exists[..fr.warps].iter().any(|&e| e != u32::MAX);
     match v.0 {
-        ReprKind::W32(v) if v.as_uniform().is_none() => {
+        ReprKind::W32(v) if partial || v.as_uniform().is_none() => {
             let s = fr.src32(v);
             let dst = fr.alloc(1);
             for w in 0..fr.warps {
                 if fr.active[w] != 0 {
                     let (idx, lanes) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.rows[dst.row as usize + w] = lanes.permute(&idx);
+                    fr.rows[dst.row as usize + w] =
+                        existing(lanes.permute(&idx), &idx, fr.exists[w]);
                 }
             }
             Repr(ReprKind::W32(R32::Slot(dst)))
         }
-        ReprKind::W64(v) if v.as_uniform().is_none() => {
+        ReprKind::W64(v) if partial || v.as_uniform().is_none() => {
             let s = fr.src64(v);
             let dst = fr.alloc(2);
             for w in 0..fr.warps {
                 if fr.active[w] != 0 {
                     let (idx, lanes): (_, U64x32) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.put64(dst, w, lanes.permute(&idx));
+                    fr.put64(dst, w, existing(lanes.permute(&idx), &idx, fr.exists[w]));
                 }
             }
             Repr(ReprKind::W64(R64::Slot(dst)))
@@ -95,6 +99,21 @@ fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZ
         // Every lane holds the same value: a shuffle returns it.
         _ => v,
     }
+}
+
+/// `r` with 0 in the lanes whose source lane (`idx`) is not among the lanes that exist.
+fn existing<T: Lanes>(r: T, idx: &[u8; WARP_SIZE], exists: u32) -> T {
+    if exists == u32::MAX {
+        return r;
+    }
+    let a = r.to_array();
+    T::from_array(std::array::from_fn(|l| {
+        if exists >> (idx[l] & 31) & 1 == 1 {
+            a[l]
+        } else {
+            T::Scalar::default()
+        }
+    }))
 }
 
 macro_rules! shuffle_impl {
@@ -187,8 +206,9 @@ impl<'a> Block<'a> {
     }
 
     /// `__shfl_sync(mask, v, src, width)`: each thread reads `v` from lane `src % width` of its
-    /// `width`-lane segment. A source lane that is inactive yields the value its register holds
-    /// (deterministic in warpsim; CUDA leaves it undefined).
+    /// `width`-lane segment. A source lane that is inactive yields the value its register holds,
+    /// one past the block's last thread yields 0 (deterministic in warpsim; CUDA leaves both
+    /// undefined).
     #[track_caller]
     pub fn shfl_sync<V: Shuffle>(
         &mut self,

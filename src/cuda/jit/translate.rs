@@ -646,18 +646,8 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
             Ok(())
         }
         Stmt::Sync { .. } => Err("a barrier inside a branch".into()),
-        // A warp runs in lockstep here: `__syncwarp` with a mask the same for every thread
-        // orders nothing more (fast mode checks no member masks).
-        Stmt::SyncWarp { mask, .. } => match mask {
-            Operand::Const(_) => Ok(()),
-            Operand::Var(v) if k.vars[v.0 as usize].uniform => Ok(()),
-            _ => Err("__syncwarp with a mask that differs between threads".into()),
-        },
-        Stmt::Shfl { mask, width, .. } => {
-            same_for_all(k, mask.as_ref(), "a shuffle's mask")?;
-            same_for_all(k, Some(width), "a shuffle's width")
-        }
-        Stmt::Vote { mask, .. } => same_for_all(k, mask.as_ref(), "a vote's mask"),
+        Stmt::SyncWarp { .. } | Stmt::Vote { .. } => Ok(()),
+        Stmt::Shfl { width, .. } => same_for_all(k, width, "a shuffle's width"),
         Stmt::Printf { args, .. } if args.len() > super::print::MAX_ARGS => Err(format!(
             "a printf of more than {} arguments is not compiled",
             super::print::MAX_ARGS
@@ -667,13 +657,13 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
     }
 }
 
-/// Refuse an operand the compiled tier needs the same in every thread (a member mask, a
-/// width) when it is not uniform.
-fn same_for_all(k: &Kernel, o: Option<&Operand>, what: &str) -> Result<(), String> {
+/// Refuse an operand the compiled tier needs the same in every thread (a shuffle's width)
+/// when it is not uniform.
+fn same_for_all(k: &Kernel, o: &Operand, what: &str) -> Result<(), String> {
     match o {
-        None | Some(Operand::Const(_)) => Ok(()),
-        Some(Operand::Var(v)) if k.vars[v.0 as usize].uniform => Ok(()),
-        Some(_) => Err(format!("{what} that differs between threads")),
+        Operand::Const(_) => Ok(()),
+        Operand::Var(v) if k.vars[v.0 as usize].uniform => Ok(()),
+        _ => Err(format!("{what} that differs between threads")),
     }
 }
 
@@ -682,10 +672,6 @@ fn op_supported(op: &Op) -> Result<(), String> {
     match op {
         Op::Unary { op, .. } => match op {
             UnOp::Test(FpTest::Ilogb | FpTest::FrexpExp) => no(format!("{op:?}")),
-            _ => Ok(()),
-        },
-        Op::Binary { op, .. } => match op {
-            BinOp::NthSet => no(format!("{op:?}")),
             _ => Ok(()),
         },
         Op::Fma { .. } if !has_fma() => no("fmaf without the CPU's FMA instructions".into()),
@@ -1970,19 +1956,27 @@ impl Tx<'_, '_> {
                     self.set_full();
                 }
             }
-            Stmt::Fence { site } | Stmt::SyncWarp { site, .. } => self.count_instr(*site),
+            Stmt::Fence { site } => self.count_instr(*site),
+            // A warp runs in lockstep here: `__syncwarp` orders nothing more (fast mode checks
+            // no member masks); a mask that differs between lanes is checked as the
+            // interpreter checks it.
+            Stmt::SyncWarp { site, mask } => {
+                self.count_instr(*site);
+                self.lane_masks_agree(Some(mask), *site);
+            }
             Stmt::Shfl {
                 dst,
                 ty,
                 kind,
+                mask,
                 value,
                 lane,
                 width,
                 site,
-                ..
             } => {
                 self.count_instr(*site);
                 self.shuffle(*dst, *ty, *kind, value, lane, width, *site)?;
+                self.lane_masks_agree(mask.as_ref(), *site);
             }
             Stmt::Vote {
                 dst,
@@ -1992,7 +1986,7 @@ impl Tx<'_, '_> {
                 site,
             } => {
                 self.count_instr(*site);
-                self.vote(*dst, *kind, mask.as_ref(), arg.as_ref())?;
+                self.vote(*dst, *kind, mask.as_ref(), arg.as_ref(), *site)?;
             }
             Stmt::Atomic {
                 dst,
@@ -3677,6 +3671,7 @@ impl Tx<'_, '_> {
             (BinOp::Max, false, false) => |b, a| b.ins().umax(a[0], a[1]),
             (BinOp::MulHi, false, true) => |b, a| b.ins().smulhi(a[0], a[1]),
             (BinOp::MulHi, false, false) => |b, a| b.ins().umulhi(a[0], a[1]),
+            (BinOp::NthSet, false, _) => |b, a| nth_set(b, a[0], a[1]),
             // C's fminf/fmaxf: a NaN operand gives the other one.
             (BinOp::Min | BinOp::Max, true, _) => {
                 if op == BinOp::Min {
@@ -3687,10 +3682,11 @@ impl Tx<'_, '_> {
             }
             _ => return Err(format!("{op:?} on `{ty}` is not compiled yet")),
         };
-        // x86 has no 64-bit lane multiply, min or max before AVX-512, nor a high multiply.
-        let vector =
-            !(ty.is_wide() && !float && matches!(op, BinOp::Mul | BinOp::Min | BinOp::Max))
-                && op != BinOp::MulHi;
+        // x86 has no 64-bit lane multiply, min or max before AVX-512, nor a high multiply or
+        // a population count of 32-bit lanes.
+        let scalar_only = matches!(op, BinOp::MulHi | BinOp::NthSet)
+            || ty.is_wide() && !float && matches!(op, BinOp::Mul | BinOp::Min | BinOp::Max);
+        let vector = !scalar_only;
         let vf = |b: &mut FunctionBuilder<'_>, a: &[Value]| f(b, a);
         Ok(self.lanewise(
             &[(x, ty), (y, ty)],
@@ -3837,6 +3833,31 @@ impl Tx<'_, '_> {
                 .collect(),
         )
     }
+}
+
+/// The lane of set bit number `k` (from 0) of the 32-bit mask `m`, 32 when it has fewer (a
+/// coalesced group's rank to its lane): a binary search on the set bits of the window's low
+/// half, the window narrowing from 32 bits to one, without branches.
+fn nth_set(b: &mut FunctionBuilder<'_>, m: Value, k: Value) -> Value {
+    let total = b.ins().popcnt(m);
+    let fewer = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, k, total);
+    let (mut x, mut n, mut pos) = (m, k, b.ins().iconst(I32, 0));
+    for half in [16, 8, 4, 2, 1] {
+        let low = b.ins().band_imm_s(x, (1i64 << half) - 1);
+        let c = b.ins().popcnt(low);
+        // Past the low half's set bits: the bit is in the high half.
+        let high = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, n, c);
+        let (n2, x2, pos2) = (
+            b.ins().isub(n, c),
+            b.ins().ushr_imm_s(x, half),
+            b.ins().iadd_imm_s(pos, half),
+        );
+        n = b.ins().select(high, n2, n);
+        x = b.ins().select(high, x2, x);
+        pos = b.ins().select(high, pos2, pos);
+    }
+    let none = b.ins().iconst(I32, 32);
+    b.ins().select(fewer, none, pos)
 }
 
 /// `fminf`/`fmaxf` (`min` true or false) as the interpreter computes them. Its vector form
@@ -4747,9 +4768,13 @@ impl Tx<'_, '_> {
         self.fault(site, None, zero, u32::MAX, z64);
         self.b.switch_to_block(go);
         let (v, _) = self.get(value);
-        let V::L(vals) = v else {
-            // Every lane holds the same value: a shuffle returns it.
-            return self.assign(dst, v);
+        let missing = self.shape.block.iter().product::<u32>() % 32;
+        let vals = match v {
+            V::L(vals) => vals,
+            // Every lane holds the same value: a shuffle returns it (but 0 from a lane past the
+            // block's last thread, below).
+            V::U(_) if missing == 0 => return self.assign(dst, v),
+            u => self.lanes(u, ty),
         };
         let (x, xt) = self.get(lane);
         let x = self.convert(x, xt, S::U32);
@@ -4809,72 +4834,208 @@ impl Tx<'_, '_> {
             let x = self.b.ins().load(scalar_ty(ty), mem(), at, 0);
             out[l / per] = self.b.ins().insertlane(out[l / per], x, (l % per) as u8);
         }
+        if missing != 0 {
+            // In the partial last warp, a source lane past the block's last thread holds no
+            // register: it yields 0, as in the interpreter.
+            let w = self.warp.expect("inside a region");
+            let last = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, w, self.warps as i64 - 1);
+            let (some, all) = (
+                self.b.ins().iconst(I32, i64::from(missing)),
+                self.b.ins().iconst(I32, 32),
+            );
+            let n = self.b.ins().select(last, some, all);
+            let n = self.b.ins().splat(I32X4, n);
+            let exists: [Value; C32] =
+                std::array::from_fn(|c| self.b.ins().icmp(IntCC::UnsignedLessThan, src[c], n));
+            let exists = self.mask_for(ty, &exists);
+            for (c, m) in exists.into_iter().enumerate() {
+                let z = self.zero(lane_ty(ty));
+                out[c] = self.merge(m, out[c], z);
+            }
+        }
         self.assign(dst, V::L(out))
     }
 
-    /// `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask` (and the legacy forms,
-    /// whose member mask is the executing lanes).
+    /// `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask`, `__reduce_*_sync`,
+    /// `__match_any_sync` (and the legacy forms, whose member mask is the executing lanes).
     fn vote(
         &mut self,
         dst: VarId,
         kind: VoteKind,
         mask: Option<&Operand>,
         arg: Option<&Operand>,
+        site: Site,
     ) -> Result<(), String> {
         let m = self.get_mask(self.cur);
         let active = self.bits(&m);
-        let member = match mask {
-            None => active,
-            Some(o) => {
-                let (v, t) = self.get(o);
-                let v = self.uniform(v, "a vote's mask")?;
-                self.convert_scalar(v, t, S::U32)
-            }
-        };
-        let named = self.b.ins().band(active, member);
+        let ty = self.k.vars[dst.0 as usize].ty;
         // Ballots and votes read the value's truth; reductions and matches its 32 bits.
-        let pred = match arg {
+        let truth = match arg {
             Some(a) if matches!(kind, VoteKind::Ballot | VoteKind::Any | VoteKind::All) => {
                 let (v, t) = self.get(a);
                 let p = self.convert(v, t, S::Bool);
                 let p = self.lanes(p, S::Bool);
                 let p: [Value; C32] = p.try_into().expect("eight chunks");
-                let bits = self.bits(&p);
-                self.b.ins().band(bits, named)
+                Some(self.bits(&p))
             }
-            _ => named,
+            _ => None,
         };
-        let r = match kind {
-            VoteKind::ActiveMask => active,
-            VoteKind::Ballot => pred,
-            VoteKind::Any => {
-                let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, pred, 0);
-                self.b.ins().uextend(I32, c)
-            }
-            VoteKind::All => {
-                let c = self.b.ins().icmp(IntCC::Equal, pred, named);
-                self.b.ins().uextend(I32, c)
-            }
-            VoteKind::Reduce(op) => {
-                let x = self.words(arg.expect("a value to combine"));
-                let signed = self.k.vars[dst.0 as usize].ty == S::I32;
-                self.warp_reduce(op, signed, &x, named)
-            }
-            VoteKind::MatchAny => {
-                let x = self.words(arg.expect("a value to match"));
-                let lanes = self.match_any(&x, named);
-                return self.assign(dst, V::L(lanes));
+        let words = match kind {
+            VoteKind::Reduce(_) | VoteKind::MatchAny => Some(self.words(arg.expect("a value"))),
+            _ => None,
+        };
+        // The vote of the executing lanes a member mask names (`named`).
+        let mut one = |tx: &mut Self, named: Value| -> V {
+            let pred = truth.map_or(named, |t| tx.b.ins().band(t, named));
+            let r = match kind {
+                VoteKind::ActiveMask => active,
+                VoteKind::Ballot => pred,
+                VoteKind::Any => {
+                    let c = tx.b.ins().icmp_imm_s(IntCC::NotEqual, pred, 0);
+                    tx.b.ins().uextend(I32, c)
+                }
+                VoteKind::All => {
+                    let c = tx.b.ins().icmp(IntCC::Equal, pred, named);
+                    tx.b.ins().uextend(I32, c)
+                }
+                VoteKind::Reduce(op) => {
+                    let x = words.as_ref().expect("words to combine");
+                    tx.warp_reduce(op, ty == S::I32, x, named)
+                }
+                VoteKind::MatchAny => {
+                    return V::L(tx.match_any(words.as_ref().expect("words to match"), named));
+                }
+            };
+            if ty == S::Bool {
+                let c = tx.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                V::U(tx.b.ins().uextend(I32, c))
+            } else {
+                V::U(r)
             }
         };
-        let ty = self.k.vars[dst.0 as usize].ty;
-        let r = if ty == S::Bool {
-            let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
-            self.b.ins().uextend(I32, c)
-        } else {
-            r
+        let r = match self.member_mask(mask) {
+            None => one(self, active),
+            Some(V::U(member)) => {
+                let named = self.b.ins().band(active, member);
+                one(self, named)
+            }
+            Some(V::L(masks)) => {
+                let out = self.mask_groups(&masks, active, site, Some((ty, &mut one)));
+                V::L(out)
+            }
         };
-        let lanes = self.lanes(V::U(r), ty);
+        let lanes = self.lanes(r, ty);
         self.assign(dst, V::L(lanes))
+    }
+
+    /// A warp intrinsic's member mask as 32 bits, one for the warp (`V::U`) or per lane;
+    /// `None` for the legacy intrinsics (the executing lanes).
+    fn member_mask(&mut self, mask: Option<&Operand>) -> Option<V> {
+        let (v, t) = self.get(mask?);
+        Some(match self.convert(v, t, S::U32) {
+            V::L(l) => V::L(self.lanes(V::L(l), S::U32)),
+            u => u,
+        })
+    }
+
+    /// Fault where a member mask differs between lanes that it names (the interpreter's
+    /// check; shuffles and `__syncwarp` compute nothing from the mask in fast mode).
+    fn lane_masks_agree(&mut self, mask: Option<&Operand>, site: Site) {
+        if let Some(V::L(masks)) = self.member_mask(mask) {
+            let m = self.get_mask(self.cur);
+            let active = self.bits(&m);
+            self.mask_groups(&masks, active, site, None);
+        }
+    }
+
+    /// A member mask that differs between lanes (`masks`, 32 bits per lane), as the
+    /// interpreter's passes: the executing lanes (`active`) grouped by the mask they pass,
+    /// `each` run per group with the executing lanes its mask names, its value kept in the
+    /// group's lanes (of type `ty`). Faults where a lane's mask names an executing lane that
+    /// passes another one: the threads a mask names must pass the same mask (the interpreter's
+    /// re-run of the block names them). A mask the same in every lane is one group.
+    #[allow(clippy::type_complexity)]
+    fn mask_groups(
+        &mut self,
+        masks: &[Value],
+        active: Value,
+        site: Site,
+        mut each: Option<(Scalar, &mut dyn FnMut(&mut Self, Value) -> V)>,
+    ) -> Vec<Value> {
+        let masks: Vec<Value> = masks.iter().map(|&c| self.cast(I32X4, c)).collect();
+        let spilled = self.spill(&masks);
+        let out: Vec<Variable> = match &each {
+            Some((ty, _)) => (0..chunks(*ty))
+                .map(|_| {
+                    let var = self.b.declare_var(lane_ty(*ty));
+                    let z = self.zero(lane_ty(*ty));
+                    self.b.def_var(var, z);
+                    var
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let rest = self.b.declare_var(I32);
+        self.b.def_var(rest, active);
+        let [head, body, bad, go, done] = self.blocks();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let r = self.b.use_var(rest);
+        self.b.ins().brif(r, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        // The first lane left, and its mask.
+        let l = self.b.ins().ctz(r);
+        let li = self.b.ins().uextend(I64, l);
+        let at = self.b.ins().ishl_imm_s(li, 2);
+        let base = self.b.ins().stack_addr(I64, spilled, 0);
+        let at = self.b.ins().iadd(base, at);
+        let m = self.b.ins().load(I32, mem(), at, 0);
+        let sm = self.b.ins().splat(I32X4, m);
+        let same: [Value; C32] =
+            std::array::from_fn(|c| self.b.ins().icmp(IntCC::Equal, masks[c], sm));
+        let same = self.bits(&same);
+        let group = self.b.ins().band(same, active);
+        let named = self.b.ins().band(m, active);
+        let stray = self.b.ins().band_not(named, group);
+        self.b.ins().brif(stray, bad, &[], go, &[]);
+        self.b.switch_to_block(bad);
+        let z64 = self.b.ins().iconst(I64, 0);
+        self.fault(site, None, l, u32::MAX, z64);
+        self.b.switch_to_block(go);
+        if let Some((ty, f)) = &mut each {
+            let v = f(self, named);
+            let v = self.lanes(v, *ty);
+            let g = self.lanes_of_bits(group);
+            let g = self.mask_for(*ty, &g);
+            for (c, var) in out.iter().enumerate() {
+                let old = self.b.use_var(*var);
+                let x = self.merge(g[c], v[c], old);
+                self.b.def_var(*var, x);
+            }
+        }
+        let left = self.b.ins().band_not(r, group);
+        self.b.def_var(rest, left);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(done);
+        out.iter().map(|&var| self.b.use_var(var)).collect()
+    }
+
+    /// The lanes of a 32-bit lane mask, as eight chunks of all-ones or zero lanes.
+    fn lanes_of_bits(&mut self, bits: Value) -> [Value; C32] {
+        let all = self.b.ins().splat(I32X4, bits);
+        let zero = self.vconst(I32X4, [0; 16]);
+        std::array::from_fn(|c| {
+            let mut b = [0u8; 16];
+            for l in 0..4 {
+                b[4 * l..4 * l + 4].copy_from_slice(&(1u32 << (4 * c + l)).to_le_bytes());
+            }
+            let bit = self.vconst(I32X4, b);
+            let has = self.b.ins().band(all, bit);
+            self.b.ins().icmp(IntCC::NotEqual, has, zero)
+        })
     }
 
     /// An operand's 32 bits per lane (what warp reductions and matches compare).
@@ -4928,17 +5089,9 @@ impl Tx<'_, '_> {
         };
         let id = self.b.ins().iconst(I32, identity);
         let id = self.b.ins().splat(I32X4, id);
-        let all = self.b.ins().splat(I32X4, named);
-        let zero = self.vconst(I32X4, [0; 16]);
+        let member = self.lanes_of_bits(named);
         let mut acc = None;
-        for (c, &chunk) in x.iter().enumerate() {
-            let mut bits = [0u8; 16];
-            for l in 0..4 {
-                bits[4 * l..4 * l + 4].copy_from_slice(&(1u32 << (4 * c + l)).to_le_bytes());
-            }
-            let bit = self.vconst(I32X4, bits);
-            let has = self.b.ins().band(all, bit);
-            let member = self.b.ins().icmp(IntCC::NotEqual, has, zero);
+        for (&chunk, &member) in x.iter().zip(&member) {
             let chunk = self.cast(I32X4, chunk);
             let y = self.b.ins().bitselect(member, chunk, id);
             acc = Some(match acc {
