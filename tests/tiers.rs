@@ -939,6 +939,142 @@ fn coalesced_groups_run_alike() {
     }
 }
 
+/// A barrier under an `if` whose condition depends on the thread compiles when every thread
+/// of the block takes the same side: the last block to finish (`amLast`, read from shared
+/// memory, as threadFenceReduction decides it) sums the blocks' sums. Taken by part of the
+/// block, it is the interpreter's error on both tiers.
+#[test]
+fn a_barrier_under_a_branch_the_block_takes_together_runs_alike() {
+    let src = r#"
+        __device__ unsigned retired = 0;
+        __device__ void tree(float *s, unsigned t) {
+            __syncthreads();
+            for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
+                if (t < k) s[t] += s[t + k];
+                __syncthreads();
+            }
+        }
+        __global__ void last_block(float *out, const float *x, int *marks) {
+            __shared__ float s[64];
+            __shared__ bool am_last;
+            unsigned t = threadIdx.x;
+            s[t] = x[blockIdx.x * blockDim.x + t];
+            tree(s, t);
+            if (t == 0) out[blockIdx.x] = s[0];
+            __threadfence();
+            if (t == 0) {
+                unsigned ticket = atomicInc(&retired, gridDim.x);
+                am_last = ticket == gridDim.x - 1;
+            }
+            __syncthreads();
+            if (am_last) {
+                float sum = 0;
+                for (unsigned i = t; i < gridDim.x; i += blockDim.x) sum += out[i];
+                s[t] = sum;
+                tree(s, t);
+                if (t == 0) out[gridDim.x] = s[0];
+            } else if (t % 2 == 0) {
+                atomicAdd(marks, 1);
+            }
+        }
+        __global__ void mixed(int *out) {
+            __shared__ int s[64];
+            int v = out[threadIdx.x];
+            if (v > 3) {
+                s[threadIdx.x] = v;
+                __syncthreads();
+                out[threadIdx.x] = s[63 - threadIdx.x];
+            }
+        }
+    "#;
+    let module = Module::from_source("last.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("last_block").expect("lowers");
+    let dev = Device::default();
+    let (threads, blocks) = (64u32, 100u32);
+    let n = (threads * blocks) as usize;
+    let values: Vec<f32> = (0..n).map(|i| (i % 17) as f32).collect();
+    let out = dev.alloc_zeroed::<f32>("out", blocks as usize + 1);
+    let x = dev.alloc_from("x", &values);
+    let marks = dev.alloc_zeroed::<i32>("marks", 1);
+    let cfg = LaunchConfig::new(blocks, threads).mode(Mode::Count);
+    let args = [Arg::buffer(&out), Arg::buffer(&x), Arg::buffer(&marks)];
+    let got = compiled_alike(
+        (&dev, &k, &cfg, &args),
+        || {
+            out.fill(0.0);
+            marks.fill(0);
+        },
+        || (out.to_vec(), marks.to_vec()),
+    );
+    let total: f32 = values.iter().sum();
+    assert_eq!(got.0[blocks as usize], total);
+    // The even threads of every block but the last marked.
+    assert_eq!(got.1[0], (blocks as i32 - 1) * threads as i32 / 2);
+
+    let k = module.lower("mixed").expect("lowers");
+    let out = dev.alloc_from("out", &(0..64).collect::<Vec<i32>>());
+    let err = |engine: Engine| {
+        let cfg = LaunchConfig::new(1, 64).mode(Mode::Fast).engine(engine);
+        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out)]).expect_err("faults");
+        e.to_string()
+    };
+    let want = err(Engine::Interp);
+    assert!(
+        want.contains("reached while only part of the block executes"),
+        "{want}"
+    );
+    assert_eq!(err(Engine::Jit), want);
+    // Taken by every thread, it runs.
+    let out = dev.alloc_from("out", &(0..64).map(|i| i + 4).collect::<Vec<i32>>());
+    let cfg = LaunchConfig::new(1, 64).mode(Mode::Count);
+    let got = compiled_alike(
+        (&dev, &k, &cfg, &[Arg::buffer(&out)]),
+        || out.copy_from_slice(&(0..64).map(|i| i + 4).collect::<Vec<i32>>()),
+        || out.to_vec(),
+    );
+    assert_eq!(got, (0..64).map(|i| 67 - i).collect::<Vec<i32>>());
+}
+
+/// A function with a barrier compiles when the functions it calls return early (mergeSort's
+/// `merge` and its binary searches): those returns are the callees'.
+#[test]
+fn a_barrier_beside_calls_that_return_early_runs_alike() {
+    let src = r#"
+        __device__ int clamp_up(int v, int lim) {
+            if (v > lim) return lim;
+            return v;
+        }
+        __device__ void swap_ends(int *s, unsigned t) {
+            int v = clamp_up(s[t], 40);
+            __syncthreads();
+            s[63 - t] = v;
+        }
+        __global__ void ends(int *out) {
+            __shared__ int s[64];
+            s[threadIdx.x] = out[threadIdx.x];
+            __syncthreads();
+            swap_ends(s, threadIdx.x);
+            __syncthreads();
+            out[threadIdx.x] = s[threadIdx.x];
+        }
+    "#;
+    let module = Module::from_source("ends.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("ends").expect("lowers");
+    let dev = Device::default();
+    let start: Vec<i32> = (0..64).map(|i| (i * 7) % 64).collect();
+    let out = dev.alloc_from("out", &start);
+    let cfg = LaunchConfig::new(1, 64).mode(Mode::Count);
+    let got = compiled_alike(
+        (&dev, &k, &cfg, &[Arg::buffer(&out)]),
+        || out.copy_from_slice(&start),
+        || out.to_vec(),
+    );
+    assert_eq!(
+        got,
+        (0..64).map(|i| start[63 - i].min(40)).collect::<Vec<i32>>()
+    );
+}
+
 /// A member mask that names a lane passing another mask is an error, the interpreter's, on
 /// both tiers.
 #[test]

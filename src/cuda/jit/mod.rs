@@ -15,7 +15,11 @@
 //! bounds check) is first decided for the warp from its lanes 0 and 31: a warp whose lanes
 //! agree takes it as a uniform branch (`translate/agree.rs`). Statements that contain a
 //! `__syncthreads()` are block level: uniform `if`s and loops become plain control flow around
-//! the regions.
+//! the regions. An `if` with a barrier whose condition depends on the thread (`if (amLast)`,
+//! read from shared memory) is decided at run time: a region counts it per warp and gathers
+//! the lanes that take each side; the block then runs the side all its threads took, or, taken
+//! by part of the block with a barrier on the side's own path, stops where the interpreter
+//! reports the barrier misused.
 //!
 //! Two loops run in an order of their own, each a schedule CUDA allows and each measured:
 //! * A uniform loop that accesses global memory, stores in no row known to be strided, and
@@ -60,14 +64,15 @@
 //! order, and the IR the documents'
 //! kernels and most real ones use — integer and floating-point arithmetic with C's rules,
 //! comparisons, conversions, loads and stores, divergent `if`s and loops with `break`,
-//! `continue` and `return`, inlined calls, plain barriers, shuffles, votes, atomics,
+//! `continue` and `return`, inlined calls, plain barriers, shuffles, votes (under any member
+//! mask: one per block, per warp or per group of lanes), atomics,
 //! per-thread arrays (in the frame, a row per element and warp: `translate/local.rs`), the C
 //! math library (`expf`, `logf`, `sinf`, `tanhf`, `erff`, `powf`, `atan2f`, `fmodf`, …: a
 //! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]),
 //! `printf` (a helper keeps the executing lanes' arguments, the launch formats them:
 //! [`print`](mod@print)). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
-//! [`print::MAX_ARGS`] arguments, a coalesced group's rank to lane,
-//! `__syncthreads_count`, a barrier under divergent control flow, pointers that choose their
+//! [`print::MAX_ARGS`] arguments, `__syncthreads_count`, a barrier under a loop that depends
+//! on the thread or only deeper inside a branch that does, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr

@@ -277,6 +277,9 @@ pub(super) struct Region<'k> {
     /// Whether a block-level `if` or loop encloses it (it may not run, or run again): then it
     /// cannot be where a variable's frame rows start.
     guarded: bool,
+    /// An `if` whose condition each warp evaluates after the statements, for the
+    /// [`Item::Decided`] that follows.
+    decides: Option<&'k Stmt>,
 }
 
 /// The block-level structure: regions, and the uniform control flow around barriers.
@@ -290,6 +293,15 @@ enum Item {
         cond: Operand,
         then: Vec<Item>,
         els: Vec<Item>,
+    },
+    /// An `if` with a barrier inside whose condition depends on the thread, run for the block
+    /// on the side its threads took (the region before it decides, [`Region::decides`]); taken
+    /// by part of the block, a side's barrier would be reached by part of it: the
+    /// interpreter's fault, raised before either side runs.
+    Decided {
+        then: Vec<Item>,
+        els: Vec<Item>,
+        site: Site,
     },
     Loop {
         body: Vec<Item>,
@@ -442,7 +454,8 @@ fn same_in_every_lane(k: &Kernel, o: &Operand) -> bool {
     }
 }
 
-/// Whether `s` has a `return` from the kernel itself (not from an inlined call).
+/// Whether `s` has a `return` from the function it is in (the kernel, or an inlined call's own
+/// body), not from a call it makes.
 fn exits(s: &Stmt) -> bool {
     match s {
         Stmt::Return => true,
@@ -475,6 +488,7 @@ fn plan<'k>(
                 stmts: std::mem::take(run),
                 in_loop,
                 guarded,
+                decides: None,
             });
             let r = regions.len() - 1;
             items.push(if uniform {
@@ -514,6 +528,41 @@ fn plan<'k>(
                 then: plan(order, then, in_loop, true, regions)?,
                 els: plan(order, els, in_loop, true, regions)?,
             }),
+            Stmt::If {
+                cond: Operand::Var(_),
+                then,
+                els,
+                varying: true,
+                site,
+            } if !escapes(s) && !exits(s) => {
+                // The region that decides comes first: regions are numbered in program order.
+                regions.push(Region {
+                    stmts: Vec::new(),
+                    in_loop,
+                    guarded,
+                    decides: Some(s),
+                });
+                let decides = regions.len() - 1;
+                let then = plan(order, then, in_loop, true, regions)?;
+                let els = plan(order, els, in_loop, true, regions)?;
+                // A side without a barrier of its own (one only under a further `if` or in a
+                // loop) might let part of the block through, where the interpreter runs on.
+                if !then
+                    .iter()
+                    .chain(&els)
+                    .any(|i| matches!(i, Item::Barrier(_)))
+                {
+                    return Err("a barrier under a branch that depends on the thread, only \
+                                inside a further branch or loop there, is not compiled"
+                        .into());
+                }
+                items.push(Item::Region(decides));
+                items.push(Item::Decided {
+                    then,
+                    els,
+                    site: *site,
+                });
+            }
             Stmt::Loop {
                 body,
                 step,
@@ -526,11 +575,8 @@ fn plan<'k>(
                 unrolled: *unrolled,
                 site: *site,
             }),
-            Stmt::Inline { body }
-                if !body
-                    .iter()
-                    .any(|s| contains(s, &|s| matches!(s, Stmt::Return))) =>
-            {
+            // Returns of the calls it makes are theirs (regions handle them).
+            Stmt::Inline { body } if !body.iter().any(exits) => {
                 items.extend(plan(order, body, in_loop, guarded, regions)?);
             }
             _ => {
@@ -759,20 +805,27 @@ impl Layout {
             let mut vars: Vec<(VarId, bool)> = Vec::new();
             let mut uw: Vec<VarId> = Vec::new();
             let mut here: HashMap<VarId, usize> = HashMap::new();
+            let mut visit = |v: VarId, write: bool| {
+                if k.vars[v.0 as usize].uniform {
+                    if write && !uw.contains(&v) {
+                        uw.push(v);
+                    }
+                    *here.entry(v).or_default() += usize::from(!write);
+                    return;
+                }
+                match vars.iter_mut().find(|(x, _)| *x == v) {
+                    Some(e) => e.1 |= write,
+                    None => vars.push((v, write)),
+                }
+            };
             for s in &region.stmts {
-                visit_vars(s, &mut |v, write| {
-                    if k.vars[v.0 as usize].uniform {
-                        if write && !uw.contains(&v) {
-                            uw.push(v);
-                        }
-                        *here.entry(v).or_default() += usize::from(!write);
-                        return;
-                    }
-                    match vars.iter_mut().find(|(x, _)| *x == v) {
-                        Some(e) => e.1 |= write,
-                        None => vars.push((v, write)),
-                    }
-                });
+                visit_vars(s, &mut visit);
+            }
+            // A decision reads its condition alone.
+            if let Some(Stmt::If { cond, .. }) = region.decides
+                && let Some(v) = cond.var()
+            {
+                visit(v, false);
             }
             for (v, _) in &vars {
                 used_in[v.0 as usize].push(r);
@@ -947,6 +1000,9 @@ struct Tx<'a, 'k> {
     rets: Vec<Mask>,
     /// Per enclosing block-level loop: (continue target, exit).
     block_loops: Vec<(ir::Block, ir::Block)>,
+    /// The taken and other lanes the last region's decision found, for its
+    /// [`Item::Decided`].
+    decided: Option<(Variable, Variable)>,
     /// A loop's exit test (its statement's address) and the block its full-warp iterations
     /// hand over to, right after it ([`Tx::while_full`]).
     resume: Option<(usize, ir::Block)>,
@@ -1118,6 +1174,7 @@ fn build(
             conts: Vec::new(),
             rets: Vec::new(),
             block_loops: Vec::new(),
+            decided: None,
             resume: None,
             rows: HashMap::new(),
             assigned: Vec::new(),
@@ -1332,6 +1389,30 @@ impl Tx<'_, '_> {
                     self.b.ins().jump(j, &[]);
                     self.b.switch_to_block(j);
                 }
+                Item::Decided { then, els, site } => {
+                    let (t, o) = self.decided.take().ok_or("a branch before its decision")?;
+                    let (t, o) = (self.b.use_var(t), self.b.use_var(o));
+                    let taken = self.b.ins().icmp_imm_s(IntCC::NotEqual, t, 0);
+                    let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, o, 0);
+                    let both = self.b.ins().band(taken, other);
+                    let [bad, ok, th, not_then, el, j] = self.blocks();
+                    self.b.ins().brif(both, bad, &[], ok, &[]);
+                    self.b.switch_to_block(bad);
+                    let (lane, z) = (self.b.ins().iconst(I32, 0), self.b.ins().iconst(I64, 0));
+                    self.fault(*site, None, lane, u32::MAX, z);
+                    self.b.switch_to_block(ok);
+                    self.b.ins().brif(taken, th, &[], not_then, &[]);
+                    self.b.switch_to_block(th);
+                    self.items(then, regions)?;
+                    self.b.ins().jump(j, &[]);
+                    self.b.switch_to_block(not_then);
+                    // No thread left to take either side: neither runs.
+                    self.b.ins().brif(other, el, &[], j, &[]);
+                    self.b.switch_to_block(el);
+                    self.items(els, regions)?;
+                    self.b.ins().jump(j, &[]);
+                    self.b.switch_to_block(j);
+                }
                 Item::Loop {
                     body,
                     step,
@@ -1365,6 +1446,43 @@ impl Tx<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A decision's condition in one warp ([`Item::Decided`]): counted as the branch it is,
+    /// its taken and other lanes added to the block's.
+    fn decide(&mut self, s: &Stmt, [taken_all, other_all]: [Variable; 2]) {
+        let Stmt::If { cond, site, .. } = s else {
+            unreachable!("a decision is an `if`")
+        };
+        self.at = s as *const Stmt as usize;
+        let any = self.any_cur();
+        let [go, done] = self.blocks();
+        self.b.ins().brif(any, go, &[], done, &[]);
+        self.b.switch_to_block(go);
+        self.count_instr(*site);
+        self.flush_counts();
+        let entry = self.cur_bits();
+        let (taken, lanes) = match self.operand(cond, Scalar::Bool) {
+            V::U(c) => {
+                let z = self.b.ins().iconst(I32, 0);
+                (self.b.ins().select(c, entry, z), false)
+            }
+            V::L(l) => {
+                let m = self.get_mask(self.cur);
+                let l: [Value; C32] = l.try_into().expect("eight chunks");
+                let t = self.and(m, l, false);
+                (self.bits(&t), true)
+            }
+        };
+        self.count_branch(*site, entry, lanes.then_some(taken));
+        let other = self.b.ins().band_not(entry, taken);
+        for (acc, x) in [(taken_all, taken), (other_all, other)] {
+            let a = self.b.use_var(acc);
+            let a = self.b.ins().bor(a, x);
+            self.b.def_var(acc, a);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     fn uniform(&mut self, v: V, what: &str) -> Result<Value, String> {
@@ -1404,6 +1522,15 @@ impl Tx<'_, '_> {
                 f
             })
             .collect();
+        // A decision's taken and other lanes, of all the warps.
+        let decision = region.decides.map(|_| {
+            let z = self.b.ins().iconst(I32, 0);
+            [(); 2].map(|_| {
+                let v = self.b.declare_var(I32);
+                self.b.def_var(v, z);
+                v
+            })
+        });
         let latch = self.b.create_block();
         let warps = self.warp_loop();
         let w = warps.w;
@@ -1481,6 +1608,9 @@ impl Tx<'_, '_> {
             }
         }
         self.stmts(&region.stmts)?;
+        if let (Some(s), Some(acc)) = (region.decides, decision) {
+            self.decide(s, acc);
+        }
         // The warp's part ends: its waiting stores are written.
         self.flush();
         for &(v, _, store) in &layout.refs[r] {
@@ -1544,6 +1674,7 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(latch);
         self.next_warp(warps);
         self.warp = None;
+        self.decided = decision.map(|[t, o]| (t, o));
         // Between regions (block level) nothing is known of a warp's lanes.
         self.known = Known::Unknown;
         for (v, c) in uw.iter().zip(&carry) {
@@ -2387,7 +2518,11 @@ impl Tx<'_, '_> {
             self.ctx,
             (f + offset_of!(FaultSite, site)) as i32,
         );
-        let w = self.warp.expect("inside a region");
+        // Warp 0 for a fault at block level.
+        let w = match self.warp {
+            Some(w) => w,
+            None => self.b.ins().iconst(I32, 0),
+        };
         self.b.ins().store(
             MemFlagsData::trusted(),
             w,
