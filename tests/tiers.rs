@@ -986,6 +986,12 @@ fn a_barrier_under_a_branch_the_block_takes_together_runs_alike() {
                 out[threadIdx.x] = s[63 - threadIdx.x];
             }
         }
+        __global__ void deeper(int *out) {
+            if (out[threadIdx.x] > 3) {
+                if (blockDim.x > 16) __syncthreads();
+                out[threadIdx.x] = 1;
+            }
+        }
     "#;
     let module = Module::from_source("last.cu", src, &Options::default()).expect("parses");
     let k = module.lower("last_block").expect("lowers");
@@ -1033,6 +1039,14 @@ fn a_barrier_under_a_branch_the_block_takes_together_runs_alike() {
         || out.to_vec(),
     );
     assert_eq!(got, (0..64).map(|i| 67 - i).collect::<Vec<i32>>());
+    // A barrier only under a further branch there: part of the block might pass it by, where
+    // the interpreter runs on. Not compiled, and said why.
+    let k = module.lower("deeper").expect("lowers");
+    let r = cuda::launch(&dev, &k, &LaunchConfig::new(1, 64), &[Arg::buffer(&out)]).expect("runs");
+    match r.tier {
+        Tier::Interpreted { reason } => assert!(reason.contains("further branch"), "{reason}"),
+        t => panic!("deeper: {t:?}"),
+    }
 }
 
 /// A function with a barrier compiles when the functions it calls return early (mergeSort's

@@ -1002,7 +1002,7 @@ struct Tx<'a, 'k> {
     block_loops: Vec<(ir::Block, ir::Block)>,
     /// The taken and other lanes the last region's decision found, for its
     /// [`Item::Decided`].
-    decided: Option<(Variable, Variable)>,
+    decided: Option<[Variable; 2]>,
     /// A loop's exit test (its statement's address) and the block its full-warp iterations
     /// hand over to, right after it ([`Tx::while_full`]).
     resume: Option<(usize, ir::Block)>,
@@ -1390,7 +1390,7 @@ impl Tx<'_, '_> {
                     self.b.switch_to_block(j);
                 }
                 Item::Decided { then, els, site } => {
-                    let (t, o) = self.decided.take().ok_or("a branch before its decision")?;
+                    let [t, o] = self.decided.take().ok_or("a branch before its decision")?;
                     let (t, o) = (self.b.use_var(t), self.b.use_var(o));
                     let taken = self.b.ins().icmp_imm_s(IntCC::NotEqual, t, 0);
                     let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, o, 0);
@@ -1454,7 +1454,6 @@ impl Tx<'_, '_> {
         let Stmt::If { cond, site, .. } = s else {
             unreachable!("a decision is an `if`")
         };
-        self.at = s as *const Stmt as usize;
         let any = self.any_cur();
         let [go, done] = self.blocks();
         self.b.ins().brif(any, go, &[], done, &[]);
@@ -1674,7 +1673,7 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(latch);
         self.next_warp(warps);
         self.warp = None;
-        self.decided = decision.map(|[t, o]| (t, o));
+        self.decided = decision;
         // Between regions (block level) nothing is known of a warp's lanes.
         self.known = Known::Unknown;
         for (v, c) in uw.iter().zip(&carry) {
