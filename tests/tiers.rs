@@ -1019,17 +1019,10 @@ fn a_barrier_under_a_branch_the_block_takes_together_runs_alike() {
 
     let k = module.lower("mixed").expect("lowers");
     let out = dev.alloc_from("out", &(0..64).collect::<Vec<i32>>());
-    let err = |engine: Engine| {
-        let cfg = LaunchConfig::new(1, 64).mode(Mode::Fast).engine(engine);
-        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out)]).expect_err("faults");
-        e.to_string()
-    };
-    let want = err(Engine::Interp);
-    assert!(
-        want.contains("reached while only part of the block executes"),
-        "{want}"
+    fails_alike(
+        (&dev, &k, &[Arg::buffer(&out)]),
+        "reached while only part of the block executes",
     );
-    assert_eq!(err(Engine::Jit), want);
     // Taken by every thread, it runs.
     let out = dev.alloc_from("out", &(0..64).map(|i| i + 4).collect::<Vec<i32>>());
     let cfg = LaunchConfig::new(1, 64).mode(Mode::Count);
@@ -1103,16 +1096,22 @@ fn a_mask_that_disagrees_between_its_lanes_fails_alike() {
     let k = module.lower("odd").expect("lowers");
     let dev = Device::default();
     let out = dev.alloc_zeroed::<u32>("out", 64);
+    fails_alike(
+        (&dev, &k, &[Arg::buffer(&out)]),
+        "the threads a mask names must pass the same mask",
+    );
+}
+
+/// Launch `k` as one block of 64 threads on the interpreter, then forced onto the compiled
+/// tier: both must fail with the same error, one that says `what`.
+fn fails_alike((dev, k, args): (&Device, &Kernel, &[Arg]), what: &str) {
     let err = |engine: Engine| {
         let cfg = LaunchConfig::new(1, 64).mode(Mode::Fast).engine(engine);
-        let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out)]).expect_err("faults");
+        let e = cuda::launch(dev, k, &cfg, args).expect_err("faults");
         e.to_string()
     };
     let want = err(Engine::Interp);
-    assert!(
-        want.contains("the threads a mask names must pass the same mask"),
-        "{want}"
-    );
+    assert!(want.contains(what), "{want}");
     assert_eq!(err(Engine::Jit), want);
 }
 

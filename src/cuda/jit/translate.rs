@@ -4260,25 +4260,33 @@ impl Tx<'_, '_> {
             .collect();
         let m = self.get_mask(self.cur);
         let bits = self.bits(&m);
-        let mv = self.b.declare_var(I32);
-        self.b.def_var(mv, bits);
-        let [head, body, done] = self.blocks();
+        self.lane_loop(bits, &mut |tx, m, l| {
+            let byte = tx.lane_byte(p, &lanes, l);
+            tx.check(slot, byte, (access, size), site, l);
+            // Without a buffer (a null pointer) the check always faults: nothing to access.
+            if let Some(s) = slot {
+                let addr = tx.b.ins().iadd(tx.buf_ptr[s], byte);
+                each(tx, l, addr);
+            }
+            let m1 = tx.b.ins().iadd_imm_s(m, -1);
+            tx.b.ins().band(m, m1)
+        });
+    }
+
+    /// A loop over a set of lanes (32 bits): `body(left, lane)` runs for the lowest lane `left`
+    /// holds and returns the lanes left after it; the code that follows runs when none is.
+    fn lane_loop(&mut self, lanes: Value, body: &mut dyn FnMut(&mut Self, Value, Value) -> Value) {
+        let left = self.b.declare_var(I32);
+        self.b.def_var(left, lanes);
+        let [head, each, done] = self.blocks();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
-        let m = self.b.use_var(mv);
-        self.b.ins().brif(m, body, &[], done, &[]);
-        self.b.switch_to_block(body);
+        let m = self.b.use_var(left);
+        self.b.ins().brif(m, each, &[], done, &[]);
+        self.b.switch_to_block(each);
         let l = self.b.ins().ctz(m);
-        let byte = self.lane_byte(p, &lanes, l);
-        self.check(slot, byte, (access, size), site, l);
-        // Without a buffer (a null pointer) the check always faults: nothing to access.
-        if let Some(s) = slot {
-            let addr = self.b.ins().iadd(self.buf_ptr[s], byte);
-            each(self, l, addr);
-        }
-        let m1 = self.b.ins().iadd_imm_s(m, -1);
-        let rest = self.b.ins().band(m, m1);
-        self.b.def_var(mv, rest);
+        let rest = body(self, m, l);
+        self.b.def_var(left, rest);
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(done);
     }
@@ -5112,48 +5120,39 @@ impl Tx<'_, '_> {
                 .collect(),
             None => Vec::new(),
         };
-        let rest = self.b.declare_var(I32);
-        self.b.def_var(rest, active);
-        let [head, body, bad, go, done] = self.blocks();
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let r = self.b.use_var(rest);
-        self.b.ins().brif(r, body, &[], done, &[]);
-        self.b.switch_to_block(body);
-        // The first lane left, and its mask.
-        let l = self.b.ins().ctz(r);
-        let li = self.b.ins().uextend(I64, l);
-        let at = self.b.ins().ishl_imm_s(li, 2);
-        let base = self.b.ins().stack_addr(I64, spilled, 0);
-        let at = self.b.ins().iadd(base, at);
-        let m = self.b.ins().load(I32, mem(), at, 0);
-        let sm = self.b.ins().splat(I32X4, m);
-        let same: [Value; C32] =
-            std::array::from_fn(|c| self.b.ins().icmp(IntCC::Equal, masks[c], sm));
-        let same = self.bits(&same);
-        let group = self.b.ins().band(same, active);
-        let named = self.b.ins().band(m, active);
-        let stray = self.b.ins().band_not(named, group);
-        self.b.ins().brif(stray, bad, &[], go, &[]);
-        self.b.switch_to_block(bad);
-        let z64 = self.b.ins().iconst(I64, 0);
-        self.fault(site, None, l, u32::MAX, z64);
-        self.b.switch_to_block(go);
-        if let Some((ty, f)) = &mut each {
-            let v = f(self, named);
-            let v = self.lanes(v, *ty);
-            let g = self.lanes_of_bits(group);
-            let g = self.mask_for(*ty, &g);
-            for (c, var) in out.iter().enumerate() {
-                let old = self.b.use_var(*var);
-                let x = self.merge(g[c], v[c], old);
-                self.b.def_var(*var, x);
+        // Group by group: the first lane left, and its mask.
+        self.lane_loop(active, &mut |tx, left, l| {
+            let li = tx.b.ins().uextend(I64, l);
+            let at = tx.b.ins().ishl_imm_s(li, 2);
+            let base = tx.b.ins().stack_addr(I64, spilled, 0);
+            let at = tx.b.ins().iadd(base, at);
+            let m = tx.b.ins().load(I32, mem(), at, 0);
+            let sm = tx.b.ins().splat(I32X4, m);
+            let same: [Value; C32] =
+                std::array::from_fn(|c| tx.b.ins().icmp(IntCC::Equal, masks[c], sm));
+            let same = tx.bits(&same);
+            let group = tx.b.ins().band(same, active);
+            let named = tx.b.ins().band(m, active);
+            let stray = tx.b.ins().band_not(named, group);
+            let [bad, go] = tx.blocks();
+            tx.b.ins().brif(stray, bad, &[], go, &[]);
+            tx.b.switch_to_block(bad);
+            let z64 = tx.b.ins().iconst(I64, 0);
+            tx.fault(site, None, l, u32::MAX, z64);
+            tx.b.switch_to_block(go);
+            if let Some((ty, f)) = &mut each {
+                let v = f(tx, named);
+                let v = tx.lanes(v, *ty);
+                let g = tx.lanes_of_bits(group);
+                let g = tx.mask_for(*ty, &g);
+                for (c, var) in out.iter().enumerate() {
+                    let old = tx.b.use_var(*var);
+                    let x = tx.merge(g[c], v[c], old);
+                    tx.b.def_var(*var, x);
+                }
             }
-        }
-        let left = self.b.ins().band_not(r, group);
-        self.b.def_var(rest, left);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(done);
+            tx.b.ins().band_not(left, group)
+        });
         out.iter().map(|&var| self.b.use_var(var)).collect()
     }
 
