@@ -1082,6 +1082,55 @@ fn a_barrier_beside_calls_that_return_early_runs_alike() {
     );
 }
 
+/// A function whose `return`s come after its last barrier compiles (simpleCooperativeGroups'
+/// `sumReduction`, called with the block and with a tile of 16): the returns leave the call.
+#[test]
+fn a_call_returning_after_its_barriers_runs_alike() {
+    let src = r#"
+        #include <cooperative_groups.h>
+        namespace cg = cooperative_groups;
+        template <typename G> __device__ int sum(G g, int *x, int val) {
+            int lane = g.thread_rank();
+            for (int i = g.size() / 2; i > 0; i /= 2) {
+                x[lane] = val;
+                g.sync();
+                if (lane < i) val += x[lane + i];
+                g.sync();
+            }
+            if (g.thread_rank() == 0) return val;
+            else return -1;
+        }
+        __global__ void sums(int *out, int n) {
+            __shared__ int w[64];
+            // A return from the kernel too: then the block tracks the threads it has left.
+            if (threadIdx.x >= n) return;
+            cg::thread_block b = cg::this_thread_block();
+            int all = sum(b, w, threadIdx.x);
+            cg::thread_block_tile<16> t = cg::tiled_partition<16>(b);
+            int part = sum(t, w + b.thread_rank() - t.thread_rank(), t.thread_rank());
+            out[threadIdx.x] = all * 1000 + part;
+        }
+    "#;
+    let module = Module::from_source("sums.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("sums").expect("lowers");
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<i32>("out", 64);
+    let cfg = LaunchConfig::new(1, 64).mode(Mode::Count);
+    let got = compiled_alike(
+        (&dev, &k, &cfg, &[Arg::buffer(&out), Arg::Int(64)]),
+        || out.fill(0),
+        || out.to_vec(),
+    );
+    let want: Vec<i32> = (0..64)
+        .map(|t| {
+            let all = if t == 0 { 63 * 64 / 2 } else { -1 };
+            let part = if t % 16 == 0 { 15 * 16 / 2 } else { -1 };
+            all * 1000 + part
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
 /// A member mask that names a lane passing another mask is an error, the interpreter's, on
 /// both tiers.
 #[test]

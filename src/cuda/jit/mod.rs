@@ -19,7 +19,9 @@
 //! read from shared memory) is decided at run time: a region counts it per warp and gathers
 //! the lanes that take each side; the block then runs the side all its threads took, or, taken
 //! by part of the block with a barrier on the side's own path, stops where the interpreter
-//! reports the barrier misused.
+//! reports the barrier misused. An inlined call with a barrier is planned as part of the block;
+//! `return`s after its last barrier (`return s[0];`) run in a region of their own that keeps
+//! them to the call.
 //!
 //! Two loops run in an order of their own, each a schedule CUDA allows and each measured:
 //! * A uniform loop that accesses global memory, stores in no row known to be strided, and

@@ -280,6 +280,8 @@ pub(super) struct Region<'k> {
     /// An `if` whose condition each warp evaluates after the statements, for the
     /// [`Item::Decided`] that follows.
     decides: Option<&'k Stmt>,
+    /// Whether the statements end an inlined call's body: its `return`s leave the call.
+    call_tail: bool,
 }
 
 /// The block-level structure: regions, and the uniform control flow around barriers.
@@ -469,6 +471,9 @@ fn is_sync(s: &Stmt) -> bool {
     matches!(s, Stmt::Sync { .. })
 }
 
+const THREAD_DEPENDENT_BARRIER: &str =
+    "a barrier under control flow that depends on the thread is not compiled";
+
 fn plan<'k>(
     order: &Order<'_>,
     stmts: &'k [Stmt],
@@ -489,6 +494,7 @@ fn plan<'k>(
                 in_loop,
                 guarded,
                 decides: None,
+                call_tail: false,
             });
             let r = regions.len() - 1;
             items.push(if uniform {
@@ -498,10 +504,10 @@ fn plan<'k>(
             });
         }
     };
+    let block_level =
+        |s: &Stmt| contains(s, &is_sync) || (in_loop && escapes(s)) || order.iteration_major(s);
     for s in stmts {
-        let block_level =
-            contains(s, &is_sync) || (in_loop && escapes(s)) || order.iteration_major(s);
-        if !block_level {
+        if !block_level(s) {
             run.push(s);
             continue;
         }
@@ -541,6 +547,7 @@ fn plan<'k>(
                     in_loop,
                     guarded,
                     decides: Some(s),
+                    call_tail: false,
                 });
                 let decides = regions.len() - 1;
                 let then = plan(order, then, in_loop, true, regions)?;
@@ -575,16 +582,30 @@ fn plan<'k>(
                 unrolled: *unrolled,
                 site: *site,
             }),
-            // Returns of the calls it makes are theirs (regions handle them).
-            Stmt::Inline { body } if !body.iter().any(exits) => {
-                items.extend(plan(order, body, in_loop, guarded, regions)?);
+            // A call whose `return`s all come after its last block-level statement (`return
+            // s[0];` after a reduction's barriers): the rest runs as a region of its own that
+            // keeps them to the call. Returns of the calls it makes are theirs.
+            Stmt::Inline { body } => {
+                let cut = body.iter().rposition(block_level).map_or(0, |i| i + 1);
+                if body[..cut].iter().any(exits) {
+                    return Err(THREAD_DEPENDENT_BARRIER.into());
+                }
+                items.extend(plan(order, &body[..cut], in_loop, guarded, regions)?);
+                let tail = &body[cut..];
+                if tail.iter().any(exits) {
+                    regions.push(Region {
+                        stmts: tail.iter().collect(),
+                        in_loop,
+                        guarded,
+                        decides: None,
+                        call_tail: true,
+                    });
+                    items.push(Item::Region(regions.len() - 1));
+                } else {
+                    items.extend(plan(order, tail, in_loop, guarded, regions)?);
+                }
             }
-            _ => {
-                return Err(
-                    "a barrier under control flow that depends on the thread is not compiled"
-                        .into(),
-                );
-            }
+            _ => return Err(THREAD_DEPENDENT_BARRIER.into()),
         }
     }
     flush(&mut run, &mut items, regions);
@@ -1448,6 +1469,26 @@ impl Tx<'_, '_> {
         Ok(())
     }
 
+    /// An inlined call's body (or its tail, [`Region::call_tail`]): a `return` takes lanes out
+    /// until the body ends.
+    fn call(&mut self, body: &[&Stmt]) -> Result<(), String> {
+        let was_full = self.known == Known::Full;
+        let entry = self.get_mask(self.cur);
+        let ret = self.new_mask();
+        self.clear(ret);
+        self.rets.push(ret);
+        self.stmts(body)?;
+        self.rets.pop();
+        let alive = self.get_mask(self.alive);
+        let n = self.and(entry, alive, false);
+        self.set_mask(self.cur, n);
+        // A `return` of the call leaves `alive` as it was.
+        if was_full {
+            self.set_full();
+        }
+        Ok(())
+    }
+
     /// A decision's condition in one warp ([`Item::Decided`]): counted as the branch it is,
     /// its taken and other lanes added to the block's.
     fn decide(&mut self, s: &Stmt, [taken_all, other_all]: [Variable; 2]) {
@@ -1606,7 +1647,11 @@ impl Tx<'_, '_> {
                 }
             }
         }
-        self.stmts(&region.stmts)?;
+        if region.call_tail {
+            self.call(&region.stmts)?;
+        } else {
+            self.stmts(&region.stmts)?;
+        }
         if let (Some(s), Some(acc)) = (region.decides, decision) {
             self.decide(s, acc);
         }
@@ -2070,21 +2115,8 @@ impl Tx<'_, '_> {
                 self.leave();
             }
             Stmt::Inline { body } => {
-                let was_full = self.known == Known::Full;
-                let entry = self.get_mask(self.cur);
-                let ret = self.new_mask();
-                self.clear(ret);
-                self.rets.push(ret);
                 let body: Vec<&Stmt> = body.iter().collect();
-                self.stmts(&body)?;
-                self.rets.pop();
-                let alive = self.get_mask(self.alive);
-                let n = self.and(entry, alive, false);
-                self.set_mask(self.cur, n);
-                // A `return` of the call leaves `alive` as it was.
-                if was_full {
-                    self.set_full();
-                }
+                self.call(&body)?;
             }
             Stmt::Fence { site } => self.count_instr(*site),
             // A warp runs in lockstep here: `__syncwarp` orders nothing more (fast mode checks
