@@ -471,6 +471,8 @@ fn is_sync(s: &Stmt) -> bool {
     matches!(s, Stmt::Sync { .. })
 }
 
+/// Why a barrier under control flow that depends on the thread, where the plan cannot decide
+/// it at run time, sends the kernel to the interpreter.
 const THREAD_DEPENDENT_BARRIER: &str =
     "a barrier under control flow that depends on the thread is not compiled";
 
@@ -1606,7 +1608,8 @@ impl Tx<'_, '_> {
         });
         self.set_mask(self.alive, m);
         self.set_mask(self.cur, m);
-        let returns = region.stmts.iter().any(|s| exits(s));
+        // A call's tail returns from the call alone: the live lanes stay as they were.
+        let returns = !region.call_tail && region.stmts.iter().any(|s| exits(s));
         if self.exits {
             // A warp whose threads have all left skips the region.
             let any = self.any_cur();
