@@ -1,10 +1,11 @@
 //! Device code that real programs use, each feature lowered, run and checked against what
 //! CUDA computes: structs with member functions and operators, legacy warp intrinsics, warp
 //! masks from votes, cooperative groups, `__constant__`/`__device__` variables, pointers,
-//! `sizeof`/`__align__`, lambdas and initializer lists, memcpy, `__CUDA_ARCH__`, and check
-//! mode on the idioms of older code.
+//! `sizeof`/`__align__`, lambdas and initializer lists, memcpy, `__CUDA_ARCH__`, check mode
+//! on the idioms of older code, and the intrinsics of arithmetic and conversion in a rounding
+//! mode against a GPU's results.
 
-use warpsim::cuda::{self, Arg, CudaReport, Module, Options};
+use warpsim::cuda::{self, Arg, CudaReport, Engine, Module, Options, Tier};
 use warpsim::{Device, Global, LaunchConfig, Mode, Profile};
 
 fn module(src: &str, arch: u32) -> Module {
@@ -565,6 +566,43 @@ __global__ void k(pair_t *p, int *out) { out[threadIdx.x] = p[threadIdx.x].a + p
                   __global__ void k(B *p, int *o) { o[0] = 1; }";
     let e = module(circle, 900).lower("k").expect_err("a circle");
     assert!(e.to_string().contains("names itself"), "{e}");
+}
+
+#[test]
+fn a_const_reference_binds_a_calls_result_or_a_value() {
+    // The interval sample's `const T &xl = x.lower();` (a getter returning `T const &`), and a
+    // reference to an arithmetic result: a temporary holding the value, as in C++; a const
+    // reference to an object still names the object.
+    let src = r#"
+template <class T> struct Interval {
+    T lo, hi;
+    __device__ Interval(T a, T b) : lo(a), hi(b) {}
+    __device__ T const &lower() const { return lo; }
+    __device__ T const &upper() const { return hi; }
+};
+__global__ void k(const int *in, int *out) {
+    int t = threadIdx.x;
+    Interval<int> x(in[t], 2 * in[t]);
+    const int &l = x.lower();
+    int const &u = x.upper();
+    const int &s = l + u;
+    const int &e = in[t];
+    out[t] = 1000 * s + 100 * l + 10 * (u - l) + e;
+}
+"#;
+    let dev = Device::default();
+    let input = dev.alloc_from("in", &[1i32, 2, 3]);
+    let out = ints(&dev, 3);
+    run_on(
+        &dev,
+        src,
+        "k",
+        1,
+        3,
+        &[Arg::buffer(&input), Arg::buffer(&out)],
+        Mode::Fast,
+    );
+    assert_eq!(out.to_vec(), vec![3111, 6222, 9333]);
 }
 
 #[test]
@@ -1261,4 +1299,68 @@ __global__ void k(long long *o, clock_t wait) {
         turns[0] > 1 && turns.iter().all(|&t| t == turns[0]),
         "{turns:?}"
     );
+}
+
+/// FNV-1a of `words` as little-endian bytes (as `rounding_reference.cu` hashes).
+fn fnv1a(words: &[u64]) -> u64 {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        })
+}
+
+/// Every intrinsic of arithmetic (`__fadd_rd`, `__dsqrt_ru`, `__frcp_rz`, `__fmaf_rd`, …) and
+/// conversion (`__float2ll_ru`, `__ull2float_rd`, `__double2float_rz`, …) in each rounding
+/// mode gives, on both tiers, the bits an sm_90 GPU (an H200) gave for the same 4096 threads
+/// of edge and pseudo-random operands: tests/data/rounding.sm_90 holds each intrinsic's
+/// hash, made by tests/data/rounding_reference.cu (where a hash differs, that program writes
+/// the GPU's results to compare lane by lane).
+#[test]
+fn rounding_mode_intrinsics_give_the_gpus_bits() {
+    let src = include_str!("data/rounding.cu");
+    // The intrinsic each result is of, in the order the kernel writes them.
+    let names: Vec<&str> = src
+        .split("out[k++ * n + i] = ")
+        .skip(1)
+        .map(|s| {
+            let s = &s[s.find("__").expect("an intrinsic")..];
+            &s[..s.find('(').expect("a call")]
+        })
+        .collect();
+    let want: Vec<u64> = include_str!("data/rounding.sm_90")
+        .lines()
+        .map(|l| u64::from_str_radix(l, 16).expect("hex"))
+        .collect();
+    assert_eq!(names.len(), want.len(), "one hash per intrinsic");
+    let n = 4096;
+    let k = module(src, 900).lower("rounding").expect("lowers");
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dev = Device::default();
+        let out = dev.alloc_zeroed::<u64>("out", n * names.len());
+        let cfg = LaunchConfig::new(16, 256)
+            .name("rounding")
+            .mode(Mode::Fast)
+            .engine(engine);
+        let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out), Arg::Int(4096)])
+            .unwrap_or_else(|e| panic!("{e}"));
+        if engine == Engine::Jit {
+            assert!(matches!(r.tier, Tier::Compiled { .. }), "{:?}", r.tier);
+        }
+        let got = out.to_vec();
+        let differ: Vec<&str> = names
+            .iter()
+            .zip(&want)
+            .zip(got.chunks(n))
+            .filter(|((_, h), results)| fnv1a(results) != **h)
+            .map(|((name, _), _)| *name)
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "{engine:?}: {} of {} intrinsics differ from the GPU's: {differ:?}",
+            differ.len(),
+            names.len()
+        );
+    }
 }

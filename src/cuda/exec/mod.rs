@@ -2146,7 +2146,8 @@ fn binary32(fr: &mut Frame, op: BinOp, signed: bool, a: R32, b: R32) -> R32 {
         | BinOp::CopySign
         | BinOp::Fdim
         | BinOp::Remainder
-        | BinOp::Ldexp => a,
+        | BinOp::Ldexp
+        | BinOp::Rounded(..) => a,
     }
 }
 
@@ -2233,7 +2234,8 @@ fn binary64(fr: &mut Frame, op: BinOp, signed: bool, a: R64, b: R64) -> R64 {
         | BinOp::CopySign
         | BinOp::Fdim
         | BinOp::Remainder
-        | BinOp::Ldexp => a,
+        | BinOp::Ldexp
+        | BinOp::Rounded(..) => a,
     }
 }
 

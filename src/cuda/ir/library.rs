@@ -1,10 +1,10 @@
 //! The C math library on one value, as both tiers compute it (the interpreter lane by lane, the
 //! compiled tier through a helper it calls): defined once, so the tiers give the same bits.
 
-use super::{BinOp, MathFn, UnOp};
+use super::{Arith, BinOp, MathFn, Round, UnOp, directed};
 
 /// The library's functions of one floating-point value, by their code (their index here).
-const LIBRARY: [UnOp; 31] = [
+const LIBRARY: [UnOp; 37] = [
     UnOp::Exp,
     UnOp::Exp2,
     UnOp::Log,
@@ -36,6 +36,12 @@ const LIBRARY: [UnOp; 31] = [
     UnOp::Math(MathFn::Logb),
     UnOp::Math(MathFn::NormCdf),
     UnOp::Math(MathFn::FrexpFrac),
+    UnOp::SqrtRounded(Round::Down),
+    UnOp::SqrtRounded(Round::Up),
+    UnOp::SqrtRounded(Round::Zero),
+    UnOp::NarrowRounded(Round::Down),
+    UnOp::NarrowRounded(Round::Up),
+    UnOp::NarrowRounded(Round::Zero),
 ];
 
 /// `op`'s code, where it is one of the library's functions.
@@ -50,10 +56,10 @@ pub fn op(code: u32) -> Option<UnOp> {
 
 /// The library's functions on one floating-point type: `$name(op, x)` is `op(x)`, and `x`
 /// itself for an operation that is not the library's; `libm` names the type's functions
-/// where Rust's floats have none.
+/// where Rust's floats have none; `directed` is a directed `double` result in the type.
 macro_rules! on {
     ($(#[$doc:meta])* $name:ident, $t:ident, libm: [$erf:ident, $erfc:ident, $lgamma:ident,
-     $tgamma:ident, $exp10:ident, $frexp:ident], logb: $logb:expr) => {
+     $tgamma:ident, $exp10:ident, $frexp:ident], logb: $logb:expr, directed: $directed:expr) => {
         $(#[$doc])*
         pub fn $name(op: UnOp, x: $t) -> $t {
             use std::$t::consts::{FRAC_1_SQRT_2, PI};
@@ -69,6 +75,8 @@ macro_rules! on {
                     UnOp::Tan => x.tan(),
                     UnOp::Tanh => x.tanh(),
                     UnOp::Round => x.round(),
+                    UnOp::SqrtRounded(r) => $directed(directed::sqrt(x.into(), r), r),
+                    UnOp::NarrowRounded(r) => $directed(directed::narrow(x.into(), r), r),
                     _ => x,
                 };
             };
@@ -104,13 +112,15 @@ on!(
     /// for an operation that is not the library's).
     float, f32,
     libm: [erff, erfcf, lgammaf, tgammaf, exp10f, frexpf],
-    logb: |x: f32| logb(f64::from(x)) as f32
+    logb: |x: f32| logb(f64::from(x)) as f32,
+    directed: directed::float
 );
 on!(
     /// `op(x)` on a `double` (`x` itself for an operation that is not the library's).
     double, f64,
     libm: [erf, erfc, lgamma, tgamma, exp10, frexp],
-    logb: logb
+    logb: logb,
+    directed: |x: f64, _| x
 );
 
 /// `logb`: the exponent of `x` as a floating value (`-inf` for 0, `|x|` for inf and NaN).
@@ -126,7 +136,7 @@ fn logb(x: f64) -> f64 {
 
 /// The library's functions of two floating-point values (`fmodf` is `%` on floats), by their
 /// code (their index here).
-const LIBRARY2: [BinOp; 8] = [
+const LIBRARY2: [BinOp; 20] = [
     BinOp::Pow,
     BinOp::Atan2,
     BinOp::Hypot,
@@ -135,6 +145,18 @@ const LIBRARY2: [BinOp; 8] = [
     BinOp::Remainder,
     BinOp::Ldexp,
     BinOp::Rem,
+    BinOp::Rounded(Arith::Add, Round::Down),
+    BinOp::Rounded(Arith::Add, Round::Up),
+    BinOp::Rounded(Arith::Add, Round::Zero),
+    BinOp::Rounded(Arith::Sub, Round::Down),
+    BinOp::Rounded(Arith::Sub, Round::Up),
+    BinOp::Rounded(Arith::Sub, Round::Zero),
+    BinOp::Rounded(Arith::Mul, Round::Down),
+    BinOp::Rounded(Arith::Mul, Round::Up),
+    BinOp::Rounded(Arith::Mul, Round::Zero),
+    BinOp::Rounded(Arith::Div, Round::Down),
+    BinOp::Rounded(Arith::Div, Round::Up),
+    BinOp::Rounded(Arith::Div, Round::Zero),
 ];
 
 /// `op`'s code, where it is one of the library's functions of two values.
@@ -156,6 +178,7 @@ pub fn float2(op: BinOp, x: f32, y: f32) -> f32 {
         BinOp::Pow => x.powf(y),
         BinOp::Atan2 => x.atan2(y),
         BinOp::Rem => x % y,
+        BinOp::Rounded(a, r) => directed::float(directed::arith(a, r, x.into(), y.into()), r),
         _ => double2(op, f64::from(x), f64::from(y)) as f32,
     }
 }
@@ -171,6 +194,7 @@ pub fn double2(op: BinOp, x: f64, y: f64) -> f64 {
         BinOp::Fdim => libm::fdim(x, y),
         BinOp::Remainder => libm::remainder(x, y),
         BinOp::Ldexp => libm::ldexp(x, y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
+        BinOp::Rounded(a, r) => directed::arith(a, r, x, y),
         _ => x,
     }
 }

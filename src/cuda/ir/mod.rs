@@ -29,6 +29,7 @@
 
 use std::fmt;
 
+pub mod directed;
 pub mod library;
 pub mod print;
 
@@ -318,6 +319,31 @@ pub enum BinOp {
     /// The lane of set bit number `b` (from 0) of mask `a`, 32 when `a` has fewer (`U32`; a
     /// coalesced group's rank to its lane).
     NthSet,
+    /// `__fadd_rd`, `__dmul_ru`, `__fdiv_rz`, `__drcp_rd` (a division of 1) …: IEEE
+    /// arithmetic rounded in a direction ([`directed`]).
+    Rounded(Arith, Round),
+}
+
+/// The arithmetic CUDA's intrinsics round in a chosen direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// The rounding direction of CUDA's `_rd`, `_ru` and `_rz` intrinsics (`_rn`, to nearest
+/// even, is the plain operation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round {
+    /// Toward −∞ (`_rd`).
+    Down,
+    /// Toward +∞ (`_ru`).
+    Up,
+    /// Toward zero (`_rz`).
+    Zero,
 }
 
 /// Comparisons; the result is `Bool`.
@@ -419,6 +445,12 @@ pub enum UnOp {
     /// A test of a floating-point value; the result type `ty` is `I32`, the operand keeps its
     /// own type (as for `Popc`).
     Test(FpTest),
+    /// `__fsqrt_rd`, `__dsqrt_ru`, …: the square root rounded in a direction ([`directed`]).
+    SqrtRounded(Round),
+    /// A `double` rounded to `float`'s precision and range in a direction, still a `double`
+    /// (`__double2float_rd` is this, then the exact conversion to `float`; the identity on a
+    /// `float`).
+    NarrowRounded(Round),
 }
 
 /// The C math library's functions of one argument beyond [`UnOp`]'s own, evaluated as a

@@ -10,8 +10,8 @@ use super::types::{Group, Ty, promote, scalar_type, usual, vector_type};
 use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
-    AtomicOp, Axis, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Scalar, ShflKind, Site,
-    Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
+    Arith, AtomicOp, Axis, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Round, Scalar,
+    ShflKind, Site, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
 };
 
 const FULL: u32 = 0xffff_ffff;
@@ -24,7 +24,6 @@ fn u32c(v: u32) -> Operand {
 /// argument, `float` stays `float`, integers become `double`).
 const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
     ("sqrtf", UnOp::Sqrt, Some(Scalar::F32)),
-    ("__fsqrt_rn", UnOp::Sqrt, Some(Scalar::F32)),
     ("sqrt", UnOp::Sqrt, None),
     ("rsqrtf", UnOp::Rsqrt, Some(Scalar::F32)),
     ("rsqrt", UnOp::Rsqrt, None),
@@ -109,6 +108,80 @@ const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
     ("__exp10f", UnOp::Math(MathFn::Exp10), Some(Scalar::F32)),
 ];
 
+/// The intrinsics of IEEE arithmetic in a rounding mode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum RoundedFn {
+    Arith(Arith),
+    Sqrt,
+    /// `1 / x`.
+    Rcp,
+    /// `a × b + c`.
+    Fma,
+}
+
+/// What an intrinsic of IEEE arithmetic in a rounding mode names (`__fadd_rd`, `__dsqrt_ru`,
+/// `__frcp_rz`, `__fmaf_rn`, …): the operation, its type, its direction (`None`: to nearest,
+/// the plain operation).
+pub(super) fn rounded_intrinsic(name: &str) -> Option<(RoundedFn, Scalar, Option<Round>)> {
+    let (stem, mode) = name.strip_prefix("__")?.rsplit_once("_r")?;
+    let round = match mode {
+        "n" => None,
+        "d" => Some(Round::Down),
+        "u" => Some(Round::Up),
+        "z" => Some(Round::Zero),
+        _ => return None,
+    };
+    let (f, t) = match stem {
+        "fmaf" => (RoundedFn::Fma, Scalar::F32),
+        "fma" => (RoundedFn::Fma, Scalar::F64),
+        _ => {
+            let t = match stem.as_bytes().first()? {
+                b'f' => Scalar::F32,
+                b'd' => Scalar::F64,
+                _ => return None,
+            };
+            let f = match &stem[1..] {
+                "add" => RoundedFn::Arith(Arith::Add),
+                "sub" => RoundedFn::Arith(Arith::Sub),
+                "mul" => RoundedFn::Arith(Arith::Mul),
+                "div" => RoundedFn::Arith(Arith::Div),
+                "sqrt" => RoundedFn::Sqrt,
+                "rcp" => RoundedFn::Rcp,
+                _ => return None,
+            };
+            (f, t)
+        }
+    };
+    Some((f, t, round))
+}
+
+/// What a conversion intrinsic in a rounding mode names (`__float2int_rd`, `__ll2float_ru`,
+/// `__double2float_rz`, …): from, to, and the direction (`None`: to nearest).
+fn conversion_intrinsic(name: &str) -> Option<(Scalar, Scalar, Option<Round>)> {
+    let (stem, mode) = name.strip_prefix("__")?.rsplit_once("_r")?;
+    let round = match mode {
+        "n" => None,
+        "d" => Some(Round::Down),
+        "u" => Some(Round::Up),
+        "z" => Some(Round::Zero),
+        _ => return None,
+    };
+    let (from, to) = stem.split_once('2')?;
+    let ty = |t: &str| match t {
+        "float" => Some(Scalar::F32),
+        "double" => Some(Scalar::F64),
+        "int" => Some(Scalar::I32),
+        "uint" => Some(Scalar::U32),
+        "ll" => Some(Scalar::I64),
+        "ull" => Some(Scalar::U64),
+        _ => None,
+    };
+    let (from, to) = (ty(from)?, ty(to)?);
+    // Float to integer, integer to float, and `double` to `float`.
+    (from.is_float() != to.is_float() || (from, to) == (Scalar::F64, Scalar::F32))
+        .then_some((from, to, round))
+}
+
 /// Math functions of two arguments.
 const BINARY_MATH: &[(&str, BinOp, Option<Scalar>)] = &[
     ("powf", BinOp::Pow, Some(Scalar::F32)),
@@ -124,12 +197,6 @@ const BINARY_MATH: &[(&str, BinOp, Option<Scalar>)] = &[
     ("fmod", BinOp::Rem, None),
     ("__fdividef", BinOp::Div, Some(Scalar::F32)),
     ("fdividef", BinOp::Div, Some(Scalar::F32)),
-    ("__fdiv_rn", BinOp::Div, Some(Scalar::F32)),
-    ("__fadd_rn", BinOp::Add, Some(Scalar::F32)),
-    ("__fsub_rn", BinOp::Sub, Some(Scalar::F32)),
-    ("__fmul_rn", BinOp::Mul, Some(Scalar::F32)),
-    ("__dadd_rn", BinOp::Add, Some(Scalar::F64)),
-    ("__dmul_rn", BinOp::Mul, Some(Scalar::F64)),
     ("hypotf", BinOp::Hypot, Some(Scalar::F32)),
     ("hypot", BinOp::Hypot, None),
     ("copysignf", BinOp::CopySign, Some(Scalar::F32)),
@@ -367,6 +434,126 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `a` converted from `from` to `to` rounded in direction `round` (`None`: to nearest) where
+    /// the result is not exact: to an integer, the value rounded to one first (C's conversion
+    /// then truncates it, saturating); to a `float` or `double`, through a directed `double`
+    /// (exact from 32-bit integers; a 64-bit one is two exact halves and one directed sum) and,
+    /// to a `float`, a directed rounding of that.
+    fn convert_rounded(
+        &mut self,
+        a: Operand,
+        (from, to): (Scalar, Scalar),
+        round: Option<Round>,
+        site: Site,
+    ) -> Operand {
+        use Scalar::{F32, F64};
+        if !to.is_float() {
+            let op = match round {
+                None => UnOp::Rint,
+                Some(Round::Down) => UnOp::Floor,
+                Some(Round::Up) => UnOp::Ceil,
+                Some(Round::Zero) => UnOp::Trunc,
+            };
+            let rounded = self.unop(op, from, a, site);
+            return self.convert(rounded, from, to, site);
+        }
+        let Some(r) = round else {
+            return self.convert(a, from, to, site);
+        };
+        let d = match from {
+            Scalar::I64 | Scalar::U64 => {
+                let half = if from == Scalar::I64 {
+                    Scalar::I32
+                } else {
+                    Scalar::U32
+                };
+                let shift = Operand::Const(consts::int(from, 32));
+                let hi = self.binop(BinOp::Shr, from, a, shift, site);
+                let hi = self.convert(hi, from, half, site);
+                let hi = self.convert(hi, half, F64, site);
+                let hi = self.binop(
+                    BinOp::Mul,
+                    F64,
+                    hi,
+                    Operand::Const(consts::float(F64, 4294967296.0)),
+                    site,
+                );
+                let lo = self.convert(a, from, Scalar::U32, site);
+                let lo = self.convert(lo, Scalar::U32, F64, site);
+                self.binop(BinOp::Rounded(Arith::Add, r), F64, hi, lo, site)
+            }
+            _ => self.convert(a, from, F64, site),
+        };
+        if to == F64 {
+            return d;
+        }
+        let narrowed = self.unop(UnOp::NarrowRounded(r), F64, d, site);
+        self.convert(narrowed, F64, F32, site)
+    }
+
+    /// An intrinsic of IEEE arithmetic in a rounding mode ([`rounded_intrinsic`]).
+    fn rounded(
+        &mut self,
+        name: &str,
+        (f, t, round): (RoundedFn, Scalar, Option<Round>),
+        args: &[ast::Expr],
+        site: Site,
+    ) -> R<Val> {
+        let n = match f {
+            RoundedFn::Fma => 3,
+            RoundedFn::Sqrt | RoundedFn::Rcp => 1,
+            RoundedFn::Arith(_) => 2,
+        };
+        self.arity(name, args, n..=n, site)?;
+        let v = args
+            .iter()
+            .map(|a| self.arg_as(a, t))
+            .collect::<R<Vec<_>>>()?;
+        let one = Operand::Const(consts::float(t, 1.0));
+        let r = match (f, round) {
+            (RoundedFn::Arith(op), None) => {
+                let op = match op {
+                    Arith::Add => BinOp::Add,
+                    Arith::Sub => BinOp::Sub,
+                    Arith::Mul => BinOp::Mul,
+                    Arith::Div => BinOp::Div,
+                };
+                self.binop(op, t, v[0], v[1], site)
+            }
+            (RoundedFn::Arith(op), Some(r)) => {
+                self.binop(BinOp::Rounded(op, r), t, v[0], v[1], site)
+            }
+            (RoundedFn::Rcp, None) => self.binop(BinOp::Div, t, one, v[0], site),
+            (RoundedFn::Rcp, Some(r)) => {
+                self.binop(BinOp::Rounded(Arith::Div, r), t, one, v[0], site)
+            }
+            (RoundedFn::Sqrt, None) => self.unop(UnOp::Sqrt, t, v[0], site),
+            (RoundedFn::Sqrt, Some(r)) => self.unop(UnOp::SqrtRounded(r), t, v[0], site),
+            (RoundedFn::Fma, None) => {
+                let (a, b, c) = (v[0], v[1], v[2]);
+                self.assign(t, Op::Fma { a, b, c }, site)
+            }
+            (RoundedFn::Fma, Some(r)) if t == Scalar::F32 => {
+                // The product is exact in `double`; one directed sum there, rounded again in
+                // the same direction to `float`, is the directed `float` result.
+                let [a, b, c] = [0, 1, 2].map(|i| self.convert(v[i], t, Scalar::F64, site));
+                let p = self.binop(BinOp::Mul, Scalar::F64, a, b, site);
+                let sum = BinOp::Rounded(Arith::Add, r);
+                let s = self.binop(sum, Scalar::F64, p, c, site);
+                let s = self.unop(UnOp::NarrowRounded(r), Scalar::F64, s, site);
+                self.convert(s, Scalar::F64, t, site)
+            }
+            (RoundedFn::Fma, Some(_)) => {
+                return Err(self.unsupported(
+                    site,
+                    &format!("`{name}` (a `double` fma rounded other than to nearest)"),
+                    Some("use `__fma_rn`, or `__dadd_rd`-style intrinsics on the product"),
+                ));
+            }
+        };
+        Ok(Val::Scalar(r, t))
+    }
+
     fn builtin(
         &mut self,
         n: &str,
@@ -401,6 +588,17 @@ impl Lowerer<'_> {
             let a = self.convert(v[0].0, v[0].1, t, site);
             let b = self.convert(v[1].0, v[1].1, t, site);
             return Ok(Val::Scalar(self.binop(*op, t, a, b, site), t));
+        }
+        if let Some((f, t, round)) = rounded_intrinsic(short) {
+            return self.rounded(short, (f, t, round), args, site);
+        }
+        if let Some((from, to, round)) = conversion_intrinsic(short) {
+            self.arity(short, args, 1..=1, site)?;
+            let a = self.arg_as(&args[0], from)?;
+            return Ok(Val::Scalar(
+                self.convert_rounded(a, (from, to), round, site),
+                to,
+            ));
         }
         if let Some((_, ty)) = LDEXP.iter().find(|(name, _)| *name == short) {
             self.arity(short, args, 2..=2, site)?;
@@ -496,10 +694,10 @@ impl Lowerer<'_> {
                 let a = self.convert(a, at, t, site);
                 return Ok(Val::Scalar(self.unop(UnOp::Abs, t, a, site), t));
             }
-            "fmaf" | "__fmaf_rn" | "__fmaf_rz" | "fma" | "__fma_rn" => {
+            "fmaf" | "fma" => {
                 self.arity(short, args, 3..=3, site)?;
                 let v = self.args_scalar(args)?;
-                let t = if short == "fma" || short == "__fma_rn" {
+                let t = if short == "fma" {
                     if v.iter().all(|x| x.1 == Scalar::F32) {
                         Scalar::F32
                     } else {
@@ -532,7 +730,7 @@ impl Lowerer<'_> {
                 );
                 return Ok(Val::Scalar(r, Scalar::F32));
             }
-            "__frcp_rn" | "__fdividef_rcp" => {
+            "__fdividef_rcp" => {
                 self.arity(short, args, 1..=1, site)?;
                 let a = self.arg_as(&args[0], Scalar::F32)?;
                 let r = self.binop(
@@ -661,44 +859,11 @@ impl Lowerer<'_> {
                     to,
                 ));
             }
-            "__float2int_rn" | "__float2int_rz" | "__float2int_rd" | "__float2int_ru"
-            | "__float2uint_rn" | "__float2uint_rz" | "__float2ll_rn" | "__float2ll_rz"
-            | "__double2int_rn" | "__double2int_rz" => {
+            "__float2double" => {
                 self.arity(short, args, 1..=1, site)?;
-                let from = if short.starts_with("__double") {
-                    Scalar::F64
-                } else {
-                    Scalar::F32
-                };
-                let to = if short.contains("2uint") {
-                    Scalar::U32
-                } else if short.contains("2ll") {
-                    Scalar::I64
-                } else {
-                    Scalar::I32
-                };
-                let a = self.arg_as(&args[0], from)?;
-                let rounded = match &short[short.len() - 2..] {
-                    "rn" => self.unop(UnOp::Rint, from, a, site),
-                    "rd" => self.unop(UnOp::Floor, from, a, site),
-                    "ru" => self.unop(UnOp::Ceil, from, a, site),
-                    _ => a,
-                };
-                return Ok(Val::Scalar(self.convert(rounded, from, to, site), to));
-            }
-            "__int2float_rn" | "__uint2float_rn" | "__int2float_rz" | "__ll2float_rn"
-            | "__int2double_rn" | "__double2float_rn" | "__float2double" => {
-                self.arity(short, args, 1..=1, site)?;
-                let (from, to) = match short {
-                    "__uint2float_rn" => (Scalar::U32, Scalar::F32),
-                    "__ll2float_rn" => (Scalar::I64, Scalar::F32),
-                    "__int2double_rn" => (Scalar::I32, Scalar::F64),
-                    "__double2float_rn" => (Scalar::F64, Scalar::F32),
-                    "__float2double" => (Scalar::F32, Scalar::F64),
-                    _ => (Scalar::I32, Scalar::F32),
-                };
-                let a = self.arg_as(&args[0], from)?;
-                return Ok(Val::Scalar(self.convert(a, from, to, site), to));
+                let a = self.arg_as(&args[0], Scalar::F32)?;
+                let d = self.convert(a, Scalar::F32, Scalar::F64, site);
+                return Ok(Val::Scalar(d, Scalar::F64));
             }
             // Barriers.
             "__syncthreads" => {

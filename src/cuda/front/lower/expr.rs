@@ -377,7 +377,8 @@ impl Lowerer<'_> {
             ExprKind::Cast(_, x) => self.is_pure(x),
             ExprKind::Member(x, _, arrow) => !arrow && self.is_pure(x),
             ExprKind::Call(f, _, args) => {
-                matches!(&f.kind, ExprKind::Ident(n) if PURE_CALLS.contains(&n.as_str()))
+                matches!(&f.kind, ExprKind::Ident(n) if PURE_CALLS.contains(&n.as_str())
+                    || super::builtins::rounded_intrinsic(n).is_some())
                     && args.iter().all(|a| self.is_pure(a))
             }
             _ => false,

@@ -1867,6 +1867,14 @@ impl<'m> Lowerer<'m> {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "a reference needs an initializer", None));
             };
+            // A `const` reference to what is not an object (`x.lower()`, `a + b`) binds a
+            // temporary holding its value, as C++ does; one to a function's reference result
+            // reads it as of the declaration.
+            if d.quals.is_const && !expr::is_lvalue_like(init) {
+                let v = self.rvalue(init)?;
+                let ty = self.val_ty(&v);
+                return self.declare_with(d, ty, Some(v));
+            }
             let p = self.place(init)?;
             self.bind(&d.name, Sym::Place(p));
             return Ok(());
