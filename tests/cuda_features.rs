@@ -606,6 +606,56 @@ __global__ void k(const int *in, int *out) {
 }
 
 #[test]
+fn a_constructor_sets_pointer_fields_its_methods_use() {
+    // The interval sample's `global_stack(T *buf, int thread_id) : buf(buf), ...` (a member
+    // initializer named as its parameter), a constructor assigning one, a static member
+    // function declared in the class and defined outside it, and `::nan("")` from inside a
+    // struct with a member `nan`.
+    let src = r#"
+template <class T, int S> struct Stack {
+    T *buf;
+    int at;
+    __device__ Stack(T *buf, int t) : buf(buf), at(t) {}
+    __device__ void push(T v) { buf[at] = v; at += S; }
+    __device__ int size() { return at / S; }
+};
+struct Cursor {
+    float *p;
+    __device__ Cursor(float *q, int t) { p = q + t; }
+    __device__ void put(float v) { *p = v; }
+    static __device__ float scale();
+    __device__ float nan() { return ::nanf(""); }
+};
+__device__ float Cursor::scale() { return 0.5f; }
+__global__ void k(float *out, int *n, float *aux) {
+    int t = threadIdx.x;
+    Stack<float, 4> s(out, t);
+    s.push(1.0f * t);
+    s.push(2.0f * t);
+    n[t] = s.size();
+    Cursor c(aux, t);
+    c.put(Cursor::scale() * t + (isnan(c.nan()) ? 100.0f : 0.0f));
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 8);
+    let n = ints(&dev, 4);
+    let aux = dev.alloc_zeroed::<f32>("aux", 4);
+    run_on(
+        &dev,
+        src,
+        "k",
+        1,
+        4,
+        &[Arg::buffer(&out), Arg::buffer(&n), Arg::buffer(&aux)],
+        Mode::Fast,
+    );
+    assert_eq!(out.to_vec(), vec![0.0, 1.0, 2.0, 3.0, 0.0, 2.0, 4.0, 6.0]);
+    assert_eq!(n.to_vec(), vec![2; 4]);
+    assert_eq!(aux.to_vec(), vec![100.0, 100.5, 101.0, 101.5]);
+}
+
+#[test]
 fn a_struct_aligned_to_its_size_moves_in_one_access() {
     // As nvcc compiles them (SASS on an H200): `__align__(16)` of four words is LDG.E.128,
     // `__align__(8)` of a float and an int LDG.E.64, two floats aligned to 4 two LDG.E.

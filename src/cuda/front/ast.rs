@@ -291,6 +291,9 @@ pub struct StructDef {
     /// Member functions with device code: methods, operators (`operator+`), constructors (named
     /// as the struct) and conversions (`operator cast`, the target type as the return type).
     pub methods: Vec<Function>,
+    /// Member functions declared `static` here and defined outside (where `static` is not
+    /// written again).
+    pub static_methods: Vec<String>,
     /// Fields: name and type.
     pub fields: Vec<(String, TypeExpr)>,
     /// Static data members with a value (`static constexpr int size = 4;`), in order: constants

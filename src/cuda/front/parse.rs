@@ -678,6 +678,7 @@ impl<'a> P<'a> {
         let mut fields = Vec::new();
         let mut methods = Vec::new();
         let mut statics = Vec::new();
+        let mut static_methods = Vec::new();
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -716,6 +717,15 @@ impl<'a> P<'a> {
             let quals = self.quals(f).0;
             if quals.is_static {
                 let base = self.type_expr(t);
+                // A static member function declared here and defined outside.
+                let mut c = f.walk();
+                for d in f.children_by_field_name("declarator", &mut c) {
+                    if d.kind() == "function_declarator"
+                        && let Some(n) = d.child_by_field_name("declarator")
+                    {
+                        static_methods.push(self.text(n).to_string());
+                    }
+                }
                 let mut c = f.walk();
                 let mut name = None;
                 for (at, k) in f.children(&mut c).enumerate() {
@@ -752,6 +762,7 @@ impl<'a> P<'a> {
             template: template.to_vec(),
             specialization,
             methods,
+            static_methods,
             fields,
             statics,
             align,

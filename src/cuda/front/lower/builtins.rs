@@ -272,7 +272,8 @@ impl Lowerer<'_> {
                 }
                 // `g(x)` inside a member function: a member function of the same object first,
                 // as C++ looks names up in the class before the namespace.
-                if let Some(this) = self.frames.last().and_then(|f| f.this.clone())
+                if !name.starts_with("::")
+                    && let Some(this) = self.frames.last().and_then(|f| f.this.clone())
                     && let Ty::Struct(i) = self.place_ty(&this)
                     && !self.methods(i, &n).is_empty()
                 {
@@ -729,6 +730,23 @@ impl Lowerer<'_> {
                     site,
                 );
                 return Ok(Val::Scalar(r, Scalar::F32));
+            }
+            // `nan("")`: the GPU's quiet NaN whatever the tag.
+            "nan" | "nanf" if matches!(args, [a] if matches!(a.kind, ExprKind::Str(_))) => {
+                let t = if short == "nanf" {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                let bits = if t == Scalar::F32 {
+                    0x7fff_ffff
+                } else {
+                    0x7fff_ffff_ffff_ffff
+                };
+                return Ok(Val::Scalar(
+                    Operand::Const(crate::cuda::ir::Const { ty: t, bits }),
+                    t,
+                ));
             }
             "__fdividef_rcp" => {
                 self.arity(short, args, 1..=1, site)?;

@@ -699,18 +699,37 @@ impl<'m> Lowerer<'m> {
 
     /// Note that the struct variable `name`, as bound now, has these pointer fields.
     fn carry_pointers(&mut self, name: &str, fields: PointerFields) {
+        if let Some(Sym::Place(place)) = self.lookup(name).cloned() {
+            self.carry_pointers_at(name.to_string(), place, fields);
+        }
+    }
+
+    /// Note that the struct at `place` (variable `name`, or a constructor's value) has these
+    /// pointer fields.
+    pub fn carry_pointers_at(&mut self, name: String, place: Place, fields: PointerFields) {
         if fields.is_empty() {
             return;
         }
-        let Some(Sym::Place(place)) = self.lookup(name).cloned() else {
-            return;
-        };
         self.field_pointers.push(FieldPointers {
-            name: name.to_string(),
+            name,
             scope: self.scope_ids.last().copied().unwrap_or(0),
             place,
             fields,
         });
+    }
+
+    /// A fresh pointer variable (`name.path`) for each pointer field of struct type `ty`.
+    pub fn pointer_variables(&mut self, name: &str, ty: &Ty, site: Site) -> PointerFields {
+        if !matches!(ty, Ty::Struct(_)) {
+            return Vec::new();
+        }
+        ty.pointer_fields(&self.structs)
+            .into_iter()
+            .map(|(path, _, pointee)| {
+                let k = self.new_ptr(&format!("{name}.{}", path.join(".")), pointee, site);
+                (path, k)
+            })
+            .collect()
     }
 
     /// The pointer fields under `prefix` (paths relative to it) of the struct variable at the
@@ -1917,18 +1936,19 @@ impl<'m> Lowerer<'m> {
     /// those of `init` where it names a struct that carries them or calls a function that
     /// returns one.
     fn own_pointers(&mut self, name: &str, ty: &Ty, init: Option<&ast::Expr>, site: Site) -> R<()> {
-        let fields = ty.pointer_fields(&self.structs);
-        if !matches!(ty, Ty::Struct(_)) || fields.is_empty() {
+        let own = self.pointer_variables(name, ty, site);
+        if own.is_empty() {
             return Ok(());
         }
-        let own: PointerFields = fields
-            .into_iter()
-            .map(|(path, _, pointee)| {
-                let k = self.new_ptr(&format!("{name}.{}", path.join(".")), pointee, site);
-                (path, k)
-            })
-            .collect();
-        if let Some(src) = init.and_then(|e| self.pointers_of_value(e)) {
+        // `S s(a, b);`, `S s{a, b};` and `S s;` of a struct with constructors ran one.
+        let constructed =
+            init.is_none_or(|e| matches!(e.kind, ast::ExprKind::InitList(_))) && self.has_ctor(ty);
+        let src = if constructed {
+            self.returned_pointers.take()
+        } else {
+            init.and_then(|e| self.pointers_of_value(e))
+        };
+        if let Some(src) = src {
             self.copy_pointers(&own, &src, site)?;
         }
         self.carry_pointers(name, own);
@@ -2699,6 +2719,16 @@ impl<'m> Lowerer<'m> {
         }
     }
 
+    /// Field `name` of the object at `p`: a pointer field is its pointer variable where the
+    /// object carries them.
+    fn field_place(&mut self, p: &Place, name: &str, site: Site) -> R<Place> {
+        let pointers = self.pointers_of_place(p);
+        match pointers.iter().flatten().find(|(path, _)| *path == [name]) {
+            Some((_, idx)) => Ok(Place::Ptr(*idx)),
+            None => self.member_place(p.clone(), name, site),
+        }
+    }
+
     fn inline_body(
         &mut self,
         f: &Function,
@@ -2715,16 +2745,8 @@ impl<'m> Lowerer<'m> {
                 .iter()
                 .map(|f| f.0.clone())
                 .collect();
-            let pointers = self.pointers_of_place(p);
             for name in fields {
-                let fp = match pointers
-                    .iter()
-                    .flatten()
-                    .find(|(path, _)| *path == [name.as_str()])
-                {
-                    Some((_, idx)) => Place::Ptr(*idx),
-                    None => self.member_place(p.clone(), &name, site)?,
-                };
+                let fp = self.field_place(p, &name, site)?;
                 self.bind(&name, Sym::Place(fp));
             }
         }
@@ -2771,7 +2793,7 @@ impl<'m> Lowerer<'m> {
         // A constructor's member initializers.
         if let Some((p, _)) = &this {
             for (field, values) in &f.inits {
-                let fp = self.member_place(p.clone(), field, site)?;
+                let fp = self.field_place(p, field, site)?;
                 let v = match values.as_slice() {
                     [] => {
                         let t = self.place_ty(&fp);

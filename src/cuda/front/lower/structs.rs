@@ -364,7 +364,13 @@ impl<'m> Lowerer<'m> {
             return Ok(None);
         }
         let f = self.overload(&cands, targs, &args, site)?;
-        if !f.is_static {
+        let declared_static = self.structs.list[i].def.is_some_and(|d| {
+            self.m.ast.structs[d]
+                .static_methods
+                .iter()
+                .any(|m| m == name)
+        });
+        if !f.is_static && !declared_static {
             return Err(self.err(
                 site,
                 format!("`{name}` is not a static member function: call it on an object"),
@@ -372,6 +378,18 @@ impl<'m> Lowerer<'m> {
             ));
         }
         self.inline(f, targs, args, Some((i, None)), site).map(Some)
+    }
+
+    /// Whether struct type `ty` has a constructor.
+    pub fn has_ctor(&self, ty: &Ty) -> bool {
+        let Ty::Struct(i) = *ty else {
+            return false;
+        };
+        let short = self.structs.list[i]
+            .def
+            .map(|d| self.m.ast.structs[d].name.clone())
+            .unwrap_or_default();
+        !self.methods(i, &short).is_empty()
     }
 
     /// Whether struct type `ty` has a constructor without parameters.
@@ -409,7 +427,12 @@ impl<'m> Lowerer<'m> {
             let f = self.overload(&ctors, &[], &args, site)?;
             let zero = self.zero(ty, site)?;
             let place = self.temp_place(zero, site);
+            // Pointer fields are pointer variables of the value's own, which the constructor
+            // sets and the variable it initializes takes, as from a call that returns it.
+            let own = self.pointer_variables(&short, ty, site);
+            self.carry_pointers_at(String::new(), place.clone(), own.clone());
             self.inline(f, &[], args, Some((i, Some(place.clone()))), site)?;
+            self.returned_pointers = (!own.is_empty()).then_some(own);
             return self.read(&place, site);
         }
         if !self.methods(i, &short).is_empty() {
