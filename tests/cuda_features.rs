@@ -656,6 +656,39 @@ __global__ void k(float *out, int *n, float *aux) {
 }
 
 #[test]
+fn default_arguments_fill_the_parameters_left() {
+    // A function, a member function and constructors called with fewer arguments than
+    // parameters (the interval sample's `division_part2(x, y, bool b = true)`), a constructor
+    // all of whose parameters have defaults serving `S s;`.
+    let src = r#"
+__device__ int scaled(int x, int k = 10, int add = 1) { return x * k + add; }
+struct Acc {
+    int v;
+    __device__ Acc(int start = 5, int step = 2) : v(start * step) {}
+    __device__ int plus(int x, bool twice = false) { return v + (twice ? 2 * x : x); }
+};
+__global__ void k(int *out) {
+    int t = threadIdx.x;
+    Acc a;
+    Acc b(t);
+    Acc c(t, 3);
+    out[4 * t] = scaled(t);
+    out[4 * t + 1] = scaled(t, 2) + scaled(t, 3, 0);
+    out[4 * t + 2] = a.plus(t) + b.plus(t, true);
+    out[4 * t + 3] = c.v;
+}
+"#;
+    let dev = Device::default();
+    let out = ints(&dev, 8);
+    run_on(&dev, src, "k", 1, 2, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), vec![1, 1, 10, 0, 11, 6, 15, 3]);
+    let too_few = "__device__ int f(int a, int b = 1) { return a + b; }\n\
+                   __global__ void k(int *o) { o[0] = f(); }";
+    let e = module(too_few, 900).lower("k").expect_err("f needs a");
+    assert!(e.to_string().contains("`f`"), "{e}");
+}
+
+#[test]
 fn a_struct_aligned_to_its_size_moves_in_one_access() {
     // As nvcc compiles them (SASS on an H200): `__align__(16)` of four words is LDG.E.128,
     // `__align__(8)` of a float and an int LDG.E.64, two floats aligned to 4 two LDG.E.

@@ -245,6 +245,8 @@ pub struct Param {
     pub is_const: bool,
     /// The type as written (for `--list`).
     pub written: String,
+    /// Its default argument (`bool b = true`).
+    pub default: Option<Expr>,
     /// Where it is.
     pub site: Site,
 }
@@ -276,6 +278,14 @@ pub struct Function {
     pub inits: Vec<(String, Vec<Expr>)>,
     /// An explicit specialization's template arguments (`template <> f<int>(...)`).
     pub specialization: Vec<TemplateArg>,
+}
+
+impl Function {
+    /// Whether a call with `n` arguments can call it: its parameters from the first without a
+    /// default argument on have one each.
+    pub fn takes(&self, n: usize) -> bool {
+        n <= self.params.len() && self.params[n..].iter().all(|p| p.default.is_some())
+    }
 }
 
 /// A struct definition.

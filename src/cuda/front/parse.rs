@@ -632,6 +632,7 @@ impl<'a> P<'a> {
                 ty,
                 is_const: q.is_const || self.text(c).contains("const "),
                 written,
+                default: c.child_by_field_name("default_value").map(|v| self.expr(v)),
                 site: self.site(c),
             });
         }

@@ -2286,7 +2286,7 @@ impl<'m> Lowerer<'m> {
                 Some("launch kernels from the host"),
             ));
         }
-        cands.retain(|f| !f.global && f.params.len() == args.len());
+        cands.retain(|f| !f.global && f.takes(args.len()));
         // The program's overloads add to the built-in ones (helper_math.h's
         // `make_float3(float)`, `fminf(float3, float3)`): with none that can take these
         // arguments, the built-in function is called.
@@ -2487,8 +2487,12 @@ impl<'m> Lowerer<'m> {
             let v = self.targ_value(p, a, site)?;
             tenv.insert(p.name().to_string(), v);
         }
-        // Evaluate the arguments in the caller: a reference parameter binds a place. A struct
-        // whose pointer fields are pointer variables passes them on.
+        // Evaluate the arguments in the caller, then the default arguments of the parameters
+        // left: a reference parameter binds a place. A struct whose pointer fields are pointer
+        // variables passes them on.
+        let given = args.len().min(f.params.len());
+        let defaults = f.params[given..].iter().filter_map(|p| p.default.as_ref());
+        let args: Vec<ArgIn<'_>> = args.into_iter().chain(defaults.map(ArgIn::Expr)).collect();
         let mut vals: Vec<Result<Val, Place>> = Vec::new();
         let mut carried = Vec::new();
         for (p, a) in f.params.iter().zip(args) {

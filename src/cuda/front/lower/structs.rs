@@ -325,7 +325,7 @@ impl<'m> Lowerer<'m> {
         let cands: Vec<&Function> = self
             .methods(i, name)
             .into_iter()
-            .filter(|f| f.params.len() == args.len())
+            .filter(|f| f.takes(args.len()))
             .collect();
         if cands.is_empty() {
             return Err(self.err(
@@ -358,7 +358,7 @@ impl<'m> Lowerer<'m> {
         let cands: Vec<&Function> = self
             .methods(i, name)
             .into_iter()
-            .filter(|f| f.params.len() == args.len())
+            .filter(|f| f.takes(args.len()))
             .collect();
         if cands.is_empty() {
             return Ok(None);
@@ -401,7 +401,7 @@ impl<'m> Lowerer<'m> {
             .def
             .map(|d| self.m.ast.structs[d].name.clone())
             .unwrap_or_default();
-        self.methods(i, &short).iter().any(|f| f.params.is_empty())
+        self.methods(i, &short).iter().any(|f| f.takes(0))
     }
 
     /// `S(args)` or `S{args}`: a struct value, by its constructor if it has one, else field by
@@ -421,7 +421,7 @@ impl<'m> Lowerer<'m> {
         let ctors: Vec<&Function> = self
             .methods(i, &short)
             .into_iter()
-            .filter(|f| f.params.len() == args.len())
+            .filter(|f| f.takes(args.len()))
             .collect();
         if !ctors.is_empty() {
             let f = self.overload(&ctors, &[], &args, site)?;
