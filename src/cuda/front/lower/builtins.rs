@@ -108,6 +108,20 @@ const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
     ("__exp10f", UnOp::Math(MathFn::Exp10), Some(Scalar::F32)),
 ];
 
+/// An intrinsic's name without its `__` and rounding mode (`__fadd_rd`: `fadd`), and the mode
+/// (`None`: `_rn`, to nearest).
+fn rounding_mode(name: &str) -> Option<(&str, Option<Round>)> {
+    let (stem, mode) = name.strip_prefix("__")?.rsplit_once("_r")?;
+    let round = match mode {
+        "n" => None,
+        "d" => Some(Round::Down),
+        "u" => Some(Round::Up),
+        "z" => Some(Round::Zero),
+        _ => return None,
+    };
+    Some((stem, round))
+}
+
 /// The intrinsics of IEEE arithmetic in a rounding mode.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum RoundedFn {
@@ -123,14 +137,7 @@ pub(super) enum RoundedFn {
 /// `__frcp_rz`, `__fmaf_rn`, …): the operation, its type, its direction (`None`: to nearest,
 /// the plain operation).
 pub(super) fn rounded_intrinsic(name: &str) -> Option<(RoundedFn, Scalar, Option<Round>)> {
-    let (stem, mode) = name.strip_prefix("__")?.rsplit_once("_r")?;
-    let round = match mode {
-        "n" => None,
-        "d" => Some(Round::Down),
-        "u" => Some(Round::Up),
-        "z" => Some(Round::Zero),
-        _ => return None,
-    };
+    let (stem, round) = rounding_mode(name)?;
     let (f, t) = match stem {
         "fmaf" => (RoundedFn::Fma, Scalar::F32),
         "fma" => (RoundedFn::Fma, Scalar::F64),
@@ -158,14 +165,7 @@ pub(super) fn rounded_intrinsic(name: &str) -> Option<(RoundedFn, Scalar, Option
 /// What a conversion intrinsic in a rounding mode names (`__float2int_rd`, `__ll2float_ru`,
 /// `__double2float_rz`, …): from, to, and the direction (`None`: to nearest).
 fn conversion_intrinsic(name: &str) -> Option<(Scalar, Scalar, Option<Round>)> {
-    let (stem, mode) = name.strip_prefix("__")?.rsplit_once("_r")?;
-    let round = match mode {
-        "n" => None,
-        "d" => Some(Round::Down),
-        "u" => Some(Round::Up),
-        "z" => Some(Round::Zero),
-        _ => return None,
-    };
+    let (stem, round) = rounding_mode(name)?;
     let (from, to) = stem.split_once('2')?;
     let ty = |t: &str| match t {
         "float" => Some(Scalar::F32),

@@ -1940,9 +1940,12 @@ impl<'m> Lowerer<'m> {
         if own.is_empty() {
             return Ok(());
         }
-        // `S s(a, b);`, `S s{a, b};` and `S s;` of a struct with constructors ran one.
-        let constructed =
-            init.is_none_or(|e| matches!(e.kind, ast::ExprKind::InitList(_))) && self.has_ctor(ty);
+        // `S s(a, b);`, `S s{a, b};` of a struct with constructors, and `S s;` of one with a
+        // default constructor, ran one.
+        let constructed = match init {
+            None => self.has_default_ctor(ty),
+            Some(e) => matches!(e.kind, ast::ExprKind::InitList(_)) && self.has_ctor(ty),
+        };
         let src = if constructed {
             self.returned_pointers.take()
         } else {

@@ -380,28 +380,26 @@ impl<'m> Lowerer<'m> {
         self.inline(f, targs, args, Some((i, None)), site).map(Some)
     }
 
-    /// Whether struct type `ty` has a constructor.
-    pub fn has_ctor(&self, ty: &Ty) -> bool {
+    /// The constructors of type `ty` (none for a type other than a struct).
+    fn ctors(&self, ty: &Ty) -> Vec<&'m Function> {
         let Ty::Struct(i) = *ty else {
-            return false;
+            return Vec::new();
         };
         let short = self.structs.list[i]
             .def
             .map(|d| self.m.ast.structs[d].name.clone())
             .unwrap_or_default();
-        !self.methods(i, &short).is_empty()
+        self.methods(i, &short)
     }
 
-    /// Whether struct type `ty` has a constructor without parameters.
+    /// Whether struct type `ty` has a constructor.
+    pub fn has_ctor(&self, ty: &Ty) -> bool {
+        !self.ctors(ty).is_empty()
+    }
+
+    /// Whether struct type `ty` has a constructor that takes no arguments.
     pub fn has_default_ctor(&self, ty: &Ty) -> bool {
-        let Ty::Struct(i) = *ty else {
-            return false;
-        };
-        let short = self.structs.list[i]
-            .def
-            .map(|d| self.m.ast.structs[d].name.clone())
-            .unwrap_or_default();
-        self.methods(i, &short).iter().any(|f| f.takes(0))
+        self.ctors(ty).iter().any(|f| f.takes(0))
     }
 
     /// `S(args)` or `S{args}`: a struct value, by its constructor if it has one, else field by
@@ -414,13 +412,10 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         };
-        let short = self.structs.list[i]
-            .def
-            .map(|d| self.m.ast.structs[d].name.clone())
-            .unwrap_or_default();
-        let ctors: Vec<&Function> = self
-            .methods(i, &short)
-            .into_iter()
+        let all = self.ctors(ty);
+        let ctors: Vec<&Function> = all
+            .iter()
+            .copied()
             .filter(|f| f.takes(args.len()))
             .collect();
         if !ctors.is_empty() {
@@ -429,13 +424,13 @@ impl<'m> Lowerer<'m> {
             let place = self.temp_place(zero, site);
             // Pointer fields are pointer variables of the value's own, which the constructor
             // sets and the variable it initializes takes, as from a call that returns it.
-            let own = self.pointer_variables(&short, ty, site);
+            let own = self.pointer_variables(&self.structs.list[i].name.clone(), ty, site);
             self.carry_pointers_at(String::new(), place.clone(), own.clone());
             self.inline(f, &[], args, Some((i, Some(place.clone()))), site)?;
             self.returned_pointers = (!own.is_empty()).then_some(own);
             return self.read(&place, site);
         }
-        if !self.methods(i, &short).is_empty() {
+        if !all.is_empty() {
             return Err(self.err(
                 site,
                 format!(
