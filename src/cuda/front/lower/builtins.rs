@@ -122,9 +122,15 @@ fn rounding_mode(name: &str) -> Option<(&str, Option<Round>)> {
     Some((stem, round))
 }
 
+/// Whether `name` is an intrinsic of arithmetic or conversion in a rounding mode (pure: no
+/// side effects, no faults).
+pub(super) fn is_rounding_intrinsic(name: &str) -> bool {
+    rounded_intrinsic(name).is_some() || conversion_intrinsic(name).is_some()
+}
+
 /// The intrinsics of IEEE arithmetic in a rounding mode.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum RoundedFn {
+enum RoundedFn {
     Arith(Arith),
     Sqrt,
     /// `1 / x`.
@@ -136,7 +142,7 @@ pub(super) enum RoundedFn {
 /// What an intrinsic of IEEE arithmetic in a rounding mode names (`__fadd_rd`, `__dsqrt_ru`,
 /// `__frcp_rz`, `__fmaf_rn`, …): the operation, its type, its direction (`None`: to nearest,
 /// the plain operation).
-pub(super) fn rounded_intrinsic(name: &str) -> Option<(RoundedFn, Scalar, Option<Round>)> {
+fn rounded_intrinsic(name: &str) -> Option<(RoundedFn, Scalar, Option<Round>)> {
     let (stem, round) = rounding_mode(name)?;
     let (f, t) = match stem {
         "fmaf" => (RoundedFn::Fma, Scalar::F32),

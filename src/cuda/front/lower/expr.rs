@@ -68,7 +68,6 @@ const PURE_CALLS: &[&str] = &[
     "__powf",
     "fmaf",
     "fma",
-    "__fmaf_rn",
     "__popc",
     "__popcll",
     "__clz",
@@ -88,9 +87,6 @@ const PURE_CALLS: &[&str] = &[
     "__int_as_float",
     "__float_as_uint",
     "__uint_as_float",
-    "__float2int_rn",
-    "__float2int_rz",
-    "__int2float_rn",
 ];
 
 impl Lowerer<'_> {
@@ -378,7 +374,7 @@ impl Lowerer<'_> {
             ExprKind::Member(x, _, arrow) => !arrow && self.is_pure(x),
             ExprKind::Call(f, _, args) => {
                 matches!(&f.kind, ExprKind::Ident(n) if PURE_CALLS.contains(&n.as_str())
-                    || super::builtins::rounded_intrinsic(n).is_some())
+                    || super::builtins::is_rounding_intrinsic(n))
                     && args.iter().all(|a| self.is_pure(a))
             }
             _ => false,
