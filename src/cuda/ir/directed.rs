@@ -94,36 +94,42 @@ fn sum(a: f64, b: f64, round: Round) -> f64 {
 /// `a × b` to nearest and the side of it the exact product lies on.
 fn product(a: f64, b: f64) -> (f64, Ordering) {
     let r = a * b;
-    let finite = a.is_finite() && b.is_finite();
-    if !finite || a == 0.0 || b == 0.0 {
-        return (r, Ordering::Equal);
-    }
-    if r.is_infinite() || r == 0.0 {
-        return (r, overflowed(r, true));
-    }
-    // a × b = ma × mb × 2^(ea + eb), ma and mb in [0.5, 1): compare with r scaled alike.
-    let (ma, ea) = libm::frexp(a);
-    let (mb, eb) = libm::frexp(b);
-    let rs = libm::ldexp(r, -(ea + eb));
-    (r, sign(ma.mul_add(mb, -rs)))
+    let side = edge(r, a, b).unwrap_or_else(|| {
+        // a × b = ma × mb × 2^(ea + eb), ma and mb in [0.5, 1): compare with r scaled alike.
+        let (ma, ea) = libm::frexp(a);
+        let (mb, eb) = libm::frexp(b);
+        let rs = libm::ldexp(r, -(ea + eb));
+        sign(ma.mul_add(mb, -rs))
+    });
+    (r, side)
 }
 
 /// `a / b` to nearest and the side of it the exact quotient lies on.
 fn quotient(a: f64, b: f64) -> (f64, Ordering) {
     let q = a / b;
-    let finite = a.is_finite() && b.is_finite();
-    if !finite || a == 0.0 || b == 0.0 {
-        return (q, Ordering::Equal);
+    let side = edge(q, a, b).unwrap_or_else(|| {
+        // a / b = (ma / mb) × 2^(ea - eb): ma - qs × mb has the sign of ma / mb - qs times
+        // mb's.
+        let (ma, ea) = libm::frexp(a);
+        let (mb, eb) = libm::frexp(b);
+        let qs = libm::ldexp(q, eb - ea);
+        let side = sign((-qs).mul_add(mb, ma));
+        if mb < 0.0 { side.reverse() } else { side }
+    });
+    (q, side)
+}
+
+/// The side of `r`, a product's or quotient's result to nearest, where it needs no residual:
+/// exact (an operand infinite, NaN or zero, or a division by zero), or overflowed to infinity
+/// or underflowed to zero.
+fn edge(r: f64, a: f64, b: f64) -> Option<Ordering> {
+    if !(a.is_finite() && b.is_finite()) || a == 0.0 || b == 0.0 {
+        Some(Ordering::Equal)
+    } else if r.is_infinite() || r == 0.0 {
+        Some(overflowed(r, true))
+    } else {
+        None
     }
-    if q.is_infinite() || q == 0.0 {
-        return (q, overflowed(q, true));
-    }
-    // a / b = (ma / mb) × 2^(ea - eb): ma - qs × mb has the sign of ma / mb - qs times mb's.
-    let (ma, ea) = libm::frexp(a);
-    let (mb, eb) = libm::frexp(b);
-    let qs = libm::ldexp(q, eb - ea);
-    let side = sign((-qs).mul_add(mb, ma));
-    (q, if mb < 0.0 { side.reverse() } else { side })
 }
 
 /// The side of `r` (infinite, or zero) that the exact result lies on where it overflowed to
