@@ -431,6 +431,26 @@ fn unsupported_constructs_are_rejected_with_help() {
             2,
         ),
         (
+            "__global__ void k(cudaTextureObject_t t, float *a) {\n  a[0] = 1;\n  a[1] = *(const float *)t;\n}",
+            "a texture object is read with tex1Dfetch, tex1D, tex2D or tex3D",
+            3,
+        ),
+        (
+            "__global__ void k(cudaTextureObject_t t, float3 *a) {\n  a[0] = tex2D<float3>(t, 0.5f, 0.5f);\n}",
+            "returns `float3`, which no texture holds",
+            2,
+        ),
+        (
+            "struct S { cudaTextureObject_t t; int n; };\n__global__ void k(S s, float *a) {\n  a[0] = tex1D<float>(s.t, 0.5f);\n}",
+            "a texture object that is not one of the kernel's parameters",
+            3,
+        ),
+        (
+            "__global__ void k(cudaTextureObject_t t, float *a) {\n  a[0] = tex2DLayered<float>(t, 0.5f, 0.5f, 1);\n}",
+            "`tex2DLayered`",
+            2,
+        ),
+        (
             "struct P { int v[300]; };\n__global__ void k(P p, int *a) {\n  a[0] = p.v[threadIdx.x];\n}",
             "an array of 300 elements inside a struct variable, indexed at run time",
             3,

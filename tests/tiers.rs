@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use warpsim::check::Kind;
+use warpsim::cuda::ir::texture::{AddressMode, ChannelKind, Filter, Format, ReadMode, Texture};
 use warpsim::cuda::ir::{Kernel, ParamKind, Scalar, TypeName};
 use warpsim::cuda::{self, Arg, Engine, Module, Options, Tier};
 use warpsim::{Device, Global, LaunchConfig, Mode};
@@ -73,6 +74,17 @@ fn args(dev: &Device, k: &Kernel) -> (Vec<Arg>, Vec<Global<u8>>) {
     let mut bufs = Vec::new();
     for (i, p) in k.params.iter().enumerate() {
         args.push(match &p.kind {
+            ParamKind::Pointer {
+                elem: TypeName::Texture,
+                ..
+            } => {
+                // 64 × 64 float texels, linearly filtered, repeating: any fetch reads inside.
+                let g = dev.alloc_from(&p.name, &contents(&TypeName::Scalar(Scalar::F32), i));
+                Arg::Texture {
+                    memory: g.clone(),
+                    texture: texture(64, 64, Filter::Linear, AddressMode::Wrap),
+                }
+            }
             ParamKind::Pointer { elem, .. } => {
                 let g = dev.alloc_from(&p.name, &contents(elem, i));
                 bufs.push(g.clone());
@@ -87,6 +99,21 @@ fn args(dev: &Device, k: &Kernel) -> (Vec<Arg>, Vec<Global<u8>>) {
         });
     }
     (args, bufs)
+}
+
+/// A `w` × `h` texture of one `float` channel, its coordinates normalized.
+fn texture(w: u64, h: u64, filter: Filter, address: AddressMode) -> Texture {
+    Texture {
+        format: Format::new([32, 0, 0, 0], ChannelKind::Float).expect("a format"),
+        extent: [w, h, 1],
+        pitch: 4 * w,
+        slice: 4 * w * h,
+        address: [address; 3],
+        filter,
+        read: ReadMode::Element,
+        normalized: true,
+        linear: false,
+    }
 }
 
 /// What a launch left: its error, or the buffers' bytes, what it printed and (counting)
@@ -647,6 +674,87 @@ fn compiled_alike<T: PartialEq + std::fmt::Debug>(
     assert!(matches!(tier, Tier::Compiled { .. }), "{tier:?}");
     assert_eq!((&want, counts), (&got, jit_counts));
     want
+}
+
+/// Texture fetches under divergence, in a loop and through a device function, of `float`
+/// and `uchar4` texels, point-sampled and filtered, sample alike on both tiers; they compile.
+/// A texture parameter takes only a texture object, and a texture only a texture parameter.
+#[test]
+fn texture_fetches_run_alike() {
+    let src = r#"
+        __device__ float4 blend(cudaTextureObject_t t, float x, float y) {
+            return tex2D<float4>(t, x, y);
+        }
+        __global__ void fetch(cudaTextureObject_t f, cudaTextureObject_t u, float *out, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            float x = (i % 37) * 0.173f - 1.0f, y = (i / 37) * 0.291f - 0.5f;
+            float s = 0.0f;
+            if (i % 3 == 0) s = tex2D<float>(f, x, y);
+            for (int k = 0; k < i % 4; k++) s += tex1Dfetch<float>(f, i - 9 * k);
+            float4 c = blend(u, x * 7.0f, y * 5.0f);
+            if (i < n) out[i] = s + c.x - 2.0f * c.y + c.z * c.w;
+        }
+    "#;
+    let module = Module::from_source("fetch.cu", src, &Options::default()).expect("parses");
+    let k = module.lower("fetch").expect("lowers");
+    let dev = Device::default();
+    let (threads, blocks) = (96u32, 5u32);
+    let n = (threads * blocks) as usize;
+    let out = dev.alloc_zeroed::<f32>("out", n);
+    let floats = dev.alloc_from(
+        "f",
+        &(0..64 * 48)
+            .map(|i| (i % 29) as f32 * 0.75)
+            .collect::<Vec<_>>(),
+    );
+    let bytes = dev.alloc_from(
+        "u",
+        &(0..4 * 16 * 8)
+            .map(|i| (i * 37 % 256) as u8)
+            .collect::<Vec<_>>(),
+    );
+    for (filter, address) in [
+        (Filter::Point, AddressMode::Clamp),
+        (Filter::Linear, AddressMode::Border),
+        (Filter::Linear, AddressMode::Mirror),
+    ] {
+        let mut f = texture(64, 48, filter, address);
+        f.linear = true;
+        let mut u = texture(16, 8, filter, AddressMode::Clamp);
+        u.format = Format::new([8; 4], ChannelKind::Unsigned).expect("uchar4");
+        (u.pitch, u.slice, u.normalized, u.read) = (64, 512, false, ReadMode::NormalizedFloat);
+        let args = [
+            Arg::Texture {
+                memory: floats.cast(),
+                texture: f,
+            },
+            Arg::Texture {
+                memory: bytes.cast(),
+                texture: u,
+            },
+            Arg::buffer(&out),
+            Arg::Int(n as i128 - 5),
+        ];
+        let cfg = LaunchConfig::new(blocks, threads).mode(Mode::Count);
+        let got = compiled_alike((&dev, &k, &cfg, &args), || out.fill(0.0), || out.to_vec());
+        assert!(got.iter().any(|&v| v != 0.0), "{filter:?} {address:?}");
+    }
+    // A buffer where a texture belongs, and a texture over too little memory, are refused.
+    let small = texture(1024, 1024, Filter::Point, AddressMode::Clamp);
+    for (first, why) in [
+        (Arg::buffer(&floats), "cudaTextureObject_t"),
+        (
+            Arg::Texture {
+                memory: floats.cast(),
+                texture: small,
+            },
+            "bytes over memory of",
+        ),
+    ] {
+        let args = [first, Arg::buffer(&out), Arg::buffer(&out), Arg::Int(1)];
+        let e = cuda::launch(&dev, &k, &LaunchConfig::new(1, 32), &args).expect_err("refused");
+        assert!(e.to_string().contains(why), "{e}");
+    }
 }
 
 /// Pointer comparisons and casts to integers read the launch's addresses on both tiers: a

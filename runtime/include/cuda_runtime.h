@@ -51,6 +51,38 @@ static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
     return r;
 }
 
+/* cudaCreateChannelDesc<T>(): the texel format of T. */
+template <class T>
+static inline cudaChannelFormatDesc cudaCreateChannelDesc(void) {
+    return cudaCreateChannelDesc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+#define __WARPSIM_CHANNEL(T, bits, n, kind)                                                        \
+    template <>                                                                                   \
+    inline cudaChannelFormatDesc cudaCreateChannelDesc<T>(void) {                                 \
+        return cudaCreateChannelDesc(bits, (n) > 1 ? (bits) : 0, (n) > 2 ? (bits) : 0,            \
+                                     (n) > 3 ? (bits) : 0, kind);                                 \
+    }
+#define __WARPSIM_CHANNELS(T, bits, kind)                                                          \
+    __WARPSIM_CHANNEL(T##1, bits, 1, kind)                                                         \
+    __WARPSIM_CHANNEL(T##2, bits, 2, kind) __WARPSIM_CHANNEL(T##4, bits, 4, kind)
+__WARPSIM_CHANNEL(char, 8, 1, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNEL(signed char, 8, 1, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNEL(unsigned char, 8, 1, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNEL(short, 16, 1, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNEL(unsigned short, 16, 1, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNEL(int, 32, 1, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNEL(unsigned int, 32, 1, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNEL(float, 32, 1, cudaChannelFormatKindFloat)
+__WARPSIM_CHANNELS(char, 8, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNELS(uchar, 8, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNELS(short, 16, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNELS(ushort, 16, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNELS(int, 32, cudaChannelFormatKindSigned)
+__WARPSIM_CHANNELS(uint, 32, cudaChannelFormatKindUnsigned)
+__WARPSIM_CHANNELS(float, 32, cudaChannelFormatKindFloat)
+#undef __WARPSIM_CHANNELS
+#undef __WARPSIM_CHANNEL
+
 /* The C++ overloads of cuda_runtime.h: typed pointers, symbols and kernels by reference. */
 template <class T>
 static inline cudaError_t cudaMalloc(T **devPtr, size_t size) {

@@ -476,9 +476,96 @@ struct cudaPos {
     size_t z;
 };
 
-/* The parameters of graph nodes (cudaGraphAdd*Node). CUDA arrays do not exist here: a
- * memcpy node copies between pitched pointers. */
+/* CUDA arrays and texture objects. warpsim keeps an array's texels in device memory of its
+ * own, rows packed; a texture object names memory (an array, linear or pitched memory) and
+ * how tex1Dfetch/tex1D/tex2D/tex3D sample it. */
 typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaChannelFormatKind {
+    cudaChannelFormatKindSigned = 0,
+    cudaChannelFormatKindUnsigned = 1,
+    cudaChannelFormatKindFloat = 2,
+    cudaChannelFormatKindNone = 3
+};
+struct cudaChannelFormatDesc {
+    int x;
+    int y;
+    int z;
+    int w;
+    enum cudaChannelFormatKind f;
+};
+#define cudaArrayDefault 0x00
+#define cudaArrayLayered 0x01
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+enum cudaResourceType {
+    cudaResourceTypeArray = 0,
+    cudaResourceTypeMipmappedArray = 1,
+    cudaResourceTypeLinear = 2,
+    cudaResourceTypePitch2D = 3
+};
+struct cudaResourceDesc {
+    enum cudaResourceType resType;
+    union {
+        struct {
+            cudaArray_t array;
+        } array;
+        struct {
+            cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t width;
+            size_t height;
+            size_t pitchInBytes;
+        } pitch2D;
+    } res;
+};
+enum cudaTextureAddressMode {
+    cudaAddressModeWrap = 0,
+    cudaAddressModeClamp = 1,
+    cudaAddressModeMirror = 2,
+    cudaAddressModeBorder = 3
+};
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+struct cudaTextureDesc {
+    enum cudaTextureAddressMode addressMode[3];
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureReadMode readMode;
+    int sRGB;
+    float borderColor[4];
+    int normalizedCoords;
+    unsigned int maxAnisotropy;
+    enum cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    int seamlessCubemap;
+};
+struct cudaResourceViewDesc {
+    int format;
+    size_t width;
+    size_t height;
+    size_t depth;
+    unsigned int firstMipmapLevel;
+    unsigned int lastMipmapLevel;
+    unsigned int firstLayer;
+    unsigned int lastLayer;
+};
+
+/* The parameters of graph nodes (cudaGraphAdd*Node). */
 struct cudaMemcpy3DParms {
     cudaArray_t srcArray;
     struct cudaPos srcPos;
@@ -620,6 +707,16 @@ typedef enum cudaStreamCaptureMode cudaStreamCaptureMode;
 typedef struct cudaPitchedPtr cudaPitchedPtr;
 typedef struct cudaExtent cudaExtent;
 typedef struct cudaPos cudaPos;
+typedef enum cudaChannelFormatKind cudaChannelFormatKind;
+typedef struct cudaChannelFormatDesc cudaChannelFormatDesc;
+typedef enum cudaResourceType cudaResourceType;
+typedef struct cudaResourceDesc cudaResourceDesc;
+typedef enum cudaTextureAddressMode cudaTextureAddressMode;
+typedef enum cudaTextureFilterMode cudaTextureFilterMode;
+typedef enum cudaTextureReadMode cudaTextureReadMode;
+typedef struct cudaTextureDesc cudaTextureDesc;
+typedef struct cudaResourceViewDesc cudaResourceViewDesc;
+typedef struct cudaMemcpy3DParms cudaMemcpy3DParms;
 #endif
 
 

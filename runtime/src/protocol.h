@@ -26,7 +26,7 @@
 #define WARPSIM_PROTOCOL_H
 
 #define WARPSIM_PROTOCOL_MAGIC 0x54525357u /* "WSRT" */
-#define WARPSIM_PROTOCOL_VERSION 2u
+#define WARPSIM_PROTOCOL_VERSION 3u
 
 enum warpsim_op {
     WS_HELLO = 1,       /* u32 magic, u32 version, u64 probe address, u64 probe value
@@ -53,7 +53,11 @@ enum warpsim_op {
     WS_CLOCK = 17,      /* -> u64 nanoseconds of device work so far (for events) */
     WS_RESET = 18,      /* -> (every allocation freed, the sticky error cleared) */
     WS_MEM_INFO = 19,   /* -> u64 free, u64 total */
-    WS_BYE = 20         /* u32 exit code -> */
+    WS_BYE = 20,        /* u32 exit code -> */
+    WS_TEXTURE = 21,    /* u64 address, u32 channel kind, u32 x 4 channel bits, u64 x 3 extent,
+                           u64 pitch, u64 slice, u32 x 3 address modes, u32 filter, u32 read
+                           mode, u32 normalized, u32 linear -> u64 texture object */
+    WS_TEXTURE_FREE = 22 /* u64 texture object -> */
 };
 
 #endif

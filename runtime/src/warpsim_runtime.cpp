@@ -1192,6 +1192,212 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
     return cudaSuccess;
 }
 
+// A CUDA array: device memory of its own, rows of `width` texels packed.
+struct cudaArray {
+    void *data;
+    cudaChannelFormatDesc desc;
+    cudaExtent extent;  // height and depth 0 where the array has no such dimension
+    unsigned int flags;
+};
+
+namespace {
+size_t texel_bytes(const cudaChannelFormatDesc &d) { return (size_t)(d.x + d.y + d.z + d.w) / 8; }
+size_t row_bytes(const cudaArray *a) { return a->extent.width * texel_bytes(a->desc); }
+size_t rows(const cudaArray *a) { return (a->extent.height ? a->extent.height : 1) * (a->extent.depth ? a->extent.depth : 1); }
+
+// Where byte `x` of row `y` of `a` is, if `bytes` from there stay in the array.
+char *in_array(const cudaArray *a, size_t x, size_t y, size_t bytes) {
+    if (!a || y >= rows(a) || x > row_bytes(a) || bytes > (rows(a) - y) * row_bytes(a) - x) return nullptr;
+    return (char *)a->data + y * row_bytes(a) + x;
+}
+
+// A pitched view of an array (the form cudaMemcpy3D copies between).
+cudaPitchedPtr pitched(const cudaArray *a) {
+    return make_cudaPitchedPtr(a->data, row_bytes(a), a->extent.width, a->extent.height ? a->extent.height : 1);
+}
+
+// cudaMemcpy3D: row by row, `extent.width` bytes (texels where an array takes part), rows
+// `pitch` apart, slices `pitch × ysize` apart.
+cudaError_t copy3d(cudaMemcpy3DParms m) {
+    const cudaArray *array = m.srcArray ? m.srcArray : m.dstArray;
+    if (array) {
+        size_t t = texel_bytes(array->desc);
+        m.extent.width *= t;
+        if (m.srcArray) m.srcPos.x *= t, m.srcPtr = pitched(m.srcArray);
+        if (m.dstArray) m.dstPos.x *= t, m.dstPtr = pitched(m.dstArray);
+    }
+    const cudaPitchedPtr &s = m.srcPtr, &d = m.dstPtr;
+    if (m.extent.width > s.pitch || m.extent.width > d.pitch) return fail(cudaErrorInvalidPitchValue);
+    for (size_t z = 0; z < (m.extent.depth ? m.extent.depth : 1); z++) {
+        for (size_t y = 0; y < (m.extent.height ? m.extent.height : 1); y++) {
+            const char *from = (const char *)s.ptr + ((m.srcPos.z + z) * s.ysize + m.srcPos.y + y) * s.pitch + m.srcPos.x;
+            char *to = (char *)d.ptr + ((m.dstPos.z + z) * d.ysize + m.dstPos.y + y) * d.pitch + m.dstPos.x;
+            cudaError_t e = copy(to, from, m.extent.width, m.kind);
+            if (e != cudaSuccess) return e;
+        }
+    }
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+    cudaChannelFormatDesc d = {x, y, z, w, f};
+    return d;
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const cudaChannelFormatDesc *desc, cudaExtent extent,
+                              unsigned int flags) {
+    if (!array || !desc || extent.width == 0 || texel_bytes(*desc) == 0) return fail(cudaErrorInvalidValue);
+    cudaArray a = {nullptr, *desc, extent, flags};
+    void *data;
+    cudaError_t e = cudaMalloc(&data, rows(&a) * row_bytes(&a));
+    if (e != cudaSuccess) return e;
+    a.data = data;
+    *array = new cudaArray(a);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocArray(cudaArray_t *array, const cudaChannelFormatDesc *desc, size_t width, size_t height,
+                            unsigned int flags) {
+    return cudaMalloc3DArray(array, desc, make_cudaExtent(width, height, 0), flags);
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array) {
+    if (!array) return cudaSuccess;
+    cudaError_t e = cudaFree(array->data);
+    delete array;
+    return e;
+}
+
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent, unsigned int *flags, cudaArray_t array) {
+    if (!array) return fail(cudaErrorInvalidValue);
+    if (desc) *desc = array->desc;
+    if (extent) *extent = array->extent;
+    if (flags) *flags = array->flags;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc, cudaArray_const_t array) {
+    if (!array || !desc) return fail(cudaErrorInvalidValue);
+    *desc = array->desc;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+                              cudaMemcpyKind kind) {
+    char *to = in_array(dst, wOffset, hOffset, count);
+    return to ? copy(to, src, count, kind) : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
+                                cudaMemcpyKind kind) {
+    const char *from = in_array(src, wOffset, hOffset, count);
+    return from ? copy(dst, from, count, kind) : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+                                size_t width, size_t height, cudaMemcpyKind kind) {
+    if (!dst || wOffset + width > row_bytes(dst) || hOffset + height > rows(dst)) return fail(cudaErrorInvalidValue);
+    return cudaMemcpy2D(in_array(dst, wOffset, hOffset, 0), row_bytes(dst), src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                     size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t) {
+    return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                  size_t width, size_t height, cudaMemcpyKind kind) {
+    if (!src || wOffset + width > row_bytes(src) || hOffset + height > rows(src)) return fail(cudaErrorInvalidValue);
+    return cudaMemcpy2D(dst, dpitch, in_array(src, wOffset, hOffset, 0), row_bytes(src), width, height, kind);
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return p ? copy3d(*p) : fail(cudaErrorInvalidValue); }
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t) { return cudaMemcpy3D(p); }
+
+namespace {
+// What each texture object was made from, for cudaGetTextureObject*Desc.
+std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
+    static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> m;
+    return m;
+}
+}  // namespace
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const cudaResourceDesc *res,
+                                    const cudaTextureDesc *tex, const cudaResourceViewDesc *) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    State &s = state();
+    if (!pTexObject || !res || !tex) return fail(cudaErrorInvalidValue);
+    void *data;
+    cudaChannelFormatDesc desc;
+    size_t extent[3] = {1, 1, 1}, pitch, slice;
+    bool linear = false;
+    switch (res->resType) {
+    case cudaResourceTypeArray: {
+        const cudaArray *a = res->res.array.array;
+        if (!a) return fail(cudaErrorInvalidValue);
+        data = a->data, desc = a->desc;
+        extent[0] = a->extent.width;
+        extent[1] = a->extent.height ? a->extent.height : 1;
+        extent[2] = a->extent.depth ? a->extent.depth : 1;
+        pitch = row_bytes(a), slice = pitch * extent[1];
+        break;
+    }
+    case cudaResourceTypeLinear:
+        data = res->res.linear.devPtr, desc = res->res.linear.desc, linear = true;
+        if (texel_bytes(desc) == 0) return fail(cudaErrorInvalidChannelDescriptor);
+        extent[0] = res->res.linear.sizeInBytes / texel_bytes(desc);
+        pitch = slice = res->res.linear.sizeInBytes;
+        break;
+    case cudaResourceTypePitch2D:
+        data = res->res.pitch2D.devPtr, desc = res->res.pitch2D.desc;
+        extent[0] = res->res.pitch2D.width, extent[1] = res->res.pitch2D.height;
+        pitch = res->res.pitch2D.pitchInBytes, slice = pitch * extent[1];
+        break;
+    default:
+        fprintf(stderr, "==warpsim== cudaCreateTextureObject: mipmapped arrays are not supported\n");
+        return fail(cudaErrorNotSupported);
+    }
+    Writer w(WS_TEXTURE);
+    w.u64((uint64_t)(uintptr_t)data).u32((uint32_t)desc.f);
+    w.u32((uint32_t)desc.x).u32((uint32_t)desc.y).u32((uint32_t)desc.z).u32((uint32_t)desc.w);
+    w.u64(extent[0]).u64(extent[1]).u64(extent[2]).u64(pitch).u64(slice);
+    for (int d = 0; d < 3; d++) w.u32((uint32_t)tex->addressMode[d]);
+    w.u32((uint32_t)tex->filterMode).u32((uint32_t)tex->readMode);
+    w.u32(tex->normalizedCoords ? 1 : 0).u32(linear ? 1 : 0);
+    Reader r = s.ch.call(w);
+    if (r.status() != 0) return fail((cudaError_t)r.status());
+    *pTexObject = r.u64();
+    texture_descs()[*pTexObject] = std::make_pair(*res, *tex);
+    return cudaSuccess;
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    texture_descs().erase(texObject);
+    Writer w(WS_TEXTURE_FREE);
+    w.u64(texObject);
+    return simple(w);
+}
+
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *pResDesc, cudaTextureObject_t texObject) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    auto it = texture_descs().find(texObject);
+    if (!pResDesc || it == texture_descs().end()) return fail(cudaErrorInvalidValue);
+    *pResDesc = it->second.first;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    auto it = texture_descs().find(texObject);
+    if (!pTexDesc || it == texture_descs().end()) return fail(cudaErrorInvalidValue);
+    *pTexDesc = it->second.second;
+    return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
     if (Graph *g = capture_of(stream)) {
@@ -1491,21 +1697,9 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, con
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
                                    size_t, const struct cudaMemcpy3DParms *p) {
-    if (!p || p->srcArray || p->dstArray) return fail(cudaErrorInvalidValue);
+    if (!p) return fail(cudaErrorInvalidValue);
     struct cudaMemcpy3DParms m = *p;
-    return add_node(node, graph, [m] {
-        // Row by row: `extent.width` bytes, rows `pitch` apart, slices `pitch × ysize` apart.
-        const cudaPitchedPtr &s = m.srcPtr, &d = m.dstPtr;
-        for (size_t z = 0; z < (m.extent.depth ? m.extent.depth : 1); z++) {
-            for (size_t y = 0; y < (m.extent.height ? m.extent.height : 1); y++) {
-                const char *from = (const char *)s.ptr + ((m.srcPos.z + z) * s.ysize + m.srcPos.y + y) * s.pitch + m.srcPos.x;
-                char *to = (char *)d.ptr + ((m.dstPos.z + z) * d.ysize + m.dstPos.y + y) * d.pitch + m.dstPos.x;
-                cudaError_t e = copy(to, from, m.extent.width, m.kind);
-                if (e != cudaSuccess) return e;
-            }
-        }
-        return cudaSuccess;
-    });
+    return add_node(node, graph, [m] { return copy3d(m); });
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,

@@ -12,7 +12,8 @@ use super::exec::{Exec, Plan, PrintKey, Val, format_printf};
 use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
-use crate::cuda::ir::{Kernel, ParamKind, SHARED_WINDOW, Scalar};
+use crate::cuda::ir::texture::Texture;
+use crate::cuda::ir::{Kernel, ParamKind, SHARED_WINDOW, Scalar, TypeName};
 use crate::error::{AccessFault, Error, Space};
 use crate::memory::Element;
 use crate::site::SiteTable;
@@ -50,6 +51,14 @@ pub enum Arg {
         bytes: Vec<u8>,
         /// One argument per pointer field.
         pointers: Vec<Arg>,
+    },
+    /// A texture object for a `cudaTextureObject_t` parameter: the memory it samples (texel
+    /// (0, 0, 0) at its byte 0) and how.
+    Texture {
+        /// The texels.
+        memory: Global<u8>,
+        /// Their layout and sampling.
+        texture: Texture,
     },
 }
 
@@ -175,7 +184,7 @@ pub fn launch_with(
         "launch_with: one buffer per __constant__/__device__ variable of `{}`",
         kernel.name
     );
-    let (vals, buffers) = bind(kernel, args, &cfg.name)?;
+    let (vals, buffers, plan_textures) = bind(kernel, args, &cfg.name)?;
     let watchdog = Watchdog::start(cfg.timeout);
     let plan = Plan::new(
         kernel,
@@ -183,6 +192,7 @@ pub fn launch_with(
             .iter()
             .map(|b| b.as_ref().map(|r| r.as_ref().map_err(|a| *a)))
             .collect(),
+        plan_textures.clone(),
         globals.iter().collect(),
         cfg.timeout.map(|t| (watchdog.fired(), t.as_secs_f64())),
     );
@@ -231,6 +241,16 @@ pub fn launch_with(
                 })
                 .collect();
             let slots = std::sync::OnceLock::new();
+            let textures = jit::texture::Textures(
+                buffers
+                    .iter()
+                    .zip(&plan_textures)
+                    .map(|(b, t)| match (b, t) {
+                        (Some(Ok(memory)), Some(t)) => Some((memory.clone(), *t)),
+                        _ => None,
+                    })
+                    .collect(),
+            );
             dev.launch_with_sites(cfg, sites, (Some(reach), static_shared), |b| {
                 watchdog.between_blocks(b);
                 let run = Run {
@@ -243,6 +263,7 @@ pub fn launch_with(
                     fired: watchdog.fired(),
                     limit: watchdog.seconds,
                     printed: &printed,
+                    textures: &textures,
                 };
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
@@ -359,6 +380,8 @@ struct Run<'a> {
     limit: f64,
     /// The launch's printed lines.
     printed: &'a Mutex<Vec<(PrintKey, Printed)>>,
+    /// The launch's texture objects.
+    textures: &'a jit::texture::Textures,
 }
 
 impl Run<'_> {
@@ -419,7 +442,7 @@ impl Run<'_> {
                     self.uniforms,
                     self.fired,
                     None,
-                    prints,
+                    (prints, self.textures),
                 )
             } else {
                 self.counted(b, bufs, |counting| {
@@ -429,7 +452,7 @@ impl Run<'_> {
                         self.uniforms,
                         self.fired,
                         Some(counting),
-                        prints,
+                        (prints, self.textures),
                     )
                 })
             };
@@ -688,9 +711,13 @@ impl Drop for Watchdog {
 }
 
 /// The values of a launch's parameters, then of its struct parameters' fields and of their
-/// pointer fields' offsets, and what its pointer parameters, then the pointer fields, point into
-/// (a buffer, or an address in no buffer).
-type Bound = (Vec<Val>, Vec<Option<Result<Global<u8>, u64>>>);
+/// pointer fields' offsets; what its pointer parameters, then the pointer fields, point into
+/// (a buffer, or an address in no buffer); and each texture parameter's description.
+type Bound = (
+    Vec<Val>,
+    Vec<Option<Result<Global<u8>, u64>>>,
+    Vec<Option<Texture>>,
+);
 
 fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
     let wrong = |reason: String| Error::InvalidLaunch {
@@ -711,6 +738,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
     let mut vals = Vec::new();
     let mut fields = Vec::new();
     let mut buffers = Vec::new();
+    let mut textures = vec![None; kernel.params.len()];
     // Struct parameters' pointer fields, bound after the parameters.
     let (mut field_offsets, mut field_buffers) = (Vec::new(), Vec::new());
     for (p, a) in kernel.params.iter().zip(args) {
@@ -724,10 +752,35 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                     Arg::Float(_) => "a floating-point number",
                     Arg::Buffer(_) | Arg::NoBuffer(_) => "a pointer",
                     Arg::Bytes(_) | Arg::Struct { .. } => "struct bytes",
+                    Arg::Texture { .. } => "a texture object",
                 }
             ))
         };
+        let is_texture = matches!(
+            p.kind,
+            ParamKind::Pointer {
+                elem: TypeName::Texture,
+                ..
+            }
+        );
         match (&p.kind, a) {
+            (ParamKind::Pointer { .. }, Arg::Texture { memory, texture }) if is_texture => {
+                if let Some(why) = texture.invalid() {
+                    return Err(wrong(format!("argument `{}` is {why}", p.name)));
+                }
+                if texture.bytes() > memory.len() as u64 {
+                    return Err(wrong(format!(
+                        "argument `{}` is a texture of {} bytes over memory of {}",
+                        p.name,
+                        texture.bytes(),
+                        memory.len()
+                    )));
+                }
+                vals.push(Val::D(R64::uniform(0)));
+                buffers.push(Some(Ok(memory.clone())));
+                textures[buffers.len() - 1] = Some(*texture);
+            }
+            (ParamKind::Pointer { .. }, _) if is_texture => return Err(mismatch()),
             (ParamKind::Scalar { ty, .. }, Arg::Int(i)) => {
                 vals.push(scalar(*ty, *i).ok_or_else(|| {
                     wrong(format!(
@@ -810,7 +863,8 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
     vals.extend(fields);
     vals.extend(field_offsets);
     buffers.extend(field_buffers);
-    Ok((vals, buffers))
+    textures.resize(buffers.len(), None);
+    Ok((vals, buffers, textures))
 }
 
 /// A pointer argument's offset value and what it points into. The pointer is the whole
@@ -831,6 +885,10 @@ fn pointer(a: &Arg) -> (Val, Result<Global<u8>, u64>) {
 fn describe(p: &crate::cuda::ir::Param) -> String {
     match &p.kind {
         ParamKind::Scalar { ty, .. } => format!("`{ty} {}`", p.name),
+        ParamKind::Pointer {
+            elem: TypeName::Texture,
+            ..
+        } => format!("`cudaTextureObject_t {}`", p.name),
         ParamKind::Pointer { elem, is_const, .. } => {
             let c = if *is_const { "const " } else { "" };
             format!("`{c}{elem} *{}`", p.name)

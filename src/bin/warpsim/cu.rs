@@ -570,6 +570,14 @@ fn parse_arg(s: &str, p: &Param, rng: &mut SmallRng) -> Result<Spec, String> {
             }
             Ok(Spec::Scalar(Arg::Bytes(bytes)))
         }
+        ParamKind::Pointer {
+            elem: TypeName::Texture,
+            ..
+        } => Err(
+            "a texture object comes from cudaCreateTextureObject: run the kernel from a program \
+             (a .cu file with main)"
+                .into(),
+        ),
         ParamKind::Pointer { elem, .. } => {
             let (ty, rest) = s
                 .split_once('[')
@@ -636,7 +644,7 @@ fn components(t: &TypeName) -> Vec<(usize, Scalar)> {
                     .map(move |k| (*off as usize + k * s.size() as usize, *s))
             })
             .collect(),
-        TypeName::Void => vec![(0, Scalar::U8)],
+        TypeName::Void | TypeName::Texture => vec![(0, Scalar::U8)],
     }
 }
 

@@ -188,6 +188,15 @@ impl State {
                 }
                 Exits::default()
             }
+            Stmt::Texture { dst, coords, .. } => {
+                for o in coords {
+                    self.read(o, chain);
+                }
+                for d in dst {
+                    self.write(*d, true, chain);
+                }
+                Exits::default()
+            }
             Stmt::Store { addr, values, .. } => {
                 for o in addr.operands() {
                     self.read(&o, chain);

@@ -18,7 +18,7 @@
 use crate::block::{AtomicVal, Block, ShflOp, fault};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
-    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce, library,
+    SHARED_WINDOW, Scalar, ShflKind, Stmt, SyncKind, UnOp, VoteKind, WarpReduce, library, texture,
 };
 use crate::error::{AccessFault, AccessKind, Error, Space};
 use crate::lanes::{F32x32, F64x32, I32x32, Mask, U32x32, U64x32, WARP_SIZE};
@@ -104,6 +104,8 @@ impl Val {
 pub(crate) struct Plan<'a> {
     /// Per parameter: what a pointer parameter points into, a buffer or an address in none.
     params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
+    /// Per parameter: the description of a texture parameter's texture object.
+    textures: Vec<Option<texture::Texture>>,
     /// Per [`Kernel::globals`] entry: its memory.
     globals: Vec<&'a crate::Global<u8>>,
     /// Per variable: the address of its fresh definition
@@ -461,6 +463,14 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 args,
                 site: s,
             } => self.printf(format, args, site(*s)),
+            Stmt::Texture {
+                dst,
+                ty,
+                texture,
+                fetch,
+                coords,
+                site: s,
+            } => self.texture(dst, *ty, *texture, *fetch, coords, site(*s)),
             Stmt::LocalLoad {
                 dst,
                 array,
@@ -1270,6 +1280,54 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     self.assign(d.0, v, false);
                 }
             }
+        }
+    }
+
+    /// A texture fetch: every executing lane samples the texture object bound to `slot`
+    /// ([`texture::fetch`]); one warp instruction, not a global load.
+    fn texture(
+        &mut self,
+        dst: &[crate::cuda::ir::VarId],
+        ty: Scalar,
+        slot: u32,
+        fetch: texture::Fetch,
+        coords: &[Operand],
+        st: Site,
+    ) {
+        let (Some(Some(Ok(memory))), Some(Some(t))) = (
+            self.plan.params.get(slot as usize),
+            self.plan.textures.get(slot as usize),
+        ) else {
+            unreachable!("the launch binds a texture object to every texture parameter")
+        };
+        let coords: Vec<R32> = coords.iter().map(|c| self.get(c).w()).collect();
+        let slots = frame::with(|fr| {
+            fr.tally(st);
+            let out: Vec<Slot> = dst.iter().map(|_| fr.alloc(1)).collect();
+            for w in fr.active_warps() {
+                let lanes: Vec<[u32; WARP_SIZE]> = coords
+                    .iter()
+                    .map(|&c| fr.src32(c).get(&fr.rows, w).to_array())
+                    .collect();
+                let mut got = [[0u32; WARP_SIZE]; 4];
+                for l in Mask(fr.active[w]).lanes() {
+                    let l = l as usize;
+                    let c = std::array::from_fn(|d| lanes.get(d).map_or(0, |v| v[l]));
+                    let v = texture::fetch(t, fetch, c, &mut |at, bytes| {
+                        memory.read_bytes(at as usize, bytes)
+                    });
+                    for (k, g) in got.iter_mut().enumerate() {
+                        g[l] = texture::lane(v[k], ty.size(), ty.is_signed());
+                    }
+                }
+                for (s, g) in out.iter().zip(got) {
+                    fr.rows[s.row as usize + w] = U32x32::from_array(g);
+                }
+            }
+            out
+        });
+        for (d, s) in dst.iter().zip(slots) {
+            self.assign(d.0, Val::W(R32::Slot(s)), false);
         }
     }
 
@@ -2336,11 +2394,13 @@ impl<'a> Plan<'a> {
     pub(crate) fn new(
         k: &Kernel,
         params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
+        textures: Vec<Option<texture::Texture>>,
         globals: Vec<&'a crate::Global<u8>>,
         watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
     ) -> Plan<'a> {
         Plan {
             params,
+            textures,
             globals,
             fresh: crate::cuda::analysis::fresh_definitions(k),
             watchdog,

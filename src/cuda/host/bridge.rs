@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use command_fds::{CommandFdExt, FdMapping};
 
 use super::protocol::{self, Body, Frame, Op, WireError};
-use super::runtime::{Event, Runtime, status};
+use super::runtime::{self, Event, Runtime, status};
 use crate::Dim3;
 
 /// A copy's chunk moves in pieces of this size, in parallel on the CPU threads.
@@ -472,6 +472,33 @@ impl Session {
                 let (free, total) = rt.mem_info();
                 Frame::reply(status::SUCCESS).u64(free).u64(total)
             }
+            Op::Texture => {
+                let address = b.u64()?;
+                let kind = b.u32()?;
+                let bits = [b.u32()?, b.u32()?, b.u32()?, b.u32()?];
+                let extent = [b.u64()?, b.u64()?, b.u64()?];
+                let (pitch, slice) = (b.u64()?, b.u64()?);
+                let modes = [b.u32()?, b.u32()?, b.u32()?];
+                let (filter, read, normalized, linear) = (b.u32()?, b.u32()?, b.u32()?, b.u32()?);
+                let desc = runtime::TextureRequest {
+                    address,
+                    kind,
+                    bits,
+                    extent,
+                    pitch,
+                    slice,
+                    modes,
+                    filter,
+                    read,
+                    normalized: normalized != 0,
+                    linear: linear != 0,
+                };
+                match rt.create_texture(&desc, events) {
+                    Ok(h) => Frame::reply(status::SUCCESS).u64(h),
+                    Err(e) => Frame::reply(e),
+                }
+            }
+            Op::TextureFree => status_of(rt.destroy_texture(b.u64()?, events)),
             Op::Bye => {
                 let _code = b.u32()?;
                 Frame::reply(status::SUCCESS)

@@ -1,4 +1,4 @@
-//! The messages between a host program and warpsim: protocol version 2.
+//! The messages between a host program and warpsim: protocol version 3.
 //!
 //! `runtime/src/protocol.h` is the program's side and describes the framing; the opcodes here
 //! are the same numbers (a test reads the header and compares). Every message is a frame: a
@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 /// The first word of `HELLO`.
 pub const MAGIC: u32 = 0x5452_5357;
 /// The protocol version this warpsim speaks.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The largest frame either side may send (a launch's arguments are the largest request).
 pub const MAX_FRAME: u32 = 1 << 26;
 
@@ -61,11 +61,17 @@ pub enum Op {
     MemInfo = 19,
     /// `u32 exit code`: the program is leaving.
     Bye = 20,
+    /// `u64 address, u32 channel kind, 4 × u32 channel bits, u64 × 3 extent, u64 pitch, u64
+    /// slice, u32 × 3 address modes, u32 filter, u32 read mode, u32 normalized, u32 linear` (the
+    /// numbers of CUDA's enums) → `u64 texture object`.
+    Texture = 21,
+    /// `u64 texture object`: destroyed.
+    TextureFree = 22,
 }
 
 impl Op {
     /// Every opcode, for the check against `protocol.h`.
-    pub const ALL: [Op; 20] = [
+    pub const ALL: [Op; 22] = [
         Op::Hello,
         Op::Props,
         Op::Malloc,
@@ -86,6 +92,8 @@ impl Op {
         Op::Reset,
         Op::MemInfo,
         Op::Bye,
+        Op::Texture,
+        Op::TextureFree,
     ];
 
     /// The opcode of a number.

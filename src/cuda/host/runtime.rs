@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::program::DeviceCode;
-use crate::cuda::ir::{Kernel, ParamKind, Scalar};
+use crate::cuda::ir::texture::{AddressMode, ChannelKind, Filter, Format, ReadMode, Texture};
+use crate::cuda::ir::{Kernel, ParamKind, Scalar, TypeName};
 use crate::cuda::{self, Arg, Printed};
 use crate::{Device, Dim3, Error, Global, LaunchConfig, LaunchReport, Mode};
 
@@ -142,8 +143,97 @@ pub struct Runtime<'d> {
     gpu: f64,
     timing: crate::predict::Timing,
     allocations: u64,
+    /// Texture objects by their handle: the memory each samples, and how.
+    textures: HashMap<u64, (Global<u8>, Texture)>,
+    /// Texture objects created so far (a handle is never reused).
+    textures_made: u64,
     /// Every launch that ran, in order.
     pub launches: Vec<Launch>,
+}
+
+/// `cudaCreateTextureObject`'s description as the program sends it: CUDA's enum numbers
+/// ([`Op::Texture`](super::protocol::Op::Texture)).
+#[derive(Clone, Copy, Debug)]
+pub struct TextureRequest {
+    /// The device address of texel (0, 0, 0).
+    pub address: u64,
+    /// `cudaChannelFormatKind`.
+    pub kind: u32,
+    /// Bits per channel, `x y z w`.
+    pub bits: [u32; 4],
+    /// Width, height and depth in texels.
+    pub extent: [u64; 3],
+    /// Bytes per row.
+    pub pitch: u64,
+    /// Bytes per 2-D slice.
+    pub slice: u64,
+    /// `cudaTextureAddressMode` per dimension.
+    pub modes: [u32; 3],
+    /// `cudaTextureFilterMode`.
+    pub filter: u32,
+    /// `cudaTextureReadMode`.
+    pub read: u32,
+    /// `normalizedCoords`.
+    pub normalized: bool,
+    /// Linear memory (`cudaResourceTypeLinear`).
+    pub linear: bool,
+}
+
+impl TextureRequest {
+    /// The texture it describes, or why it describes none.
+    fn texture(&self) -> Result<Texture, String> {
+        let kind = match self.kind {
+            0 => ChannelKind::Signed,
+            1 => ChannelKind::Unsigned,
+            2 => ChannelKind::Float,
+            k => {
+                return Err(format!(
+                    "channel format kind {k} (cudaChannelFormatKindNone or unknown)"
+                ));
+            }
+        };
+        let bits = self.bits.map(|b| u8::try_from(b).unwrap_or(u8::MAX));
+        let format = Format::new(bits, kind).ok_or_else(|| {
+            format!(
+                "channels of {:?} bits: CUDA has 1, 2 or 4 channels of 8, 16 or 32 bits (floats:                  16 or 32)",
+                self.bits
+            )
+        })?;
+        let mode = |m: u32| match m {
+            0 => Ok(AddressMode::Wrap),
+            1 => Ok(AddressMode::Clamp),
+            2 => Ok(AddressMode::Mirror),
+            3 => Ok(AddressMode::Border),
+            m => Err(format!("address mode {m}")),
+        };
+        let t = Texture {
+            format,
+            extent: self.extent,
+            pitch: self.pitch,
+            slice: self.slice,
+            address: [
+                mode(self.modes[0])?,
+                mode(self.modes[1])?,
+                mode(self.modes[2])?,
+            ],
+            filter: match self.filter {
+                0 => Filter::Point,
+                1 => Filter::Linear,
+                f => return Err(format!("filter mode {f}")),
+            },
+            read: match self.read {
+                0 => ReadMode::Element,
+                1 => ReadMode::NormalizedFloat,
+                r => return Err(format!("read mode {r}")),
+            },
+            normalized: self.normalized,
+            linear: self.linear,
+        };
+        match t.invalid() {
+            Some(why) => Err(why),
+            None => Ok(t),
+        }
+    }
 }
 
 /// The sizes of a kernel's parameters, as the program passes them.
@@ -171,6 +261,8 @@ impl<'d> Runtime<'d> {
             gpu: 0.0,
             timing: crate::predict::Timing::of(dev.profile()),
             allocations: 0,
+            textures: HashMap::new(),
+            textures_made: 0,
             launches: Vec::new(),
         }
     }
@@ -383,6 +475,46 @@ impl<'d> Runtime<'d> {
                     "cudaFree: {address:#x} is not the start of an allocation"
                 )));
                 Err(status::INVALID_DEVICE_POINTER)
+            }
+        }
+    }
+
+    /// `cudaCreateTextureObject`: the new object's handle.
+    pub fn create_texture(
+        &mut self,
+        r: &TextureRequest,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<u64, i32> {
+        self.check_sticky()?;
+        let mut refuse = |why: String| {
+            events(Event::Note(format!("cudaCreateTextureObject: {why}")));
+            status::INVALID_VALUE
+        };
+        let t = r.texture().map_err(&mut refuse)?;
+        let Some((a, off)) = self.resolve(r.address, t.bytes()) else {
+            let why = self.explain("its memory", r.address, t.bytes());
+            return Err(refuse(why));
+        };
+        let memory = a.global.slice(off..off + t.bytes() as usize);
+        self.textures_made += 1;
+        self.textures.insert(self.textures_made, (memory, t));
+        Ok(self.textures_made)
+    }
+
+    /// `cudaDestroyTextureObject`.
+    pub fn destroy_texture(
+        &mut self,
+        handle: u64,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), i32> {
+        match self.textures.remove(&handle) {
+            Some(_) => Ok(()),
+            None if handle == 0 => Ok(()),
+            None => {
+                events(Event::Note(format!(
+                    "cudaDestroyTextureObject: {handle} is not a texture object"
+                )));
+                Err(status::INVALID_VALUE)
             }
         }
     }
@@ -608,6 +740,24 @@ impl<'d> Runtime<'d> {
         let mut bound = Vec::with_capacity(args.len());
         for (p, bytes) in k.params.iter().zip(args) {
             bound.push(match &p.kind {
+                ParamKind::Pointer {
+                    elem: TypeName::Texture,
+                    ..
+                } => {
+                    let handle = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+                    let Some((memory, texture)) = self.textures.get(&handle) else {
+                        events(Event::Note(format!(
+                            "a launch of `{}` passed {handle} for `{}`, which is no texture \
+                             object (cudaCreateTextureObject makes them; a destroyed one is gone)",
+                            k.name, p.name
+                        )));
+                        return Err(status::INVALID_VALUE);
+                    };
+                    Arg::Texture {
+                        memory: memory.clone(),
+                        texture: *texture,
+                    }
+                }
                 ParamKind::Scalar { ty, .. } => scalar_arg(*ty, bytes),
                 ParamKind::Pointer { .. } => self.pointer_arg(bytes),
                 ParamKind::Struct { pointers, .. } if !pointers.is_empty() => Arg::Struct {
@@ -710,6 +860,7 @@ impl<'d> Runtime<'d> {
     pub fn reset(&mut self) {
         self.memory.clear();
         self.symbols.clear();
+        self.textures.clear();
         self.sticky = None;
     }
 }

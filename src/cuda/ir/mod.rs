@@ -32,6 +32,7 @@ use std::fmt;
 pub mod directed;
 pub mod library;
 pub mod print;
+pub mod texture;
 
 /// A per-thread scalar type (C's types after lowering; `char` is `I8`, `bool` is `Bool`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -903,6 +904,23 @@ pub enum Stmt {
         /// Where it is in the source.
         site: Site,
     },
+    /// A texture fetch (`tex2D<float4>(t, x, y)`): `dst` gets the first `dst.len()` channels
+    /// ([`texture::fetch`]) of the texture object the launch binds to buffer slot `texture`
+    /// ([`Base::Param`]'s numbering), each of type `ty`.
+    Texture {
+        /// The variables that receive the channels.
+        dst: Vec<VarId>,
+        /// Their type.
+        ty: Scalar,
+        /// The texture's buffer slot.
+        texture: u32,
+        /// Which fetch.
+        fetch: texture::Fetch,
+        /// The index (`I32`) or the coordinates (`F32`).
+        coords: Vec<Operand>,
+        /// Where it is in the source.
+        site: Site,
+    },
     /// `__trap()`, `assert(false)`: the thread stops the launch with an error.
     Trap {
         /// What to report.
@@ -980,6 +998,7 @@ impl Stmt {
             Stmt::Vote { mask, arg, .. } => mask.iter().chain(arg.iter()).copied().collect(),
             Stmt::Printf { args, .. } => args.iter().map(|(o, _)| *o).collect(),
             Stmt::LocalLoad { index, .. } => vec![*index],
+            Stmt::Texture { coords, .. } => coords.clone(),
             Stmt::LocalStore { index, value, .. } => vec![*index, *value],
             Stmt::Loop { .. }
             | Stmt::Break
@@ -995,7 +1014,7 @@ impl Stmt {
     pub fn writes(&self) -> Vec<VarId> {
         match self {
             Stmt::Assign(a) => vec![a.dst],
-            Stmt::Load { dst, .. } => dst.clone(),
+            Stmt::Load { dst, .. } | Stmt::Texture { dst, .. } => dst.clone(),
             Stmt::Atomic { dst, .. } | Stmt::Sync { dst, .. } => dst.iter().copied().collect(),
             Stmt::Shfl { dst, .. } | Stmt::Vote { dst, .. } | Stmt::LocalLoad { dst, .. } => {
                 vec![*dst]
@@ -1097,16 +1116,19 @@ pub enum TypeName {
     },
     /// `void` (a `void*` parameter).
     Void,
+    /// A texture object (`cudaTextureObject_t`): a [`ParamKind::Pointer`] whose buffer the
+    /// launch binds with the texture's description.
+    Texture,
 }
 
 impl TypeName {
-    /// Size in bytes (1 for `void`).
+    /// Size in bytes (1 for `void` and a texture).
     pub fn size(&self) -> u32 {
         match self {
             TypeName::Scalar(s) => s.size(),
             TypeName::Vector(s, n) => s.size() * n,
             TypeName::Struct { size, .. } => *size,
-            TypeName::Void => 1,
+            TypeName::Void | TypeName::Texture => 1,
         }
     }
 }
@@ -1133,6 +1155,7 @@ impl fmt::Display for TypeName {
             }
             TypeName::Struct { name, .. } => write!(f, "{name}"),
             TypeName::Void => write!(f, "void"),
+            TypeName::Texture => write!(f, "texel"),
         }
     }
 }

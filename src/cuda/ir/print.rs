@@ -253,6 +253,27 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                     .collect();
                 let _ = writeln!(out, "{pad} printf({format:?}, {})", a.join(", "));
             }
+            Stmt::Texture {
+                dst,
+                ty,
+                texture,
+                fetch,
+                coords,
+                ..
+            } => {
+                let d: Vec<String> = dst.iter().map(|v| var(k, *v)).collect();
+                let c: Vec<String> = coords.iter().map(|o| operand(k, o)).collect();
+                let name = match fetch {
+                    super::texture::Fetch::Index => "tex1Dfetch".to_string(),
+                    super::texture::Fetch::Coords(n) => format!("tex{n}D"),
+                };
+                let _ = writeln!(
+                    out,
+                    "{pad} {} = {name}<{ty}>(texture{texture}, {})",
+                    d.join(", "),
+                    c.join(", ")
+                );
+            }
             Stmt::LocalLoad {
                 dst, array, index, ..
             } => {

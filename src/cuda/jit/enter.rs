@@ -111,8 +111,10 @@ impl Entry {
         // `print::print`, passing `ctx.prints` (the `Prints` `Compiled::run` borrows mutably for
         // the call and reaches by nothing else) and a pointer to `print::MAX_ARGS` rows of 32
         // `u64`s in its own stack frame; the math library's `library::*_lanes`, passing pointers
-        // to rows of 32 lanes in its own stack frame. Every pointer handed over points at memory
-        // written before the call.
+        // to rows of 32 lanes in its own stack frame; `texture::fetch_lanes`, passing
+        // `ctx.textures` (the `Textures` `Compiled::run` borrows for the call, only read) and
+        // pointers to 3 and 4 rows of 32 `u32`s in its own stack frame. Every pointer handed over
+        // points at memory written before the call.
         let f: extern "C" fn(*mut Ctx) -> u32 = unsafe { std::mem::transmute(self.addr) };
         Status::from(f(ctx))
     }

@@ -72,7 +72,8 @@
 //! math library (`expf`, `logf`, `sinf`, `tanhf`, `erff`, `powf`, `atan2f`, `fmodf`, …: a
 //! helper computes each lane with the interpreter's own function, [`crate::cuda::ir::library`]),
 //! `printf` (a helper keeps the executing lanes' arguments, the launch formats them:
-//! [`print`](mod@print)). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
+//! [`print`](mod@print)), texture fetches (a helper samples each lane with the interpreter's
+//! function: [`texture`](mod@texture)). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
 //! [`print::MAX_ARGS`] arguments, `__syncthreads_count`, a barrier under a loop that depends
 //! on the thread or only deeper inside a branch that does, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
@@ -103,6 +104,7 @@ pub(crate) mod count;
 mod enter;
 mod library;
 pub(crate) mod print;
+pub(crate) mod texture;
 mod translate;
 
 use crate::cuda::ir::{Kernel, Site};
@@ -183,6 +185,8 @@ pub(crate) struct Ctx {
     pub unit_later: u8,
     /// The block's [`print::Prints`] (code without `printf` never reads it).
     pub prints: usize,
+    /// The launch's [`texture::Textures`] (code without a texture fetch never reads it).
+    pub textures: usize,
 }
 
 /// How a compiled block ended.
@@ -241,7 +245,7 @@ impl Compiled {
     /// value the launch binds ([`crate::cuda::ir::Kernel::param_vars`]); loops stop once
     /// `fired` is set. Counting code counts into the pending counts (made by
     /// [`Compiled::pending`]) and the sink (both of which it needs; other code ignores them);
-    /// `printf`s go to `prints`.
+    /// `printf`s go to `prints`; texture fetches sample `textures`.
     pub fn run(
         &self,
         (block_idx, grid_dim): ([u32; 3], [u32; 3]),
@@ -249,7 +253,7 @@ impl Compiled {
         uniforms: &[u64],
         fired: &std::sync::atomic::AtomicBool,
         counting: Option<(&mut count::Sink<'_>, &mut count::Pending)>,
-        prints: &mut print::Prints,
+        (prints, textures): (&mut print::Prints, &texture::Textures),
     ) -> (Status, FaultSite) {
         /// Per CPU thread: the frame, the live masks.
         type Scratch = (Vec<u8>, Vec<u32>);
@@ -290,6 +294,7 @@ impl Compiled {
                     prints.reset(self.entry.warps);
                     std::ptr::from_mut(prints) as usize
                 },
+                textures: std::ptr::from_ref(textures) as usize,
                 linear: u64::from(block_idx[0])
                     + u64::from(grid_dim[0])
                         * (u64::from(block_idx[1])

@@ -15,6 +15,7 @@ use super::{Access, Buf, Compiled, Ctx, Entry, FaultSite, Shape, TABLES};
 use crate::cuda::ir::{
     Addr, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, Const, FpTest, Kernel, Op, Operand,
     ParamKind, Scalar, ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, WarpReduce, library,
+    texture,
 };
 use crate::error::AccessKind;
 use crate::memory::shared::SLACK_WORDS;
@@ -723,6 +724,7 @@ fn supported(k: &Kernel, s: &Stmt) -> Result<(), String> {
         )),
         Stmt::Printf { .. } => Ok(()),
         Stmt::LocalLoad { .. } | Stmt::LocalStore { .. } => Ok(()),
+        Stmt::Texture { .. } => Ok(()),
     }
 }
 
@@ -2201,6 +2203,19 @@ impl Tx<'_, '_> {
                 self.count_instr(*site);
                 self.printf(format, args);
             }
+            Stmt::Texture {
+                dst,
+                ty,
+                texture,
+                fetch,
+                coords,
+                site,
+            } => {
+                self.count_instr(*site);
+                for (d, v) in dst.iter().zip(self.texture(*texture, *fetch, coords, *ty)) {
+                    self.assign(*d, v)?;
+                }
+            }
             other => return Err(format!("{other:?} inside a region")),
         }
         Ok(())
@@ -3242,6 +3257,68 @@ impl Tx<'_, '_> {
         } else {
             V::L(out)
         }
+    }
+
+    /// A texture fetch's channels for the warp: the coordinates' lanes go through the stack to
+    /// [`super::texture::fetch_lanes`], which samples every lane.
+    fn texture(
+        &mut self,
+        slot: u32,
+        fetch: texture::Fetch,
+        coords: &[Operand],
+        ty: Scalar,
+    ) -> Vec<V> {
+        const ROW: i32 = 128;
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (7 * ROW) as u32,
+            4,
+        ));
+        let p = self.b.ins().stack_addr(I64, ss, 0);
+        for d in 0..3 {
+            let lanes = match coords.get(d) {
+                Some(c) => {
+                    let (v, t) = self.get(c);
+                    self.lanes(v, t)
+                }
+                None => vec![self.zero(I32X4); 8],
+            };
+            for (i, &x) in lanes.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(vmem(), x, p, d as i32 * ROW + (i * 16) as i32);
+            }
+        }
+        let textures = self.load_ctx(I64, std::mem::offset_of!(Ctx, textures));
+        let fetch = match fetch {
+            texture::Fetch::Index => 0,
+            texture::Fetch::Coords(n) => i64::from(n),
+        };
+        let args = [
+            textures,
+            self.b.ins().iconst(I32, i64::from(slot)),
+            self.b.ins().iconst(I32, fetch),
+            self.b.ins().iconst(I32, i64::from(ty.size())),
+            self.b.ins().iconst(I32, i64::from(ty.is_signed())),
+            p,
+        ];
+        let out = self.b.ins().iadd_imm_s(p, i64::from(3 * ROW));
+        let mut call = args.to_vec();
+        call.push(out);
+        self.call_rust(super::texture::fetch_lanes as *const (), &call);
+        (0..4)
+            .map(|k| {
+                V::L(
+                    (0..chunks(ty))
+                        .map(|i| {
+                            self.b
+                                .ins()
+                                .load(lane_ty(ty), vmem(), out, k * ROW + (i * 16) as i32)
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
     }
 
     /// The warp's `printf` (inside a region): its executing lanes' arguments, each zero-extended

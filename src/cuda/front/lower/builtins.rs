@@ -10,8 +10,8 @@ use super::types::{Group, Ty, promote, scalar_type, usual, vector_type};
 use super::{ArgIn, Lowerer, Place, R, Val};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
-    Arith, AtomicOp, Axis, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Round, Scalar,
-    ShflKind, Site, Stmt, SyncKind, UnOp, VoteKind, WarpReduce,
+    Arith, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Round, Scalar,
+    ShflKind, Site, Stmt, SyncKind, UnOp, VarId, VoteKind, WarpReduce, texture,
 };
 
 const FULL: u32 = 0xffff_ffff;
@@ -430,6 +430,96 @@ impl Lowerer<'_> {
     }
 
     /// A pointer argument (atomics, `__ldg`).
+    /// `tex2D<T>(t, x, y)` and the other fetches: `T` a scalar or a 2- or 4-component vector
+    /// of 8-, 16- or 32-bit components, `t` a texture parameter of the kernel.
+    fn texture(
+        &mut self,
+        short: &str,
+        fetch: texture::Fetch,
+        targs: &[TemplateArg],
+        args: &[ast::Expr],
+        site: Site,
+    ) -> R<Val> {
+        let coords = match fetch {
+            texture::Fetch::Index => 1,
+            texture::Fetch::Coords(n) => usize::from(n),
+        };
+        self.arity(short, args, coords + 1..=coords + 1, site)?;
+        let handle = match self.rvalue(&args[0])? {
+            Val::Ptr(p) if p.pointee == Ty::Texture => p,
+            _ => {
+                return Err(self.err(
+                    args[0].site,
+                    format!("`{short}` reads a texture object (a `cudaTextureObject_t`)"),
+                    None,
+                ));
+            }
+        };
+        let ty = match targs {
+            [TemplateArg::Type(t)] => self.ty(t, site)?,
+            _ => {
+                return Err(self.unsupported(
+                    site,
+                    &format!("`{short}` without its result type"),
+                    Some(&format!("name the texel type: `{short}<float>(…)`")),
+                ));
+            }
+        };
+        let (s, k) = match ty {
+            Ty::Scalar(s) => (s, 1),
+            Ty::Vector(s, k) if k != 3 => (s, k),
+            _ => (Scalar::Bool, 0),
+        };
+        if k == 0 || s == Scalar::Bool || s.size() > 4 {
+            return Err(self.err(
+                site,
+                format!(
+                    "`{short}` returns `{}`, which no texture holds",
+                    ty.show(&self.structs)
+                ),
+                Some("fetch a scalar, or a 2- or 4-component vector of 8-, 16- or 32-bit values (float4, uchar4, int2 …)".into()),
+            ));
+        }
+        let texture = match handle.base {
+            Base::Param(i)
+                if self.texture_params.contains(&i)
+                    && handle.disp == 0
+                    && handle.terms.is_empty() =>
+            {
+                i
+            }
+            _ => {
+                return Err(self.unsupported(
+                    args[0].site,
+                    "a texture object that is not one of the kernel's parameters as passed (one in a struct, an array or a variable chosen at run time)",
+                    Some("pass each texture object as a `cudaTextureObject_t` kernel parameter"),
+                ));
+            }
+        };
+        let at = if fetch == texture::Fetch::Index {
+            Scalar::I32
+        } else {
+            Scalar::F32
+        };
+        let mut operands = Vec::new();
+        for a in &args[1..] {
+            operands.push(self.arg_as(a, at)?);
+        }
+        let dst: Vec<VarId> = (0..k).map(|_| self.temp(s)).collect();
+        self.emit(Stmt::Texture {
+            dst: dst.clone(),
+            ty: s,
+            texture,
+            fetch,
+            coords: operands,
+            site,
+        });
+        Ok(match ty {
+            Ty::Scalar(s) => Val::Scalar(Operand::Var(dst[0]), s),
+            t => Val::Agg(t, dst.into_iter().map(Operand::Var).collect()),
+        })
+    }
+
     fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::PtrVal> {
         match self.rvalue(e)? {
             Val::Ptr(p) => Ok(p),
@@ -1259,11 +1349,14 @@ impl Lowerer<'_> {
                 ),
             ));
         }
+        if let Some(fetch) = texture_fetch(short) {
+            return self.texture(short, fetch, targs, args, site);
+        }
         if short.starts_with("tex") || short.starts_with("surf") {
             return Err(self.unsupported(
                 site,
-                "textures and surfaces",
-                Some("read the data through a pointer parameter"),
+                &format!("`{short}` (of the texture and surface functions, warpsim has tex1Dfetch, tex1D, tex2D and tex3D)"),
+                Some("fetch with tex1D/tex2D/tex3D, or read the data through a pointer parameter"),
             ));
         }
         if short.starts_with("cuda") || matches!(short, "malloc" | "free" | "memcpy" | "memset") {
@@ -2369,4 +2462,15 @@ fn bitcast_bits(c: crate::cuda::ir::Const, to: Scalar) -> u64 {
         Scalar::I32 => raw as u32 as i32 as i64 as u64,
         _ => raw,
     }
+}
+
+/// The fetch a texture function makes, for those warpsim has.
+fn texture_fetch(name: &str) -> Option<texture::Fetch> {
+    Some(match name {
+        "tex1Dfetch" => texture::Fetch::Index,
+        "tex1D" => texture::Fetch::Coords(1),
+        "tex2D" => texture::Fetch::Coords(2),
+        "tex3D" => texture::Fetch::Coords(3),
+        _ => return None,
+    })
 }

@@ -126,6 +126,11 @@ impl Lowerer<'_> {
                 Ok(Val::Scalar(self.convert(op, from, *to, site), *to))
             }
             (Val::Agg(t, leaves), _) if t == *ty => Ok(Val::Agg(t, leaves)),
+            (Val::Ptr(p), Ty::Pointer(to))
+                if (p.pointee == Ty::Texture) != (**to == Ty::Texture) =>
+            {
+                Err(self.texture_misuse(site))
+            }
             (Val::Ptr(mut p), Ty::Pointer(to)) => {
                 p.pointee = (**to).clone();
                 Ok(Val::Ptr(p))
@@ -1013,6 +1018,15 @@ impl Lowerer<'_> {
         )
     }
 
+    /// A texture object read or written as memory.
+    pub fn texture_misuse(&self, site: Site) -> crate::cuda::Diagnostic {
+        self.err(
+            site,
+            "a texture object is read with tex1Dfetch, tex1D, tex2D or tex3D, not as memory",
+            Some("fetch from it: `tex2D<float>(tex, x, y)`".to_string()),
+        )
+    }
+
     /// `ptr[idx]`.
     fn deref_index(&mut self, ptr: PtrVal, idx: Operand, site: Site) -> R<Place> {
         let ty = ptr.pointee.clone();
@@ -1284,6 +1298,9 @@ impl Lowerer<'_> {
             }
             Place::Group(g) => Ok(Val::Group(*g)),
             Place::Alias(_) => Err(self.alias_misuse(site)),
+            Place::Mem {
+                ty: Ty::Texture, ..
+            } => Err(self.texture_misuse(site)),
             Place::Mem { ptr, ty } => {
                 if let Ty::Array(elem, _) = ty {
                     return Ok(Val::Ptr(PtrVal {
@@ -1563,6 +1580,9 @@ impl Lowerer<'_> {
     /// Write a value (converted to the place's type) to a place; returns what was stored.
     pub fn write(&mut self, p: &Place, v: Val, site: Site) -> R<Val> {
         let ty = self.place_ty(p);
+        if ty == Ty::Texture {
+            return Err(self.texture_misuse(site));
+        }
         let v = self.convert_val(v, &ty, site)?;
         match p {
             Place::Reg { vars, ty } => {

@@ -226,6 +226,8 @@ pub struct Lowerer<'m> {
     pub(crate) flow: Vec<Flow>,
     inline_stack: Vec<String>,
     globals_in_progress: Vec<String>,
+    /// The kernel's texture parameters ([`Base::Param`] slots): the textures a fetch reads.
+    texture_params: Vec<u32>,
     /// The `__constant__`/`__device__` variables used so far, with their types.
     pub(crate) globals: Vec<(ir::GlobalVar, Ty)>,
     /// Pointer variables (by creation order) that hold their buffer in a variable.
@@ -365,6 +367,9 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         let ty = l.ty(&p.ty, p.site)?;
         let kind = match &ty {
             Ty::Pointer(pointee) | Ty::Array(pointee, _) => {
+                if **pointee == Ty::Texture {
+                    l.texture_params.push(i as u32);
+                }
                 let idx = l.new_ptr(&p.name, (**pointee).clone(), p.site);
                 l.set_base(idx, Base::Param(i as u32), p.site)?;
                 let off = l.ptrs[idx].off;
@@ -607,6 +612,7 @@ impl<'m> Lowerer<'m> {
             flow: Vec::new(),
             inline_stack: vec![entry.to_string()],
             globals_in_progress: Vec::new(),
+            texture_params: Vec::new(),
             globals: Vec::new(),
             dynamic: HashSet::new(),
             retry: None,
@@ -1227,20 +1233,25 @@ impl<'m> Lowerer<'m> {
             self.typedef_depth -= 1;
             return r;
         }
-        if matches!(
-            n.as_str(),
-            "cudaTextureObject_t" | "cudaSurfaceObject_t" | "texture" | "surface"
-        ) {
-            return Err(self.unsupported(
-                site,
-                "textures and surfaces",
-                Some("read the data through a pointer parameter"),
-            ));
+        if n == "cudaTextureObject_t" {
+            return Ok(Ty::Pointer(Box::new(Ty::Texture)));
+        }
+        if matches!(n.as_str(), "cudaSurfaceObject_t" | "texture" | "surface") {
+            return Err(self.texture_reference(site));
         }
         if n == "half" || n == "__half" || n == "__nv_bfloat16" || n == "half2" || n == "__half2" {
             return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
         }
         self.struct_ty(&n, site)
+    }
+
+    /// A surface or a legacy texture reference (`texture<float, 2> tex;`), which warpsim refuses.
+    fn texture_reference(&self, site: Site) -> crate::cuda::Diagnostic {
+        self.unsupported(
+            site,
+            "surfaces and texture references (texture objects are supported)",
+            Some("read the data through a texture object or a pointer parameter"),
+        )
     }
 
     /// Parse one textual template argument of the kernel name.
@@ -1325,6 +1336,10 @@ impl<'m> Lowerer<'m> {
         let d = g.decl.clone();
         if d.quals.constant || d.quals.device || d.quals.shared {
             return Ok(None); // device memory: see `device_global`
+        }
+        if matches!(&d.ty, TypeExpr::Template(t, _) if t == "texture" || t == "surface") {
+            // A legacy texture reference (`texture<float, 2> tex;`), gone from CUDA 12.
+            return Err(self.texture_reference(site));
         }
         if !d.quals.is_const || d.init.is_none() {
             return Err(self.err(
@@ -2093,6 +2108,7 @@ impl<'m> Lowerer<'m> {
                 self.bind(&d.name, Sym::Place(place));
             }
             Ty::Void => return Err(self.err(site, "a variable cannot be void", None)),
+            Ty::Texture => return Err(self.texture_misuse(site)),
         }
         Ok(())
     }
@@ -2822,7 +2838,7 @@ impl<'m> Lowerer<'m> {
             self.ty(&f.ret, f.site)?
         };
         let ret = match &rty {
-            Ty::Void | Ty::Closure(_) => None,
+            Ty::Void | Ty::Closure(_) | Ty::Texture => None,
             Ty::Pointer(pointee) => {
                 let k = self.new_ptr(&format!("{}.ret", f.name), (**pointee).clone(), f.site);
                 Some((Place::Ptr(k), rty.clone()))

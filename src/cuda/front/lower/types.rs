@@ -38,6 +38,9 @@ pub enum Ty {
     Group(Group),
     /// A lambda (index into the lowering's closures): a value that exists at lowering only.
     Closure(usize),
+    /// What a texture object (`cudaTextureObject_t`, lowered as a pointer to this) points at:
+    /// texels that only `tex1Dfetch`, `tex1D`, `tex2D` and `tex3D` read.
+    Texture,
 }
 
 /// One struct's layout.
@@ -110,7 +113,7 @@ impl Ty {
     /// Size in bytes (unsized arrays and handles: 0).
     pub fn size(&self, structs: &Structs) -> u32 {
         match self {
-            Ty::Void | Ty::Group(_) | Ty::Closure(_) => 0,
+            Ty::Void | Ty::Group(_) | Ty::Closure(_) | Ty::Texture => 0,
             Ty::Scalar(s) => s.size(),
             Ty::Vector(s, n) => {
                 let raw = s.size() * n;
@@ -125,7 +128,7 @@ impl Ty {
     /// Alignment in bytes (CUDA's: `float2` 8, `float4` 16, `float3` 4, …).
     pub fn align(&self, structs: &Structs) -> u32 {
         match self {
-            Ty::Void | Ty::Group(_) | Ty::Closure(_) => 1,
+            Ty::Void | Ty::Group(_) | Ty::Closure(_) | Ty::Texture => 1,
             Ty::Scalar(s) => s.size(),
             Ty::Vector(s, n) => match n {
                 2 | 4 => (s.size() * n).min(16),
@@ -177,7 +180,7 @@ impl Ty {
                     t.push_leaves(structs, at + k * step, out);
                 }
             }
-            Ty::Void | Ty::Pointer(_) | Ty::Group(_) | Ty::Closure(_) => {}
+            Ty::Void | Ty::Pointer(_) | Ty::Group(_) | Ty::Closure(_) | Ty::Texture => {}
         }
     }
 
@@ -257,6 +260,7 @@ impl Ty {
             Ty::Group(Group::Grid) => "cg::grid_group".into(),
             Ty::Group(Group::Coalesced(_)) => "cg::coalesced_group".into(),
             Ty::Closure(_) => "a lambda".into(),
+            Ty::Texture => "texels".into(),
         }
     }
 
@@ -276,6 +280,7 @@ impl Ty {
                 }
             }
             Ty::Array(t, _) => t.type_name(structs),
+            Ty::Texture => TypeName::Texture,
             _ => TypeName::Void,
         }
     }

@@ -1,0 +1,46 @@
+//! Texture fetches on the compiled tier: compiled code hands a warp's coordinates to
+//! [`fetch_lanes`], which samples every lane with the interpreter's function
+//! ([`crate::cuda::ir::texture::fetch`]), so both tiers return the same bits.
+//!
+//! The helper is called from compiled code (a `helper!`): it must not panic. A lane that does
+//! not execute is sampled too (at whatever its coordinates hold: a fetch reads only inside its
+//! texture); compiled code keeps the executing lanes' results.
+
+use crate::Global;
+use crate::cuda::ir::texture::{self, Fetch, Texture};
+
+/// The launch's texture objects by buffer slot ([`crate::cuda::ir::Stmt::Texture::texture`]):
+/// the memory each samples, and how.
+pub(crate) struct Textures(pub Vec<Option<(Global<u8>, Texture)>>);
+
+helper! {
+    /// `out[k][l]`: channel `k` of lane `l`'s fetch (`fetch`: 0 for `tex1Dfetch`, else the
+    /// number of coordinates) from the texture in `slot`, at `coords[d][l]`, as a lane of a
+    /// type of `size` bytes, `signed` or not ([`texture::lane`]).
+    fn fetch_lanes(
+        textures: &Textures,
+        slot: u32,
+        fetch: u32,
+        size: u32,
+        signed: u32,
+        coords: &[[u32; 32]; 3],
+        out: &mut [[u32; 32]; 4],
+    ) {
+        let Some(Some((memory, t))) = textures.0.get(slot as usize) else {
+            return;
+        };
+        let fetch = match fetch {
+            0 => Fetch::Index,
+            n => Fetch::Coords(n.min(3) as u8),
+        };
+        for l in 0..32 {
+            let c = [coords[0][l], coords[1][l], coords[2][l]];
+            let v = texture::fetch(t, fetch, c, &mut |at, bytes| {
+                memory.read_bytes(at as usize, bytes)
+            });
+            for (o, v) in out.iter_mut().zip(v) {
+                o[l] = texture::lane(v, size, signed != 0);
+            }
+        }
+    }
+}
