@@ -828,16 +828,32 @@ fn overloaded_kernels_run_the_overload_their_arguments_pick() {
     }
 }
 
+/// Run `tests/data/programs/real/NAME.cu` and pair its output's lines with the GPU's
+/// (`NAME.h200.txt`, the program built with nvcc and run on an H200), which must be as many.
+fn against_gpu(name: &str) -> Vec<(String, String)> {
+    let r = warpsim(&["cu", &program(&format!("real/{name}.cu"))]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let gpu =
+        std::fs::read_to_string(root().join(format!("tests/data/programs/real/{name}.h200.txt")))
+            .expect("the GPU's output");
+    let pairs: Vec<(String, String)> = r
+        .stdout
+        .lines()
+        .zip(gpu.lines())
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(
+        (r.stdout.lines().count(), gpu.lines().count()),
+        (pairs.len(), pairs.len()),
+        "{}",
+        r.show()
+    );
+    pairs
+}
+
 #[test]
 fn curand_draws_what_the_gpu_draws() {
-    let r = warpsim(&["cu", &program("real/curand.cu")]);
-    assert_eq!(r.code, Some(0), "{}", r.show());
-    let gpu = std::fs::read_to_string(root().join("tests/data/programs/real/curand.h200.txt"))
-        .expect("the GPU's output");
-    let (ours, theirs): (Vec<&str>, Vec<&str>) =
-        (r.stdout.lines().collect(), gpu.lines().collect());
-    assert_eq!(ours.len(), theirs.len(), "{}", r.show());
-    for (a, b) in ours.iter().zip(&theirs) {
+    for (a, b) in &against_gpu("curand") {
         let (x, y): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
         assert_eq!(x.len(), y.len(), "{a}\n{b}");
         // Normals (from 0, XORWOW: fields 6 and 8; Philox: 11 and 12) come from warpsim's log and
@@ -861,14 +877,7 @@ fn curand_draws_what_the_gpu_draws() {
 
 #[test]
 fn texture_objects_sample_as_the_gpu_samples() {
-    let r = warpsim(&["cu", &program("real/textures.cu")]);
-    assert_eq!(r.code, Some(0), "{}", r.show());
-    let gpu = std::fs::read_to_string(root().join("tests/data/programs/real/textures.h200.txt"))
-        .expect("the GPU's output");
-    let (ours, theirs): (Vec<&str>, Vec<&str>) =
-        (r.stdout.lines().collect(), gpu.lines().collect());
-    assert_eq!(ours.len(), theirs.len(), "{}", r.show());
-    for (a, b) in ours.iter().zip(&theirs) {
+    for (a, b) in &against_gpu("textures") {
         // Linear filtering of normalized integers and in 3-D blends at a precision warpsim does
         // not reproduce bit for bit (README): their sums agree closely; every other case,
         // point sampling and 1-D and 2-D float filtering in every address mode, is the GPU's
