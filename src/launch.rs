@@ -68,6 +68,9 @@ pub struct LaunchConfig {
     /// Stop a CUDA C kernel still looping after this long with [`Error::Timeout`] (its
     /// loops check a watchdog at every iteration); `None`: no limit.
     pub timeout: Option<Duration>,
+    /// Say on stderr how far a CUDA C launch has got once it has run a few seconds, and again
+    /// every few more (the command line turns this on when stderr is a terminal).
+    pub progress: bool,
 }
 
 impl LaunchConfig {
@@ -84,6 +87,7 @@ impl LaunchConfig {
             lines: false,
             engine: crate::cuda::Engine::default(),
             timeout: None,
+            progress: false,
         }
     }
 

@@ -20,7 +20,7 @@ use crate::site::SiteTable;
 use crate::values::frame::{self, R32, R64};
 use crate::{Device, Global, LaunchConfig, LaunchReport};
 use crate::{Mode, WarpOrder};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -185,7 +185,7 @@ pub fn launch_with(
         kernel.name
     );
     let (vals, buffers, plan_textures) = bind(kernel, args, &cfg.name)?;
-    let watchdog = Watchdog::start(cfg.timeout);
+    let watchdog = Watchdog::start(cfg);
     let plan = Plan::new(
         kernel,
         buffers
@@ -647,34 +647,79 @@ impl Run<'_> {
 }
 
 /// Raises a flag when a launch runs past its time limit; the tiers' loops check it, and the
-/// launch before each block (a grid of a billion loop-free blocks must stop too).
+/// launch before each block (a grid of a billion loop-free blocks must stop too). With
+/// [`LaunchConfig::progress`] it also says on stderr how many blocks have started, first after
+/// [`PROGRESS_AFTER`], then every [`PROGRESS_EVERY`].
 struct Watchdog {
     fired: Arc<AtomicBool>,
+    /// Blocks started so far.
+    started: Arc<AtomicU64>,
     /// The limit in seconds (0 without one).
     seconds: f64,
     done: Arc<(Mutex<bool>, Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// How long a launch runs before [`LaunchConfig::progress`] first reports it.
+pub const PROGRESS_AFTER: Duration = Duration::from_secs(3);
+/// How often it reports again.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
 impl Watchdog {
-    fn start(limit: Option<Duration>) -> Watchdog {
+    fn start(cfg: &LaunchConfig) -> Watchdog {
         let fired = Arc::new(AtomicBool::new(false));
+        let started = Arc::new(AtomicU64::new(0));
         let done = Arc::new((Mutex::new(false), Condvar::new()));
-        let thread = limit.map(|limit| {
-            let (fired, done) = (Arc::clone(&fired), Arc::clone(&done));
+        let limit = cfg.timeout;
+        let report = cfg.progress.then(|| (cfg.name.clone(), cfg.grid.count()));
+        let thread = (limit.is_some() || report.is_some()).then(|| {
+            let (fired, started, done) =
+                (Arc::clone(&fired), Arc::clone(&started), Arc::clone(&done));
             std::thread::spawn(move || {
+                let t0 = std::time::Instant::now();
+                let mut next_report = PROGRESS_AFTER;
                 let (lock, cv) = &*done;
-                let finished = lock.lock().unwrap_or_else(|p| p.into_inner());
-                let (finished, _) = cv
-                    .wait_timeout_while(finished, limit, |f| !*f)
-                    .unwrap_or_else(|p| p.into_inner());
-                if !*finished {
-                    fired.store(true, Ordering::Relaxed);
+                let mut finished = lock.lock().unwrap_or_else(|p| p.into_inner());
+                loop {
+                    let now = t0.elapsed();
+                    let wake = match (limit, &report) {
+                        (Some(l), Some(_)) => l.min(next_report),
+                        (Some(l), None) => l,
+                        (None, _) => next_report,
+                    };
+                    let (f, _) = cv
+                        .wait_timeout_while(finished, wake.saturating_sub(now), |f| !*f)
+                        .unwrap_or_else(|p| p.into_inner());
+                    finished = f;
+                    if *finished {
+                        return;
+                    }
+                    let now = t0.elapsed();
+                    if limit.is_some_and(|l| now >= l) {
+                        fired.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    if let Some((name, total)) = &report
+                        && now >= next_report
+                    {
+                        eprintln!(
+                            "==warpsim== `{name}` has run {:.0} s: {} of {total} blocks started{}",
+                            now.as_secs_f64(),
+                            started.load(Ordering::Relaxed).min(*total),
+                            if limit.is_none() && next_report == PROGRESS_AFTER {
+                                " (--timeout SECONDS stops a kernel that does not finish)"
+                            } else {
+                                ""
+                            }
+                        );
+                        next_report += PROGRESS_EVERY;
+                    }
                 }
             })
         });
         Watchdog {
             fired,
+            started,
             seconds: limit.map_or(0.0, |t| t.as_secs_f64()),
             done,
             thread,
@@ -687,6 +732,7 @@ impl Watchdog {
 
     /// Stop the launch at block `b`, before it starts, if the limit has passed.
     fn between_blocks(&self, b: &Block<'_>) {
+        self.started.fetch_add(1, Ordering::Relaxed);
         if self.fired.load(Ordering::Relaxed) {
             fault(Error::Timeout {
                 kernel: b.launch.name.clone(),

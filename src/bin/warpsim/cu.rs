@@ -194,6 +194,7 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         .name(&kernel.name)
         .engine(a.engine.into());
     cfg.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
+    cfg.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     cfg.dynamic_shared = a.smem;
     let mut times = Vec::new();
     let mut last = None;

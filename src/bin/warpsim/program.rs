@@ -105,6 +105,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
                 lines: a.lines,
                 engine: a.engine.into(),
                 timeout: a.timeout.map(std::time::Duration::from_secs_f64),
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 event_clock: a.event_time.into(),
             },
             &mut |e| match e {

@@ -61,6 +61,8 @@ pub struct Settings {
     pub engine: crate::cuda::Engine,
     /// Each launch's time limit ([`crate::LaunchConfig::timeout`]).
     pub timeout: Option<std::time::Duration>,
+    /// Report long launches' progress on stderr ([`crate::LaunchConfig::progress`]).
+    pub progress: bool,
     /// What `cudaEventElapsedTime` measures.
     pub event_clock: EventClock,
 }
@@ -780,6 +782,7 @@ impl<'d> Runtime<'d> {
             .dynamic_shared(smem)
             .lines(self.settings.lines && self.settings.mode != Mode::Fast);
         cfg.timeout = self.settings.timeout;
+        cfg.progress = self.settings.progress;
         let globals = self.globals(unit, &k, events)?;
         match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals) {
             Ok(r) => {
