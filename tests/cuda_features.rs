@@ -689,6 +689,23 @@ __global__ void k(int *out) {
 }
 
 #[test]
+fn an_array_without_a_size_takes_its_initialisers_count() {
+    // `__constant__ float DCTv8matrix[] = {...}` (the dct8x8 sample), and a local one.
+    let src = r#"
+__constant__ float m[] = {1.5f, 2.5f, 3.5f};
+__global__ void k(float *out) {
+    int t = threadIdx.x;
+    int l[] = {10, 20};
+    out[t] = m[t % 3] + l[t % 2] + sizeof(m) + 100 * sizeof(l);
+}
+"#;
+    let dev = Device::default();
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), vec![823.5, 834.5, 825.5, 833.5]);
+}
+
+#[test]
 fn a_struct_aligned_to_its_size_moves_in_one_access() {
     // As nvcc compiles them (SASS on an H200): `__align__(16)` of four words is LDG.E.128,
     // `__align__(8)` of a float and an int LDG.E.64, two floats aligned to 4 two LDG.E.

@@ -1391,7 +1391,7 @@ impl<'m> Lowerer<'m> {
             Some(i) => i,
             None => {
                 let (init, ty) = self.file_scope(|l| {
-                    let ty = l.ty(&d.ty, d.site)?;
+                    let ty = sized_by_init(l.ty(&d.ty, d.site)?, d.init.as_ref());
                     let mut bytes = vec![0u8; ty.size(&l.structs) as usize];
                     if let Some(e) = &d.init {
                         l.init_bytes(&ty, e, &mut bytes, 0)?;
@@ -1889,7 +1889,7 @@ impl<'m> Lowerer<'m> {
             let ty = self.val_ty(&v);
             return self.declare_with(d, ty, Some(v));
         }
-        let ty = self.ty(&d.ty, site)?;
+        let ty = sized_by_init(self.ty(&d.ty, site)?, d.init.as_ref());
         if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
             self.bind(&d.name, Sym::Place(Place::Group(*g)));
             return Ok(());
@@ -2936,4 +2936,15 @@ fn contains_continue(s: &ast::Stmt) -> bool {
 /// A `bool` constant.
 pub fn bool_const(v: bool) -> Operand {
     Operand::Const(consts::int(Scalar::Bool, i128::from(v)))
+}
+
+/// An array declared without a size (`float m[] = {1, 2, 3};`) takes its size from its
+/// initialiser list, as C gives it.
+fn sized_by_init(ty: Ty, init: Option<&ast::Expr>) -> Ty {
+    match (ty, init.map(|e| &e.kind)) {
+        (Ty::Array(elem, None), Some(ast::ExprKind::InitList(items))) => {
+            Ty::Array(elem, Some(items.len() as u32))
+        }
+        (ty, _) => ty,
+    }
 }
