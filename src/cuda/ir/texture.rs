@@ -242,7 +242,8 @@ pub fn fetch(
     for d in 0..dims {
         let xb = x[d] - 0.5;
         base[d] = floor_index(xb);
-        frac[d] = ((xb - floor(xb)) * 256.0 + 0.5) as u32;
+        // In [0, 256] (an infinite coordinate: 0).
+        frac[d] = (((xb - floor(xb)) * 256.0 + 0.5) as u32).min(256);
     }
     let weights = corner_weights(dims, frac);
     let mut sum = [0f64; 4];
@@ -274,7 +275,8 @@ fn corner_weights(dims: usize, [a, b, c]: [u32; 3]) -> [u32; 8] {
         1 => (w[0], w[1]) = (256 - a, a),
         _ => {
             let ab = (a * b + 128) >> 8;
-            (w[0], w[1], w[2], w[3]) = (256 - a - b + ab, a - ab, b - ab, ab);
+            // `256 + ab` is at least `a + b` (`(256 - a)(256 - b) >= 0`), so none of these wraps.
+            (w[0], w[1], w[2], w[3]) = (256 + ab - a - b, a - ab, b - ab, ab);
         }
     }
     if dims == 3 {
@@ -298,23 +300,25 @@ pub fn lane(bits: u32, size: u32, signed: bool) -> u32 {
     }
 }
 
-/// `floor(c)` as a texel index (NaN reads texel 0; a huge coordinate saturates, then clamps
-/// or reads the border).
+/// `floor(c)` as a texel index, within ±2^40 (far outside every texture, and room to step
+/// to a neighbour); NaN reads texel 0.
 fn floor_index(c: f64) -> i64 {
-    // `as` truncates toward zero and saturates; one step down makes it a floor.
-    let t = c as i64;
-    t - i64::from((t as f64) > c)
+    const FAR: f64 = (1u64 << 40) as f64;
+    floor(c.clamp(-FAR, FAR)) as i64
 }
 
-/// `floor(c)` for a coordinate (through [`floor_index`]: without SSE4.1 `f64::floor` is a
-/// library call, and a fetch makes up to six).
+/// `floor(c)` for a coordinate, by truncation (without SSE4.1 `f64::floor` is a library call,
+/// and a fetch makes up to six); NaN gives 0.
 fn floor(c: f64) -> f64 {
-    // From 2^52 on every `f64` is a whole number (and NaN stays NaN).
-    if c.abs() < (1u64 << 52) as f64 {
-        floor_index(c) as f64
-    } else {
-        c
+    if c.is_nan() {
+        return 0.0;
     }
+    // From 2^52 on every `f64` is a whole number.
+    if c.abs() >= (1u64 << 52) as f64 {
+        return c;
+    }
+    let t = c as i64;
+    (t - i64::from((t as f64) > c)) as f64
 }
 
 /// A texel's channels from its bytes, under the texture's read mode.
@@ -484,6 +488,53 @@ mod tests {
         assert_eq!(run(&t, &mem, Fetch::Index, [2.0, 0., 0.])[0], 7);
         assert_eq!(run(&t, &mem, Fetch::Index, [3.0, 0., 0.])[0], 0);
         assert_eq!(run(&t, &mem, Fetch::Index, [-1.0, 0., 0.])[0], 0);
+    }
+
+    #[test]
+    fn any_coordinate_reads_inside_or_the_border() {
+        let f = Format::new([32, 0, 0, 0], ChannelKind::Float).unwrap();
+        let mem = floats(&[1.0, 2.0, 3.0, 4.0]);
+        for filter in [Filter::Point, Filter::Linear] {
+            for address in [
+                AddressMode::Wrap,
+                AddressMode::Clamp,
+                AddressMode::Mirror,
+                AddressMode::Border,
+            ] {
+                for normalized in [false, true] {
+                    let mut t = tex(f, 2, 2);
+                    (t.filter, t.address, t.normalized) = (filter, [address; 3], normalized);
+                    for c in [
+                        f32::NAN,
+                        f32::INFINITY,
+                        -f32::INFINITY,
+                        f32::MAX,
+                        -f32::MAX,
+                        1e12,
+                        -3e9,
+                    ] {
+                        let v = f32::from_bits(run(&t, &mem, Fetch::Coords(2), [c, 0.5, 0.0])[0]);
+                        assert!(v == 0.0 || (1.0..=4.0).contains(&v), "{c} {t:?}: {v}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corner_weights_sum_to_one_for_every_fraction() {
+        for a in 0..=256 {
+            for b in (0..=256).step_by(7).chain([256]) {
+                for c in [0, 1, 128, 255, 256] {
+                    for dims in 1..=3 {
+                        let w = corner_weights(dims, [a, b, c]);
+                        assert_eq!(w.iter().sum::<u32>(), 256, "{dims} {a} {b} {c}");
+                    }
+                }
+            }
+        }
+        // The far corner's weight rounds halves up, the others take what is left (sm_90).
+        assert_eq!(corner_weights(2, [24, 240, 0])[..4], [15, 1, 217, 23]);
     }
 
     #[test]
