@@ -1305,21 +1305,18 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             fr.tally(st);
             let out: Vec<Slot> = dst.iter().map(|_| fr.alloc(1)).collect();
             for w in fr.active_warps() {
-                let lanes: Vec<[u32; WARP_SIZE]> = coords
-                    .iter()
-                    .map(|&c| fr.src32(c).get(&fr.rows, w).to_array())
-                    .collect();
-                let mut got = [[0u32; WARP_SIZE]; 4];
-                for l in Mask(fr.active[w]).lanes() {
-                    let l = l as usize;
-                    let c = std::array::from_fn(|d| lanes.get(d).map_or(0, |v| v[l]));
-                    let v = texture::fetch(t, fetch, c, &mut |at, bytes| {
-                        memory.read_bytes(at as usize, bytes)
-                    });
-                    for (k, g) in got.iter_mut().enumerate() {
-                        g[l] = texture::lane(v[k], ty.size(), ty.is_signed());
-                    }
+                let mut lanes = [[0u32; WARP_SIZE]; 3];
+                for (row, &c) in lanes.iter_mut().zip(&coords) {
+                    *row = fr.src32(c).get(&fr.rows, w).to_array();
                 }
+                let got = texture::fetch_warp(
+                    t,
+                    fetch,
+                    &lanes,
+                    (ty.size(), ty.is_signed()),
+                    fr.active[w],
+                    &mut |at, bytes| memory.read_bytes(at as usize, bytes),
+                );
                 for (s, g) in out.iter().zip(got) {
                     fr.rows[s.row as usize + w] = U32x32::from_array(g);
                 }

@@ -288,6 +288,26 @@ fn corner_weights(dims: usize, [a, b, c]: [u32; 3]) -> [u32; 8] {
     w
 }
 
+/// A warp's fetches: for each lane of `lanes`, its channels ([`fetch`] at `coords[d][lane]`)
+/// as lanes of a type of `size` bytes, `signed` or not ([`lane`]); the other lanes read 0.
+pub fn fetch_warp(
+    t: &Texture,
+    f: Fetch,
+    coords: &[[u32; 32]; 3],
+    (size, signed): (u32, bool),
+    lanes: u32,
+    texel: &mut dyn FnMut(u64, &mut [u8]),
+) -> [[u32; 32]; 4] {
+    let mut out = [[0; 32]; 4];
+    for l in (0..32).filter(|l| lanes >> l & 1 != 0) {
+        let v = fetch(t, f, [coords[0][l], coords[1][l], coords[2][l]], texel);
+        for (o, v) in out.iter_mut().zip(v) {
+            o[l] = lane(v, size, signed);
+        }
+    }
+    out
+}
+
 /// A channel's 32 bits as a lane of a type of `size` bytes (a sub-word integer keeps its low
 /// bits, sign-extended where `signed`, as a lane holds it).
 pub fn lane(bits: u32, size: u32, signed: bool) -> u32 {

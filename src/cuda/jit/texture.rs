@@ -33,14 +33,7 @@ helper! {
             0 => Fetch::Index,
             n => Fetch::Coords(n.min(3) as u8),
         };
-        for l in 0..32 {
-            let c = [coords[0][l], coords[1][l], coords[2][l]];
-            let v = texture::fetch(t, fetch, c, &mut |at, bytes| {
-                memory.read_bytes(at as usize, bytes)
-            });
-            for (o, v) in out.iter_mut().zip(v) {
-                o[l] = texture::lane(v, size, signed != 0);
-            }
-        }
+        let mut texel = |at: u64, bytes: &mut [u8]| memory.read_bytes(at as usize, bytes);
+        *out = texture::fetch_warp(t, fetch, coords, (size, signed != 0), u32::MAX, &mut texel);
     }
 }
