@@ -298,8 +298,9 @@ pub(crate) struct BlockCheck {
     /// Per shared byte address, for 1- and 2-byte elements (which share words).
     shadow_bytes: AddrMap<Shadow>,
     dirty: Vec<u32>,
-    /// Global words this block touched: address → how.
-    global: AddrMap<GlobalUse>,
+    /// Global memory since the block started (or, in a cooperative launch, since its last
+    /// `grid.sync()`).
+    global: GlobalRecord,
     findings: Vec<Finding>,
     /// Per warp, `sync_warp` calls so far: two accesses of one warp are ordered if this changed
     /// between them.
@@ -308,7 +309,14 @@ pub(crate) struct BlockCheck {
     inst: u32,
     /// `__threadfence()`s so far.
     fences: u32,
-    /// Global addresses of the block's atomics so far, in order.
+}
+
+/// How a block used global memory, to be compared with the other blocks'.
+#[derive(Default)]
+struct GlobalRecord {
+    /// The words it touched: address → how.
+    words: AddrMap<GlobalUse>,
+    /// Global addresses of its atomics, in order.
     atomics: Vec<u64>,
     /// The atomics that followed a fence: (fences before it, address). Each publishes the
     /// block's global accesses made before that fence to the blocks whose atomics on the same
@@ -451,13 +459,11 @@ impl BlockCheck {
         }
         self.dirty.clear();
         self.shadow_bytes.clear();
-        self.global.clear();
+        self.global = GlobalRecord::default();
         self.findings.clear();
         self.sync_epoch = [0; MAX_WARPS];
         self.inst = 0;
         self.fences = 0;
-        self.atomics.clear();
-        self.releases.clear();
     }
 
     /// `__threadfence()`: the block's global accesses so far are published by its next atomic.
@@ -643,8 +649,8 @@ impl BlockCheck {
                 loc: Some(loc),
                 fences: self.fences,
             };
-            let atomics = self.atomics.len() as u32;
-            let entry = self.global.entry(address).or_insert(GlobalUse {
+            let atomics = self.global.atomics.len() as u32;
+            let entry = self.global.words.entry(address).or_insert(GlobalUse {
                 read: false,
                 write: false,
                 atomic: false,
@@ -676,9 +682,10 @@ impl BlockCheck {
         if kind == AccessKind::Atomic {
             for l in a.lanes() {
                 let address = t.address(a.idx.lane(l));
-                self.atomics.push(address);
-                if self.fences > 0 && !self.releases.contains(&(self.fences, address)) {
-                    self.releases.push((self.fences, address));
+                let g = &mut self.global;
+                g.atomics.push(address);
+                if self.fences > 0 && !g.releases.contains(&(self.fences, address)) {
+                    g.releases.push((self.fences, address));
                 }
             }
         }
@@ -773,8 +780,52 @@ impl BlockCheck {
         }
     }
 
-    /// Merge the finished block's findings and global accesses into the launch's.
+    /// The block has finished: compare its global accesses with the other blocks' (in a
+    /// cooperative launch later, all blocks in order: [`LaunchCheck::merge_phase`]) and add its
+    /// findings to the launch's.
     pub fn end_block(&mut self, cx: &Ctx<'_>) {
+        let record = std::mem::take(&mut self.global);
+        if cx.launch.cooperative {
+            cx.launch
+                .deposit(cx.block.linear_in(cx.grid) as u32, record);
+        } else {
+            for f in record.merge(cx) {
+                self.record(f);
+            }
+        }
+        publish(cx.launch, self.findings.drain(..), cx.grid);
+    }
+
+    /// `grid.sync()` in a cooperative launch: what the block did to global memory so far is
+    /// ordered before anything any block does after it.
+    pub fn on_grid_sync(&mut self, launch: &LaunchCheck, block: u64) {
+        launch.deposit(block as u32, std::mem::take(&mut self.global));
+    }
+}
+
+/// Add a block's `findings` to the launch's, merging each into an equal one (which then names
+/// the lowest block).
+fn publish(launch: &LaunchCheck, findings: impl Iterator<Item = Finding>, grid: Dim3) {
+    let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
+    for f in findings {
+        if let Some(same) = all.iter_mut().find(|g| g.same_hazard(&f)) {
+            same.count += f.count;
+            if f.block.linear_in(grid) < same.block.linear_in(grid) {
+                let count = same.count;
+                *same = f;
+                same.count = count;
+            }
+        } else if all.len() < MAX_FINDINGS {
+            all.push(f);
+        }
+    }
+}
+
+impl GlobalRecord {
+    /// Compare block `cx.block`'s accesses with those of the blocks before it (in check mode
+    /// blocks run one after another; a cooperative launch's are compared in this order when
+    /// they all reach a `grid.sync()`), return the races, and add them to the launch's record.
+    fn merge(self, cx: &Ctx<'_>) -> Vec<Finding> {
         let launch = cx.launch;
         let me = cx.block.linear_in(cx.grid) as u32;
         let mut found = Vec::new();
@@ -785,7 +836,7 @@ impl BlockCheck {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let releases = launch.releases.lock().unwrap_or_else(|p| p.into_inner());
-            for (&address, u) in &self.global {
+            for (&address, u) in &self.words {
                 // The word's owner record; an address in no live allocation cannot be shared.
                 let Some(a) = launch
                     .allocations
@@ -882,29 +933,14 @@ impl BlockCheck {
                 }
             }
         }
-        for f in found {
-            self.record(f);
-        }
         if !self.releases.is_empty() {
             launch
                 .releases
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(me, std::mem::take(&mut self.releases));
+                .insert(me, self.releases);
         }
-        let mut all = launch.findings.lock().unwrap_or_else(|p| p.into_inner());
-        for f in self.findings.drain(..) {
-            if let Some(same) = all.iter_mut().find(|g| g.same_hazard(&f)) {
-                same.count += f.count;
-                if f.block.linear_in(cx.grid) < same.block.linear_in(cx.grid) {
-                    let count = same.count;
-                    *same = f;
-                    same.count = count;
-                }
-            } else if all.len() < MAX_FINDINGS {
-                all.push(f);
-            }
-        }
+        found
     }
 }
 
@@ -947,17 +983,26 @@ pub(crate) struct LaunchCheck {
     global: Mutex<Vec<Vec<GlobalOwner>>>,
     /// The same for 1- and 2-byte elements, by byte address.
     global_bytes: Mutex<AddrMap<GlobalOwner>>,
-    /// Per finished block that published accesses: its [`BlockCheck::releases`].
+    /// Per finished block that published accesses: its [`GlobalRecord::releases`].
     releases: Mutex<HashMap<u32, Vec<(u32, u64)>>>,
     /// Allocations for memcheck's "nearest allocation": (base, bytes, name).
     pub allocations: Vec<(u64, u64, String)>,
     /// Whether the profile schedules the threads of a warp independently (sm_70 and later):
     /// before it, a warp runs in lockstep and warp-synchronous code needs no `__syncwarp`.
     pub independent_threads: bool,
+    /// A cooperative launch: its blocks run at once, so their global accesses are compared
+    /// when all have reached a `grid.sync()` (or the end), in block order.
+    cooperative: bool,
+    /// A cooperative launch: each block's global accesses since its last `grid.sync()`.
+    deposits: Mutex<Vec<(u32, GlobalRecord)>>,
 }
 
 impl LaunchCheck {
-    pub fn new(mut allocations: Vec<(u64, u64, String)>, independent_threads: bool) -> LaunchCheck {
+    pub fn new(
+        mut allocations: Vec<(u64, u64, String)>,
+        independent_threads: bool,
+        cooperative: bool,
+    ) -> LaunchCheck {
         allocations.sort_by_key(|a| a.0);
         LaunchCheck {
             findings: Mutex::new(Vec::new()),
@@ -966,7 +1011,41 @@ impl LaunchCheck {
             releases: Mutex::new(HashMap::new()),
             allocations,
             independent_threads,
+            cooperative,
+            deposits: Mutex::new(Vec::new()),
         }
+    }
+
+    fn deposit(&self, block: u32, record: GlobalRecord) {
+        let mut deposits = self.deposits.lock().unwrap_or_else(|p| p.into_inner());
+        deposits.push((block, record));
+    }
+
+    /// Every block of a cooperative launch has reached a `grid.sync()` (or its end): compare
+    /// their global accesses since the last one, in block order, as if the blocks had run one
+    /// after another (so the findings do not depend on which thread came first); then start
+    /// afresh, since what follows the barrier is ordered after everything before it. `cx`
+    /// gives the checker's context for a block.
+    pub fn merge_phase<'a>(&'a self, cx: impl Fn(u32) -> Ctx<'a>) {
+        let mut deposits =
+            std::mem::take(&mut *self.deposits.lock().unwrap_or_else(|p| p.into_inner()));
+        deposits.sort_by_key(|d| d.0);
+        for (block, record) in deposits {
+            let cx = cx(block);
+            publish(self, record.merge(&cx).into_iter(), cx.grid);
+        }
+        self.global
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.global_bytes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.releases
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
     }
 }
 

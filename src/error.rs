@@ -71,6 +71,16 @@ pub enum Error {
         /// What is wrong, with the values, and what to do.
         reason: String,
     },
+    /// A cooperative launch ([`crate::LaunchConfig::cooperative`]) has more blocks than the
+    /// device holds at once (`cudaErrorCooperativeLaunchTooLarge`); nothing ran.
+    CooperativeLaunchTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// Blocks in the grid.
+        blocks: u64,
+        /// Blocks of this size the device holds at once: blocks per SM times SMs.
+        resident: u64,
+    },
     /// A thread accessed an element outside its buffer.
     OutOfBounds(Box<AccessFault>),
     /// A thread accessed an address that is not a multiple of the element size.
@@ -152,6 +162,7 @@ impl Error {
     pub fn kernel(&self) -> &str {
         match self {
             Error::InvalidLaunch { kernel, .. }
+            | Error::CooperativeLaunchTooLarge { kernel, .. }
             | Error::SharedMemory { kernel, .. }
             | Error::BarrierMisuse { kernel, .. }
             | Error::InvalidArgument { kernel, .. }
@@ -165,7 +176,9 @@ impl Error {
     /// The block the error happened in, if it happened in one.
     pub fn block(&self) -> Option<Dim3> {
         match self {
-            Error::InvalidLaunch { .. } | Error::Unsupported { .. } => None,
+            Error::InvalidLaunch { .. }
+            | Error::CooperativeLaunchTooLarge { .. }
+            | Error::Unsupported { .. } => None,
             Error::SharedMemory { block, .. }
             | Error::BarrierMisuse { block, .. }
             | Error::InvalidArgument { block, .. }
@@ -209,6 +222,17 @@ impl fmt::Display for Error {
             Error::InvalidLaunch { kernel, reason } => write!(
                 f,
                 "invalid launch configuration for kernel `{kernel}`: {reason}"
+            ),
+            Error::CooperativeLaunchTooLarge {
+                kernel,
+                blocks,
+                resident,
+            } => write!(
+                f,
+                "cooperative launch of kernel `{kernel}` with {blocks} blocks: the device holds \
+                 {resident} such blocks at once, and every block of a cooperative launch must \
+                 be resident; size the grid with cudaOccupancyMaxActiveBlocksPerMultiprocessor \
+                 times the SM count"
             ),
             Error::OutOfBounds(a) => write!(
                 f,

@@ -8,6 +8,7 @@
 //! [`LaunchReport`] with the counters when the launch counts ([`Mode::Count`]), or the first
 //! [`Error`] (lowest block).
 
+use crate::block::grid::{Aborted, GridBarrier};
 use crate::block::{Block, BlockOrder, BlockState, Fault, LaunchCtx, WarpOrder};
 use crate::check::{LaunchCheck, Schedule};
 use crate::count::{RawAccess, RawSamples, WaveChunks};
@@ -71,6 +72,11 @@ pub struct LaunchConfig {
     /// Say on stderr how far a CUDA C launch has got once it has run a few seconds, and again
     /// every few more (the command line turns this on when stderr is a terminal).
     pub progress: bool,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block runs at once, each on
+    /// a CPU thread of its own, so blocks can wait for each other at `grid.sync()`
+    /// ([`Block::sync_grid`]). As on a GPU, the grid may have no more blocks than the device
+    /// holds at once (the profile's SMs times the blocks per SM that fit).
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {
@@ -88,6 +94,7 @@ impl LaunchConfig {
             engine: crate::cuda::Engine::default(),
             timeout: None,
             progress: false,
+            cooperative: false,
         }
     }
 
@@ -125,6 +132,12 @@ impl LaunchConfig {
     /// Choose the tier that runs a CUDA C kernel.
     pub fn engine(mut self, engine: crate::cuda::Engine) -> Self {
         self.engine = engine;
+        self
+    }
+
+    /// Make the launch cooperative ([`LaunchConfig::cooperative`]).
+    pub fn cooperative(mut self, on: bool) -> Self {
+        self.cooperative = on;
         self
     }
 
@@ -455,10 +468,18 @@ impl Device {
                     .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
                     .collect(),
                 self.profile.compute_capability.0 >= 7,
+                cfg.cooperative,
             )
         });
         let ctx = launch_ctx(cfg, &self.profile, check, sites, self.lines, static_shared);
         let blocks = cfg.grid.count();
+        if cfg.cooperative && blocks > ctx.wave_blocks {
+            return Err(Error::CooperativeLaunchTooLarge {
+                kernel: cfg.name.clone(),
+                blocks,
+                resident: ctx.wave_blocks,
+            });
+        }
         let first_failure = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
         let start = Instant::now();
@@ -466,12 +487,13 @@ impl Device {
             let mut st = BlockState::new(&ctx);
             let mut most_shared = 0;
             for b in blocks {
-                if b >= first_failure.load(Ordering::Relaxed) {
-                    continue;
-                }
-                let idx = Dim3::from_linear(b, cfg.grid);
-                if let Err(e) = run_block(&ctx, &mut st, &kernel, idx) {
-                    record_failure(&first_failure, &failure, b, e);
+                // Blocks after a failed one are skipped: the launch has failed.
+                let failed = b >= first_failure.load(Ordering::Relaxed)
+                    || run_block(&ctx, &mut st, &kernel, Dim3::from_linear(b, cfg.grid))
+                        .map_err(|e| record_failure(&first_failure, &failure, b, e))
+                        .is_err();
+                if let Some(grid) = &ctx.grid_barrier {
+                    grid.depart(b, failed);
                 }
                 most_shared = most_shared.max(st.arena.bytes_used() as u64);
             }
@@ -503,6 +525,38 @@ impl Device {
             }
         };
         let totals = match &self.pool {
+            // Blocks that wait for each other all run at once, whatever the pool.
+            _ if ctx.grid_barrier.is_some() => std::thread::scope(|s| {
+                let grid = ctx.grid_barrier.as_ref().expect("a cooperative launch");
+                let mut threads = Vec::new();
+                for b in 0..blocks {
+                    let run_range = &run_range;
+                    let thread = std::thread::Builder::new()
+                        .spawn_scoped(s, move || run_range(&mut std::iter::once(b)));
+                    match thread {
+                        Ok(t) => threads.push(t),
+                        Err(e) => {
+                            // The blocks started must not wait for those that cannot start.
+                            (b..blocks).for_each(|b| grid.depart(b, true));
+                            let reason = format!(
+                                "a cooperative launch runs each of its {blocks} blocks on a CPU \
+                                 thread of its own, and thread {b} could not start ({e}); use \
+                                 fewer blocks"
+                            );
+                            let e = Error::InvalidLaunch {
+                                kernel: cfg.name.clone(),
+                                reason,
+                            };
+                            record_failure(&first_failure, &failure, b, e);
+                            break;
+                        }
+                    }
+                }
+                threads
+                    .into_iter()
+                    .map(|t| t.join().unwrap_or_default())
+                    .fold(Totals::default(), Totals::merge)
+            }),
             // One block runs on the calling thread: handing it to the pool costs two thread
             // switches, more than a small kernel's whole run.
             _ if blocks == 1 => run_range(&mut (0..1)),
@@ -512,6 +566,9 @@ impl Device {
         let elapsed = start.elapsed();
         if let Some((_, e)) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
+        }
+        if ctx.grid_barrier.is_some() {
+            ctx.merge_check_phase();
         }
         let findings = ctx
             .check
@@ -602,6 +659,7 @@ fn launch_ctx(
         .map_or(1, |o| o.blocks_per_sm.max(1));
     LaunchCtx {
         wave_blocks: u64::from(per_sm) * u64::from(profile.sm_count),
+        grid_barrier: cfg.cooperative.then(|| GridBarrier::new(cfg.grid.count())),
         name: cfg.name.clone(),
         grid: cfg.grid,
         shape: BlockShape::new(cfg.block),
@@ -697,6 +755,8 @@ where
     }
     match outcome {
         Ok(()) => Ok(()),
+        // Stopped at grid.sync() because another block failed: that block's error is the launch's.
+        Err(payload) if payload.is::<Aborted>() => Ok(()),
         Err(payload) => Err(match payload.downcast::<Fault>() {
             Ok(fault) => fault.0,
             Err(other) => Error::KernelPanic {

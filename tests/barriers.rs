@@ -488,3 +488,134 @@ fn a_barrier_in_a_branch_every_thread_took_counts_each_thread_once() {
     assert_eq!(out.to_vec(), vec![641; 64]);
     assert_eq!(report.counters.unwrap().barriers, 2 * 3);
 }
+
+/// Each block writes its number, waits for the grid, reads its neighbour's, and again after a
+/// second round: `out[b] = 10·(b+1 mod n) + (b+2 mod n)`.
+fn pass_along(b: &mut Block<'_>, x: &Global<u32>, out: &Global<u32>, blocks: u32) {
+    let me = b.block_idx().x;
+    let t = b.thread_idx().x;
+    b.if_(t.eq(0), |b| b.store(x, me, U32s::splat(me)));
+    b.sync_grid();
+    let next = b.load(x, (me + 1) % blocks);
+    b.sync_grid();
+    b.if_(t.eq(0), |b| b.store(x, me, next));
+    b.sync_grid();
+    let after = b.load(x, (me + 1) % blocks);
+    b.if_(t.eq(0), |b| b.store(out, me, next * 10 + after));
+}
+
+#[test]
+fn a_cooperative_launch_waits_for_every_block_at_grid_sync() {
+    let blocks = 24;
+    let want: Vec<u32> = (0..blocks)
+        .map(|b| 10 * ((b + 1) % blocks) + (b + 2) % blocks)
+        .collect();
+    let mut counters = Vec::new();
+    for threads in [1, 2, 4] {
+        for mode in [Mode::Fast, Mode::Count, Mode::Check] {
+            let dev = Device::default().with_threads(threads).unwrap();
+            let x = dev.alloc_zeroed::<u32>("x", blocks as usize);
+            let out = dev.alloc_zeroed::<u32>("out", blocks as usize);
+            let cfg = LaunchConfig::new(blocks, 64).cooperative(true).mode(mode);
+            let report = dev
+                .launch(&cfg, |b: &mut Block<'_>| pass_along(b, &x, &out, blocks))
+                .unwrap();
+            assert_eq!(out.to_vec(), want, "{threads} threads, {mode:?}");
+            // Accesses on either side of a grid.sync() are ordered: no race between blocks.
+            assert_eq!(report.findings, vec![], "{threads} threads, {mode:?}");
+            if let Some(c) = report.counters {
+                assert_eq!(c.barriers, u64::from(blocks) * 3 * 2);
+                counters.push(c);
+            }
+        }
+    }
+    assert!(counters.windows(2).all(|w| w[0] == w[1]), "{counters:#?}");
+}
+
+#[test]
+fn check_mode_finds_the_race_a_missing_grid_sync_leaves() {
+    let dev = Device::default();
+    let x = dev.alloc_zeroed::<u32>("x", 8);
+    let cfg = LaunchConfig::new(8, 32).cooperative(true).mode(Mode::Check);
+    let first = format!(":{}:", line!() + 6);
+    let report = dev
+        .launch(&cfg, |b: &mut Block<'_>| {
+            let me = b.block_idx().x;
+            let t = b.thread_idx().x;
+            b.if_(t.eq(0), |b| b.store(&x, me, U32s::splat(me)));
+            b.sync_grid();
+            // Reads the neighbour's word, which the neighbour overwrites with no grid.sync()
+            // between.
+            let next = b.load(&x, (me + 1) % 8);
+            b.if_(t.eq(0), |b| b.store(&x, me, next + 1));
+        })
+        .unwrap();
+    let races: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::GlobalRace)
+        .collect();
+    // Block b's read and block b-1's write of one word, found from either side; nothing
+    // before the grid.sync().
+    assert!(!races.is_empty(), "{:#?}", report.findings);
+    for f in races {
+        let other = f.other.as_ref().unwrap();
+        assert_eq!(f.buffer, "x");
+        assert_ne!(f.site.access, other.access, "{f}");
+        let line = |s: &warpsim::check::Site| s.location.clone().unwrap_or_default();
+        assert!(
+            !line(&f.site).contains(&first) && !line(other).contains(&first),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn grid_sync_outside_a_cooperative_launch_or_past_a_finished_block_is_an_error() {
+    let dev = Device::default();
+    let plain = dev.launch(&LaunchConfig::new(2, 32), |b: &mut Block<'_>| b.sync_grid());
+    assert!(
+        matches!(&plain, Err(Error::BarrierMisuse { reason, .. }) if reason.contains("not cooperative")),
+        "{plain:?}"
+    );
+    // Block 2 finishes without reaching the barrier the other blocks wait at: a GPU would
+    // hang; the lowest waiting block reports it.
+    let cfg = LaunchConfig::new(4, 32).cooperative(true);
+    let early = dev.launch(&cfg, |b: &mut Block<'_>| {
+        if b.block_idx().x != 2 {
+            b.sync_grid();
+        }
+    });
+    match &early {
+        Err(Error::BarrierMisuse { block, reason, .. }) => {
+            assert_eq!(*block, Dim3::new(0, 0, 0));
+            assert!(reason.contains("waits for block (2, 0, 0)"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A block that fails stops the waiting ones; the launch reports its error.
+    let x = dev.alloc_zeroed::<u32>("x", 4);
+    let fault = dev.launch(&cfg, |b: &mut Block<'_>| {
+        if b.block_idx().x == 3 {
+            b.store(&x, 100u32, U32s::splat(1));
+        }
+        b.sync_grid();
+    });
+    assert!(
+        matches!(&fault, Err(Error::OutOfBounds(f)) if f.block == Dim3::new(3, 0, 0)),
+        "{fault:?}"
+    );
+    // More blocks than fit on the device at once cannot launch cooperatively.
+    let too_many = dev.launch(&LaunchConfig::new(100_000, 1024).cooperative(true), |_| {});
+    assert!(
+        matches!(
+            too_many,
+            Err(Error::CooperativeLaunchTooLarge {
+                blocks: 100_000,
+                resident: 264,
+                ..
+            })
+        ),
+        "{too_many:?}"
+    );
+}

@@ -286,14 +286,15 @@ __global__ void k(int *out, int *counter, int *red, int *lab) {
     assert_eq!(&r[128..134], &[63, 127, 0, 32, 64, 96]);
     let l = lab.to_vec();
     assert_eq!((l[0], l[4], l[5], l[128]), (8000, 8001, 8001, 128));
-    // grid.sync() is refused where a kernel calls it, and only there.
-    let e = module(
-        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void s(int *a) {\n  cg::grid_group g = cg::this_grid();\n  a[g.thread_rank()] = 1;\n  g.sync();\n}\n",
+    // grid.sync() lowers (a cooperative launch runs it: tests/programs.rs); a multi-device
+    // grid is refused where a kernel asks for it, and only there.
+    let m = module(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void s(int *a) {\n  cg::grid_group g = cg::this_grid();\n  a[g.thread_rank()] = 1;\n  g.sync();\n}\n__global__ void m(int *a) {\n  a[0] = 1;\n  cg::this_multi_grid().sync();\n}\n",
         900,
-    )
-    .lower("s")
-    .expect_err("grid.sync");
-    assert_eq!(e.line, 6, "{e}");
+    );
+    m.lower("s").expect("grid.sync() lowers");
+    let e = m.lower("m").expect_err("this_multi_grid");
+    assert_eq!(e.line, 10, "{e}");
 }
 
 #[test]

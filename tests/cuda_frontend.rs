@@ -416,9 +416,9 @@ fn unsupported_constructs_are_rejected_with_help() {
             2,
         ),
         (
-            "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *a) {\n  cg::grid_group g = cg::this_grid();\n  g.sync();\n}",
-            "grid-wide",
-            5,
+            "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *a) {\n  cg::grid_group g = cg::this_grid();\n  g.sync();\n  g.barrier_arrive();\n}",
+            "grid group method `barrier_arrive`",
+            6,
         ),
         (
             "__device__ int f(int x) { return x; }\n__global__ void k(int *a) {\n  int (*fp)(int) = f;\n  a[0] = fp(1);\n}",

@@ -391,8 +391,8 @@ fn the_runtime_api_with(env: &[(&str, &str)]) {
         "devices 1, current 0",
         "cc 9.0, 132 SMs, warp 32, 49152 shared/block, max threads 1024",
         "major attribute 9",
-        // grid.sync is not provided: programs that ask take their other path.
-        "cooperative launch 0 0",
+        // Cooperative launches run (grid_sync.cu).
+        "cooperative launch 1 1",
         "runtime 12040",
         "scaled 0 2 6 12 3996",
         "after memset 1996 0",
@@ -987,4 +987,55 @@ fn a_closed_stderr_does_not_crash_warpsim() {
     drop(child.stderr.take());
     let status = child.wait().expect("warpsim runs");
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[test]
+fn cooperative_launches_wait_for_every_block_at_grid_sync() {
+    let r = warpsim(&["cu", &program("grid_sync.cu"), "--verbose"]);
+    passes(&r);
+    for line in [
+        "cooperative launch: 1, 8 blocks of 256 per SM",
+        "too large: cudaErrorCooperativeLaunchTooLarge",
+        "normalised: sum 1.0000, 0 wrong",
+        "smoothed: 0 differ",
+    ] {
+        assert!(r.stdout.contains(line), "{line}: {}", r.show());
+    }
+    assert!(
+        r.stderr
+            .contains("ran on the interpreter: grid.sync() is not compiled yet"),
+        "{}",
+        r.show()
+    );
+    // Race-free across its grid.sync()s: check mode finds nothing (the refused launch is the
+    // program's to handle, no hazard).
+    let r = warpsim(&["cu", &program("grid_sync.cu"), "--check"]);
+    passes(&r);
+    assert!(!r.stderr.contains("hazard"), "{}", r.show());
+    // Without them the stencil's blocks read what their neighbours write.
+    let r = warpsim(&["cu", &program("grid_sync.cu"), "--check", "--", "racy"]);
+    assert_eq!(r.code, Some(1), "{}", r.show());
+    assert!(
+        r.stderr.contains("GlobalRace in kernel `smooth`"),
+        "{}",
+        r.show()
+    );
+    for (mode, status, error) in [
+        (
+            "plain",
+            "plain: cudaErrorLaunchFailure",
+            "grid_sync.cu:28:5, block (0, 0, 0), warp 0: grid.sync() in a launch that is not \
+             cooperative",
+        ),
+        (
+            "early",
+            "early: cudaErrorLaunchFailure",
+            "grid.sync() waits for block (1, 0, 0), which finished without reaching it",
+        ),
+    ] {
+        let r = warpsim(&["cu", &program("grid_sync.cu"), "--", mode]);
+        assert_eq!(r.code, Some(0), "{mode}: {}", r.show());
+        assert!(r.stdout.contains(status), "{mode}: {}", r.show());
+        assert!(r.stderr.contains(error), "{mode}: {}", r.show());
+    }
 }

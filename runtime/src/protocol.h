@@ -26,7 +26,7 @@
 #define WARPSIM_PROTOCOL_H
 
 #define WARPSIM_PROTOCOL_MAGIC 0x54525357u /* "WSRT" */
-#define WARPSIM_PROTOCOL_VERSION 3u
+#define WARPSIM_PROTOCOL_VERSION 4u
 
 enum warpsim_op {
     WS_HELLO = 1,       /* u32 magic, u32 version, u64 probe address, u64 probe value
@@ -45,7 +45,7 @@ enum warpsim_op {
                            i64 x 7 attributes: static shared bytes, const bytes, local bytes,
                            max threads per block, registers, ptx version, binary version */
     WS_LAUNCH = 13,     /* str name, u32 unit, u32 x 3 grid, u32 x 3 block, u64 shared bytes,
-                           u64 stream, u32 n, n x blob argument -> */
+                           u64 stream, u32 cooperative, u32 n, n x blob argument -> */
     WS_OCCUPANCY = 14,  /* str name, u32 unit, u32 block threads, u64 dynamic shared bytes
                            -> u32 blocks per SM */
     WS_SYMBOL = 15,     /* str name, u32 unit -> u64 address, u64 bytes */

@@ -520,12 +520,12 @@ void map_pinned_arguments(const KernelInfo *info, void **args) {
 }
 
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                   cudaStream_t stream);
+                   cudaStream_t stream, bool cooperative = false);
 
 // A launch kept for later, as a graph's kernel node keeps it: the arguments' bytes as they are
 // now.
 cudaError_t kernel_op(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                      std::function<cudaError_t()> *op) {
+                      std::function<cudaError_t()> *op, bool cooperative = false) {
     const KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
@@ -537,13 +537,13 @@ cudaError_t kernel_op(const void *func, dim3 grid, dim3 block, void **args, size
     *op = [=]() mutable {
         std::vector<void *> ptrs;
         for (auto &b : blobs) ptrs.push_back(b.data());
-        return launch(func, grid, block, ptrs.data(), smem, 0);
+        return launch(func, grid, block, ptrs.data(), smem, 0, cooperative);
     };
     return cudaSuccess;
 }
 
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, bool cooperative) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
     const KernelInfo *info;
@@ -551,7 +551,7 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     if (e != cudaSuccess) return e;
     if (Graph *graph = capture_of(stream)) {
         std::function<cudaError_t()> op;
-        if ((e = kernel_op(func, grid, block, args, smem, &op)) != cudaSuccess) return e;
+        if ((e = kernel_op(func, grid, block, args, smem, &op, cooperative)) != cudaSuccess) return e;
         graph->ops.push_back(op);
         return cudaSuccess;
     }
@@ -561,7 +561,7 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     Writer w(WS_LAUNCH);
     w.str(k->name).u32((uint32_t)k->unit);
     w.u32(grid.x).u32(grid.y).u32(grid.z).u32(block.x).u32(block.y).u32(block.z);
-    w.u64(smem).u64((uint64_t)(uintptr_t)stream);
+    w.u64(smem).u64((uint64_t)(uintptr_t)stream).u32(cooperative ? 1 : 0);
     w.u32((uint32_t)info->sizes.size());
     for (size_t i = 0; i < info->sizes.size(); i++) {
         if (!args || !args[i]) return fail(cudaErrorInvalidValue);
@@ -817,9 +817,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     p->singleToDoublePrecisionPerfRatio = 2;
     p->concurrentManagedAccess = 1;
     p->computePreemptionSupported = 1;
-    // No grid.sync (this_grid() kernels do not build): programs that check take their
-    // non-cooperative path or waive, as on a device without it.
-    p->cooperativeLaunch = 0;
+    p->cooperativeLaunch = 1;
     p->sharedMemPerBlockOptin = (size_t)get("sharedMemPerBlockOptin");
     p->maxBlocksPerMultiProcessor = (int)get("maxBlocksPerMultiProcessor");
     p->reservedSharedMemPerBlock = (size_t)get("reservedSharedMemPerBlock");
@@ -1828,7 +1826,7 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
 
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                         size_t sharedMem, cudaStream_t stream) {
-    return launch(func, gridDim, blockDim, args, sharedMem, stream);
+    return launch(func, gridDim, blockDim, args, sharedMem, stream, true);
 }
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {

@@ -38,6 +38,7 @@
 //! warp's store in the same barrier interval (see [`crate::memory::shared`]).
 
 mod access;
+pub(crate) mod grid;
 mod intrinsics;
 mod prefetch;
 
@@ -104,11 +105,30 @@ pub(crate) struct LaunchCtx {
     pub shared_limit: usize,
     /// Blocks in the first wave: as many as the profile's SMs hold at once.
     pub wave_blocks: u64,
+    /// A cooperative launch's grid barrier (every block runs at once).
+    pub grid_barrier: Option<grid::GridBarrier>,
     /// Source positions of [`crate::site::Site::Table`] sites (a CUDA kernel's).
     pub sites: crate::site::SiteTable,
 }
 
 impl LaunchCtx {
+    /// Check mode, a cooperative launch whose blocks have all reached a `grid.sync()` or their
+    /// end: compare their global accesses since the last one
+    /// ([`crate::check::LaunchCheck::merge_phase`]).
+    pub fn merge_check_phase(&self) {
+        if let Some(l) = &self.check {
+            l.merge_phase(|b| CheckCtx {
+                kernel: &self.name,
+                block: Dim3::from_linear(u64::from(b), self.grid),
+                grid: self.grid,
+                shape: &self.shape,
+                interval: 0,
+                launch: l,
+                sites: &self.sites,
+            });
+        }
+    }
+
     pub fn bank_geometry(&self) -> BankGeometry {
         BankGeometry {
             banks: self.profile.shared_banks,
@@ -642,6 +662,51 @@ impl<'a> Block<'a> {
     #[track_caller]
     pub fn sync_threads_or(&mut self, pred: Pred) -> bool {
         self.barrier(Site::here(), Some(&pred)).0 > 0
+    }
+
+    /// `grid.sync()` (cooperative groups' `this_grid().sync()`): a barrier for every thread
+    /// of the launch, after which each block sees what every other wrote before it.
+    ///
+    /// Only in a cooperative launch ([`crate::LaunchConfig::cooperative`]), whose blocks all run
+    /// at once, each on a CPU thread of its own. Elsewhere, inside a divergent branch, or where
+    /// a GPU would hang (another block finished without reaching it), it stops the launch with
+    /// [`Error::BarrierMisuse`].
+    #[track_caller]
+    pub fn sync_grid(&mut self) {
+        self.sync_grid_at(Site::here());
+    }
+
+    /// [`Block::sync_grid`] at `site`.
+    pub(crate) fn sync_grid_at(&mut self, site: Site) {
+        self.barrier(site, None);
+        let launch = self.launch;
+        let Some(barrier) = &launch.grid_barrier else {
+            self.misuse(
+                site,
+                0,
+                "grid.sync() in a launch that is not cooperative: only a cooperative launch \
+                 (cudaLaunchCooperativeKernel, LaunchConfig::cooperative) has every block \
+                 resident at once; on a GPU this one would hang or fail",
+            )
+        };
+        if let (Some(c), Some(l)) = (&mut self.st.check, &launch.check) {
+            c.on_grid_sync(l, self.st.idx.linear_in(launch.grid));
+        }
+        match barrier.wait(|| launch.merge_check_phase()) {
+            Ok(()) => {}
+            // Another block failed; its error is the launch's.
+            Err(grid::Stuck::Failed) => std::panic::resume_unwind(Box::new(grid::Aborted)),
+            Err(grid::Stuck::Finished(b)) => self.misuse(
+                site,
+                0,
+                format!(
+                    "grid.sync() waits for block {}, which finished without reaching it (every \
+                     other block is waiting): on a GPU the launch would hang; every block must \
+                     reach each grid.sync()",
+                    Dim3::from_linear(b, launch.grid)
+                ),
+            ),
+        }
     }
 
     /// The barrier: (threads with `pred`, threads arrived).

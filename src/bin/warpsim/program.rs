@@ -110,12 +110,15 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             },
             &mut |e| match e {
                 Event::Fault { error, code } => {
-                    faults += 1;
+                    // A fault in a kernel stops the device; a launch the device refuses (its
+                    // configuration) is the program's to handle.
+                    let sticky = matches!(code, 700 | 702 | 710 | 716 | 719);
+                    faults += usize::from(sticky);
                     note!("{MARK} error: {error}");
                     note!(
                         "{MARK} the program gets {} from this launch{}",
                         error_name(code),
-                        if matches!(code, 700 | 702 | 710 | 716 | 719) {
+                        if sticky {
                             " and every CUDA call after it (sticky, as on a GPU), until \
                          cudaDeviceReset"
                         } else {
@@ -208,7 +211,8 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         std::fs::write(path, page)
             .map_err(|e| Failure::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
-    // In check mode a kernel that faulted (a barrier in divergent code) is a finding too.
+    // In check mode a kernel that faulted (a barrier in divergent code) is a finding too; a
+    // launch refused for its configuration is not.
     let errors = findings
         .iter()
         .filter(|(_, f)| f.severity() == Severity::Error)
@@ -358,6 +362,7 @@ fn error_name(code: i32) -> String {
         710 => "cudaErrorAssert",
         716 => "cudaErrorMisalignedAddress",
         719 => "cudaErrorLaunchFailure",
+        720 => "cudaErrorCooperativeLaunchTooLarge",
         801 => "cudaErrorNotSupported",
         _ => "an error",
     };

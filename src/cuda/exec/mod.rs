@@ -336,6 +336,10 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 dst,
                 site: s,
             } => {
+                if *kind == SyncKind::Grid {
+                    self.b.sync_grid_at(site(*s));
+                    return;
+                }
                 let p = pred.as_ref().map(|p| self.pred(p));
                 let (count, total) = self.b.barrier(site(*s), p.as_ref());
                 if let Some(d) = dst {
@@ -343,7 +347,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                         SyncKind::Count => count,
                         SyncKind::And => u32::from(count == total),
                         SyncKind::Or => u32::from(count > 0),
-                        SyncKind::Plain => 0,
+                        SyncKind::Plain | SyncKind::Grid => 0,
                     };
                     let val = if self.k.vars[d.0 as usize].ty == Scalar::Bool {
                         Val::B(r != 0)

@@ -437,13 +437,13 @@ impl Session {
                 let (name, unit) = (b.str()?, b.u32()?);
                 let grid = Dim3::new(b.u32()?, b.u32()?, b.u32()?);
                 let block = Dim3::new(b.u32()?, b.u32()?, b.u32()?);
-                let (smem, _stream) = (b.u64()?, b.u64()?);
+                let (smem, _stream, cooperative) = (b.u64()?, b.u64()?, b.u32()? != 0);
                 let n = b.u32()?;
                 let mut args = Vec::new();
                 for _ in 0..n {
                     args.push(b.blob()?);
                 }
-                status_of(rt.launch(unit, &name, grid, block, smem, &args, events))
+                status_of(rt.launch(unit, &name, (grid, block), smem, cooperative, &args, events))
             }
             Op::Occupancy => {
                 let (name, unit, threads, smem) = (b.str()?, b.u32()?, b.u32()?, b.u64()?);

@@ -1,4 +1,4 @@
-//! The messages between a host program and warpsim: protocol version 3.
+//! The messages between a host program and warpsim: protocol version 4.
 //!
 //! `runtime/src/protocol.h` is the program's side and describes the framing; the opcodes here
 //! are the same numbers (a test reads the header and compares). Every message is a frame: a
@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 /// The first word of `HELLO`.
 pub const MAGIC: u32 = 0x5452_5357;
 /// The protocol version this warpsim speaks.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The largest frame either side may send (a launch's arguments are the largest request).
 pub const MAX_FRAME: u32 = 1 << 26;
 
@@ -45,7 +45,8 @@ pub enum Op {
     Ack = 11,
     /// `str name, u32 unit` → parameter sizes and attributes.
     Kernel = 12,
-    /// `str name, u32 unit, u32×3 grid, u32×3 block, u64 shared, u64 stream, u32 n, n × blob`.
+    /// `str name, u32 unit, u32×3 grid, u32×3 block, u64 shared, u64 stream, u32 cooperative,
+    /// u32 n, n × blob`.
     Launch = 13,
     /// `str name, u32 unit, u32 block threads, u64 dynamic shared` → `u32 blocks per SM`.
     Occupancy = 14,

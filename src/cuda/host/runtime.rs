@@ -46,6 +46,8 @@ pub mod status {
     pub const MISALIGNED_ADDRESS: i32 = 716;
     /// `cudaErrorLaunchFailure`.
     pub const LAUNCH_FAILURE: i32 = 719;
+    /// `cudaErrorCooperativeLaunchTooLarge`.
+    pub const COOPERATIVE_LAUNCH_TOO_LARGE: i32 = 720;
     /// `cudaErrorNotSupported`.
     pub const NOT_SUPPORTED: i32 = 801;
 }
@@ -712,15 +714,16 @@ impl<'d> Runtime<'d> {
         Ok((a, init.len() as u64))
     }
 
-    /// Run a kernel: `args` are the program's argument bytes, one blob per parameter.
+    /// Run a kernel: `args` are the program's argument bytes, one blob per parameter;
+    /// `cooperative`: launched with `cudaLaunchCooperativeKernel`.
     #[allow(clippy::too_many_arguments)]
     pub fn launch(
         &mut self,
         unit: u32,
         name: &str,
-        grid: Dim3,
-        block: Dim3,
+        (grid, block): (Dim3, Dim3),
         dynamic_shared: u64,
+        cooperative: bool,
         args: &[Vec<u8>],
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), i32> {
@@ -780,6 +783,7 @@ impl<'d> Runtime<'d> {
             .mode(self.settings.mode)
             .engine(self.settings.engine)
             .dynamic_shared(smem)
+            .cooperative(cooperative)
             .lines(self.settings.lines && self.settings.mode != Mode::Fast);
         cfg.timeout = self.settings.timeout;
         cfg.progress = self.settings.progress;
@@ -815,6 +819,7 @@ impl<'d> Runtime<'d> {
             Err(e) => {
                 let code = match &e {
                     Error::InvalidLaunch { .. } => status::INVALID_CONFIGURATION,
+                    Error::CooperativeLaunchTooLarge { .. } => status::COOPERATIVE_LAUNCH_TOO_LARGE,
                     Error::SharedMemory { .. } => status::LAUNCH_OUT_OF_RESOURCES,
                     Error::OutOfBounds(_) | Error::InvalidAddress(_) => status::ILLEGAL_ADDRESS,
                     Error::Misaligned(_) => status::MISALIGNED_ADDRESS,
@@ -828,6 +833,7 @@ impl<'d> Runtime<'d> {
                 if !matches!(
                     e,
                     Error::InvalidLaunch { .. }
+                        | Error::CooperativeLaunchTooLarge { .. }
                         | Error::SharedMemory { .. }
                         | Error::Unsupported { .. }
                 ) {

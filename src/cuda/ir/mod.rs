@@ -665,6 +665,8 @@ pub enum SyncKind {
     And,
     /// `__syncthreads_or(pred)`.
     Or,
+    /// `grid.sync()`: every thread of a cooperative launch ([`crate::Block::sync_grid`]).
+    Grid,
 }
 
 /// Shuffles.

@@ -521,6 +521,10 @@ fn plan<'k>(
                 site,
                 ..
             } => items.push(Item::Barrier(*site)),
+            Stmt::Sync {
+                kind: SyncKind::Grid,
+                ..
+            } => return Err("grid.sync() is not compiled yet".into()),
             Stmt::Sync { .. } => {
                 return Err("__syncthreads_count/and/or is not compiled yet".into());
             }

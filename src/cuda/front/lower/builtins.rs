@@ -1307,7 +1307,11 @@ impl Lowerer<'_> {
                 return Ok(Val::Group(Group::Coalesced(m)));
             }
             "this_grid" => return Ok(Val::Group(Group::Grid)),
-            "this_multi_grid" => return Err(self.grid_group(site)),
+            "this_multi_grid" => {
+                return Err(
+                    self.grid_group(site, "multi-device cooperative groups (this_multi_grid)")
+                );
+            }
             "sync" => {
                 self.arity(short, args, 1..=1, site)?;
                 let Val::Group(g) = self.rvalue(&args[0])? else {
@@ -1672,7 +1676,16 @@ impl Lowerer<'_> {
             (Group::Grid, "block_index") => Ok(dims(Builtin::BlockIdx)),
             (Group::Grid, "dim_blocks") => Ok(dims(Builtin::GridDim)),
             (Group::Grid, "is_valid") => Ok(Val::Scalar(super::bool_const(true), Scalar::Bool)),
-            (Group::Grid, _) => Err(self.grid_group(site)),
+            (Group::Grid, "sync") => {
+                self.emit(Stmt::Sync {
+                    kind: SyncKind::Grid,
+                    pred: None,
+                    dst: None,
+                    site,
+                });
+                Ok(Val::Void)
+            }
+            (Group::Grid, _) => Err(self.grid_group(site, &format!("grid group method `{method}`"))),
             (Group::Coalesced(m), "size" | "num_threads") => {
                 let n = self.unop(UnOp::Popc, Scalar::I32, Operand::Var(m), site);
                 Ok(Val::Scalar(self.convert(n, Scalar::I32, Scalar::U32, site), Scalar::U32))

@@ -2267,12 +2267,16 @@ impl<'m> Lowerer<'m> {
         Ok(Place::Mem { ptr, ty })
     }
 
-    /// The error for grid-wide cooperative groups.
-    pub fn grid_group(&self, site: Site) -> Diagnostic {
+    /// The error for `what`, a part of the grid-wide cooperative groups warpsim lacks.
+    pub fn grid_group(&self, site: Site, what: &str) -> Diagnostic {
         self.unsupported(
             site,
-            "grid-wide cooperative groups (this_grid, grid.sync)",
-            Some("split the kernel in two launches; warpsim runs blocks independently"),
+            what,
+            Some(
+                "a grid group has thread_rank, size, num_threads, block_rank, num_blocks, \
+                 block_index, dim_blocks, is_valid and sync (in a cooperative launch); for \
+                 several devices, launch on each",
+            ),
         )
     }
 

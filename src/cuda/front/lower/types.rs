@@ -12,7 +12,7 @@ pub enum Group {
     Block,
     /// `cg::thread_block_tile<n>` (also `coalesced_group` of a full warp: 32).
     Tile(u32),
-    /// `cg::grid_group`: every thread of the launch (`grid.sync()` is refused).
+    /// `cg::grid_group`: every thread of the launch (`grid.sync()` in a cooperative launch).
     Grid,
     /// `cg::coalesced_group`: the threads of a warp whose mask the variable holds (the
     /// executing lanes where it was made, or a `labeled_partition` of them).
