@@ -164,6 +164,24 @@ static inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim, dim
     return ::cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem,
                                          stream);
 }
+/* The arguments as the kernel's parameter types, then their addresses, as nvcc's header does. */
+template <typename... ExpTypes, typename... ActTypes>
+static inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(ExpTypes...),
+                                             ActTypes &&...args) {
+    return [&](ExpTypes... coerced) {
+        void *pArgs[] = {&coerced..., nullptr};
+        return ::cudaLaunchKernelExC(config, (const void *)kernel, pArgs);
+    }(static_cast<ActTypes &&>(args)...);
+}
+/* CUDA 13's names for the location forms. */
+static inline cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, cudaMemLocation location,
+                                               unsigned int flags, cudaStream_t stream = 0) {
+    return ::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+}
+static inline cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice,
+                                        cudaMemLocation location) {
+    return ::cudaMemAdvise_v2(devPtr, count, advice, location);
+}
 template <class T>
 static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
     return ::cudaFuncGetAttributes(attr, (const void *)entry);

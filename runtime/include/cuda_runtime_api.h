@@ -116,6 +116,8 @@ extern cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
 extern cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
 extern cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream __dv(0));
 extern cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
+extern cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream __dv(0));
+extern cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
 
 /* Streams and events: work runs in the order it is issued, whatever the stream; an event's
  * elapsed time is the CPU time warpsim spent on the work between the two records. */
@@ -163,6 +165,7 @@ extern cudaError_t cudaEventDestroy(cudaEvent_t event);
 /* Kernels. `func` is the kernel itself (the host-side function the `<<<>>>` syntax calls). */
 extern cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
 extern cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream);
+extern cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
 extern cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 extern cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 extern cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);

@@ -640,7 +640,13 @@ enum cudaLaunchAttributeID {
     cudaLaunchAttributeAccessPolicyWindow = 1,
     cudaLaunchAttributeCooperative = 2,
     cudaLaunchAttributeSynchronizationPolicy = 3,
-    cudaLaunchAttributePriority = 8
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    cudaLaunchAttributeMemSyncDomain = 10
 };
 
 union cudaLaunchAttributeValue {
@@ -648,8 +654,33 @@ union cudaLaunchAttributeValue {
     struct cudaAccessPolicyWindow accessPolicyWindow;
     int cooperative;
     enum cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+    int programmaticStreamSerializationAllowed;
     int priority;
 };
+
+/* cudaLaunchKernelEx's attributes: cooperative is honoured, cluster dimensions are checked
+   against the grid (warpsim has no clusters: a kernel that uses them does not build), the
+   rest are hints. */
+struct cudaLaunchAttribute_st {
+    enum cudaLaunchAttributeID id;
+    char pad[8 - sizeof(enum cudaLaunchAttributeID)];
+    union cudaLaunchAttributeValue val;
+};
+typedef struct cudaLaunchAttribute_st cudaLaunchAttribute;
+
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
 
 typedef enum cudaLaunchAttributeID cudaStreamAttrID;
 typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
@@ -692,9 +723,24 @@ enum cudaMemoryAdvise {
     cudaMemAdviseUnsetAccessedBy = 6
 };
 
+/* Where memory is to live (the location forms of cudaMemPrefetchAsync and cudaMemAdvise). */
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
 #ifndef __cplusplus
 typedef enum cudaMemcpyKind cudaMemcpyKind;
 typedef enum cudaMemoryAdvise cudaMemoryAdvise;
+typedef enum cudaMemLocationType cudaMemLocationType;
+typedef struct cudaMemLocation cudaMemLocation;
 typedef enum cudaMemoryType cudaMemoryType;
 typedef enum cudaComputeMode cudaComputeMode;
 typedef enum cudaFuncCache cudaFuncCache;

@@ -1500,6 +1500,12 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 
 cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int) { return cudaSuccess; }
+cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
+    return cudaSuccess;
+}
+cudaError_t cudaMemAdvise_v2(const void *, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
+    return cudaSuccess;
+}
 
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) { return cudaStreamCreateWithFlags(pStream, 0); }
 
@@ -1827,6 +1833,22 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                         size_t sharedMem, cudaStream_t stream) {
     return launch(func, gridDim, blockDim, args, sharedMem, stream, true);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
+    if (!config || (config->numAttrs && !config->attrs)) return fail(cudaErrorInvalidValue);
+    bool cooperative = false;
+    for (unsigned int i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute &a = config->attrs[i];
+        if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
+        if (a.id == cudaLaunchAttributeClusterDimension) {
+            unsigned int x = a.val.clusterDim.x, y = a.val.clusterDim.y, z = a.val.clusterDim.z;
+            if (!x || !y || !z || config->gridDim.x % x || config->gridDim.y % y || config->gridDim.z % z)
+                return fail(cudaErrorInvalidValue);
+        }
+    }
+    return launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
+                  cooperative);
 }
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {

@@ -132,7 +132,20 @@ int main(int argc, char **argv) {
             o[i] = (l + in[i] + r) / 3.0f;
         }
     }
-    check(cudaLaunchCooperativeKernel((void *)smooth, grid, block, smooth_args, 0, 0), "launch");
+    // Through cudaLaunchKernelEx and its cooperative attribute (clusters of 2 are a hint).
+    cudaLaunchAttribute attrs[2];
+    attrs[0].id = cudaLaunchAttributeCooperative;
+    attrs[0].val.cooperative = 1;
+    attrs[1].id = cudaLaunchAttributeClusterDimension;
+    attrs[1].val.clusterDim.x = 2;
+    attrs[1].val.clusterDim.y = 1;
+    attrs[1].val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.attrs = attrs;
+    config.numAttrs = 2;
+    check(cudaLaunchKernelEx(&config, smooth, x, y, n, steps, true), "launch");
     check(cudaMemcpy(out.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost), "copy back");
     int differ = 0;
     for (int i = 0; i < n; i++) differ += out[i] != a[i];
