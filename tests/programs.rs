@@ -876,6 +876,33 @@ fn curand_draws_what_the_gpu_draws() {
 }
 
 #[test]
+fn half_precision_computes_the_gpus_bits() {
+    // Every conversion, operation, comparison and operator of `cuda_fp16.h` over 65,536
+    // operands: the device column must be the H200's hash; warpsim's host functions are the
+    // device's (NVIDIA's host emulation differs in NaN payloads: not compared).
+    for (a, b) in &against_gpu("fp16") {
+        let (x, y): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+        let device = |v: &[&str]| {
+            v.iter()
+                .take_while(|w| **w != "host")
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(device(&x), device(&y), "{a}\n{b}");
+        if let (Some(d), Some(h)) = (
+            x.iter().position(|w| *w == "device"),
+            x.iter().position(|w| *w == "host"),
+        ) {
+            let name = x[0];
+            if name != "hfma" && name != "half2-ops" {
+                assert_eq!(x.get(d + 1), x.get(h + 1), "host and device differ: {a}");
+            }
+        }
+    }
+}
+
+#[test]
 fn texture_objects_sample_as_the_gpu_samples() {
     for (a, b) in &against_gpu("textures") {
         // Linear filtering of normalized integers and in 3-D blends at a precision warpsim does

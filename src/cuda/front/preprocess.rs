@@ -126,6 +126,10 @@ const SHIPPED: &[(&str, &str)] = &[
         "curand_kernel.h",
         include_str!("../../../runtime/include/curand_kernel.h"),
     ),
+    (
+        "cuda_fp16.h",
+        include_str!("../../../runtime/include/cuda_fp16.h"),
+    ),
 ];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
@@ -136,7 +140,6 @@ const SYSTEM_HEADERS: &[&str] = &[
     "device_launch_parameters.h",
     "device_functions.h",
     "cooperative_groups.h",
-    "cuda_fp16.h",
     "curand.h",
     "cuda_bf16.h",
     "math_constants.h",
@@ -394,6 +397,9 @@ pub fn preprocess(
         ("__CUDACC_VER_MAJOR__", "12"),
         ("__CUDACC_VER_MINOR__", "4"),
         ("CUDART_VERSION", version.as_str()),
+        // Device code ignores `__host__` (a function without `__device__` is the host's either
+        // way); the grammar cannot read it before a conversion operator's name.
+        ("__host__", ""),
     ];
     for (k, v) in predefined {
         pp.define_text(k, v);

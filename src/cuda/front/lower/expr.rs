@@ -161,6 +161,10 @@ impl Lowerer<'_> {
                 if let Some(c) = self.conversion(&v, ty, site)? {
                     return Ok(c);
                 }
+                // A converting constructor (`__half h = 1.0f;`, a `float` passed for a `__half`).
+                if self.ctors(ty).iter().any(|f| f.takes(1)) {
+                    return self.construct(ty, vec![ArgIn::Val(v)], site);
+                }
                 let from = self.val_ty(&v);
                 Err(self.err(
                     site,

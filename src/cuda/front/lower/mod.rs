@@ -1239,7 +1239,7 @@ impl<'m> Lowerer<'m> {
         if matches!(n.as_str(), "cudaSurfaceObject_t" | "texture" | "surface") {
             return Err(self.texture_reference(site));
         }
-        if n == "half" || n == "__half" || n == "__nv_bfloat16" || n == "half2" || n == "__half2" {
+        if n == "__nv_bfloat16" || n == "__nv_bfloat162" {
             return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
         }
         self.struct_ty(&n, site)

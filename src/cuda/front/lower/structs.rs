@@ -381,7 +381,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The constructors of type `ty` (none for a type other than a struct).
-    fn ctors(&self, ty: &Ty) -> Vec<&'m Function> {
+    pub fn ctors(&self, ty: &Ty) -> Vec<&'m Function> {
         let Ty::Struct(i) = *ty else {
             return Vec::new();
         };
