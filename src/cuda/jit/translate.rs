@@ -192,6 +192,8 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
 /// one.)
 const MAX_STATEMENTS: usize = 2_000;
 const MAX_DEPTH: usize = 64;
+/// The largest stack frame compiled code may have (its spills; helpers it calls need the rest).
+const MAX_FRAME_BYTES: usize = 256 << 10;
 /// Bytes of per-thread arrays a block may have on the compiled tier (each CPU thread holds
 /// them; larger ones run on the interpreter).
 const MAX_LOCAL_BYTES: usize = 16 << 20;
@@ -1257,6 +1259,19 @@ fn build(
         .map_err(|e| format!("code generation: {e:?}"))?;
     if dump && let Some(c) = ctx.compiled_code() {
         eprintln!("{}", c.vcode.clone().unwrap_or_default());
+    }
+    // Compiled code has no stack probe: a frame that could overrun a CPU thread's stack (2 MiB
+    // for the pool's) would crash the process, so such a kernel runs on the interpreter.
+    let frame = ctx
+        .compiled_code()
+        .and_then(|c| c.buffer.frame_layout())
+        .map_or(0, |l| l.frame_to_fp_offset as usize);
+    if frame > MAX_FRAME_BYTES {
+        return Err(format!(
+            "its compiled stack frame would take {} KiB (at most {} KiB)",
+            frame >> 10,
+            MAX_FRAME_BYTES >> 10
+        ));
     }
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| e.to_string())?;
