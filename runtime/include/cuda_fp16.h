@@ -128,12 +128,11 @@ __host__ __device__ inline __half __ushort_as_half(unsigned short u) {
 __host__ __device__ inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 __host__ __device__ inline __half __short_as_half(short s) { return __ushort_as_half((unsigned short)s); }
 __host__ __device__ inline short __half_as_short(__half h) { return (short)h.__x; }
-__host__ __device__ inline __half __warpsim_half_of(float f) { return __ushort_as_half(__warpsim_float2half_bits(f)); }
 
 /* Conversions. */
 __host__ __device__ inline float __half2float(__half h) { return __warpsim_half2float_bits(h.__x); }
-__host__ __device__ inline __half __float2half(float f) { return __warpsim_half_of(f); }
-__host__ __device__ inline __half __float2half_rn(float f) { return __warpsim_half_of(f); }
+__host__ __device__ inline __half __float2half(float f) { return __ushort_as_half(__warpsim_float2half_bits(f)); }
+__host__ __device__ inline __half __float2half_rn(float f) { return __float2half(f); }
 __host__ __device__ inline __half __double2half(double d) { return __ushort_as_half(__warpsim_double2half_bits(d)); }
 __host__ __device__ inline __half __int2half_rn(int i) { return __double2half((double)i); }
 __host__ __device__ inline __half __uint2half_rn(unsigned int i) { return __double2half((double)i); }
@@ -162,10 +161,10 @@ __host__ __device__ inline __half2 __highs2half2(__half2 a, __half2 b) { return 
 __host__ __device__ inline __half2 __lowhigh2highlow(__half2 h) { return __half2(h.y, h.x); }
 
 /* Arithmetic: in float, rounded once to half (see the top of the file). */
-__host__ __device__ inline __half __hadd(__half a, __half b) { return __warpsim_half_of(__half2float(a) + __half2float(b)); }
-__host__ __device__ inline __half __hsub(__half a, __half b) { return __warpsim_half_of(__half2float(a) - __half2float(b)); }
-__host__ __device__ inline __half __hmul(__half a, __half b) { return __warpsim_half_of(__half2float(a) * __half2float(b)); }
-__host__ __device__ inline __half __hdiv(__half a, __half b) { return __warpsim_half_of(__half2float(a) / __half2float(b)); }
+__host__ __device__ inline __half __hadd(__half a, __half b) { return __float2half(__half2float(a) + __half2float(b)); }
+__host__ __device__ inline __half __hsub(__half a, __half b) { return __float2half(__half2float(a) - __half2float(b)); }
+__host__ __device__ inline __half __hmul(__half a, __half b) { return __float2half(__half2float(a) * __half2float(b)); }
+__host__ __device__ inline __half __hdiv(__half a, __half b) { return __float2half(__half2float(a) / __half2float(b)); }
 /* Device functions only, as in the toolkit. */
 __device__ inline __half __hfma(__half a, __half b, __half c) {
     return __double2half((double)__half2float(a) * (double)__half2float(b) + (double)__half2float(c));
