@@ -720,6 +720,33 @@ impl BlockCheck {
         }
     }
 
+    /// A shuffle whose lanes (`readers`, per warp, with the lanes they read, `sources`) read a
+    /// lane that does not take part in it: inactive or outside the member mask `masks[w]`.
+    /// An sm_90 GPU returns 0 there (PTX: undefined); compute-sanitizer says nothing.
+    pub fn shuffle_source(
+        &mut self,
+        cx: &Ctx<'_>,
+        loc: Src,
+        masks: &Masks,
+        readers: &[(usize, u32, u32)],
+        name: &'static str,
+    ) {
+        for &(w, r, src) in readers {
+            let m = masks[w];
+            let detail = format!(
+                "{name}: lanes {r:#010x} of warp {w} read lanes {src:#010x}, which do not take part in it (inactive, or outside its mask {m:#010x}); they read 0 (an sm_90 GPU's value, undefined in CUDA): shuffle only from lanes in the mask that execute it"
+            );
+            let f = cx.finding(
+                Kind::MaskMismatch,
+                cx.site(w as u32, r.trailing_zeros(), AccessKind::Load, loc),
+                None,
+                None,
+                detail,
+            );
+            self.record(f);
+        }
+    }
+
     /// synccheck of an intrinsic's member mask, per executing warp: the mask may not name lanes
     /// that are not executing it (lanes that diverged, or that are not threads of the block),
     /// nor leave out lanes that are. Lanes that exited may be named.

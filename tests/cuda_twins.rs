@@ -16,7 +16,12 @@ fn module() -> &'static Module {
     static M: OnceLock<Module> = OnceLock::new();
     M.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda/kernels.cu");
-        Module::from_file(&path, &Options::default()).unwrap_or_else(|e| panic!("{e}"))
+        // The Rust twins round every product and sum apart: compare with nvcc's --fmad=false.
+        let options = Options {
+            fmad: false,
+            ..Options::default()
+        };
+        Module::from_file(&path, &options).unwrap_or_else(|e| panic!("{e}"))
     })
 }
 

@@ -831,11 +831,23 @@ fn overloaded_kernels_run_the_overload_their_arguments_pick() {
 /// Run `tests/data/programs/real/NAME.cu` and pair its output's lines with the GPU's
 /// (`NAME.h200.txt`, the program built with nvcc and run on an H200), which must be as many.
 fn against_gpu(name: &str) -> Vec<(String, String)> {
-    let r = warpsim(&["cu", &program(&format!("real/{name}.cu"))]);
+    against_gpu_as(name, &[], "h200")
+}
+
+/// [`against_gpu`] with warpsim's `flags`, against `real/{name}.{reference}.txt`.
+fn against_gpu_as(name: &str, flags: &[&str], reference: &str) -> Vec<(String, String)> {
+    let file = program(&format!("real/{name}.cu"));
+    let args: Vec<&str> = ["cu"]
+        .into_iter()
+        .chain(flags.iter().copied())
+        .chain([file.as_str()])
+        .collect();
+    let r = warpsim(&args);
     assert_eq!(r.code, Some(0), "{}", r.show());
-    let gpu =
-        std::fs::read_to_string(root().join(format!("tests/data/programs/real/{name}.h200.txt")))
-            .expect("the GPU's output");
+    let gpu = std::fs::read_to_string(
+        root().join(format!("tests/data/programs/real/{name}.{reference}.txt")),
+    )
+    .expect("the GPU's output");
     let pairs: Vec<(String, String)> = r
         .stdout
         .lines()
@@ -876,11 +888,49 @@ fn curand_draws_what_the_gpu_draws() {
 }
 
 #[test]
+fn products_fuse_into_sums_as_nvcc_fuses_them() {
+    // Every pattern's results hash as the H200's, built with nvcc's default --fmad=true and
+    // with --fmad=false, on both tiers: products fused into the sums that use them (one
+    // rounding), across variables, branches, loops and inlined calls; not where the product
+    // has another use or more than four, nor for __fmul_rn; of two products, the one nvcc
+    // picks. fma_shared.cu writes one product in many patterns (nvcc computes it once).
+    for name in ["fma", "fma_shared"] {
+        for engine in ["interp", "jit"] {
+            for (flags, reference) in [(vec![], "h200"), (vec!["--fmad=false"], "nofmad.h200")] {
+                let flags: Vec<&str> = flags.into_iter().chain(["--engine", engine]).collect();
+                for (a, b) in &against_gpu_as(name, &flags, reference) {
+                    assert_eq!(a, b, "{name} {flags:?}");
+                }
+            }
+        }
+    }
+    // nvcc's one-dash spelling.
+    let r = warpsim(&["cu", "-fmad=false", &program("real/fma.cu")]);
+    let gpu = std::fs::read_to_string(root().join("tests/data/programs/real/fma.nofmad.h200.txt"))
+        .expect("the GPU's output");
+    assert_eq!(r.stdout, gpu, "{}", r.show());
+}
+
+#[test]
+fn a_shuffle_from_a_lane_not_taking_part_reads_zero_as_on_the_gpu() {
+    // Sources inactive, outside the member mask, or shuffling on the other side of a branch
+    // give 0 on an H200; past the segment, the lane's own value; reduce7's 8-lane second
+    // reduction sums correctly. Both tiers.
+    for engine in ["interp", "jit"] {
+        for (a, b) in &against_gpu_as("shfl", &["--engine", engine], "h200") {
+            assert_eq!(a, b, "--engine {engine}");
+        }
+    }
+}
+
+#[test]
 fn half_precision_computes_the_gpus_bits() {
     // Every conversion, operation, comparison and operator of `cuda_fp16.h` over 65,536
     // operands: the device column must be the H200's hash; warpsim's host functions are the
     // device's (NVIDIA's host emulation differs in NaN payloads: not compared).
-    for (a, b) in &against_gpu("fp16") {
+    // fp16.h200.txt was built with --fmad=false (nvcc contracts half arithmetic too, which
+    // warpsim's cuda_fp16.h does not).
+    for (a, b) in &against_gpu_as("fp16", &["--fmad=false"], "h200") {
         let (x, y): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
         let device = |v: &[&str]| {
             v.iter()

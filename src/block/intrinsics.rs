@@ -67,11 +67,19 @@ enum ReprKind {
     W64(R64),
 }
 
-/// Lane `l` of warp `w`'s result is lane `src(w)[l]` of `v`. A lane past the block's last
-/// thread (in a partial last warp) holds no register: reading it yields 0 (CUDA leaves it
-/// undefined; the tiers agree on 0 whatever their registers hold there).
-fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE]) -> Repr {
-    let partial = fr.exists[..fr.warps].iter().any(|&e| e != u32::MAX);
+/// Lane `l` of warp `w`'s result is lane `src(w)[l]` of `v` where that lane takes part in the
+/// shuffle (it executes it and `masks[w]` names it), else 0: what an sm_90 GPU returns for a
+/// source lane that is inactive or outside the member mask (measured on an H200; PTX leaves it
+/// undefined, and NVIDIA's `reduce7` relies on it). A lane past the block's last thread (in a
+/// partial last warp) takes part in nothing.
+fn shuffle(
+    fr: &mut Frame,
+    masks: &Masks,
+    v: Repr,
+    src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE],
+) -> Repr {
+    let part: [u32; MAX_WARPS] = std::array::from_fn(|w| fr.active[w] & masks[w] & fr.exists[w]);
+    let partial = (0..fr.warps).any(|w| fr.active[w] != 0 && part[w] != u32::MAX);
     match v.0 {
         ReprKind::W32(v) if partial || v.as_uniform().is_none() => {
             let s = fr.src32(v);
@@ -79,8 +87,7 @@ fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZ
             for w in 0..fr.warps {
                 if fr.active[w] != 0 {
                     let (idx, lanes) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.rows[dst.row as usize + w] =
-                        existing(lanes.permute(&idx), &idx, fr.exists[w]);
+                    fr.rows[dst.row as usize + w] = taking_part(lanes.permute(&idx), &idx, part[w]);
                 }
             }
             Repr(ReprKind::W32(R32::Slot(dst)))
@@ -91,24 +98,24 @@ fn shuffle(fr: &mut Frame, v: Repr, src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZ
             for w in 0..fr.warps {
                 if fr.active[w] != 0 {
                     let (idx, lanes): (_, U64x32) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.put64(dst, w, existing(lanes.permute(&idx), &idx, fr.exists[w]));
+                    fr.put64(dst, w, taking_part(lanes.permute(&idx), &idx, part[w]));
                 }
             }
             Repr(ReprKind::W64(R64::Slot(dst)))
         }
-        // Every lane holds the same value: a shuffle returns it.
+        // Every lane holds the same value and takes part: a shuffle returns it.
         _ => v,
     }
 }
 
-/// `r` with 0 in the lanes whose source lane (`idx`) is not among the lanes that exist.
-fn existing<T: Lanes>(r: T, idx: &[u8; WARP_SIZE], exists: u32) -> T {
-    if exists == u32::MAX {
+/// `r` with 0 in the lanes whose source lane (`idx`) is not among the lanes in `part`.
+fn taking_part<T: Lanes>(r: T, idx: &[u8; WARP_SIZE], part: u32) -> T {
+    if part == u32::MAX {
         return r;
     }
     let a = r.to_array();
     T::from_array(std::array::from_fn(|l| {
-        if exists >> (idx[l] & 31) & 1 == 1 {
+        if part >> (idx[l] & 31) & 1 == 1 {
             a[l]
         } else {
             T::Scalar::default()
@@ -202,13 +209,35 @@ impl<'a> Block<'a> {
         src: &dyn Fn(&Frame, usize) -> [u8; WARP_SIZE],
     ) -> V {
         self.intrinsic(site, masks, name);
-        frame::with(|fr| V::from_repr(shuffle(fr, v.repr(), src)))
+        if self.st.check.is_some() {
+            // Which lanes read a lane that does not take part (they get 0).
+            let readers: Vec<(usize, u32, u32)> = frame::with(|fr| {
+                (0..fr.warps)
+                    .filter_map(|w| {
+                        let a = fr.active[w];
+                        let part = a & masks[w] & fr.exists[w];
+                        let idx = src(fr, w);
+                        let (mut r, mut from) = (0u32, 0u32);
+                        for (l, &s) in idx.iter().enumerate() {
+                            if a >> l & 1 == 1 && part >> (s & 31) & 1 == 0 {
+                                r |= 1 << l;
+                                from |= 1 << (s & 31);
+                            }
+                        }
+                        (r != 0).then_some((w, r, from))
+                    })
+                    .collect()
+            });
+            if !readers.is_empty() {
+                self.with_check(|c, cx| c.shuffle_source(cx, site, masks, &readers, name));
+            }
+        }
+        frame::with(|fr| V::from_repr(shuffle(fr, masks, v.repr(), src)))
     }
 
     /// `__shfl_sync(mask, v, src, width)`: each thread reads `v` from lane `src % width` of its
-    /// `width`-lane segment. A source lane that is inactive yields the value its register holds,
-    /// one past the block's last thread yields 0 (deterministic in warpsim; CUDA leaves both
-    /// undefined).
+    /// `width`-lane segment. A source lane that is inactive, outside `mask` or past the block's
+    /// last thread yields 0, as on an sm_90 GPU (CUDA leaves it undefined).
     #[track_caller]
     pub fn shfl_sync<V: Shuffle>(
         &mut self,

@@ -103,6 +103,7 @@ impl Module {
                 missing: pp.missing,
                 text: pp.text,
                 arch: options.arch,
+                fmad: options.fmad,
             },
             warnings,
             host_syntax_errors,

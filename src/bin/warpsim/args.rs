@@ -284,6 +284,10 @@ pub struct CuArgs {
     /// The C++ compiler for a program's host code (default: $CXX, else c++, g++ or clang++).
     #[arg(long, value_name = "COMPILER")]
     pub cxx: Option<String>,
+    /// Fuse each product into the sum that uses it (one rounding), as nvcc's default
+    /// --fmad=true does; --fmad=false rounds the product and the sum apart.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub fmad: bool,
     /// Options for the host compiler and linker, comma-separated, as nvcc's -Xcompiler
     /// (`-Xcompiler -fopenmp`; repeatable).
     #[arg(long = "Xcompiler", value_name = "OPTS", allow_hyphen_values = true)]

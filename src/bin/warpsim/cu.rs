@@ -65,6 +65,7 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
         defines,
         include_dirs: a.include.clone(),
         arch: arch(&crate::profile(&a.common.device)?),
+        fmad: a.fmad,
     };
     if a.list {
         for f in &a.files {

@@ -73,13 +73,15 @@ impl From<Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    // nvcc spells it with one dash: `-Xcompiler -fopenmp` (the program's own arguments, after
-    // `--`, stay as they are).
+    // nvcc spells these with one dash: `-Xcompiler -fopenmp`, `-fmad=false` (the program's own
+    // arguments, after `--`, stay as they are).
     let mut program_args = false;
     let cli = Cli::parse_from(std::env::args_os().map(|a| {
         program_args |= a == "--";
-        if !program_args && a == "-Xcompiler" {
-            "--Xcompiler".into()
+        let one_dash =
+            a == "-Xcompiler" || a == "-fmad" || a.to_string_lossy().starts_with("-fmad=");
+        if !program_args && one_dash {
+            format!("-{}", a.to_string_lossy()).into()
         } else {
             a
         }

@@ -79,7 +79,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
             .collect(),
         cache: None,
     };
-    let program = Program::build(&opts, options.arch, &mut |what| {
+    let program = Program::build(&opts, options.arch, options.fmad, &mut |what| {
         note!("{MARK} {what}");
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;

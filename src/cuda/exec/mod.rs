@@ -799,9 +799,27 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 let (x, y) = (self.get(a), self.get(b));
                 frame::with(|fr| binary(fr, *op, ty, x, y))
             }
-            Op::Fma { a, b, c } => {
+            Op::Fma {
+                a,
+                b,
+                c,
+                negate_product,
+                negate_addend,
+            } => {
                 let (x, y, z) = (self.get(a), self.get(b), self.get(c));
-                frame::with(|fr| fma(fr, ty, x, y, z))
+                frame::with(|fr| {
+                    let x = if *negate_product {
+                        unary(fr, UnOp::Neg, ty, x)
+                    } else {
+                        x
+                    };
+                    let z = if *negate_addend {
+                        unary(fr, UnOp::Neg, ty, z)
+                    } else {
+                        z
+                    };
+                    fma(fr, ty, x, y, z)
+                })
             }
             Op::Cmp { op, of, a, b } => {
                 let (x, y) = (self.get(a), self.get(b));

@@ -28,4 +28,6 @@ pub struct Unit {
     pub text: String,
     /// `__CUDA_ARCH__` of the device code (`900` for sm_90).
     pub arch: u32,
+    /// Whether products are fused into sums (nvcc's `--fmad`).
+    pub fmad: bool,
 }

@@ -90,15 +90,19 @@ pub struct Options {
     pub include_dirs: Vec<PathBuf>,
     /// The value of `__CUDA_ARCH__` (`900` for `sm_90`, `610` for `sm_61`).
     pub arch: u32,
+    /// Whether products are fused into the sums that use them, as nvcc's default
+    /// `--fmad=true` does ([`crate::cuda::ir::contract`]).
+    pub fmad: bool,
 }
 
 impl Default for Options {
-    /// No definitions, no include directories, `__CUDA_ARCH__` 900 (an H100).
+    /// No definitions, no include directories, `__CUDA_ARCH__` 900 (an H100), `--fmad=true`.
     fn default() -> Options {
         Options {
             defines: Vec::new(),
             include_dirs: Vec::new(),
             arch: 900,
+            fmad: true,
         }
     }
 }

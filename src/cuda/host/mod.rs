@@ -82,10 +82,12 @@ pub struct Outcome {
 
 impl Program {
     /// Build the host side of `opts.files` (or take it from the cache) and parse their device
-    /// code for `__CUDA_ARCH__` `arch`; `notify` hears what takes time.
+    /// code for `__CUDA_ARCH__` `arch`, products fused into sums where `fmad` (nvcc's
+    /// `--fmad`); `notify` hears what takes time.
     pub fn build(
         opts: &BuildOptions,
         arch: u32,
+        fmad: bool,
         notify: &mut dyn FnMut(&str),
     ) -> Result<Program, HostError> {
         let built = build::build(opts, notify).map_err(HostError::Build)?;
@@ -93,6 +95,7 @@ impl Program {
             defines: opts.defines.clone(),
             include_dirs: opts.include_dirs.clone(),
             arch,
+            fmad,
         };
         let code = program::DeviceCode::load(&built.cu, &options).map_err(HostError::Device)?;
         Ok(Program { built, code })

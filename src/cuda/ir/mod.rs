@@ -29,6 +29,7 @@
 
 use std::fmt;
 
+pub mod contract;
 pub mod directed;
 pub mod library;
 pub mod print;
@@ -542,7 +543,8 @@ pub enum Op {
         /// The second operand.
         b: Operand,
     },
-    /// `a * b + c` rounded once (`fmaf`, `__fmaf_rn`).
+    /// `±(a * b) ± c` rounded once (`fmaf`, `__fmaf_rn`, and the sums nvcc contracts:
+    /// [`contract`]). The negations are exact, as a GPU's FFMA applies them.
     Fma {
         /// The first operand.
         a: Operand,
@@ -550,6 +552,10 @@ pub enum Op {
         b: Operand,
         /// The addend.
         c: Operand,
+        /// Whether the product is negated (`c - a * b`).
+        negate_product: bool,
+        /// Whether the addend is negated (`a * b - c`).
+        negate_addend: bool,
     },
     /// Compare `a` and `b`, both of type `of`; `dst` is `Bool`.
     Cmp {
@@ -933,6 +939,17 @@ pub enum Stmt {
 }
 
 impl Op {
+    /// `a * b + c` rounded once.
+    pub fn fma(a: Operand, b: Operand, c: Operand) -> Op {
+        Op::Fma {
+            a,
+            b,
+            c,
+            negate_product: false,
+            negate_addend: false,
+        }
+    }
+
     /// Whether computing a value of type `ty` this way is an instruction a counting launch
     /// counts: copies, bit reinterpretations, address arithmetic and conversions between
     /// integers of one width are free.
@@ -959,7 +976,7 @@ impl Op {
             Op::Binary { a, b, .. } | Op::Cmp { a, b, .. } | Op::And { a, b } | Op::Or { a, b } => {
                 vec![*a, *b]
             }
-            Op::Fma { a, b, c } => vec![*a, *b, *c],
+            Op::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Op::Select { cond, a, b } => vec![*cond, *a, *b],
             Op::Offset { offset, index } => std::iter::once(*offset)
                 .chain(index.iter().map(|(o, _)| *o))

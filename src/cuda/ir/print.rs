@@ -90,10 +90,18 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                     Op::Binary { op, a: x, b } => {
                         format!("{op:?}({}, {})", operand(k, x), operand(k, b))
                     }
-                    Op::Fma { a: x, b, c } => format!(
-                        "fma({}, {}, {})",
+                    Op::Fma {
+                        a: x,
+                        b,
+                        c,
+                        negate_product,
+                        negate_addend,
+                    } => format!(
+                        "fma({}{}, {}, {}{})",
+                        if *negate_product { "-" } else { "" },
                         operand(k, x),
                         operand(k, b),
+                        if *negate_addend { "-" } else { "" },
                         operand(k, c)
                     ),
                     Op::Cmp { op, of, a: x, b } => {

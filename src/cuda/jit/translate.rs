@@ -2165,7 +2165,7 @@ impl Tx<'_, '_> {
                 site,
             } => {
                 self.count_instr(*site);
-                self.shuffle(*dst, *ty, *kind, value, lane, width, *site)?;
+                self.shuffle(*dst, *ty, *kind, mask.as_ref(), value, lane, width, *site)?;
                 self.lane_masks_agree(mask.as_ref(), *site);
             }
             Stmt::Vote {
@@ -3527,9 +3527,23 @@ impl Tx<'_, '_> {
                 let (y, tb) = self.get(b);
                 self.binary(*op, ty, x, y, tb)?
             }
-            Op::Fma { a, b, c } => {
-                let ins = [self.get(a), self.get(b), self.get(c)];
-                let ins: Vec<(V, Scalar)> = ins.into_iter().map(|(v, _)| (v, ty)).collect();
+            Op::Fma {
+                a,
+                b,
+                c,
+                negate_product,
+                negate_addend,
+            } => {
+                let mut ins = Vec::with_capacity(3);
+                for (o, negate) in [(a, *negate_product), (b, false), (c, *negate_addend)] {
+                    let (x, t) = self.get(o);
+                    let x = if negate {
+                        self.unary(UnOp::Neg, ty, x, t)?
+                    } else {
+                        x
+                    };
+                    ins.push((x, ty));
+                }
                 if !self.fma {
                     return Err("fmaf without the CPU's FMA instructions".into());
                 }
@@ -5015,13 +5029,16 @@ impl Tx<'_, '_> {
 
 impl Tx<'_, '_> {
     /// A shuffle within the warp: each executing lane reads the value another lane's register
-    /// holds (the interpreter's source lanes, [`crate::block`]'s `ShflOp::source`).
+    /// holds (the interpreter's source lanes, [`crate::block`]'s `ShflOp::source`), or 0 where
+    /// that lane does not take part (inactive, or outside the lane's member mask), as an sm_90
+    /// GPU returns.
     #[allow(clippy::too_many_arguments)]
     fn shuffle(
         &mut self,
         dst: VarId,
         ty: Scalar,
         kind: ShflKind,
+        mask: Option<&Operand>,
         value: &Operand,
         lane: &Operand,
         width: &Operand,
@@ -5046,12 +5063,38 @@ impl Tx<'_, '_> {
         self.b.switch_to_block(go);
         let (v, _) = self.get(value);
         let missing = self.shape.block.iter().product::<u32>() % 32;
+        // The lanes taking part: executing, and named by the member mask (per lane: a mask
+        // may differ between lanes, each group shuffling among its own).
+        let active = self.get_mask(self.cur);
+        let everyone = self.is_full(&active);
+        let active = self.bits(&active);
+        let full_mask = match mask {
+            None => true,
+            Some(Operand::Const(c)) => c.bits as u32 == u32::MAX,
+            Some(_) => false,
+        };
+        let member = match mask {
+            None => None,
+            Some(m) => {
+                let (m, mt) = self.get(m);
+                Some(self.convert(m, mt, S::U32))
+            }
+        };
         let vals = match v {
             V::L(vals) => vals,
-            // Every lane holds the same value: a shuffle returns it (but 0 from a lane past the
-            // block's last thread, below).
-            V::U(_) if missing == 0 => return self.assign(dst, v),
+            // Every lane holds the same value and takes part: a shuffle returns it (but 0 from
+            // a lane past the block's last thread, below).
+            V::U(_) if missing == 0 && everyone && full_mask => return self.assign(dst, v),
             u => self.lanes(u, ty),
+        };
+        let member: Vec<Value> = match member {
+            None => vec![active],
+            Some(V::U(m)) => vec![self.b.ins().band(m, active)],
+            Some(l) => {
+                let chunks = self.lanes(l, S::U32);
+                let av = self.b.ins().splat(I32X4, active);
+                chunks.iter().map(|&c| self.b.ins().band(c, av)).collect()
+            }
         };
         let (x, xt) = self.get(lane);
         let x = self.convert(x, xt, S::U32);
@@ -5109,6 +5152,16 @@ impl Tx<'_, '_> {
             let at = self.b.ins().imul_imm_s(i, lane_bytes);
             let at = self.b.ins().iadd(base, at);
             let x = self.b.ins().load(scalar_ty(ty), mem(), at, 0);
+            // Whether the source lane takes part, by this lane's member mask.
+            let part = match member.as_slice() {
+                [m] => *m,
+                chunks => self.b.ins().extractlane(chunks[l / 4], (l % 4) as u8),
+            };
+            let i32_ = self.b.ins().ireduce(I32, i);
+            let bit = self.b.ins().ushr(part, i32_);
+            let bit = self.b.ins().band_imm_s(bit, 1);
+            let zero = self.zero(scalar_ty(ty));
+            let x = self.b.ins().select(bit, x, zero);
             out[l / per] = self.b.ins().insertlane(out[l / per], x, (l % per) as u8);
         }
         if missing != 0 {

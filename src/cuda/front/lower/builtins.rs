@@ -615,7 +615,11 @@ impl Lowerer<'_> {
                     Arith::Mul => BinOp::Mul,
                     Arith::Div => BinOp::Div,
                 };
-                self.binop(op, t, v[0], v[1], site)
+                let r = self.binop(op, t, v[0], v[1], site);
+                if let Some(v) = r.var() {
+                    self.exact.insert(v);
+                }
+                r
             }
             (RoundedFn::Arith(op), Some(r)) => {
                 self.binop(BinOp::Rounded(op, r), t, v[0], v[1], site)
@@ -628,7 +632,7 @@ impl Lowerer<'_> {
             (RoundedFn::Sqrt, Some(r)) => self.unop(UnOp::SqrtRounded(r), t, v[0], site),
             (RoundedFn::Fma, None) => {
                 let (a, b, c) = (v[0], v[1], v[2]);
-                self.assign(t, Op::Fma { a, b, c }, site)
+                self.assign(t, Op::fma(a, b, c), site)
             }
             (RoundedFn::Fma, Some(r)) if t == Scalar::F32 => {
                 // The product is exact in `double`; one directed sum there, rounded again in
@@ -806,7 +810,7 @@ impl Lowerer<'_> {
                 let a = self.convert(v[0].0, v[0].1, t, site);
                 let b = self.convert(v[1].0, v[1].1, t, site);
                 let c = self.convert(v[2].0, v[2].1, t, site);
-                return Ok(Val::Scalar(self.assign(t, Op::Fma { a, b, c }, site), t));
+                return Ok(Val::Scalar(self.assign(t, Op::fma(a, b, c), site), t));
             }
             "__saturatef" => {
                 self.arity(short, args, 1..=1, site)?;

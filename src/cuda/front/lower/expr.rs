@@ -1723,6 +1723,9 @@ impl Lowerer<'_> {
             _ => return false,
         };
         *slot = dst;
+        if self.exact.remove(&t) {
+            self.exact.insert(dst);
+        }
         true
     }
 

@@ -228,6 +228,9 @@ pub struct Lowerer<'m> {
     globals_in_progress: Vec<String>,
     /// The kernel's texture parameters ([`Base::Param`] slots): the textures a fetch reads.
     texture_params: Vec<u32>,
+    /// The results of `__fadd_rn`, `__fmul_rn` and the other IEEE-arithmetic intrinsics
+    /// rounded to nearest: never fused ([`ir::contract`]).
+    pub(crate) exact: HashSet<VarId>,
     /// The `__constant__`/`__device__` variables used so far, with their types.
     pub(crate) globals: Vec<(ir::GlobalVar, Ty)>,
     /// Pointer variables (by creation order) that hold their buffer in a variable.
@@ -489,6 +492,9 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         files: m.sources.files.iter().map(|f| f.name.clone()).collect(),
         site: f.site,
     };
+    if m.fmad {
+        ir::contract::contract(&mut k, &l.exact);
+    }
     crate::cuda::analysis::uniformity::analyze(&mut k);
     crate::cuda::analysis::unroll::analyze(&mut k.body);
     Ok(k)
@@ -613,6 +619,7 @@ impl<'m> Lowerer<'m> {
             inline_stack: vec![entry.to_string()],
             globals_in_progress: Vec::new(),
             texture_params: Vec::new(),
+            exact: HashSet::new(),
             globals: Vec::new(),
             dynamic: HashSet::new(),
             retry: None,
