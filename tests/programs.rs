@@ -747,6 +747,68 @@ fn a_second_run_reuses_the_build() {
 }
 
 #[test]
+fn a_program_may_name_its_globals_as_it_likes() {
+    let r = warpsim(&["cu", &program("names.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stdout.trim(),
+        "cudaSuccess: 14 24 34 44 54 64 74 84 94 104 114 124",
+        "{}",
+        r.show()
+    );
+    // Every runtime object built from this source exports only CUDA's names and the entry
+    // points the generated host code calls; vague-linkage copies of the standard library's
+    // templates (and of CUDA types' members) merge with the program's own and cannot collide.
+    let source = std::fs::read(root().join("runtime/src/warpsim_runtime.cpp")).expect("source");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(cache().join("runtime")).expect("a runtime was built") {
+        let dir = dir.expect("an entry").path();
+        if std::fs::read(dir.join("src/warpsim_runtime.cpp")).ok() != Some(source.clone()) {
+            continue;
+        }
+        let object = dir.join("warpsim_runtime.o");
+        let out = Command::new("nm")
+            .args(["--defined-only", "--extern-only"])
+            .arg(&object)
+            .output()
+            .expect("nm runs");
+        assert!(out.status.success(), "nm {}", object.display());
+        let listing = String::from_utf8_lossy(&out.stdout);
+        let mut strong = 0;
+        for line in listing.lines() {
+            let mut fields = line.split_whitespace().rev();
+            let (Some(name), Some(kind)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            let allowed = if matches!(kind, "W" | "V" | "u") {
+                let inner = name.trim_start_matches("_ZZ").trim_start_matches("_Z");
+                let inner = inner.trim_start_matches('N').trim_start_matches('K');
+                name.starts_with("DW.ref.__gxx_personality")
+                    || (name.starts_with("_Z")
+                        && (inner.starts_with("St")
+                            || inner.starts_with("Sa")
+                            || inner.starts_with("9__gnu_cxx")
+                            || inner
+                                .trim_start_matches(|c: char| c.is_ascii_digit())
+                                .starts_with("CU")
+                            || inner
+                                .trim_start_matches(|c: char| c.is_ascii_digit())
+                                .starts_with("cuda")))
+            } else {
+                strong += 1;
+                name.starts_with("cuda")
+                    || name.starts_with("__cuda")
+                    || name.starts_with("__warpsim_")
+            };
+            assert!(allowed, "the runtime exports `{name}` ({kind}):\n{listing}");
+        }
+        assert!(strong > 100, "the API is exported:\n{listing}");
+        checked += 1;
+    }
+    assert!(checked > 0, "no runtime object of this source in the cache");
+}
+
+#[test]
 fn the_report_draws_each_kernel() {
     let page = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("transpose.html");
     let r = warpsim(&[

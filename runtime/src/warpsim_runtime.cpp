@@ -640,6 +640,9 @@ cudaError_t managed_alloc(void **ptr, size_t size) {
 
 // ----- the API ----------------------------------------------------------------------------------
 
+// Only CUDA's names and the generated code's `__warpsim_*`/`__cuda*` entry points leave this
+// file: the helpers below are `static`, as an unnamed namespace inside `extern "C"` still gives
+// GCC's names external linkage, and a program's own `rows` would not link.
 extern "C" {
 
 int __warpsim_register_kernel(const void *func, const char *name, int unit) {
@@ -992,11 +995,9 @@ struct CUmemPoolHandle_st {
     std::map<int, uint64_t> attrs;
 };
 
-namespace {
-CUmemPoolHandle_st default_pool;
+static CUmemPoolHandle_st default_pool;
 
-bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
-}  // namespace
+static bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
 
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t) {
     if (!is_pool(pool)) return fail(cudaErrorInvalidValue);
@@ -1198,25 +1199,24 @@ struct cudaArray {
     unsigned int flags;
 };
 
-namespace {
-size_t texel_bytes(const cudaChannelFormatDesc &d) { return (size_t)(d.x + d.y + d.z + d.w) / 8; }
-size_t row_bytes(const cudaArray *a) { return a->extent.width * texel_bytes(a->desc); }
-size_t rows(const cudaArray *a) { return (a->extent.height ? a->extent.height : 1) * (a->extent.depth ? a->extent.depth : 1); }
+static size_t texel_bytes(const cudaChannelFormatDesc &d) { return (size_t)(d.x + d.y + d.z + d.w) / 8; }
+static size_t row_bytes(const cudaArray *a) { return a->extent.width * texel_bytes(a->desc); }
+static size_t rows(const cudaArray *a) { return (a->extent.height ? a->extent.height : 1) * (a->extent.depth ? a->extent.depth : 1); }
 
 // Where byte `x` of row `y` of `a` is, if `bytes` from there stay in the array.
-char *in_array(const cudaArray *a, size_t x, size_t y, size_t bytes) {
+static char *in_array(const cudaArray *a, size_t x, size_t y, size_t bytes) {
     if (!a || y >= rows(a) || x > row_bytes(a) || bytes > (rows(a) - y) * row_bytes(a) - x) return nullptr;
     return (char *)a->data + y * row_bytes(a) + x;
 }
 
 // A pitched view of an array (the form cudaMemcpy3D copies between).
-cudaPitchedPtr pitched(const cudaArray *a) {
+static cudaPitchedPtr pitched(const cudaArray *a) {
     return make_cudaPitchedPtr(a->data, row_bytes(a), a->extent.width, a->extent.height ? a->extent.height : 1);
 }
 
 // cudaMemcpy3D: row by row, `extent.width` bytes (texels where an array takes part), rows
 // `pitch` apart, slices `pitch × ysize` apart.
-cudaError_t copy3d(cudaMemcpy3DParms m) {
+static cudaError_t copy3d(cudaMemcpy3DParms m) {
     const cudaArray *array = m.srcArray ? m.srcArray : m.dstArray;
     if (array) {
         size_t t = texel_bytes(array->desc);
@@ -1236,7 +1236,6 @@ cudaError_t copy3d(cudaMemcpy3DParms m) {
     }
     return cudaSuccess;
 }
-}  // namespace
 
 cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
     cudaChannelFormatDesc d = {x, y, z, w, f};
@@ -1315,13 +1314,11 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return p ? copy3d(*p) : f
 
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t) { return cudaMemcpy3D(p); }
 
-namespace {
 // What each texture object was made from, for cudaGetTextureObject*Desc.
-std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
+static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
     static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> m;
     return m;
 }
-}  // namespace
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const cudaResourceDesc *res,
                                     const cudaTextureDesc *tex, const cudaResourceViewDesc *) {
@@ -1664,7 +1661,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
 
 // Nodes added one by one: each after its dependencies (they must exist already), so the order
 // of adding is an order of the graph. A node is named by its place (1, 2, ...).
-cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
+static cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
     if (!node || !graph) return fail(cudaErrorInvalidValue);
     Graph *g = (Graph *)graph;
     g->ops.push_back(std::move(op));
