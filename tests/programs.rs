@@ -581,6 +581,50 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
 }
 
 #[test]
+fn destroyed_and_forged_handles_are_invalid_resource_handles() {
+    let r = warpsim(&["cu", &program("handles.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // Creating, the first destruction, the default streams and the one good graph launch
+    // succeed; every use of a destroyed, twice destroyed or forged handle is refused.
+    let good = [
+        "cudaStreamCreate(&s)",
+        "cudaStreamDestroy(s)",
+        "cudaStreamSynchronize(0)",
+        "cudaStreamSynchronize(cudaStreamPerThread)",
+        "cudaEventCreate(&e0)",
+        "cudaEventCreate(&e1)",
+        "cudaEventRecord(e0, 0)",
+        "cudaEventDestroy(e1)",
+        "cudaEventDestroy(e0)",
+        "cudaGraphCreate(&g, 0)",
+        "cudaGraphAddKernelNode(&n, g, nullptr, 0, &p)",
+        "cudaGraphInstantiate(&x, g, 0)",
+        "cudaGraphLaunch(x, 0)",
+        "cudaGraphExecDestroy(x)",
+        "cudaGraphDestroy(g)",
+        "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost)",
+    ];
+    let t = transcript(&r);
+    assert_eq!(t.len(), 43, "{}", r.show());
+    let mut first = std::collections::HashSet::new();
+    for (call, status) in &t {
+        // A call that succeeded once is refused when repeated (the second destruction).
+        let expected = if good.contains(&call.as_str()) && first.insert(call.clone()) {
+            "cudaSuccess"
+        } else {
+            "cudaErrorInvalidResourceHandle"
+        };
+        assert_eq!(status, expected, "{call}\n{}", r.show());
+    }
+    assert_eq!(first.len(), good.len(), "{}", r.show());
+    assert!(
+        r.stdout.contains("elements at 2: 32, junk untouched: yes"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn protocol_violations_stop_the_program() {
     for how in [
         "unknown-op",

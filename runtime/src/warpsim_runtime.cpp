@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -194,10 +195,50 @@ struct Graph {
     std::vector<Stream *> streams;  // capturing into it
 };
 
+// The streams, events, graphs and instantiated graphs alive: a handle the program destroyed, or
+// never had, is cudaErrorInvalidResourceHandle, not a use of freed memory. (Never destroyed, as a
+// program's static destructors may still destroy their streams.)
+struct Handles {
+    std::mutex m;
+    std::set<const void *> streams, events, graphs, execs;
+};
+Handles &handles() {
+    static Handles *h = new Handles();
+    return *h;
+}
+using Kind = std::set<const void *> Handles::*;
+bool live(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    return p && (h.*kind).count(p) != 0;
+}
+void adopt(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    (h.*kind).insert(p);
+}
+// Whether `p` was alive (and is no longer).
+bool release(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    return p && (h.*kind).erase(p) != 0;
+}
+// 0, cudaStreamLegacy and cudaStreamPerThread always exist.
+bool stream_ok(cudaStream_t stream) { return (uintptr_t)stream <= 2 || live(&Handles::streams, stream); }
+
 // The graph a stream captures into, if any (the legacy and per-thread streams never capture).
 Graph *capture_of(cudaStream_t stream) {
-    return (uintptr_t)stream > 2 ? ((Stream *)stream)->capture : nullptr;
+    return (uintptr_t)stream > 2 && live(&Handles::streams, stream) ? ((Stream *)stream)->capture : nullptr;
 }
+
+#define CHECK_STREAM(s) \
+    if (!stream_ok(s)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_EVENT(e) \
+    if (!live(&Handles::events, e)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_GRAPH(g) \
+    if (!live(&Handles::graphs, g)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_EXEC(e) \
+    if (!live(&Handles::execs, e)) return fail(cudaErrorInvalidResourceHandle)
 
 struct State {
     Channel ch;
@@ -547,6 +588,7 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
     const KernelInfo *info;
+    CHECK_STREAM(stream);
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
     if (Graph *graph = capture_of(stream)) {
@@ -1044,11 +1086,13 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
 }
 
 // Stream attributes steer the GPU's L2 and scheduling: accepted, with nothing to steer.
-cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *value) {
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID, const cudaStreamAttrValue *value) {
+    CHECK_STREAM(stream);
     return value ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *value) {
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID, cudaStreamAttrValue *value) {
+    CHECK_STREAM(stream);
     if (!value) return fail(cudaErrorInvalidValue);
     memset(value, 0, sizeof *value);
     return cudaSuccess;
@@ -1165,6 +1209,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return copy(dst, src, count, kind); });
         return cudaSuccess;
@@ -1395,6 +1440,7 @@ cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *pTexDesc, cudaTextu
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
         return cudaSuccess;
@@ -1416,6 +1462,7 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaMemset(devPtr, value, count); });
         return cudaSuccess;
@@ -1510,6 +1557,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
     if (!pStream) return fail(cudaErrorInvalidValue);
     Stream *s = new Stream();
     s->flags = flags;
+    adopt(&Handles::streams, s);
     *pStream = (cudaStream_t)s;
     return cudaSuccess;
 }
@@ -1520,6 +1568,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int fla
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if ((uintptr_t)stream <= 2) return cudaSuccess;
+    if (!release(&Handles::streams, stream)) return fail(cudaErrorInvalidResourceHandle);
     Stream *s = (Stream *)stream;
     // A stream destroyed while capturing leaves its capture (which must not point at it).
     if (Graph *g = s->capture) g->streams.erase(std::remove(g->streams.begin(), g->streams.end(), s), g->streams.end());
@@ -1527,13 +1576,20 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return sync_point(); }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return sync_point();
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 // Waiting for an event a capture recorded joins the capture (fork and join across streams).
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
-    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_STREAM(stream);
+    CHECK_EVENT(event);
     Graph *g = ((Event *)event)->capture;
-    if (g && (uintptr_t)stream > 2 && !capture_of(stream)) {
+    if (g && live(&Handles::graphs, g) && (uintptr_t)stream > 2 && !capture_of(stream)) {
         ((Stream *)stream)->capture = g;
         g->streams.push_back((Stream *)stream);
     }
@@ -1541,6 +1597,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] {
             callback(stream, sync_point(), userData);
@@ -1556,6 +1613,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t, unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaLaunchHostFunc(0, fn, userData); });
         return cudaSuccess;
@@ -1566,15 +1624,18 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode) {
+    CHECK_STREAM(stream);
     if ((uintptr_t)stream <= 2) return fail(cudaErrorStreamCaptureUnsupported);
     if (capture_of(stream)) return fail(cudaErrorIllegalState);
     Graph *g = new Graph();
+    adopt(&Handles::graphs, g);
     ((Stream *)stream)->capture = g;
     g->streams.push_back((Stream *)stream);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    CHECK_STREAM(stream);
     if (!pGraph) return fail(cudaErrorInvalidValue);
     Graph *g = capture_of(stream);
     if (!g) return fail(cudaErrorIllegalState);
@@ -1585,6 +1646,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+    CHECK_STREAM(stream);
     if (!status) return fail(cudaErrorInvalidValue);
     *status = capture_of(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     return cudaSuccess;
@@ -1593,6 +1655,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureSta
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
                                      unsigned long long *id, cudaGraph_t *graph,
                                      const cudaGraphNode_t **dependencies, size_t *count) {
+    CHECK_STREAM(stream);
     Graph *g = capture_of(stream);
     if (status) *status = g ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     if (id) *id = (unsigned long long)(uintptr_t)g;
@@ -1604,14 +1667,18 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCapture
 
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
     if (!pGraph) return fail(cudaErrorInvalidValue);
-    *pGraph = (cudaGraph_t) new Graph();
+    Graph *g = new Graph();
+    adopt(&Handles::graphs, g);
+    *pGraph = (cudaGraph_t)g;
     return cudaSuccess;
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t *pClone, cudaGraph_t graph) {
     if (!pClone || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *c = new Graph();
     c->ops = ((Graph *)graph)->ops;
+    adopt(&Handles::graphs, c);
     *pClone = (cudaGraph_t)c;
     return cudaSuccess;
 }
@@ -1619,6 +1686,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *pClone, cudaGraph_t graph) {
 // Nodes are named by their place in the graph (1, 2, ...): nothing else takes them.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
     if (!graph || !numNodes) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     size_t n = ((Graph *)graph)->ops.size();
     if (nodes) {
         for (size_t i = 0; i < n && i < *numNodes; i++) nodes[i] = (cudaGraphNode_t)(i + 1);
@@ -1629,8 +1697,10 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t 
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pExec, cudaGraph_t graph, unsigned long long) {
     if (!pExec || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *e = new Graph();
     e->ops = ((Graph *)graph)->ops;
+    adopt(&Handles::execs, e);
     *pExec = (cudaGraphExec_t)e;
     return cudaSuccess;
 }
@@ -1640,13 +1710,18 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pExec, cudaGraph_t gr
     return cudaGraphInstantiate(pExec, graph, flags);
 }
 
-cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
-    return exec ? cudaSuccess : fail(cudaErrorInvalidValue);
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {
+    if (!exec) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_STREAM(stream);
+    return cudaSuccess;
 }
 
 // A launch of an instantiated graph runs its work in order (into a capture, it is captured).
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     if (!exec) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_STREAM(stream);
     Graph *e = (Graph *)exec;
     if (Graph *g = capture_of(stream)) {
         g->ops.insert(g->ops.end(), e->ops.begin(), e->ops.end());
@@ -1663,6 +1738,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
 // of adding is an order of the graph. A node is named by its place (1, 2, ...).
 static cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
     if (!node || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *g = (Graph *)graph;
     g->ops.push_back(std::move(op));
     *node = (cudaGraphNode_t)(uintptr_t)g->ops.size();
@@ -1725,6 +1801,7 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, cons
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
                                        size_t, cudaGraph_t child) {
     if (!child) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(child);
     std::vector<std::function<cudaError_t()>> ops = ((Graph *)child)->ops;
     return add_node(node, graph, [ops] {
         for (auto &op : ops) {
@@ -1739,6 +1816,7 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
                                      const cudaGraphNode_t *to, size_t n) {
     if (!graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     for (size_t i = 0; i < n; i++) {
         if (from && to && (uintptr_t)from[i] > (uintptr_t)to[i]) return fail(cudaErrorNotSupported);
     }
@@ -1748,6 +1826,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *p) {
     if (!exec || !p) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
     Graph *e = (Graph *)exec;
     size_t k = (size_t)(uintptr_t)node;
     if (k == 0 || k > e->ops.size()) return fail(cudaErrorInvalidValue);
@@ -1758,6 +1837,8 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 struct cudaGraphExecUpdateResultInfo *info) {
     if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_GRAPH(graph);
     Graph *e = (Graph *)exec, *g = (Graph *)graph;
     bool same = e->ops.size() == g->ops.size();
     if (same) e->ops = g->ops;
@@ -1770,12 +1851,18 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    if (!release(&Handles::execs, exec)) return fail(cudaErrorInvalidResourceHandle);
     delete (Graph *)exec;
     return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-    delete (Graph *)graph;
+    if (!release(&Handles::graphs, graph)) return fail(cudaErrorInvalidResourceHandle);
+    Graph *g = (Graph *)graph;
+    // A graph destroyed while streams still capture into it (cudaStreamGetCaptureInfo gave it
+    // out) ends their capture.
+    for (Stream *s : g->streams) s->capture = nullptr;
+    delete g;
     return cudaSuccess;
 }
 
@@ -1783,13 +1870,16 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlag
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
     if (!event) return fail(cudaErrorInvalidValue);
-    *event = (cudaEvent_t) new Event();
+    Event *e = new Event();
+    adopt(&Handles::events, e);
+    *event = (cudaEvent_t)e;
     return cudaSuccess;
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_EVENT(event);
+    CHECK_STREAM(stream);
     if (Graph *graph = capture_of(stream)) {
         // Inside a capture an event orders streams (an edge of the graph), it is no node.
         ((Event *)event)->capture = graph;
@@ -1805,12 +1895,19 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return sync_point(); }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    CHECK_EVENT(event);
+    return sync_point();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    CHECK_EVENT(event);
+    return cudaSuccess;
+}
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
     if (!ms) return fail(cudaErrorInvalidValue);
-    if (!start || !end) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_EVENT(start);
+    CHECK_EVENT(end);
     Event *a = (Event *)start, *b = (Event *)end;
     if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
     *ms = (float)((double)((int64_t)(b->ns - a->ns)) / 1e6);
@@ -1818,6 +1915,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (!release(&Handles::events, event)) return fail(cudaErrorInvalidResourceHandle);
     delete (Event *)event;
     return cudaSuccess;
 }
