@@ -625,6 +625,59 @@ fn destroyed_and_forged_handles_are_invalid_resource_handles() {
 }
 
 #[test]
+fn dynamic_shared_memory_above_48_kib_needs_the_opt_in() {
+    let r = warpsim(&["cu", &program("dynamic_shared.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let expected = [
+        // An H100's sharedMemPerBlockOptin (227 KiB).
+        "optin 232448",
+        "fill_sum limit 49152",
+        "launch 48 KiB -> cudaSuccess, sum right",
+        "launch 48 KiB + 4 -> cudaErrorInvalidValue, nothing ran",
+        "launch 64 KiB -> cudaErrorInvalidValue, nothing ran",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024) -> cudaSuccess",
+        "fill_sum limit 65536",
+        "launch 64 KiB raised -> cudaSuccess, sum right",
+        "launch 64 KiB + 4 raised -> cudaErrorInvalidValue, nothing ran",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, optin + 4) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, -1) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) -> cudaSuccess",
+        "launch optin -> cudaSuccess, sum right",
+        // 1 KiB of static shared memory lowers both limits by as much.
+        "with_static limit 48128",
+        "cudaLaunchKernel((const void *)with_static, dim3(1), dim3(256), args, 48 * 1024, 0) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(with_static, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(with_static, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 1024) -> cudaSuccess",
+        "cudaLaunchKernel((const void *)with_static, dim3(1), dim3(256), args, optin - 1024, 0) -> cudaSuccess",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributePreferredSharedMemoryCarveout, 101) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributePreferredSharedMemoryCarveout, 50) -> cudaSuccess",
+        "cudaDeviceSynchronize() -> cudaSuccess",
+    ];
+    assert_eq!(
+        r.stdout.lines().collect::<Vec<_>>(),
+        expected,
+        "{}",
+        r.show()
+    );
+    // Said once per kernel, with the way out.
+    assert_eq!(
+        r.stderr
+            .matches("a launch of `fill_sum` asks for 49156 bytes of dynamic shared memory, above its limit of 49152")
+            .count(),
+        1,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains(
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) raises the limit, up to 232448"
+        ),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn protocol_violations_stop_the_program() {
     for how in [
         "unknown-op",

@@ -165,7 +165,8 @@ struct Kernel {
 
 struct KernelInfo {
     std::vector<uint32_t> sizes;
-    cudaFuncAttributes attr;
+    cudaFuncAttributes attr;  // maxDynamicSharedSizeBytes as cudaFuncSetAttribute left it
+    bool told_smem = false;   // a launch over it was explained on stderr
 };
 
 struct Symbol {
@@ -469,6 +470,9 @@ int64_t prop(const char *name) {
     return it == p.end() ? 0 : it->second;
 }
 
+// The most shared memory a block may have after opting in (cudaFuncSetAttribute).
+int64_t optin_shared() { return std::max(prop("sharedMemPerBlockOptin"), prop("sharedMemPerBlock")); }
+
 std::string unit_key(const Kernel &k) { return std::to_string(k.unit) + ":" + k.name; }
 
 const Kernel *kernel_of(const void *func) {
@@ -478,7 +482,7 @@ const Kernel *kernel_of(const void *func) {
 }
 
 // A kernel's parameter sizes and attributes, asked once.
-cudaError_t kernel_info(const void *func, const KernelInfo **out) {
+cudaError_t kernel_info(const void *func, KernelInfo **out) {
     State &s = state();
     const Kernel *k = kernel_of(func);
     if (!k) {
@@ -563,13 +567,34 @@ void map_pinned_arguments(const KernelInfo *info, void **args) {
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                    cudaStream_t stream, bool cooperative = false);
 
+// As CUDA: a launch may ask for dynamic shared memory up to the kernel's
+// cudaFuncAttributeMaxDynamicSharedMemorySize, by default what sharedMemPerBlock (48 KiB)
+// leaves beside its static shared memory; more is cudaErrorInvalidValue, not a launch.
+cudaError_t check_dynamic_shared(const void *func, KernelInfo *info, size_t smem) {
+    size_t max = (size_t)info->attr.maxDynamicSharedSizeBytes;
+    if (smem <= max) return cudaSuccess;
+    if (!info->told_smem) {
+        info->told_smem = true;
+        const Kernel *k = kernel_of(func);
+        fprintf(stderr,
+                "==warpsim== a launch of `%s` asks for %zu bytes of dynamic shared memory, above "
+                "its limit of %zu: cudaFuncSetAttribute(%s, "
+                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) raises the limit, up to %lld "
+                "on this device\n",
+                k ? k->name.c_str() : "?", smem, max, k ? k->name.c_str() : "kernel",
+                (long long)(optin_shared() - (int64_t)info->attr.sharedSizeBytes));
+    }
+    return fail(cudaErrorInvalidValue);
+}
+
 // A launch kept for later, as a graph's kernel node keeps it: the arguments' bytes as they are
 // now.
 cudaError_t kernel_op(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                       std::function<cudaError_t()> *op, bool cooperative = false) {
-    const KernelInfo *info;
+    KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    if ((e = check_dynamic_shared(func, info, smem)) != cudaSuccess) return e;
     std::vector<std::vector<char>> blobs;
     for (size_t i = 0; i < info->sizes.size(); i++) {
         if (!args || !args[i]) return fail(cudaErrorInvalidValue);
@@ -587,10 +612,11 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
                    cudaStream_t stream, bool cooperative) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
-    const KernelInfo *info;
+    KernelInfo *info;
     CHECK_STREAM(stream);
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    if ((e = check_dynamic_shared(func, info, smem)) != cudaSuccess) return e;
     if (Graph *graph = capture_of(stream)) {
         std::function<cudaError_t()> op;
         if ((e = kernel_op(func, grid, block, args, smem, &op, cooperative)) != cudaSuccess) return e;
@@ -1949,28 +1975,47 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
     std::lock_guard<std::recursive_mutex> g(lock());
     if (!attr) return fail(cudaErrorInvalidValue);
-    const KernelInfo *info;
+    KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
     *attr = info->attr;
     return cudaSuccess;
 }
 
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute, int) {
+// The dynamic shared memory limit and the carveout are kept (cudaFuncGetAttributes reads them
+// back); a limit beyond what the device gives a block after opting in is refused, as by CUDA.
+// The cluster attributes are hints here.
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
-    return kernel_info(func, &info);
+    KernelInfo *info;
+    cudaError_t e = kernel_info(func, &info);
+    if (e != cudaSuccess) return e;
+    switch (attr) {
+        case cudaFuncAttributeMaxDynamicSharedMemorySize:
+            if (value < 0 || (int64_t)value + (int64_t)info->attr.sharedSizeBytes > optin_shared())
+                return fail(cudaErrorInvalidValue);
+            info->attr.maxDynamicSharedSizeBytes = value;
+            return cudaSuccess;
+        case cudaFuncAttributePreferredSharedMemoryCarveout:
+            if (value < -1 || value > 100) return fail(cudaErrorInvalidValue);
+            info->attr.preferredShmemCarveout = value;
+            return cudaSuccess;
+        default:
+            return (int)attr >= (int)cudaFuncAttributeMaxDynamicSharedMemorySize && attr < cudaFuncAttributeMax
+                       ? cudaSuccess
+                       : fail(cudaErrorInvalidValue);
+    }
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
+    KernelInfo *info;
     return kernel_info(func, &info);
 }
 
 cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
+    KernelInfo *info;
     return kernel_info(func, &info);
 }
 
