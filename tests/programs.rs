@@ -834,6 +834,87 @@ fn build_errors_point_at_the_users_source() {
     assert!(r.stderr.contains("--arg belongs to --kernel mode"));
 }
 
+/// Copy the directory `from` into `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for e in std::fs::read_dir(from).expect("readable").flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copied");
+        }
+    }
+}
+
+/// Cut the file at `path` to `keep` of its bytes.
+fn truncate(path: &Path, keep: fn(u64) -> u64) {
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("the cached file");
+    let len = f.metadata().expect("its size").len();
+    f.set_len(keep(len)).expect("truncated");
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_not_run() {
+    // A cache of its own (with the shared cache's runtimes, when there are any, to spare a
+    // compile), as this test damages it.
+    let own = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("warpsim-cache-damaged");
+    let _ = std::fs::remove_dir_all(&own);
+    if cache().join("runtime").is_dir() {
+        copy_tree(&cache().join("runtime"), &own.join("runtime"));
+    }
+    let dir = own.to_string_lossy().into_owned();
+    let env = [("WARPSIM_CACHE_DIR", dir.as_str())];
+    let run = || {
+        let r = warpsim_env(&["cu", "examples/managed.cu", "--", "100"], "", &env);
+        passes(&r);
+        r
+    };
+    run();
+    assert!(!run().stderr.contains("compiling"), "cached");
+    let programs: Vec<PathBuf> = std::fs::read_dir(own.join("programs"))
+        .expect("programs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    let [program] = &programs[..] else {
+        panic!("one cached program: {programs:?}");
+    };
+    let exe = program.join("program");
+    let size = std::fs::metadata(&exe).expect("the executable").len();
+    // What a killed build leaves: a temporary directory of a process that is gone (no pid is
+    // this large).
+    let stale = own.join("programs").join(".0123.4000000000.5");
+    std::fs::create_dir_all(stale.join("tree")).expect("stale");
+    for keep in [|_| 0, |n| n / 2, |n| n - 1] {
+        truncate(&exe, keep);
+        let r = run();
+        assert!(r.stderr.contains("compiling the host code"), "{}", r.show());
+        assert_eq!(std::fs::metadata(&exe).expect("rebuilt").len(), size);
+        assert!(!stale.exists(), "the killed build's directory is removed");
+    }
+    // The runtime's object, cut short, is compiled again (and the program still runs).
+    for rt in std::fs::read_dir(own.join("runtime"))
+        .expect("runtimes")
+        .flatten()
+    {
+        if !rt.file_name().to_string_lossy().starts_with('.') {
+            truncate(&rt.path().join("warpsim_runtime.o"), |n| n / 3);
+        }
+    }
+    let r = run();
+    assert!(
+        r.stderr.contains("compiling warpsim's CUDA runtime"),
+        "{}",
+        r.show()
+    );
+    assert!(!run().stderr.contains("compiling"), "cached again");
+}
+
 #[test]
 fn a_second_run_reuses_the_build() {
     let r = warpsim(&["cu", "examples/managed.cu", "--", "100"]);
@@ -860,7 +941,13 @@ fn a_program_may_name_its_globals_as_it_likes() {
     let mut checked = 0;
     for dir in std::fs::read_dir(cache().join("runtime")).expect("a runtime was built") {
         let dir = dir.expect("an entry").path();
-        if std::fs::read(dir.join("src/warpsim_runtime.cpp")).ok() != Some(source.clone()) {
+        // Not the temporary directories of builds under way.
+        let temporary = dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if temporary
+            || std::fs::read(dir.join("src/warpsim_runtime.cpp")).ok() != Some(source.clone())
+        {
             continue;
         }
         let object = dir.join("warpsim_runtime.o");
