@@ -605,7 +605,7 @@ fn destroyed_and_forged_handles_are_invalid_resource_handles() {
         "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost)",
     ];
     let t = transcript(&r);
-    assert_eq!(t.len(), 43, "{}", r.show());
+    assert_eq!(t.len(), 45, "{}", r.show());
     let mut first = std::collections::HashSet::new();
     for (call, status) in &t {
         // A call that succeeded once is refused when repeated (the second destruction).

@@ -1055,7 +1055,10 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaMalloc(devPtr, size);
+}
 
 // One memory pool per device (warpsim has one): allocations from it are cudaMalloc's, its
 // attributes are kept for the program to read back.
@@ -1067,7 +1070,8 @@ static CUmemPoolHandle_st default_pool;
 
 static bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
 
-cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t) {
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (!is_pool(pool)) return fail(cudaErrorInvalidValue);
     return cudaMalloc(ptr, size);
 }
@@ -1157,7 +1161,10 @@ cudaError_t cudaFree(void *devPtr) {
     return cudaSuccess;
 }
 
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t) { return cudaFree(devPtr); }
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaFree(devPtr);
+}
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
     std::lock_guard<std::recursive_mutex> g(lock());
@@ -1248,7 +1255,8 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
     return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
 }
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                                cudaStream_t) {
+                                cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
 }
 
@@ -1371,7 +1379,8 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
 
 cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                                      size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
-                                     cudaStream_t) {
+                                     cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 
@@ -1383,7 +1392,10 @@ cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t sr
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return p ? copy3d(*p) : fail(cudaErrorInvalidValue); }
 
-cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t) { return cudaMemcpy3D(p); }
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaMemcpy3D(p);
+}
 
 // What each texture object was made from, for cudaGetTextureObject*Desc.
 static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
@@ -1538,12 +1550,14 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                    enum cudaMemcpyKind kind, cudaStream_t) {
+                                    enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                      enum cudaMemcpyKind kind, cudaStream_t) {
+                                      enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
@@ -1568,9 +1582,13 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int) { return cudaSuccess; }
-cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
+cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaSuccess;
 }
 cudaError_t cudaMemAdvise_v2(const void *, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
@@ -1636,7 +1654,10 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *, size_t, unsigned int) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
     CHECK_STREAM(stream);

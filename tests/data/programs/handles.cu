@@ -28,6 +28,9 @@ int main() {
     SAY(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s));
     SAY(cudaMemsetAsync(d, 0, sizeof h, forged_stream));
     SAY(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    int *never = nullptr;
+    SAY(cudaMallocAsync(&never, 64, s));
+    SAY(cudaFreeAsync(d, forged_stream));
     SAY(cudaStreamSynchronize(0));
     SAY(cudaStreamSynchronize(cudaStreamPerThread));
 
