@@ -138,6 +138,75 @@ fn the_readme_example_runs_and_writes_its_output() {
 }
 
 #[test]
+fn outputs_never_overwrite_a_source_file() {
+    let source = std::fs::read_to_string(EXAMPLE).expect("the example");
+    let cu = write("own.cu", &source);
+    let cpp = write("own_host.cpp", "int helper() { return 1; }\n");
+    // The same files under other names: a symbolic and a hard link, and a detour.
+    let link = scratch("link.cu");
+    let hard = scratch("hard.cpp");
+    let _ = std::fs::remove_file(&link);
+    let _ = std::fs::remove_file(&hard);
+    std::os::unix::fs::symlink(&cu, &link).expect("symlink");
+    std::fs::hard_link(&cpp, &hard).expect("hard link");
+    let dir = scratch("");
+    let detour = dir
+        .join("..")
+        .join(dir.file_name().expect("a name"))
+        .join("own.cu");
+    let (link, hard, detour) = (
+        link.to_string_lossy().into_owned(),
+        hard.to_string_lossy().into_owned(),
+        detour.to_string_lossy().into_owned(),
+    );
+    let out_c = format!("C={cu}");
+    let cases: [(Vec<&str>, &str, &str); 5] = [
+        (vec!["cu", &cu, "--json-out", &cu], "--json-out", &cu),
+        (vec!["cu", &cu, &cpp, "--report", &hard], "--report", &cpp),
+        (vec!["cu", &cu, "--report", &link], "--report", &cu),
+        (vec!["cu", &cu, "--json-out", &detour], "--json-out", &cu),
+        (
+            vec![
+                "cu",
+                &cu,
+                "--kernel",
+                "vector_add",
+                "--block",
+                "256",
+                "--arg",
+                "float[1000]:iota",
+                "--arg",
+                "float[1000]:iota",
+                "--arg",
+                "float[1000]:zeros",
+                "--arg",
+                "1000",
+                "--out",
+                &out_c,
+            ],
+            "--out",
+            &cu,
+        ),
+    ];
+    for (args, flag, input) in cases {
+        let r = expect(
+            &args,
+            2,
+            &[&format!(
+                "that is the input file {input}, which writing the output would overwrite"
+            )],
+        );
+        assert!(r.stderr.contains(flag), "{}", r.stderr);
+        assert!(!r.stderr.contains("compiling"), "{}", r.stderr);
+        assert_eq!(std::fs::read_to_string(&cu).expect("own.cu"), source);
+        assert_eq!(
+            std::fs::read_to_string(&cpp).expect("own_host.cpp"),
+            "int helper() { return 1; }\n"
+        );
+    }
+}
+
+#[test]
 fn list_shows_kernels_and_parameters() {
     expect(
         &["cu", EXAMPLE, "--list"],

@@ -581,6 +581,103 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
 }
 
 #[test]
+fn destroyed_and_forged_handles_are_invalid_resource_handles() {
+    let r = warpsim(&["cu", &program("handles.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // Creating, the first destruction, the default streams and the one good graph launch
+    // succeed; every use of a destroyed, twice destroyed or forged handle is refused.
+    let good = [
+        "cudaStreamCreate(&s)",
+        "cudaStreamDestroy(s)",
+        "cudaStreamSynchronize(0)",
+        "cudaStreamSynchronize(cudaStreamPerThread)",
+        "cudaEventCreate(&e0)",
+        "cudaEventCreate(&e1)",
+        "cudaEventRecord(e0, 0)",
+        "cudaEventDestroy(e1)",
+        "cudaEventDestroy(e0)",
+        "cudaGraphCreate(&g, 0)",
+        "cudaGraphAddKernelNode(&n, g, nullptr, 0, &p)",
+        "cudaGraphInstantiate(&x, g, 0)",
+        "cudaGraphLaunch(x, 0)",
+        "cudaGraphExecDestroy(x)",
+        "cudaGraphDestroy(g)",
+        "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost)",
+    ];
+    let t = transcript(&r);
+    assert_eq!(t.len(), 45, "{}", r.show());
+    let mut first = std::collections::HashSet::new();
+    for (call, status) in &t {
+        // A call that succeeded once is refused when repeated (the second destruction).
+        let expected = if good.contains(&call.as_str()) && first.insert(call.clone()) {
+            "cudaSuccess"
+        } else {
+            "cudaErrorInvalidResourceHandle"
+        };
+        assert_eq!(status, expected, "{call}\n{}", r.show());
+    }
+    assert_eq!(first.len(), good.len(), "{}", r.show());
+    assert!(
+        r.stdout.contains("elements at 2: 32, junk untouched: yes"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
+fn dynamic_shared_memory_above_48_kib_needs_the_opt_in() {
+    let r = warpsim(&["cu", &program("dynamic_shared.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    let expected = [
+        // An H100's sharedMemPerBlockOptin (227 KiB).
+        "optin 232448",
+        "fill_sum limit 49152",
+        "launch 48 KiB -> cudaSuccess, sum right",
+        "launch 48 KiB + 4 -> cudaErrorInvalidValue, nothing ran",
+        "launch 64 KiB -> cudaErrorInvalidValue, nothing ran",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024) -> cudaSuccess",
+        "fill_sum limit 65536",
+        "launch 64 KiB raised -> cudaSuccess, sum right",
+        "launch 64 KiB + 4 raised -> cudaErrorInvalidValue, nothing ran",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, optin + 4) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, -1) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) -> cudaSuccess",
+        "launch optin -> cudaSuccess, sum right",
+        // 1 KiB of static shared memory lowers both limits by as much.
+        "with_static limit 48128",
+        "cudaLaunchKernel((const void *)with_static, dim3(1), dim3(256), args, 48 * 1024, 0) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(with_static, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(with_static, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 1024) -> cudaSuccess",
+        "cudaLaunchKernel((const void *)with_static, dim3(1), dim3(256), args, optin - 1024, 0) -> cudaSuccess",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributePreferredSharedMemoryCarveout, 101) -> cudaErrorInvalidValue",
+        "cudaFuncSetAttribute(fill_sum, cudaFuncAttributePreferredSharedMemoryCarveout, 50) -> cudaSuccess",
+        "cudaDeviceSynchronize() -> cudaSuccess",
+    ];
+    assert_eq!(
+        r.stdout.lines().collect::<Vec<_>>(),
+        expected,
+        "{}",
+        r.show()
+    );
+    // Said once per kernel, with the way out.
+    assert_eq!(
+        r.stderr
+            .matches("a launch of `fill_sum` asks for 49156 bytes of dynamic shared memory, above its limit of 49152")
+            .count(),
+        1,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains(
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) raises the limit, up to 232448"
+        ),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn protocol_violations_stop_the_program() {
     for how in [
         "unknown-op",
@@ -737,6 +834,87 @@ fn build_errors_point_at_the_users_source() {
     assert!(r.stderr.contains("--arg belongs to --kernel mode"));
 }
 
+/// Copy the directory `from` into `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for e in std::fs::read_dir(from).expect("readable").flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copied");
+        }
+    }
+}
+
+/// Cut the file at `path` to `keep` of its bytes.
+fn truncate(path: &Path, keep: fn(u64) -> u64) {
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("the cached file");
+    let len = f.metadata().expect("its size").len();
+    f.set_len(keep(len)).expect("truncated");
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_not_run() {
+    // A cache of its own (with the shared cache's runtimes, when there are any, to spare a
+    // compile), as this test damages it.
+    let own = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("warpsim-cache-damaged");
+    let _ = std::fs::remove_dir_all(&own);
+    if cache().join("runtime").is_dir() {
+        copy_tree(&cache().join("runtime"), &own.join("runtime"));
+    }
+    let dir = own.to_string_lossy().into_owned();
+    let env = [("WARPSIM_CACHE_DIR", dir.as_str())];
+    let run = || {
+        let r = warpsim_env(&["cu", "examples/managed.cu", "--", "100"], "", &env);
+        passes(&r);
+        r
+    };
+    run();
+    assert!(!run().stderr.contains("compiling"), "cached");
+    let programs: Vec<PathBuf> = std::fs::read_dir(own.join("programs"))
+        .expect("programs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    let [program] = &programs[..] else {
+        panic!("one cached program: {programs:?}");
+    };
+    let exe = program.join("program");
+    let size = std::fs::metadata(&exe).expect("the executable").len();
+    // What a killed build leaves: a temporary directory of a process that is gone (no pid is
+    // this large).
+    let stale = own.join("programs").join(".0123.4000000000.5");
+    std::fs::create_dir_all(stale.join("tree")).expect("stale");
+    for keep in [|_| 0, |n| n / 2, |n| n - 1] {
+        truncate(&exe, keep);
+        let r = run();
+        assert!(r.stderr.contains("compiling the host code"), "{}", r.show());
+        assert_eq!(std::fs::metadata(&exe).expect("rebuilt").len(), size);
+        assert!(!stale.exists(), "the killed build's directory is removed");
+    }
+    // The runtime's object, cut short, is compiled again (and the program still runs).
+    for rt in std::fs::read_dir(own.join("runtime"))
+        .expect("runtimes")
+        .flatten()
+    {
+        if !rt.file_name().to_string_lossy().starts_with('.') {
+            truncate(&rt.path().join("warpsim_runtime.o"), |n| n / 3);
+        }
+    }
+    let r = run();
+    assert!(
+        r.stderr.contains("compiling warpsim's CUDA runtime"),
+        "{}",
+        r.show()
+    );
+    assert!(!run().stderr.contains("compiling"), "cached again");
+}
+
 #[test]
 fn a_second_run_reuses_the_build() {
     let r = warpsim(&["cu", "examples/managed.cu", "--", "100"]);
@@ -744,6 +922,74 @@ fn a_second_run_reuses_the_build() {
     let r = warpsim(&["cu", "examples/managed.cu", "--", "100"]);
     passes(&r);
     assert!(!r.stderr.contains("compiling"), "{}", r.show());
+}
+
+#[test]
+fn a_program_may_name_its_globals_as_it_likes() {
+    let r = warpsim(&["cu", &program("names.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stdout.trim(),
+        "cudaSuccess: 14 24 34 44 54 64 74 84 94 104 114 124",
+        "{}",
+        r.show()
+    );
+    // Every runtime object built from this source exports only CUDA's names and the entry
+    // points the generated host code calls; vague-linkage copies of the standard library's
+    // templates (and of CUDA types' members) merge with the program's own and cannot collide.
+    let source = std::fs::read(root().join("runtime/src/warpsim_runtime.cpp")).expect("source");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(cache().join("runtime")).expect("a runtime was built") {
+        let dir = dir.expect("an entry").path();
+        // Not the temporary directories of builds under way.
+        let temporary = dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if temporary
+            || std::fs::read(dir.join("src/warpsim_runtime.cpp")).ok() != Some(source.clone())
+        {
+            continue;
+        }
+        let object = dir.join("warpsim_runtime.o");
+        let out = Command::new("nm")
+            .args(["--defined-only", "--extern-only"])
+            .arg(&object)
+            .output()
+            .expect("nm runs");
+        assert!(out.status.success(), "nm {}", object.display());
+        let listing = String::from_utf8_lossy(&out.stdout);
+        let mut strong = 0;
+        for line in listing.lines() {
+            let mut fields = line.split_whitespace().rev();
+            let (Some(name), Some(kind)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            let allowed = if matches!(kind, "W" | "V" | "u") {
+                let inner = name.trim_start_matches("_ZZ").trim_start_matches("_Z");
+                let inner = inner.trim_start_matches('N').trim_start_matches('K');
+                name.starts_with("DW.ref.__gxx_personality")
+                    || (name.starts_with("_Z")
+                        && (inner.starts_with("St")
+                            || inner.starts_with("Sa")
+                            || inner.starts_with("9__gnu_cxx")
+                            || inner
+                                .trim_start_matches(|c: char| c.is_ascii_digit())
+                                .starts_with("CU")
+                            || inner
+                                .trim_start_matches(|c: char| c.is_ascii_digit())
+                                .starts_with("cuda")))
+            } else {
+                strong += 1;
+                name.starts_with("cuda")
+                    || name.starts_with("__cuda")
+                    || name.starts_with("__warpsim_")
+            };
+            assert!(allowed, "the runtime exports `{name}` ({kind}):\n{listing}");
+        }
+        assert!(strong > 100, "the API is exported:\n{listing}");
+        checked += 1;
+    }
+    assert!(checked > 0, "no runtime object of this source in the cache");
 }
 
 #[test]

@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,7 +165,8 @@ struct Kernel {
 
 struct KernelInfo {
     std::vector<uint32_t> sizes;
-    cudaFuncAttributes attr;
+    cudaFuncAttributes attr;  // maxDynamicSharedSizeBytes as cudaFuncSetAttribute left it
+    bool told_smem = false;   // a launch over it was explained on stderr
 };
 
 struct Symbol {
@@ -194,10 +196,50 @@ struct Graph {
     std::vector<Stream *> streams;  // capturing into it
 };
 
+// The streams, events, graphs and instantiated graphs alive: a handle the program destroyed, or
+// never had, is cudaErrorInvalidResourceHandle, not a use of freed memory. (Never destroyed, as a
+// program's static destructors may still destroy their streams.)
+struct Handles {
+    std::mutex m;
+    std::set<const void *> streams, events, graphs, execs;
+};
+Handles &handles() {
+    static Handles *h = new Handles();
+    return *h;
+}
+using Kind = std::set<const void *> Handles::*;
+bool live(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    return p && (h.*kind).count(p) != 0;
+}
+void adopt(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    (h.*kind).insert(p);
+}
+// Whether `p` was alive (and is no longer).
+bool release(Kind kind, const void *p) {
+    Handles &h = handles();
+    std::lock_guard<std::mutex> g(h.m);
+    return p && (h.*kind).erase(p) != 0;
+}
+// 0, cudaStreamLegacy and cudaStreamPerThread always exist.
+bool stream_ok(cudaStream_t stream) { return (uintptr_t)stream <= 2 || live(&Handles::streams, stream); }
+
 // The graph a stream captures into, if any (the legacy and per-thread streams never capture).
 Graph *capture_of(cudaStream_t stream) {
-    return (uintptr_t)stream > 2 ? ((Stream *)stream)->capture : nullptr;
+    return (uintptr_t)stream > 2 && live(&Handles::streams, stream) ? ((Stream *)stream)->capture : nullptr;
 }
+
+#define CHECK_STREAM(s) \
+    if (!stream_ok(s)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_EVENT(e) \
+    if (!live(&Handles::events, e)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_GRAPH(g) \
+    if (!live(&Handles::graphs, g)) return fail(cudaErrorInvalidResourceHandle)
+#define CHECK_EXEC(e) \
+    if (!live(&Handles::execs, e)) return fail(cudaErrorInvalidResourceHandle)
 
 struct State {
     Channel ch;
@@ -428,6 +470,9 @@ int64_t prop(const char *name) {
     return it == p.end() ? 0 : it->second;
 }
 
+// The most shared memory a block may have after opting in (cudaFuncSetAttribute).
+int64_t optin_shared() { return std::max(prop("sharedMemPerBlockOptin"), prop("sharedMemPerBlock")); }
+
 std::string unit_key(const Kernel &k) { return std::to_string(k.unit) + ":" + k.name; }
 
 const Kernel *kernel_of(const void *func) {
@@ -437,7 +482,7 @@ const Kernel *kernel_of(const void *func) {
 }
 
 // A kernel's parameter sizes and attributes, asked once.
-cudaError_t kernel_info(const void *func, const KernelInfo **out) {
+cudaError_t kernel_info(const void *func, KernelInfo **out) {
     State &s = state();
     const Kernel *k = kernel_of(func);
     if (!k) {
@@ -522,13 +567,34 @@ void map_pinned_arguments(const KernelInfo *info, void **args) {
 cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                    cudaStream_t stream, bool cooperative = false);
 
+// As CUDA: a launch may ask for dynamic shared memory up to the kernel's
+// cudaFuncAttributeMaxDynamicSharedMemorySize, by default what sharedMemPerBlock (48 KiB)
+// leaves beside its static shared memory; more is cudaErrorInvalidValue, not a launch.
+cudaError_t check_dynamic_shared(const void *func, KernelInfo *info, size_t smem) {
+    size_t max = (size_t)info->attr.maxDynamicSharedSizeBytes;
+    if (smem <= max) return cudaSuccess;
+    if (!info->told_smem) {
+        info->told_smem = true;
+        const Kernel *k = kernel_of(func);
+        fprintf(stderr,
+                "==warpsim== a launch of `%s` asks for %zu bytes of dynamic shared memory, above "
+                "its limit of %zu: cudaFuncSetAttribute(%s, "
+                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) raises the limit, up to %lld "
+                "on this device\n",
+                k ? k->name.c_str() : "?", smem, max, k ? k->name.c_str() : "kernel",
+                (long long)(optin_shared() - (int64_t)info->attr.sharedSizeBytes));
+    }
+    return fail(cudaErrorInvalidValue);
+}
+
 // A launch kept for later, as a graph's kernel node keeps it: the arguments' bytes as they are
 // now.
 cudaError_t kernel_op(const void *func, dim3 grid, dim3 block, void **args, size_t smem,
                       std::function<cudaError_t()> *op, bool cooperative = false) {
-    const KernelInfo *info;
+    KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    if ((e = check_dynamic_shared(func, info, smem)) != cudaSuccess) return e;
     std::vector<std::vector<char>> blobs;
     for (size_t i = 0; i < info->sizes.size(); i++) {
         if (!args || !args[i]) return fail(cudaErrorInvalidValue);
@@ -546,9 +612,11 @@ cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, size_t 
                    cudaStream_t stream, bool cooperative) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
-    const KernelInfo *info;
+    KernelInfo *info;
+    CHECK_STREAM(stream);
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
+    if ((e = check_dynamic_shared(func, info, smem)) != cudaSuccess) return e;
     if (Graph *graph = capture_of(stream)) {
         std::function<cudaError_t()> op;
         if ((e = kernel_op(func, grid, block, args, smem, &op, cooperative)) != cudaSuccess) return e;
@@ -640,6 +708,9 @@ cudaError_t managed_alloc(void **ptr, size_t size) {
 
 // ----- the API ----------------------------------------------------------------------------------
 
+// Only CUDA's names and the generated code's `__warpsim_*`/`__cuda*` entry points leave this
+// file: the helpers below are `static`, as an unnamed namespace inside `extern "C"` still gives
+// GCC's names external linkage, and a program's own `rows` would not link.
 extern "C" {
 
 int __warpsim_register_kernel(const void *func, const char *name, int unit) {
@@ -984,7 +1055,10 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaMalloc(devPtr, size);
+}
 
 // One memory pool per device (warpsim has one): allocations from it are cudaMalloc's, its
 // attributes are kept for the program to read back.
@@ -992,13 +1066,12 @@ struct CUmemPoolHandle_st {
     std::map<int, uint64_t> attrs;
 };
 
-namespace {
-CUmemPoolHandle_st default_pool;
+static CUmemPoolHandle_st default_pool;
 
-bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
-}  // namespace
+static bool is_pool(cudaMemPool_t p) { return p == &default_pool; }
 
-cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t) {
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (!is_pool(pool)) return fail(cudaErrorInvalidValue);
     return cudaMalloc(ptr, size);
 }
@@ -1043,11 +1116,13 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
 }
 
 // Stream attributes steer the GPU's L2 and scheduling: accepted, with nothing to steer.
-cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *value) {
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID, const cudaStreamAttrValue *value) {
+    CHECK_STREAM(stream);
     return value ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID, cudaStreamAttrValue *value) {
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID, cudaStreamAttrValue *value) {
+    CHECK_STREAM(stream);
     if (!value) return fail(cudaErrorInvalidValue);
     memset(value, 0, sizeof *value);
     return cudaSuccess;
@@ -1086,7 +1161,10 @@ cudaError_t cudaFree(void *devPtr) {
     return cudaSuccess;
 }
 
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t) { return cudaFree(devPtr); }
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaFree(devPtr);
+}
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
     std::lock_guard<std::recursive_mutex> g(lock());
@@ -1164,6 +1242,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return copy(dst, src, count, kind); });
         return cudaSuccess;
@@ -1176,7 +1255,8 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
     return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
 }
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                                cudaStream_t) {
+                                cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
 }
 
@@ -1198,25 +1278,24 @@ struct cudaArray {
     unsigned int flags;
 };
 
-namespace {
-size_t texel_bytes(const cudaChannelFormatDesc &d) { return (size_t)(d.x + d.y + d.z + d.w) / 8; }
-size_t row_bytes(const cudaArray *a) { return a->extent.width * texel_bytes(a->desc); }
-size_t rows(const cudaArray *a) { return (a->extent.height ? a->extent.height : 1) * (a->extent.depth ? a->extent.depth : 1); }
+static size_t texel_bytes(const cudaChannelFormatDesc &d) { return (size_t)(d.x + d.y + d.z + d.w) / 8; }
+static size_t row_bytes(const cudaArray *a) { return a->extent.width * texel_bytes(a->desc); }
+static size_t rows(const cudaArray *a) { return (a->extent.height ? a->extent.height : 1) * (a->extent.depth ? a->extent.depth : 1); }
 
 // Where byte `x` of row `y` of `a` is, if `bytes` from there stay in the array.
-char *in_array(const cudaArray *a, size_t x, size_t y, size_t bytes) {
+static char *in_array(const cudaArray *a, size_t x, size_t y, size_t bytes) {
     if (!a || y >= rows(a) || x > row_bytes(a) || bytes > (rows(a) - y) * row_bytes(a) - x) return nullptr;
     return (char *)a->data + y * row_bytes(a) + x;
 }
 
 // A pitched view of an array (the form cudaMemcpy3D copies between).
-cudaPitchedPtr pitched(const cudaArray *a) {
+static cudaPitchedPtr pitched(const cudaArray *a) {
     return make_cudaPitchedPtr(a->data, row_bytes(a), a->extent.width, a->extent.height ? a->extent.height : 1);
 }
 
 // cudaMemcpy3D: row by row, `extent.width` bytes (texels where an array takes part), rows
 // `pitch` apart, slices `pitch × ysize` apart.
-cudaError_t copy3d(cudaMemcpy3DParms m) {
+static cudaError_t copy3d(cudaMemcpy3DParms m) {
     const cudaArray *array = m.srcArray ? m.srcArray : m.dstArray;
     if (array) {
         size_t t = texel_bytes(array->desc);
@@ -1236,7 +1315,6 @@ cudaError_t copy3d(cudaMemcpy3DParms m) {
     }
     return cudaSuccess;
 }
-}  // namespace
 
 cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
     cudaChannelFormatDesc d = {x, y, z, w, f};
@@ -1301,7 +1379,8 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
 
 cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                                      size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
-                                     cudaStream_t) {
+                                     cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 
@@ -1313,15 +1392,16 @@ cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t sr
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) { return p ? copy3d(*p) : fail(cudaErrorInvalidValue); }
 
-cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t) { return cudaMemcpy3D(p); }
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaMemcpy3D(p);
+}
 
-namespace {
 // What each texture object was made from, for cudaGetTextureObject*Desc.
-std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
+static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> &texture_descs() {
     static std::map<cudaTextureObject_t, std::pair<cudaResourceDesc, cudaTextureDesc>> m;
     return m;
 }
-}  // namespace
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const cudaResourceDesc *res,
                                     const cudaTextureDesc *tex, const cudaResourceViewDesc *) {
@@ -1398,6 +1478,7 @@ cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *pTexDesc, cudaTextu
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
         return cudaSuccess;
@@ -1419,6 +1500,7 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaMemset(devPtr, value, count); });
         return cudaSuccess;
@@ -1468,12 +1550,14 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                    enum cudaMemcpyKind kind, cudaStream_t) {
+                                    enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                      enum cudaMemcpyKind kind, cudaStream_t) {
+                                      enum cudaMemcpyKind kind, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
@@ -1498,9 +1582,13 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int) { return cudaSuccess; }
-cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
+cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
+    CHECK_STREAM(stream);
     return cudaSuccess;
 }
 cudaError_t cudaMemAdvise_v2(const void *, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
@@ -1513,6 +1601,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
     if (!pStream) return fail(cudaErrorInvalidValue);
     Stream *s = new Stream();
     s->flags = flags;
+    adopt(&Handles::streams, s);
     *pStream = (cudaStream_t)s;
     return cudaSuccess;
 }
@@ -1523,6 +1612,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int fla
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if ((uintptr_t)stream <= 2) return cudaSuccess;
+    if (!release(&Handles::streams, stream)) return fail(cudaErrorInvalidResourceHandle);
     Stream *s = (Stream *)stream;
     // A stream destroyed while capturing leaves its capture (which must not point at it).
     if (Graph *g = s->capture) g->streams.erase(std::remove(g->streams.begin(), g->streams.end(), s), g->streams.end());
@@ -1530,13 +1620,20 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return sync_point(); }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return sync_point();
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 // Waiting for an event a capture recorded joins the capture (fork and join across streams).
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
-    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_STREAM(stream);
+    CHECK_EVENT(event);
     Graph *g = ((Event *)event)->capture;
-    if (g && (uintptr_t)stream > 2 && !capture_of(stream)) {
+    if (g && live(&Handles::graphs, g) && (uintptr_t)stream > 2 && !capture_of(stream)) {
         ((Stream *)stream)->capture = g;
         g->streams.push_back((Stream *)stream);
     }
@@ -1544,6 +1641,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] {
             callback(stream, sync_point(), userData);
@@ -1556,9 +1654,13 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *, size_t, unsigned int) {
+    CHECK_STREAM(stream);
+    return cudaSuccess;
+}
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+    CHECK_STREAM(stream);
     if (Graph *g = capture_of(stream)) {
         g->ops.push_back([=] { return cudaLaunchHostFunc(0, fn, userData); });
         return cudaSuccess;
@@ -1569,15 +1671,18 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode) {
+    CHECK_STREAM(stream);
     if ((uintptr_t)stream <= 2) return fail(cudaErrorStreamCaptureUnsupported);
     if (capture_of(stream)) return fail(cudaErrorIllegalState);
     Graph *g = new Graph();
+    adopt(&Handles::graphs, g);
     ((Stream *)stream)->capture = g;
     g->streams.push_back((Stream *)stream);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+    CHECK_STREAM(stream);
     if (!pGraph) return fail(cudaErrorInvalidValue);
     Graph *g = capture_of(stream);
     if (!g) return fail(cudaErrorIllegalState);
@@ -1588,6 +1693,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+    CHECK_STREAM(stream);
     if (!status) return fail(cudaErrorInvalidValue);
     *status = capture_of(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     return cudaSuccess;
@@ -1596,6 +1702,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureSta
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
                                      unsigned long long *id, cudaGraph_t *graph,
                                      const cudaGraphNode_t **dependencies, size_t *count) {
+    CHECK_STREAM(stream);
     Graph *g = capture_of(stream);
     if (status) *status = g ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
     if (id) *id = (unsigned long long)(uintptr_t)g;
@@ -1607,14 +1714,18 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCapture
 
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
     if (!pGraph) return fail(cudaErrorInvalidValue);
-    *pGraph = (cudaGraph_t) new Graph();
+    Graph *g = new Graph();
+    adopt(&Handles::graphs, g);
+    *pGraph = (cudaGraph_t)g;
     return cudaSuccess;
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t *pClone, cudaGraph_t graph) {
     if (!pClone || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *c = new Graph();
     c->ops = ((Graph *)graph)->ops;
+    adopt(&Handles::graphs, c);
     *pClone = (cudaGraph_t)c;
     return cudaSuccess;
 }
@@ -1622,6 +1733,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *pClone, cudaGraph_t graph) {
 // Nodes are named by their place in the graph (1, 2, ...): nothing else takes them.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) {
     if (!graph || !numNodes) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     size_t n = ((Graph *)graph)->ops.size();
     if (nodes) {
         for (size_t i = 0; i < n && i < *numNodes; i++) nodes[i] = (cudaGraphNode_t)(i + 1);
@@ -1632,8 +1744,10 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t 
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pExec, cudaGraph_t graph, unsigned long long) {
     if (!pExec || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *e = new Graph();
     e->ops = ((Graph *)graph)->ops;
+    adopt(&Handles::execs, e);
     *pExec = (cudaGraphExec_t)e;
     return cudaSuccess;
 }
@@ -1643,13 +1757,18 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pExec, cudaGraph_t gr
     return cudaGraphInstantiate(pExec, graph, flags);
 }
 
-cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
-    return exec ? cudaSuccess : fail(cudaErrorInvalidValue);
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {
+    if (!exec) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_STREAM(stream);
+    return cudaSuccess;
 }
 
 // A launch of an instantiated graph runs its work in order (into a capture, it is captured).
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     if (!exec) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_STREAM(stream);
     Graph *e = (Graph *)exec;
     if (Graph *g = capture_of(stream)) {
         g->ops.insert(g->ops.end(), e->ops.begin(), e->ops.end());
@@ -1664,8 +1783,9 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
 
 // Nodes added one by one: each after its dependencies (they must exist already), so the order
 // of adding is an order of the graph. A node is named by its place (1, 2, ...).
-cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
+static cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, std::function<cudaError_t()> op) {
     if (!node || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     Graph *g = (Graph *)graph;
     g->ops.push_back(std::move(op));
     *node = (cudaGraphNode_t)(uintptr_t)g->ops.size();
@@ -1728,6 +1848,7 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, cons
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *,
                                        size_t, cudaGraph_t child) {
     if (!child) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(child);
     std::vector<std::function<cudaError_t()>> ops = ((Graph *)child)->ops;
     return add_node(node, graph, [ops] {
         for (auto &op : ops) {
@@ -1742,6 +1863,7 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
                                      const cudaGraphNode_t *to, size_t n) {
     if (!graph) return fail(cudaErrorInvalidValue);
+    CHECK_GRAPH(graph);
     for (size_t i = 0; i < n; i++) {
         if (from && to && (uintptr_t)from[i] > (uintptr_t)to[i]) return fail(cudaErrorNotSupported);
     }
@@ -1751,6 +1873,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *p) {
     if (!exec || !p) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
     Graph *e = (Graph *)exec;
     size_t k = (size_t)(uintptr_t)node;
     if (k == 0 || k > e->ops.size()) return fail(cudaErrorInvalidValue);
@@ -1761,6 +1884,8 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 struct cudaGraphExecUpdateResultInfo *info) {
     if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    CHECK_EXEC(exec);
+    CHECK_GRAPH(graph);
     Graph *e = (Graph *)exec, *g = (Graph *)graph;
     bool same = e->ops.size() == g->ops.size();
     if (same) e->ops = g->ops;
@@ -1773,12 +1898,18 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    if (!release(&Handles::execs, exec)) return fail(cudaErrorInvalidResourceHandle);
     delete (Graph *)exec;
     return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-    delete (Graph *)graph;
+    if (!release(&Handles::graphs, graph)) return fail(cudaErrorInvalidResourceHandle);
+    Graph *g = (Graph *)graph;
+    // A graph destroyed while streams still capture into it (cudaStreamGetCaptureInfo gave it
+    // out) ends their capture.
+    for (Stream *s : g->streams) s->capture = nullptr;
+    delete g;
     return cudaSuccess;
 }
 
@@ -1786,13 +1917,16 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlag
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
     if (!event) return fail(cudaErrorInvalidValue);
-    *event = (cudaEvent_t) new Event();
+    Event *e = new Event();
+    adopt(&Handles::events, e);
+    *event = (cudaEvent_t)e;
     return cudaSuccess;
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_EVENT(event);
+    CHECK_STREAM(stream);
     if (Graph *graph = capture_of(stream)) {
         // Inside a capture an event orders streams (an edge of the graph), it is no node.
         ((Event *)event)->capture = graph;
@@ -1808,12 +1942,19 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return sync_point(); }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    CHECK_EVENT(event);
+    return sync_point();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    CHECK_EVENT(event);
+    return cudaSuccess;
+}
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
     if (!ms) return fail(cudaErrorInvalidValue);
-    if (!start || !end) return fail(cudaErrorInvalidResourceHandle);
+    CHECK_EVENT(start);
+    CHECK_EVENT(end);
     Event *a = (Event *)start, *b = (Event *)end;
     if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
     *ms = (float)((double)((int64_t)(b->ns - a->ns)) / 1e6);
@@ -1821,6 +1962,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (!release(&Handles::events, event)) return fail(cudaErrorInvalidResourceHandle);
     delete (Event *)event;
     return cudaSuccess;
 }
@@ -1854,28 +1996,47 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
     std::lock_guard<std::recursive_mutex> g(lock());
     if (!attr) return fail(cudaErrorInvalidValue);
-    const KernelInfo *info;
+    KernelInfo *info;
     cudaError_t e = kernel_info(func, &info);
     if (e != cudaSuccess) return e;
     *attr = info->attr;
     return cudaSuccess;
 }
 
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute, int) {
+// The dynamic shared memory limit and the carveout are kept (cudaFuncGetAttributes reads them
+// back); a limit beyond what the device gives a block after opting in is refused, as by CUDA.
+// The cluster attributes are hints here.
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
-    return kernel_info(func, &info);
+    KernelInfo *info;
+    cudaError_t e = kernel_info(func, &info);
+    if (e != cudaSuccess) return e;
+    switch (attr) {
+        case cudaFuncAttributeMaxDynamicSharedMemorySize:
+            if (value < 0 || (int64_t)value + (int64_t)info->attr.sharedSizeBytes > optin_shared())
+                return fail(cudaErrorInvalidValue);
+            info->attr.maxDynamicSharedSizeBytes = value;
+            return cudaSuccess;
+        case cudaFuncAttributePreferredSharedMemoryCarveout:
+            if (value < -1 || value > 100) return fail(cudaErrorInvalidValue);
+            info->attr.preferredShmemCarveout = value;
+            return cudaSuccess;
+        default:
+            return (int)attr >= (int)cudaFuncAttributeMaxDynamicSharedMemorySize && attr < cudaFuncAttributeMax
+                       ? cudaSuccess
+                       : fail(cudaErrorInvalidValue);
+    }
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
+    KernelInfo *info;
     return kernel_info(func, &info);
 }
 
 cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig) {
     std::lock_guard<std::recursive_mutex> g(lock());
-    const KernelInfo *info;
+    KernelInfo *info;
     return kernel_info(func, &info);
 }
 

@@ -78,6 +78,21 @@ pub fn cu(a: &CuArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
+    // Every file this run writes, checked before anything is built or run.
+    let outputs = a
+        .json_out
+        .iter()
+        .map(|p| (p.clone(), "--json-out"))
+        .chain(a.report.iter().map(|p| (p.clone(), "--report")))
+        .chain(
+            a.outs
+                .iter()
+                .filter_map(|o| o.split_once('='))
+                .map(|(_, f)| (f.into(), "--out")),
+        );
+    for (path, flag) in outputs {
+        crate::preflight::not_an_input(&path, flag, &a.files)?;
+    }
     match &a.kernel {
         Some(name) => kernel(a, name, &options),
         None => crate::program::program(a, &options),

@@ -1,5 +1,5 @@
-//! Checks made before anything runs: that a report can be written, and that a run fits in the
-//! machine's memory.
+//! Checks made before anything runs: that a report can be written (and is not an input), and
+//! that a run fits in the machine's memory.
 
 use crate::Failure;
 use std::path::Path;
@@ -44,6 +44,29 @@ pub fn writable(path: &Path, flag: &str) -> Result<(), Failure> {
         }
         Err(e) => Err(fail(format!("cannot write there ({e})"))),
     }
+}
+
+/// Fail with exit status 2 if `path` (given to `flag`) is one of the `inputs` (the source files
+/// of the run) under any name: writing the output would destroy the program. Compared by device
+/// and inode, so that `./a.cu`, a symbolic link and a hard link are all caught.
+pub fn not_an_input(path: &Path, flag: &str, inputs: &[std::path::PathBuf]) -> Result<(), Failure> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(out) = std::fs::metadata(path) else {
+        return Ok(()); // not there yet, so no input
+    };
+    for input in inputs {
+        if let Ok(m) = std::fs::metadata(input)
+            && (m.dev(), m.ino()) == (out.dev(), out.ino())
+        {
+            return Err(Failure::Usage(format!(
+                "{flag} {}: that is the input file {}, which writing the output would overwrite; \
+                 give another file name; nothing was run",
+                path.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Bytes of memory available to this process, and where the figure comes from.

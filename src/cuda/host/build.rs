@@ -10,7 +10,8 @@
 //!
 //! The executable is cached under a hash of everything that goes into it (file contents and
 //! names, flags, the compiler's identity, the runtime's text): a second run of an unchanged
-//! program starts it without compiling.
+//! program starts it without compiling. Each cache entry carries a seal (its files' sizes and
+//! hashes), checked before it is used, so that a damaged entry is rebuilt rather than run.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -418,27 +419,121 @@ fn mirrored(root: &Path, abs: &Path) -> PathBuf {
     root.join(abs.strip_prefix("/").unwrap_or(abs))
 }
 
-/// Write `files` (relative path, text) into a fresh directory that replaces `dest` only when
-/// complete, so that concurrent builds never see half a tree.
-fn publish(
-    dest: &Path,
-    fill: impl FnOnce(&Path) -> Result<(), BuildError>,
-) -> Result<(), BuildError> {
-    if dest.exists() {
-        return Ok(());
+/// The file in a published directory that lists its sealed files' sizes and hashes.
+const SEAL: &str = "SEAL";
+
+/// Whether `dest` was published whole: its seal is there and every file it names has the size
+/// and content hash it had when sealed (a file cut short by a full disk or a crash, or emptied,
+/// is not). Reads every sealed file: for the executable, a millisecond.
+fn intact(dest: &Path) -> bool {
+    let Ok(seal) = std::fs::read_to_string(dest.join(SEAL)) else {
+        return false;
+    };
+    let mut files = 0;
+    for line in seal.lines() {
+        let mut parts = line.splitn(3, ' ');
+        let (Some(size), Some(hash), Some(name)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return false;
+        };
+        match std::fs::read(dest.join(name)) {
+            Ok(bytes) if bytes.len().to_string() == size && content_hash(&bytes) == hash => {}
+            _ => return false,
+        }
+        files += 1;
     }
-    let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-    let tmp = parent.join(format!(
+    files > 0
+}
+
+fn content_hash(bytes: &[u8]) -> String {
+    let mut h = ContentHash::new();
+    h.add(bytes);
+    h.hex()
+}
+
+/// A temporary sibling of `dest` for this process: `.NAME.PID.NANOS`.
+fn sibling(dest: &Path, parent: &Path) -> PathBuf {
+    parent.join(format!(
         ".{}.{}.{}",
         dest.file_name().and_then(|n| n.to_str()).unwrap_or("build"),
         std::process::id(),
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos())
-    ));
+    ))
+}
+
+/// Remove what builds that were killed left in `parent`: temporary directories whose process
+/// is gone.
+fn sweep(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str().and_then(|n| n.strip_prefix('.')) else {
+            continue;
+        };
+        let mut parts = name.rsplitn(3, '.');
+        let (Some(nanos), Some(pid), Some(_)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if nanos.parse::<u32>().is_err() || pid == std::process::id() {
+            continue;
+        }
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Flush `path` (a file or a directory) to the disk.
+fn sync(path: &Path) -> Result<(), BuildError> {
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| io(path, e))
+}
+
+/// Fill a fresh directory that replaces `dest` only when complete, so that concurrent builds
+/// never see half a tree, with `sealed` (its files later runs read) hashed into its seal and
+/// flushed to the disk before the rename, so that a crash leaves the old state or the new one.
+/// A `dest` whose seal does not hold is rebuilt.
+fn publish(
+    dest: &Path,
+    sealed: &[&str],
+    fill: impl FnOnce(&Path) -> Result<(), BuildError>,
+) -> Result<(), BuildError> {
+    if intact(dest) {
+        return Ok(());
+    }
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    sweep(parent);
+    if dest.exists() && !intact(dest) {
+        // Broken (or from a warpsim without seals): moved aside at once, so that no other run
+        // takes it for whole, then removed.
+        let aside = sibling(dest, parent);
+        if std::fs::rename(dest, &aside).is_ok() {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+    }
+    let tmp = sibling(dest, parent);
     std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
-    let r = fill(&tmp);
+    let r = fill(&tmp).and_then(|()| {
+        let mut seal = String::new();
+        for name in sealed {
+            let path = tmp.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+            seal += &format!("{} {} {name}\n", bytes.len(), content_hash(&bytes));
+            sync(&path)?;
+        }
+        write(&tmp.join(SEAL), seal)?;
+        sync(&tmp.join(SEAL))?;
+        sync(&tmp)
+    });
     if r.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
         return r;
@@ -446,10 +541,11 @@ fn publish(
     if std::fs::rename(&tmp, dest).is_err() {
         // Another build got there first: theirs is the same.
         let _ = std::fs::remove_dir_all(&tmp);
-        if !dest.exists() {
+        if !intact(dest) {
             return Err(BuildError::Io(format!("cannot create {}", dest.display())));
         }
     }
+    let _ = sync(parent);
     Ok(())
 }
 
@@ -473,13 +569,15 @@ fn runtime(cache: &Path, cxx: &Path, notify: &mut dyn FnMut(&str)) -> Result<Pat
         h.add(text.as_bytes());
     }
     let dir = cache.join("runtime").join(h.hex());
-    if !dir.exists() {
+    if !intact(&dir) {
         notify(&format!(
             "compiling warpsim's CUDA runtime with {} (once per compiler)",
             cxx.display()
         ));
     }
-    publish(&dir, |tmp| {
+    let mut sealed: Vec<&str> = RUNTIME_FILES.iter().map(|(name, _)| *name).collect();
+    sealed.push("warpsim_runtime.o");
+    publish(&dir, &sealed, |tmp| {
         for (name, text) in RUNTIME_FILES {
             write(&tmp.join(name), text)?;
         }
@@ -657,7 +755,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
         .cloned()
         .collect();
     let name = opts.files[0].with_extension("");
-    if exe.is_file() {
+    if intact(&dir) {
         return Ok(Built {
             exe,
             name,
@@ -669,7 +767,7 @@ pub fn build(opts: &BuildOptions, notify: &mut dyn FnMut(&str)) -> Result<Built,
         "compiling the host code with {} (cached for the next run)",
         cxx.display()
     ));
-    publish(&dir, |tmp| {
+    publish(&dir, &["program"], |tmp| {
         let root = tmp.join("tree");
         for m in files.values() {
             write(&mirrored(&root, &m.original), &m.text)?;

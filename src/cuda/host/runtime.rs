@@ -320,15 +320,11 @@ impl<'d> Runtime<'d> {
                 ("l2CacheSize", v(p.l2_bytes)),
                 ("persistingL2CacheMaxSize", v(p.l2_bytes) * 5 / 8),
                 ("maxThreadsPerMultiProcessor", v(p.max_threads_per_sm)),
-                (
-                    "sharedMemPerMultiprocessor",
-                    v(p.smem_per_sm) + v(p.smem_reserved_per_block) * 4,
-                ),
+                // As an H100 reports them (233472 and 232448): the profile's own numbers, which
+                // launches are held to.
+                ("sharedMemPerMultiprocessor", v(p.smem_per_sm)),
                 ("regsPerMultiprocessor", v(p.regs_per_sm)),
-                (
-                    "sharedMemPerBlockOptin",
-                    v(p.smem_per_block_optin) + v(p.smem_reserved_per_block) * 4,
-                ),
+                ("sharedMemPerBlockOptin", v(p.smem_per_block_optin)),
                 ("maxBlocksPerMultiProcessor", v(p.max_blocks_per_sm)),
                 ("reservedSharedMemPerBlock", v(p.smem_reserved_per_block)),
             ],
