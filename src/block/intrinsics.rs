@@ -84,10 +84,10 @@ fn shuffle(
         ReprKind::W32(v) if partial || v.as_uniform().is_none() => {
             let s = fr.src32(v);
             let dst = fr.alloc(1);
-            for w in 0..fr.warps {
+            for (w, &p) in part.iter().enumerate().take(fr.warps) {
                 if fr.active[w] != 0 {
                     let (idx, lanes) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.rows[dst.row as usize + w] = taking_part(lanes.permute(&idx), &idx, part[w]);
+                    fr.rows[dst.row as usize + w] = taking_part(lanes.permute(&idx), &idx, p);
                 }
             }
             Repr(ReprKind::W32(R32::Slot(dst)))
@@ -95,10 +95,10 @@ fn shuffle(
         ReprKind::W64(v) if partial || v.as_uniform().is_none() => {
             let s = fr.src64(v);
             let dst = fr.alloc(2);
-            for w in 0..fr.warps {
+            for (w, &p) in part.iter().enumerate().take(fr.warps) {
                 if fr.active[w] != 0 {
                     let (idx, lanes): (_, U64x32) = (src(fr, w), s.get(&fr.rows, w));
-                    fr.put64(dst, w, taking_part(lanes.permute(&idx), &idx, part[w]));
+                    fr.put64(dst, w, taking_part(lanes.permute(&idx), &idx, p));
                 }
             }
             Repr(ReprKind::W64(R64::Slot(dst)))
