@@ -806,6 +806,22 @@ fn a_refused_kernel_is_named_and_its_launch_fails() {
 }
 
 #[test]
+fn a_kernel_naming_what_is_declared_nowhere_is_warned_of_and_fails_its_launch() {
+    let warning = "undeclared.cu:8:51: warning: unknown identifier `scale_factor`";
+    // Never launched: the program runs, told at the name what nvcc would refuse.
+    let r = warpsim(&["cu", &program("undeclared.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stdout.contains("whole: cudaSuccess 31\n"), "{}", r.show());
+    assert!(r.stderr.contains(warning), "{}", r.show());
+    assert!(r.stderr.contains("nvcc fails this build"), "{}", r.show());
+    // Launched: that launch fails, the rest runs.
+    let r = warpsim(&["cu", &program("undeclared.cu"), "--", "launch"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stderr.contains(warning), "{}", r.show());
+    assert_eq!(status_of(&r, "broken"), "cudaErrorInvalidDeviceFunction");
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());
@@ -1039,6 +1055,7 @@ fn habits_of_real_programs() {
         r.show()
     );
     assert!(r.stdout.contains("once: 42\n"), "{}", r.show());
+    assert!(r.stdout.contains("typedefs: 3 31\n"), "{}", r.show());
     // The same header from a C++ source (compiled apart from the .cu files).
     let r = warpsim(&[
         "cu",

@@ -39,6 +39,19 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// Whether the error names an identifier, function or type declared nowhere the device pass
+    /// sees (the lowering's "unknown …" errors): nvcc fails such a build.
+    pub fn names_an_undeclared_name(&self) -> bool {
+        self.is_error()
+            && [
+                "unknown identifier `",
+                "unknown function `",
+                "unknown type `",
+            ]
+            .iter()
+            .any(|p| self.message.starts_with(p))
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -83,10 +83,14 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
         note!("{MARK} {what}");
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;
-    for m in program.device_code().units() {
-        for w in m.warnings() {
-            note!("{w}");
-        }
+    let code = program.device_code();
+    for w in code
+        .units()
+        .iter()
+        .flat_map(|m| m.warnings())
+        .chain(code.undeclared())
+    {
+        note!("{w}");
     }
     let mode = if a.no_counters {
         Mode::Fast

@@ -76,12 +76,17 @@ pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
     parser
         .set_language(&tree_sitter_cuda::LANGUAGE.into())
         .map_err(|_| fail("the CUDA grammar failed to load"))?;
+    // The grammar reads the file unpreprocessed: a line that invokes a macro defined as nothing
+    // (`PERF_BEGIN`, `TIMER_STOP(t);`) would read as a declaration swallowing the next
+    // statement, a launch among them. The tree is of the file with those invocations blanked
+    // (same length, lines kept); the edits apply to the file as written.
+    let parsed = blank_empty_macros(text);
     let tree = parser
-        .parse(text, None)
+        .parse(parsed.as_bytes(), None)
         .ok_or_else(|| fail("the parser gave up on this file"))?;
     let split = |overloaded: HashSet<String>| -> Result<Splitter<'_>, Diagnostic> {
         let mut s = Splitter {
-            src: text.as_bytes(),
+            src: parsed.as_bytes(),
             sources: &sources,
             file,
             edits: Vec::new(),
@@ -757,9 +762,125 @@ impl<'a> Splitter<'a> {
     }
 }
 
+/// `text` with every invocation of a macro it defines as nothing (`#define NAME` or
+/// `#define NAME(args)` with no body) replaced by spaces, newlines kept.
+fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut names: Vec<(String, bool)> = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let n = rest.bytes().take_while(|&c| ident(c)).count();
+        if n == 0 {
+            continue;
+        }
+        let (name, after) = rest.split_at(n);
+        let (function, body) = match after.strip_prefix('(') {
+            Some(a) => match a.find(')') {
+                Some(close) => (true, &a[close + 1..]),
+                None => continue,
+            },
+            None => (false, after),
+        };
+        let body = body.split("//").next().unwrap_or("").trim();
+        if body.is_empty() && !name.starts_with("__") {
+            names.push((name.to_string(), function));
+        }
+    }
+    if names.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.as_bytes().to_vec();
+    let b = text.as_bytes();
+    let mut line_start = true;
+    let mut directive = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            (line_start, directive) = (true, false);
+            i += 1;
+            continue;
+        }
+        if line_start && !c.is_ascii_whitespace() {
+            directive = c == b'#';
+            line_start = false;
+        }
+        if directive || !ident(c) || (i > 0 && ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let n = b[i..].iter().take_while(|&&c| ident(c)).count();
+        let word = &text[i..i + n];
+        let mut end = i + n;
+        match names.iter().find(|(m, _)| m == word) {
+            Some((_, true)) => {
+                // The argument list, balanced.
+                let mut j = end;
+                while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                    j += 1;
+                }
+                if j < b.len() && b[j] == b'(' {
+                    let mut depth = 0;
+                    while j < b.len() {
+                        match b[j] {
+                            b'(' => depth += 1,
+                            b')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    end = (j + 1).min(b.len());
+                } else {
+                    i = end;
+                    continue;
+                }
+            }
+            Some((_, false)) => {}
+            None => {
+                i = end;
+                continue;
+            }
+        }
+        for o in &mut out[i..end] {
+            if *o != b'\n' {
+                *o = b' ';
+            }
+        }
+        i = end;
+    }
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_after_macros_defined_as_nothing_are_rewritten() {
+        let src = "#define PERF_BEGIN\n#define PERF_END(x)\nvoid f(float *p) {\n  PERF_BEGIN\n  \
+                   k<<<1, 32>>>(p);\n  PERF_END(\"k (1)\")\n}\n";
+        let out = host(src);
+        assert!(
+            out.contains("(__cudaPushCallConfiguration(1, 32), k(p))"),
+            "{out}"
+        );
+        // The invocations stay in the host code, for the C++ compiler's preprocessor.
+        assert!(
+            out.contains("  PERF_BEGIN\n") && out.contains("PERF_END(\"k (1)\")"),
+            "{out}"
+        );
+    }
 
     fn host(src: &str) -> String {
         host_file("t.cu", src)

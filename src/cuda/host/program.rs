@@ -5,22 +5,58 @@
 use std::path::PathBuf;
 
 use crate::cuda::ir::Kernel;
-use crate::cuda::{Diagnostic, Module, Options};
+use crate::cuda::{Diagnostic, Module, Options, Severity};
 
 /// The device code of a program's `.cu` files.
 #[derive(Debug)]
 pub struct DeviceCode {
     units: Vec<Module>,
+    undeclared: Vec<Diagnostic>,
 }
 
 impl DeviceCode {
     /// Parse the device code of `files` (translation unit `k` is `files[k]`).
+    ///
+    /// Every kernel that is neither a template nor overloaded is lowered here, once, to find
+    /// those that name an identifier, function or type declared nowhere: nvcc fails such a
+    /// build, and [`DeviceCode::undeclared`] says so before the program runs (the kernel
+    /// itself fails at its launch; a kernel never launched does not stop the program, as
+    /// the name may be one warpsim lacks rather than the program's mistake).
     pub fn load(files: &[PathBuf], options: &Options) -> Result<DeviceCode, Diagnostic> {
-        let units = files
+        let units: Vec<Module> = files
             .iter()
             .map(|f| Module::from_file(f, options))
             .collect::<Result<_, _>>()?;
-        Ok(DeviceCode { units })
+        let mut undeclared = Vec::new();
+        for m in &units {
+            let kernels = m.kernels();
+            for k in &kernels {
+                let overloaded = kernels.iter().filter(|o| o.name == k.name).count() > 1;
+                if !k.template_params.is_empty() || overloaded {
+                    continue;
+                }
+                if let Err(d) = m.lower(&k.name)
+                    && d.names_an_undeclared_name()
+                {
+                    undeclared.push(Diagnostic {
+                        severity: Severity::Warning,
+                        help: Some(format!(
+                            "nvcc fails this build; warpsim runs the program and fails \
+                             kernel `{}` at its launch",
+                            k.name
+                        )),
+                        ..d
+                    });
+                }
+            }
+        }
+        Ok(DeviceCode { units, undeclared })
+    }
+
+    /// The kernels that name something declared nowhere, one warning each (see
+    /// [`DeviceCode::load`]).
+    pub fn undeclared(&self) -> &[Diagnostic] {
+        &self.undeclared
     }
 
     /// The translation units' modules.

@@ -89,20 +89,34 @@ pub fn vector_type(name: &str) -> Option<(Scalar, u32)> {
     Some((s, n))
 }
 
-/// The scalar type called `name` (`unsigned int`, `size_t`, `uint32_t`, …).
+/// The scalar type called `name` (`unsigned int`, `size_t`, `uint32_t`, …), glibc's
+/// `<sys/types.h>` names among them (`uint`, `ulong`, `u_int32_t`, …: nvcc's device code sees
+/// them through the host headers).
 pub fn scalar_type(name: &str) -> Option<Scalar> {
     Some(match name {
         "bool" | "_Bool" => Scalar::Bool,
         "char" | "signed char" | "int8_t" => Scalar::I8,
-        "unsigned char" | "uint8_t" | "uchar" => Scalar::U8,
-        "short" | "int16_t" => Scalar::I16,
-        "unsigned short" | "uint16_t" | "ushort" => Scalar::U16,
-        "int" | "int32_t" | "signed" => Scalar::I32,
-        "unsigned int" | "unsigned" | "uint32_t" | "uint" => Scalar::U32,
-        "long" | "long long" | "int64_t" | "ptrdiff_t" | "intptr_t" | "ssize_t" | "clock_t" => {
+        "unsigned char" | "uint8_t" | "uchar" | "u_char" | "u_int8_t" => Scalar::U8,
+        "short" | "short int" | "signed short" | "int16_t" => Scalar::I16,
+        "unsigned short" | "unsigned short int" | "uint16_t" | "ushort" | "u_short"
+        | "u_int16_t" => Scalar::U16,
+        "int" | "int32_t" | "signed" | "signed int" => Scalar::I32,
+        "unsigned int" | "unsigned" | "uint32_t" | "uint" | "u_int" | "u_int32_t" => Scalar::U32,
+        "long" | "long int" | "long long" | "long long int" | "signed long" | "int64_t"
+        | "ptrdiff_t" | "intptr_t" | "ssize_t" | "clock_t" | "off_t" | "time_t" | "quad_t" => {
             Scalar::I64
         }
-        "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" | "uintptr_t" => Scalar::U64,
+        "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t"
+        | "uintptr_t"
+        | "ulong"
+        | "u_long"
+        | "u_int64_t"
+        | "u_quad_t" => Scalar::U64,
         "float" => Scalar::F32,
         "double" => Scalar::F64,
         _ => return None,

@@ -2,8 +2,9 @@
 // host between a launch and the synchronisation, a pointer into the middle of an allocation
 // indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
 // line, a header that is not UTF-8, kernel templates with defaults and enum parameters, NVTX
-// ranges, `time(0)` without <time.h> (nvcc's runtime header brings it), cudaMemAdvise, and a
-// `#pragma once` header reached from two include directories.
+// ranges, `time(0)` without <time.h> (nvcc's runtime header brings it), cudaMemAdvise, a
+// `#pragma once` header reached from two include directories, glibc's `ulong` and `u_int` in a
+// kernel, and a launch between timing macros defined as nothing.
 #include <cstdio>
 #include <cstring>
 #include "latin1.h"
@@ -26,6 +27,15 @@ __global__ void combine(const T *a, T *out, Shift s) {
     Combine c = C;
     T v = c == Combine::Add ? a[i] + T(B) : a[i] * T(B);
     out[i] = v + (s == TWO ? 2 : 0) + Shift::ONE;
+}
+
+// Timing macros a build turns off by defining them empty: the launch between them still runs.
+#define TIMER_START
+#define TIMER_STOP(name)
+
+__global__ void widths(ulong *w) {
+    u_int i = threadIdx.x;
+    w[i] = (ulong)i << 40;
 }
 
 static int calls = 0;
@@ -71,5 +81,13 @@ int main() {
     cudaStreamSynchronize(s);
     printf("callback: %d, EMPTY=\"%s\", latin1: %d\n", calls, STR(EMPTY), LATIN1_OK);
     printf("once: %d\n", again(Once{41}));
+
+    ulong *w, hw[32];
+    cudaMalloc(&w, sizeof hw);
+    TIMER_START
+    widths<<<1, 32>>>(w);
+    TIMER_STOP("widths (1, 32)")
+    cudaMemcpy(hw, w, sizeof hw, cudaMemcpyDeviceToHost);
+    printf("typedefs: %lu %lu\n", hw[3] >> 40, hw[31] >> 40);
     return 0;
 }
