@@ -703,7 +703,7 @@ impl BlockCheck {
     ) {
         for l in a.lanes() {
             let index = a.idx.lane(l);
-            let byte = (t.address(index) - alloc.base) as usize;
+            let byte = (t.address(index) - alloc.address_at(0)) as usize;
             if alloc.is_written(byte, t.elem as usize) {
                 continue;
             }

@@ -59,6 +59,35 @@ pub struct AccessFault {
     pub location: Option<String>,
 }
 
+impl AccessFault {
+    /// What a launch that tolerates accesses a little outside a buffer
+    /// ([`crate::LaunchConfig::tolerate_out_of_bounds`]) says of one it went on after.
+    pub fn outside_note(&self) -> String {
+        format!(
+            "{access} of {space} buffer `{buf}` outside its {n} elements in kernel `{k}`{loc}: \
+             block {b}, thread {t}: index {i}{signed} (address {addr:#x}, {sz} bytes); a GPU \
+             does not fault this close to an allocation, and warpsim went on ({what}); \
+             --check reports every such access, as compute-sanitizer's memcheck does",
+            access = access_name(self.access),
+            space = space_name(self.space),
+            buf = self.buffer,
+            n = self.len,
+            k = self.kernel,
+            loc = at(&self.location),
+            b = self.block,
+            t = self.thread,
+            i = index_text(self.index),
+            signed = as_signed(self.index),
+            addr = self.address,
+            sz = self.elem_bytes,
+            what = match self.access {
+                AccessKind::Load => "the load read the allocation's zeroed padding",
+                _ => "the write went to the allocation's padding, not to another allocation",
+            },
+        )
+    }
+}
+
 /// Everything that can go wrong in a launch.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

@@ -77,6 +77,14 @@ pub struct LaunchConfig {
     /// ([`Block::sync_grid`]). As on a GPU, the grid may have no more blocks than the device
     /// holds at once (the profile's SMs times the blocks per SM that fit).
     pub cooperative: bool,
+    /// Let a CUDA C kernel's access a little outside its buffer go on, as a GPU does where
+    /// its memory is mapped: within the allocation's padding (its size, from 256 bytes to
+    /// [`crate::memory::global::MAX_PAD`], on each side) a read gives 0 unless the kernel
+    /// wrote there, and a write lands in the padding, never in another allocation; the first
+    /// such access of each source line is reported in [`crate::cuda::CudaReport::outside`].
+    /// An access farther out, or misaligned, faults as always; [`Mode::Check`] reports every
+    /// one and ignores this. Rust kernels ignore it.
+    pub tolerate_out_of_bounds: bool,
 }
 
 impl LaunchConfig {
@@ -95,6 +103,7 @@ impl LaunchConfig {
             timeout: None,
             progress: false,
             cooperative: false,
+            tolerate_out_of_bounds: false,
         }
     }
 
@@ -132,6 +141,12 @@ impl LaunchConfig {
     /// Choose the tier that runs a CUDA C kernel.
     pub fn engine(mut self, engine: crate::cuda::Engine) -> Self {
         self.engine = engine;
+        self
+    }
+
+    /// Let accesses a little outside a buffer go on ([`LaunchConfig::tolerate_out_of_bounds`]).
+    pub fn tolerate_out_of_bounds(mut self, on: bool) -> Self {
+        self.tolerate_out_of_bounds = on;
         self
     }
 

@@ -421,10 +421,38 @@ fn mistakes_are_explained() {
         1,
         &["--smem"],
     );
-    // Faults name the source line, the thread and the index.
+    // Faults name the source line, the thread and the index; an off-by-one (a little
+    // outside, where a GPU does not fault) is a warning that names them too.
     let oob = write(
         "oob.cu",
+        "__global__ void k(const float *in, float *out, int n) {\n  int i = threadIdx.x;\n  if (i <= n) out[i] = in[i * 1024];\n}\n",
+    );
+    let off_by_one = write(
+        "off_by_one.cu",
         "__global__ void k(const float *in, float *out, int n) {\n  int i = threadIdx.x;\n  if (i <= n) out[i] = in[i];\n}\n",
+    );
+    expect(
+        &[
+            "cu",
+            &off_by_one,
+            "--kernel",
+            "k",
+            "--block",
+            "32",
+            "--arg",
+            "float[16]:zeros",
+            "--arg",
+            "float[32]:zeros",
+            "--arg",
+            "16",
+        ],
+        0,
+        &[
+            "off_by_one.cu:3:",
+            "warning: load of global buffer `in` outside its 16 elements",
+            "thread (16, 0, 0)",
+            "index 16",
+        ],
     );
     expect(
         &[
@@ -446,8 +474,8 @@ fn mistakes_are_explained() {
             "oob.cu:3:",
             "out-of-bounds load",
             "`in`",
-            "thread (16, 0, 0)",
-            "index 16",
+            "thread (1, 0, 0)",
+            "index 1024",
         ],
     );
     let bar = write(

@@ -500,7 +500,7 @@ fn a_fault_is_located_once_and_sticky() {
     assert!(
         r.stderr.contains(
             "out-of-bounds store of global buffer `cudaMalloc#1` in kernel `write_past` at \
-         tests/data/programs/fault.cu:10:5: block (3, 0, 0), thread (4, 0, 0): index 100 but \
+         tests/data/programs/fault.cu:11:5: block (0, 0, 0), thread (1, 0, 0): index 1024 but \
          the buffer has 100 elements"
         ),
         "{}",
@@ -819,6 +819,58 @@ fn a_kernel_naming_what_is_declared_nowhere_is_warned_of_and_fails_its_launch() 
     assert_eq!(r.code, Some(0), "{}", r.show());
     assert!(r.stderr.contains(warning), "{}", r.show());
     assert_eq!(status_of(&r, "broken"), "cudaErrorInvalidDeviceFunction");
+}
+
+#[test]
+fn accesses_a_little_outside_an_allocation_go_on_as_on_a_gpu() {
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&[
+            "cu",
+            &program("outside.cu"),
+            "--engine",
+            engine,
+            "--",
+            "far",
+        ]);
+        // Before the allocation and past its end read 0; a store past the end is read back.
+        assert!(
+            r.stdout
+                .contains("neighbours -> cudaSuccess 3 1025 1027 1534\n"),
+            "{}",
+            r.show()
+        );
+        assert!(
+            r.stdout.contains("spill -> cudaSuccess 10 320\n"),
+            "{}",
+            r.show()
+        );
+        // Far outside still faults.
+        assert_eq!(
+            status_of(&r, "far"),
+            "cudaErrorIllegalAddress",
+            "{}",
+            r.show()
+        );
+        // One warning per source line, though `neighbours` ran three times.
+        for (line, what) in [
+            ("outside.cu:10:16", "index -512"),
+            ("outside.cu:11:19", "index 1024"),
+            ("outside.cu:17:5", "index 32"),
+            ("outside.cu:19:12", "index 32"),
+        ] {
+            let notes: Vec<&str> = r
+                .stderr
+                .lines()
+                .filter(|l| l.contains("warning:") && l.contains(line))
+                .collect();
+            assert_eq!(notes.len(), 1, "{line}\n{}", r.show());
+            assert!(notes[0].contains(what), "{}", notes[0]);
+        }
+    }
+    // --check is memcheck: the first such access fails its launch.
+    let r = warpsim(&["cu", &program("outside.cu"), "--check"]);
+    assert_eq!(r.code, Some(1), "{}", r.show());
+    assert!(r.stderr.contains("outside.cu:10:"), "{}", r.show());
 }
 
 #[test]

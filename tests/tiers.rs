@@ -456,7 +456,7 @@ fn escapes_fail_alike_on_both_tiers() {
     let module = Module::from_source("escapes.cu", src, &Options::default()).expect("parses");
     for info in module.kernels() {
         let k = module.lower(&info.name).expect("lowers");
-        let outcome = |engine: Engine| {
+        let outcome = |engine: Engine, tolerate: bool| {
             let dev = Device::default();
             let x = dev.alloc_from("x", &[0.5f32; 256]);
             let ptr = if info.name == "null_pointer" {
@@ -467,16 +467,37 @@ fn escapes_fail_alike_on_both_tiers() {
             let mut cfg = LaunchConfig::new(2, 128)
                 .name(k.name.clone())
                 .mode(Mode::Fast)
-                .engine(engine);
+                .engine(engine)
+                .tolerate_out_of_bounds(tolerate);
             // Blocks one after another: in parallel, which block's atomic comes first (and so
             // which one faults, `*_after_atomic`) would depend on the CPU threads' timing.
             cfg.block_order = warpsim::BlockOrder::Sequential;
             cuda::launch(&dev, &k, &cfg, &[ptr, Arg::Int(200)])
-                .map(|r| (x.to_vec(), r.tier))
+                .map(|r| {
+                    let outside: Vec<String> = r.outside.iter().map(|o| o.outside_note()).collect();
+                    ((x.to_vec(), outside), r.tier)
+                })
                 .map_err(|e| e.to_string())
         };
-        let want = outcome(Engine::Interp).map(|(x, _)| x);
-        let got = outcome(Engine::Jit);
+        // Tolerating accesses a little outside (within the 1 KiB allocation's 1 KiB of
+        // padding), both tiers go on alike and note the same accesses.
+        let want = outcome(Engine::Interp, true).map(|(x, _)| x);
+        let got = outcome(Engine::Jit, true).map(|(x, _)| x);
+        assert_eq!(want, got, "{}, tolerating", info.name);
+        let near = [
+            "past_the_end",
+            "wide_row_past_the_end",
+            "wide_row_negative",
+            "grid_stride_before_the_start",
+        ];
+        if near.contains(&info.name.as_str()) {
+            let (_, outside) = want.as_ref().expect("goes on");
+            assert_eq!(outside.len(), 1, "{}: {outside:?}", info.name);
+        } else if info.name.contains("huge") || info.name.contains("misaligned") {
+            assert!(want.is_err(), "{} must fail, tolerating", info.name);
+        }
+        let want = outcome(Engine::Interp, false).map(|((x, _), _)| x);
+        let got = outcome(Engine::Jit, false);
         if let Ok((_, tier)) = &got {
             assert!(
                 matches!(tier, Tier::Compiled { .. }),
@@ -484,7 +505,7 @@ fn escapes_fail_alike_on_both_tiers() {
                 info.name
             );
         }
-        let got = got.map(|(x, _)| x);
+        let got = got.map(|((x, _), _)| x);
         assert_eq!(want, got, "{}", info.name);
         if info.name == "divide_by_zero" {
             assert!(want.is_ok(), "a division by zero is defined");

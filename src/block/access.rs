@@ -66,7 +66,7 @@ impl<'p> Buf<'p> {
                     constant: alloc.constant,
                     name: &alloc.name,
                     len,
-                    base: alloc.base + offset as u64,
+                    base: alloc.address_at(offset),
                     elem: T::SIZE,
                 },
                 Store::Global(alloc),

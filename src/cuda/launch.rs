@@ -8,7 +8,7 @@
 //! (a failed bounds check, a trap) on the interpreter, which names the fault exactly.
 
 pub use super::exec::Printed;
-use super::exec::{Exec, Plan, PrintKey, Val, format_printf};
+use super::exec::{Exec, Outside, Plan, PrintKey, Val, format_printf};
 use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
@@ -110,6 +110,10 @@ pub struct CudaReport {
     pub printed: Vec<Printed>,
     /// The tier that ran it.
     pub tier: Tier,
+    /// In a launch that tolerates accesses a little outside a buffer
+    /// ([`LaunchConfig::tolerate_out_of_bounds`]): per source line that made one, the first
+    /// of the lowest block that did, in line order.
+    pub outside: Vec<AccessFault>,
 }
 
 impl CudaReport {
@@ -186,6 +190,8 @@ pub fn launch_with(
     );
     let (vals, buffers, plan_textures) = bind(kernel, args, &cfg.name)?;
     let watchdog = Watchdog::start(cfg);
+    let outside: Outside = Mutex::new(Vec::new());
+    let tolerant = cfg.tolerate_out_of_bounds && cfg.mode != crate::Mode::Check;
     let plan = Plan::new(
         kernel,
         buffers
@@ -195,6 +201,7 @@ pub fn launch_with(
         plan_textures.clone(),
         globals.iter().collect(),
         cfg.timeout.map(|t| (watchdog.fired(), t.as_secs_f64())),
+        tolerant.then_some(&outside),
     );
     let printed: Mutex<Vec<(PrintKey, Printed)>> = Mutex::new(Vec::new());
     let sites = SiteTable(kernel.files.clone());
@@ -218,7 +225,7 @@ pub fn launch_with(
             let mut bufs: Vec<Buf> = buffers
                 .iter()
                 .map(|b| match b {
-                    Some(Ok(g)) => g.raw(),
+                    Some(Ok(g)) => g.raw_slack(tolerant),
                     Some(Err(address)) => Buf {
                         address: *address,
                         ..Buf::NONE
@@ -226,7 +233,7 @@ pub fn launch_with(
                     None => Buf::NONE,
                 })
                 .collect();
-            bufs.extend(globals.iter().map(|g| g.raw()));
+            bufs.extend(globals.iter().map(|g| g.raw_slack(tolerant)));
             // What counting tells apart about each buffer slot (the shared ones per block).
             let targets: Vec<SlotTarget<'_>> = buffers
                 .iter()
@@ -264,6 +271,7 @@ pub fn launch_with(
                     limit: watchdog.seconds,
                     printed: &printed,
                     textures: &textures,
+                    outside: &outside,
                 };
                 run.block(b, |b| Exec::run(kernel, b, &plan, &vals, &printed))
             })?
@@ -279,7 +287,22 @@ pub fn launch_with(
         launch,
         printed: printed.into_iter().map(|(_, p)| p).collect(),
         tier,
+        outside: first_per_line(outside.into_inner().unwrap_or_else(|p| p.into_inner())),
     })
+}
+
+/// Per source line, the access of the lowest block (the first a block noted there): the
+/// same for any thread count and on both tiers' blocks.
+fn first_per_line(mut noted: Vec<(u64, AccessFault)>) -> Vec<AccessFault> {
+    noted.sort_by(|(a, f), (b, g)| (a, &f.location).cmp(&(b, &g.location)));
+    let mut out: Vec<AccessFault> = Vec::new();
+    for (_, f) in noted {
+        if !out.iter().any(|o| o.location == f.location) {
+            out.push(f);
+        }
+    }
+    out.sort_by(|a, b| a.location.cmp(&b.location));
+    out
 }
 
 /// Bytes covered by `buffers` (pointer arguments into one allocation count once).
@@ -382,6 +405,8 @@ struct Run<'a> {
     printed: &'a Mutex<Vec<(PrintKey, Printed)>>,
     /// The launch's texture objects.
     textures: &'a jit::texture::Textures,
+    /// Where the blocks note accesses outside within a buffer's slack.
+    outside: &'a Outside,
 }
 
 impl Run<'_> {
@@ -413,6 +438,7 @@ impl Run<'_> {
                     ptr: b.st.arena.words.as_mut_ptr() as usize + off,
                     len: u64::from(s.bytes),
                     address: SHARED_WINDOW + off as u64,
+                    slack: 0,
                 }),
                 // The interpreter reports it.
                 Err(_) => {
@@ -425,6 +451,7 @@ impl Run<'_> {
             ptr: b.st.arena.words.as_mut_ptr() as usize,
             len: b.st.arena.dynamic_bytes() as u64,
             address: SHARED_WINDOW,
+            slack: 0,
         });
         let d = |d: crate::Dim3| [d.x, d.y, d.z];
         let c = self.c;
@@ -434,7 +461,7 @@ impl Run<'_> {
             static PRINTS: std::cell::RefCell<jit::print::Prints> =
                 std::cell::RefCell::new(jit::print::Prints::default());
         }
-        let (status, f) = PRINTS.with_borrow_mut(|prints| {
+        let (status, f, outside) = PRINTS.with_borrow_mut(|prints| {
             let run = if c.count_sites.is_empty() || b.st.count.is_none() {
                 c.run(
                     (block_idx, grid_dim),
@@ -470,6 +497,22 @@ impl Run<'_> {
                 .position(crate::site::Site::packed(site.file, site.line, site.col))
                 .map(|p| p.to_string())
         };
+        for o in &outside {
+            let (site, access) = c.sites.get(o.site as usize).copied().unwrap_or_default();
+            let location = b
+                .launch
+                .sites
+                .position(crate::site::Site::packed(site.file, site.line, site.col))
+                .map(|p| p.to_string());
+            if let Some(a) = access {
+                let f = self.access_detail(b, bufs, o, a, location);
+                let linear = b.st.idx.linear_in(b.launch.grid);
+                self.outside
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((linear, *f));
+            }
+        }
         match status {
             Status::Done => {}
             Status::Timeout => fault(Error::Timeout {
@@ -597,9 +640,30 @@ impl Run<'_> {
         b: &Block<'_>,
         bufs: &[Buf],
         f: &jit::FaultSite,
-        (access, size): jit::Access,
+        access: jit::Access,
         location: Option<String>,
     ) -> Error {
+        let size = i64::from(access.1);
+        let slot = f.slot as usize;
+        let detail = self.access_detail(b, bufs, f, access, location);
+        if f.byte.rem_euclid(size) != 0 {
+            Error::Misaligned(detail)
+        } else if bufs.get(slot).is_none_or(|d| d.ptr == 0) {
+            Error::InvalidAddress(detail)
+        } else {
+            Error::OutOfBounds(detail)
+        }
+    }
+
+    /// Who made an access the compiled code noted, where, at which address.
+    fn access_detail(
+        &self,
+        b: &Block<'_>,
+        bufs: &[Buf],
+        f: &jit::FaultSite,
+        (access, size): jit::Access,
+        location: Option<String>,
+    ) -> Box<AccessFault> {
         let k = self.kernel;
         let slot = f.slot as usize;
         let globals = self.targets.len();
@@ -623,7 +687,7 @@ impl Run<'_> {
             let at = bufs.get(slot).map_or(0, |d| d.ptr - arena) as u64;
             (name, Space::Shared, at.wrapping_add(f.byte as u64))
         };
-        let detail = Box::new(AccessFault {
+        Box::new(AccessFault {
             kernel: b.launch.name.clone(),
             block: b.st.idx,
             thread: b.thread_of(f.warp, f.lane),
@@ -635,14 +699,7 @@ impl Run<'_> {
             address,
             elem_bytes: size,
             location,
-        });
-        if f.byte.rem_euclid(i64::from(size)) != 0 {
-            Error::Misaligned(detail)
-        } else if bufs.get(slot).is_none_or(|d| d.ptr == 0) {
-            Error::InvalidAddress(detail)
-        } else {
-            Error::OutOfBounds(detail)
-        }
+        })
     }
 }
 

@@ -27,16 +27,38 @@ pub struct Allocation {
     pub(crate) base: u64,
     /// The bytes allocated (the words round them up to a multiple of 4).
     len: usize,
+    /// Bytes of zeroed words before the allocation's first and after its last: where a kernel
+    /// that reads or writes a little outside its buffer lands when the launch tolerates it
+    /// (as a GPU, whose memory is mapped in pages around every allocation, does not fault).
+    pad: usize,
+    /// The pad, the allocation's words, the pad: a view's byte offsets count from here.
     pub(crate) words: Box<[AtomicU32]>,
-    /// For allocations made uninitialised: one bit per word, set once the word is written.
+    /// For allocations made uninitialised: one bit per word (of `words`), set once written.
     written: Option<Box<[AtomicU32]>>,
     /// Constant memory (a `__constant__` variable): its loads are not global transactions.
     pub(crate) constant: bool,
 }
 
+/// The most bytes of zeroed padding on each side of an allocation: an
+/// allocation is padded by its own size rounded up to 256 bytes, from 256 bytes to this.
+pub const MAX_PAD: usize = 16 << 10;
+
 impl Allocation {
     pub fn bytes(&self) -> usize {
         self.len
+    }
+
+    /// Bytes of [`Allocation::words`], the padding included.
+    pub(crate) fn padded_bytes(&self) -> usize {
+        self.words.len() * 4
+    }
+
+    /// The device address of byte `offset` of [`Allocation::words`] (the allocation's first
+    /// byte is at offset [`Allocation::pad`]).
+    pub(crate) fn address_at(&self, offset: usize) -> u64 {
+        self.base
+            .wrapping_add(offset as u64)
+            .wrapping_sub(self.pad as u64)
     }
 
     /// Note that the words holding bytes `byte..byte + len` have been written.
@@ -79,7 +101,7 @@ impl Allocation {
 /// ```
 pub struct Global<T: Element> {
     alloc: Arc<Allocation>,
-    /// Byte offset of element 0 in the allocation.
+    /// Byte offset of element 0 in the allocation's words (past its front pad).
     offset: usize,
     len: usize,
     _elem: PhantomData<fn() -> T>,
@@ -120,18 +142,20 @@ impl<T: Element> Global<T> {
                 T::SIZE
             )
         });
-        let words = bytes.div_ceil(4);
+        let pad = bytes.next_multiple_of(256).clamp(256, MAX_PAD);
+        let words = bytes.div_ceil(4) + 2 * pad / 4;
         Global {
             alloc: Arc::new(Allocation {
                 name: name.to_string(),
                 base,
                 len: bytes,
+                pad,
                 words: (0..words).map(|_| AtomicU32::new(0)).collect(),
                 written: track_init
                     .then(|| (0..words.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()),
                 constant,
             }),
-            offset: 0,
+            offset: pad,
             len,
             _elem: PhantomData,
         }
@@ -142,11 +166,11 @@ impl<T: Element> Global<T> {
     pub(crate) fn whole(&self) -> (Global<u8>, usize) {
         let whole = Global {
             alloc: Arc::clone(&self.alloc),
-            offset: 0,
+            offset: self.alloc.pad,
             len: self.alloc.len,
             _elem: PhantomData,
         };
-        (whole, self.offset)
+        (whole, self.offset - self.alloc.pad)
     }
 
     /// The view as compiled code addresses it: its first byte, its length in bytes (the
@@ -156,6 +180,16 @@ impl<T: Element> Global<T> {
             ptr: self.alloc.words.as_ptr() as usize + self.offset,
             len: (self.len * T::SIZE as usize) as u64,
             address: self.address(),
+            slack: 0,
+        }
+    }
+
+    /// [`Global::raw`], with the allocation's padding as slack where `slack` (a launch that
+    /// tolerates accesses a little outside a buffer).
+    pub(crate) fn raw_slack(&self, slack: bool) -> crate::cuda::jit::Buf {
+        crate::cuda::jit::Buf {
+            slack: if slack { self.alloc.pad as u64 } else { 0 },
+            ..self.raw()
         }
     }
 
@@ -185,7 +219,7 @@ impl<T: Element> Global<T> {
 
     /// Device address of element 0.
     pub fn address(&self) -> u64 {
-        self.alloc.base + self.offset as u64
+        self.alloc.address_at(self.offset)
     }
 
     /// Host read of the element at byte `byte` of the allocation; a view made misaligned by

@@ -208,7 +208,8 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
     let mut cfg = LaunchConfig::new(grid, block)
         .mode(mode)
         .name(&kernel.name)
-        .engine(a.engine.into());
+        .engine(a.engine.into())
+        .tolerate_out_of_bounds(true);
     cfg.timeout = a.timeout.map(std::time::Duration::from_secs_f64);
     cfg.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     cfg.dynamic_shared = a.smem;
@@ -221,6 +222,9 @@ fn kernel(a: &CuArgs, name: &str, options: &cuda::Options) -> Result<(), Failure
         last = Some((r, buffers));
     }
     let (r, buffers) = last.expect("repeat >= 1");
+    for o in &r.outside {
+        note!("warpsim: warning: {}", o.outside_note());
+    }
     if a.verbose {
         match &r.tier {
             cuda::Tier::Compiled { .. } => note!("warpsim: `{}` ran compiled", kernel.name),

@@ -136,6 +136,7 @@ pub fn program(a: &CuArgs, options: &Options) -> Result<(), Failure> {
                     note!("{MARK} the program gets cudaErrorInvalidDeviceFunction for this kernel");
                 }
                 Event::Note(n) => note!("{MARK} {n}"),
+                Event::Outside(o) => note!("{MARK} warning: {}", o.outside_note()),
             },
         )
         .map_err(|e| Failure::Failed(e.to_string()))?;

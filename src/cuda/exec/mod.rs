@@ -113,7 +113,13 @@ pub(crate) struct Plan<'a> {
     fresh: Vec<usize>,
     /// The launch's watchdog flag and its limit in seconds, when it has one.
     watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
+    /// Where a launch that tolerates accesses a little outside a buffer notes them.
+    outside: Option<&'a Outside>,
 }
+
+/// The accesses outside their buffer, within its allocation's padding, that a tolerant launch
+/// went on after: per block (linear index), the first at each site.
+pub(crate) type Outside = Mutex<Vec<(u64, crate::error::AccessFault)>>;
 
 /// One block's execution of a kernel.
 pub(crate) struct Exec<'k, 'b, 'a> {
@@ -134,6 +140,8 @@ pub(crate) struct Exec<'k, 'b, 'a> {
     ticks: u64,
     /// The statement executing (its address), for [`Plan::fresh`].
     cur: usize,
+    /// Sites at which the block noted an access outside ([`Plan::outside`]).
+    noted: Vec<Site>,
 }
 
 /// Per-warp `a & !b`.
@@ -226,6 +234,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             printf_seq: 0,
             ticks: 0,
             cur: 0,
+            noted: Vec::new(),
         };
         e.block(&k.body);
     }
@@ -1029,6 +1038,12 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             Base::Null => self.no_buffer("a null pointer".into(), 0, addr, size, access, st),
             Base::Var(_) => unreachable!("each_base resolves a buffer held in a variable"),
         };
+        if self.plan.outside.is_some()
+            && let PlaceKind::Global(alloc, off, len) = place
+        {
+            let bytes = self.byte_offset(&addr.offset, &addr.index);
+            return self.tolerant(bytes, size, (alloc, off, len), access, st);
+        }
         // `a[i]` through an unmoved pointer: the index is the element index (a negative one
         // reads as an index past every buffer, and faults as out of bounds).
         if let [(i, scale)] = addr.index[..]
@@ -1041,6 +1056,67 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         let bytes = self.byte_offset(&addr.offset, &addr.index);
         let idx = self.index(bytes, size, &place, access, st);
         (place, idx)
+    }
+
+    /// A global access in a launch that tolerates accesses a little outside a buffer: lanes
+    /// outside `len` elements of `size` bytes at byte `off` of `alloc`'s words, but inside its
+    /// words (its padding) and aligned, are noted once per site and block, and the access goes
+    /// on through the whole of the words; any other lane is checked as always.
+    fn tolerant(
+        &mut self,
+        bytes: R64,
+        size: u32,
+        (alloc, off, len): (&'k crate::memory::global::Allocation, usize, usize),
+        access: AccessKind,
+        st: Site,
+    ) -> (PlaceKind<'k>, R32) {
+        let s = i64::from(size);
+        let place = PlaceKind::Global(alloc, off, len);
+        let end = len as i64 * s;
+        let Some((w, l, at)) = first_lane(bytes, |o| o < 0 || o + s > end) else {
+            let idx = self.index(bytes, size, &place, access, st);
+            return (place, idx);
+        };
+        let (lo, hi) = (-(off as i64), (alloc.padded_bytes() - off) as i64);
+        if first_lane(bytes, |o| o < lo || o + s > hi || o % s != 0).is_some() {
+            let idx = self.index(bytes, size, &place, access, st);
+            return (place, idx);
+        }
+        if let Some(outside) = self.plan.outside
+            && !self.noted.contains(&st)
+        {
+            self.noted.push(st);
+            let f = self.place_fault(&place, (w, l), at, size, access, st);
+            let linear = self.b.st.idx.linear_in(self.b.launch.grid);
+            outside
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((linear, *f));
+        }
+        // The same lanes through the whole of the words, from their first byte.
+        let shifted = match bytes {
+            R64::Aff { a, b, c } => R64::Aff {
+                a: a.wrapping_add(off as u64),
+                b,
+                c,
+            },
+            _ => frame::with(|fr| {
+                let src = fr.src64(bytes);
+                let dst = fr.alloc(2);
+                for w in 0..fr.warps {
+                    let x = src.get(&fr.rows, w).to_array();
+                    fr.put64(
+                        dst,
+                        w,
+                        U64x32::from_array(x.map(|v| v.wrapping_add(off as u64))),
+                    );
+                }
+                R64::Slot(dst)
+            }),
+        };
+        let whole = PlaceKind::Global(alloc, 0, alloc.padded_bytes() / size as usize);
+        let idx = self.index(shifted, size, &whole, access, st);
+        (whole, idx)
     }
 
     /// An access through a pointer that points into no buffer (`what`, at `address`): the
@@ -1251,7 +1327,7 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             PlaceKind::Global(alloc, off, len) => (
                 Space::Global,
                 alloc.name.as_str(),
-                alloc.base + off as u64,
+                alloc.address_at(off),
                 len,
             ),
             PlaceKind::Shared(off, len, name) => (Space::Shared, name, off as u64, len),
@@ -2416,6 +2492,7 @@ impl<'a> Plan<'a> {
         textures: Vec<Option<texture::Texture>>,
         globals: Vec<&'a crate::Global<u8>>,
         watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
+        outside: Option<&'a Outside>,
     ) -> Plan<'a> {
         Plan {
             params,
@@ -2423,6 +2500,7 @@ impl<'a> Plan<'a> {
             globals,
             fresh: crate::cuda::analysis::fresh_definitions(k),
             watchdog,
+            outside,
         }
     }
 }

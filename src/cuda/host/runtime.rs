@@ -96,6 +96,9 @@ pub enum Event<'a> {
     Refused(&'a cuda::Diagnostic),
     /// A request the runtime refused, with why (a bad pointer, a copy past an allocation).
     Note(String),
+    /// A kernel accessed memory a little outside a buffer, and went on as a GPU does
+    /// ([`crate::LaunchConfig::tolerate_out_of_bounds`]): once per kernel and source line.
+    Outside(&'a crate::error::AccessFault),
 }
 
 /// One kernel launch of the program, for the summary.
@@ -140,6 +143,8 @@ pub struct Runtime<'d> {
     /// Kernels lowered so far (or why not).
     kernels: HashMap<(u32, String), Result<Arc<Kernel>, ()>>,
     sticky: Option<i32>,
+    /// The kernels and source lines an [`Event::Outside`] was reported for.
+    outside: std::collections::HashSet<(String, Option<String>)>,
     printed: String,
     /// CPU time of the device work so far.
     cpu: Duration,
@@ -260,6 +265,7 @@ impl<'d> Runtime<'d> {
             symbols: HashMap::new(),
             kernels: HashMap::new(),
             sticky: None,
+            outside: std::collections::HashSet::new(),
             printed: String::new(),
             cpu: Duration::ZERO,
             gpu: 0.0,
@@ -780,6 +786,7 @@ impl<'d> Runtime<'d> {
             .engine(self.settings.engine)
             .dynamic_shared(smem)
             .cooperative(cooperative)
+            .tolerate_out_of_bounds(true)
             .lines(self.settings.lines && self.settings.mode != Mode::Fast);
         cfg.timeout = self.settings.timeout;
         cfg.progress = self.settings.progress;
@@ -792,6 +799,11 @@ impl<'d> Runtime<'d> {
                     .predicted()
                     .map_or(r.launch.elapsed.as_secs_f64(), |p| p.ms / 1e3);
                 self.print(&r.printed);
+                for o in &r.outside {
+                    if self.outside.insert((o.kernel.clone(), o.location.clone())) {
+                        events(Event::Outside(o));
+                    }
+                }
                 // An access outside memory stops the kernel under compute-sanitizer's memcheck
                 // too: the program sees the launch fail, and every call after it.
                 let memcheck = r.launch.findings.iter().any(|f| {

@@ -43,6 +43,8 @@ pub(crate) struct Entry {
     pub memo_words: usize,
     /// `u64`s of its runs' counts.
     pub run_words: usize,
+    /// Entries of [`Ctx::outside`] (one per site it records a fault or an access outside at).
+    pub sites: usize,
 }
 
 impl Entry {
@@ -52,8 +54,7 @@ impl Entry {
     pub fn call(
         &self,
         ctx: &mut Ctx,
-        frame: &mut [u8],
-        alive: &mut [u32],
+        (frame, alive, outside): (&mut [u8], &mut [u32], &mut [super::FaultSite]),
         tables: &[u32],
         bufs: &[super::Buf],
         uniforms: &[u64],
@@ -67,6 +68,7 @@ impl Entry {
             "index tables"
         );
         assert_eq!(bufs.len(), self.bufs, "one entry per buffer slot");
+        assert_eq!(outside.len(), self.sites, "one entry per site");
         assert_eq!(
             uniforms.len(),
             self.uniforms,
@@ -88,6 +90,7 @@ impl Entry {
             ctx.sink = std::ptr::from_mut::<Sink<'_>>(c.sink) as usize;
         }
         ctx.frame = frame.as_mut_ptr();
+        ctx.outside = outside.as_mut_ptr();
         ctx.alive = alive.as_mut_ptr();
         ctx.tables = tables.as_ptr();
         ctx.bufs = bufs.as_ptr();
@@ -95,13 +98,15 @@ impl Entry {
         // SAFETY: `addr` is a function the translator emitted with the signature `extern "C"
         // fn(*mut Ctx) -> u32`, in executable memory that is never freed. It reads and writes only:
         // `ctx`'s fields; `frame`, `alive`, `tables`, `bufs` and `uniforms` (and, when it counts,
-        // `tally`, `runs`, `steps`, `div` and `memo`) within the sizes asserted above; each
-        // buffer's `len` bytes from its `ptr`, after a bounds check (a store that waits in the
-        // queue, on the function's own stack, is checked before it is queued and written at most
-        // once, later); and it reads the byte at `ctx.fired`, an `AtomicBool` the caller borrows
+        // `tally`, `runs`, `steps`, `div` and `memo`; `outside`, at the index of a site it
+        // records) within the sizes asserted above; each buffer's `len` bytes from its `ptr`,
+        // and the `slack` bytes before and after them, after a bounds check (a store that waits
+        // in the queue, on the function's own stack, is checked before it is queued and
+        // written at most once, later); and it reads the byte at `ctx.fired`, an `AtomicBool` the caller borrows
         // for the call (a plain byte load of an atomic flag, set by another thread). Each `Buf`
         // points at memory that outlives the call: a global allocation (words behind `AtomicU32`,
-        // so writes through a shared reference are allowed) or the block's shared-memory arena,
+        // so writes through a shared reference are allowed; its `slack` never exceeds the
+        // allocation's padding, words of the same allocation) or the block's shared-memory arena,
         // borrowed mutably by the caller. The code never unwinds. The Rust code it calls is a
         // `helper!` (`extern "win64"` on x86-64, else `extern "C"`: the convention the translator
         // declares for it, with its signature) and never panics: `count::access` and

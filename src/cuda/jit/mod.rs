@@ -127,6 +127,10 @@ pub(crate) struct Buf {
     /// The device address of its first byte, what pointer comparisons and casts to integers
     /// read (shared memory's in its window, [`crate::cuda::ir::SHARED_WINDOW`]).
     pub address: u64,
+    /// Bytes before `ptr` and after its `len` that an access may reach, noted in
+    /// [`Ctx::outside`] rather than faulting: an allocation's padding, in a launch that
+    /// tolerates accesses a little outside a buffer (0: every such access faults).
+    pub slack: u64,
 }
 
 impl Buf {
@@ -135,6 +139,7 @@ impl Buf {
         ptr: 0,
         len: 0,
         address: 0,
+        slack: 0,
     };
 }
 
@@ -170,6 +175,12 @@ pub(crate) struct Ctx {
     /// The address of the launch's watchdog flag (a byte, nonzero once the time is up).
     pub fired: usize,
     pub fault: FaultSite,
+    /// One entry per site ([`Compiled::sites`]): the first access of the block at that site
+    /// that went outside its buffer within the buffer's [`Buf::slack`] (`site` is the index
+    /// plus 1 once set; 0: none).
+    pub outside: *mut FaultSite,
+    /// Nonzero once the block set an entry of `outside`.
+    pub outside_any: u32,
     /// Counting code only ([`count::Pending`]): the counts per site ([`count::SITE_FIELDS`]
     /// each), the block's step record ([`count::step_words`]), the divergent branches by step
     /// ([`count::div_words`]), the memo ([`count::memo_words`]), the [`count::Sink`] the
@@ -254,17 +265,19 @@ impl Compiled {
         fired: &std::sync::atomic::AtomicBool,
         counting: Option<(&mut count::Sink<'_>, &mut count::Pending)>,
         (prints, textures): (&mut print::Prints, &texture::Textures),
-    ) -> (Status, FaultSite) {
-        /// Per CPU thread: the frame, the live masks.
-        type Scratch = (Vec<u8>, Vec<u32>);
+    ) -> (Status, FaultSite, Vec<FaultSite>) {
+        /// Per CPU thread: the frame, the live masks, the accesses outside by site.
+        type Scratch = (Vec<u8>, Vec<u32>, Vec<FaultSite>);
         thread_local! {
             static SCRATCH: std::cell::RefCell<Scratch> = const {
-                std::cell::RefCell::new((Vec::new(), Vec::new()))
+                std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
             };
         }
         SCRATCH.with(|f| {
             let mut f = f.borrow_mut();
-            let (frame, alive) = &mut *f;
+            let (frame, alive, outside) = &mut *f;
+            outside.clear();
+            outside.resize(self.sites.len(), FaultSite::default());
             if frame.len() < self.entry.frame_bytes {
                 frame.resize(self.entry.frame_bytes, 0);
             }
@@ -283,6 +296,8 @@ impl Compiled {
                 grid_dim,
                 fired: fired.as_ptr() as usize,
                 fault: FaultSite::default(),
+                outside: std::ptr::null_mut(),
+                outside_any: 0,
                 tally: std::ptr::null_mut(),
                 runs: std::ptr::null_mut(),
                 steps: std::ptr::null_mut(),
@@ -307,8 +322,7 @@ impl Compiled {
             });
             let status = self.entry.call(
                 &mut ctx,
-                frame,
-                alive,
+                (frame, alive, outside),
                 &self.tables,
                 bufs,
                 uniforms,
@@ -318,7 +332,19 @@ impl Compiled {
                 c.pending
                     .end_block((status == Status::Done).then_some(&mut *c.sink));
             }
-            (status, ctx.fault)
+            let seen = if ctx.outside_any == 0 {
+                Vec::new()
+            } else {
+                outside
+                    .iter()
+                    .filter(|o| o.site != 0)
+                    .map(|o| FaultSite {
+                        site: o.site - 1,
+                        ..*o
+                    })
+                    .collect()
+            };
+            (status, ctx.fault, seen)
         })
     }
 

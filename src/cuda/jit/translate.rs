@@ -170,6 +170,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
             tally_words: count_slots * super::count::SITE_FIELDS,
             memo_words: super::count::memo_words(accesses.len()),
             run_words: runs.len() * super::count::RUN_FIELDS,
+            sites: built.sites.len(),
         },
         tables,
         exists,
@@ -2624,6 +2625,47 @@ impl Tx<'_, '_> {
         self.b.ins().jump(exit, &[]);
     }
 
+    /// Note an access outside its buffer within the buffer's slack in [`Ctx::outside`], unless
+    /// the block noted one at this site before; continues where it is.
+    fn outside(&mut self, site: Site, access: Option<Access>, lane: Value, slot: u32, byte: Value) {
+        let idx = self.sites.len();
+        self.sites.push((site, access));
+        let entries = self.load_ctx(I64, offset_of!(Ctx, outside));
+        let at = (idx * size_of::<FaultSite>()) as i32;
+        let field = |f: usize| at + f as i32;
+        let seen = self.b.ins().load(
+            I32,
+            MemFlagsData::trusted(),
+            entries,
+            field(offset_of!(FaultSite, site)),
+        );
+        let [record, done] = self.blocks();
+        self.b.ins().brif(seen, done, &[], record, &[]);
+        self.b.switch_to_block(record);
+        let w = match self.warp {
+            Some(w) => w,
+            None => self.b.ins().iconst(I32, 0),
+        };
+        let mark = self.b.ins().iconst(I32, idx as i64 + 1);
+        let sl = self.b.ins().iconst(I32, i64::from(slot));
+        let t = MemFlagsData::trusted();
+        for (v, f) in [
+            (mark, offset_of!(FaultSite, site)),
+            (w, offset_of!(FaultSite, warp)),
+            (lane, offset_of!(FaultSite, lane)),
+            (sl, offset_of!(FaultSite, slot)),
+            (byte, offset_of!(FaultSite, byte)),
+        ] {
+            self.b.ins().store(t, v, entries, field(f));
+        }
+        let one = self.b.ins().iconst(I32, 1);
+        self.b
+            .ins()
+            .store(t, one, self.ctx, offset_of!(Ctx, outside_any) as i32);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
     /// `dst = v` for the executing lanes (all of them for a uniform variable).
     fn assign(&mut self, dst: VarId, v: V) -> Result<(), String> {
         let var = &self.k.vars[dst.0 as usize];
@@ -4380,6 +4422,31 @@ impl Tx<'_, '_> {
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(bad);
         let access = Some((access, size as u32));
+        if let Some(s) = slot {
+            // Within the buffer's slack (a tolerant launch's padding), aligned: noted, and
+            // the access goes on.
+            let bufs = self.load_ctx(I64, offset_of!(Ctx, bufs));
+            let at = s * size_of::<Buf>() + offset_of!(Buf, slack);
+            let slack = self
+                .b
+                .ins()
+                .load(I64, MemFlagsData::trusted(), bufs, at as i32);
+            let lo = self.b.ins().ineg(slack);
+            let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, byte, lo);
+            let end = self.b.ins().iadd(self.buf_len[s], slack);
+            let end = self.b.ins().iadd_imm_s(end, -size);
+            let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, byte, end);
+            let low = self.b.ins().band_imm_s(byte, size - 1);
+            let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+            let within = self.b.ins().band(above, below);
+            let within = self.b.ins().band(within, aligned);
+            let [note, stop] = self.blocks();
+            self.b.ins().brif(within, note, &[], stop, &[]);
+            self.b.switch_to_block(note);
+            self.outside(site, access, lane, s as u32, byte);
+            self.b.ins().jump(go, &[]);
+            self.b.switch_to_block(stop);
+        }
         self.fault(
             site,
             access,

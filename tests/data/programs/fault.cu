@@ -1,4 +1,5 @@
-// A kernel that writes past its buffer: the launch's error is cudaErrorIllegalAddress, and every
+// A kernel that writes far past its buffer (beyond the padding warpsim tolerates, where a bare
+// GPU may fault too): the launch's error is cudaErrorIllegalAddress, and every
 // CUDA call after it returns it too (sticky) until cudaDeviceReset. An invalid configuration is
 // an error of its launch only. A null pointer and a pointer into no allocation fault too.
 #include <cstdio>
@@ -7,7 +8,7 @@
 
 __global__ void write_past(int *p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    p[i] = i;  // no bounds check: the last block writes past n
+    p[i * 1024] = i;  // a row of 1024 per thread where there is one of 100 for all
 }
 
 __global__ void ok(int *p) { p[threadIdx.x] = 1; }
