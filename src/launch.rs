@@ -239,8 +239,12 @@ pub struct Device {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// Whether every counting launch keeps its counters per source line.
     lines: bool,
-    /// Every allocation, for check mode's "nearest allocation".
-    allocations: Mutex<Vec<std::sync::Weak<crate::memory::global::Allocation>>>,
+    /// Every allocation, for check mode's "nearest allocation" (some freed), and the length
+    /// at which the freed are next dropped.
+    allocations: Mutex<(
+        Vec<std::sync::Weak<crate::memory::global::Allocation>>,
+        usize,
+    )>,
 }
 
 impl Default for Device {
@@ -261,7 +265,7 @@ impl Device {
             next_address: AtomicU64::new(FIRST_ADDRESS),
             pool: None,
             lines: false,
-            allocations: Mutex::new(Vec::new()),
+            allocations: Mutex::new((Vec::new(), 0)),
         }
     }
 
@@ -310,7 +314,8 @@ impl Device {
     /// Bytes of all live allocations.
     fn live_bytes(&self) -> u64 {
         let all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
-        all.iter()
+        all.0
+            .iter()
             .filter_map(std::sync::Weak::upgrade)
             .map(|a| a.bytes() as u64)
             .sum()
@@ -366,8 +371,13 @@ impl Device {
     ) -> Global<T> {
         let g = Global::new(name, base, len, track_init, constant);
         let mut all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
-        all.retain(|a| a.strong_count() > 0);
-        all.push(g.allocation());
+        // The freed are dropped once the list has doubled since the last sweep: each
+        // allocation's share of the sweeps is constant, however many are live.
+        if all.0.len() >= all.1 {
+            all.0.retain(|a| a.strong_count() > 0);
+            all.1 = (2 * all.0.len()).max(64);
+        }
+        all.0.push(g.allocation());
         g
     }
 
@@ -478,7 +488,8 @@ impl Device {
         let check = (cfg.mode == Mode::Check).then(|| {
             let all = self.allocations.lock().unwrap_or_else(|p| p.into_inner());
             LaunchCheck::new(
-                all.iter()
+                all.0
+                    .iter()
                     .filter_map(|a| a.upgrade())
                     .map(|a| (a.base, a.bytes() as u64, a.name.clone()))
                     .collect(),

@@ -128,6 +128,13 @@ impl<T: Element> std::fmt::Debug for Global<T> {
     }
 }
 
+/// `n` zeroed words from the allocator's zeroed memory: the pages of a large allocation
+/// appear as they are first touched, as `calloc`'s do, rather than all at once.
+fn zeroed(name: &str, n: usize) -> Box<[AtomicU32]> {
+    bytemuck::try_zeroed_slice_box(n)
+        .unwrap_or_else(|()| panic!("buffer `{name}`: {n} words of 4 bytes could not be allocated"))
+}
+
 impl<T: Element> Global<T> {
     pub(crate) fn new(
         name: &str,
@@ -150,9 +157,8 @@ impl<T: Element> Global<T> {
                 base,
                 len: bytes,
                 pad,
-                words: (0..words).map(|_| AtomicU32::new(0)).collect(),
-                written: track_init
-                    .then(|| (0..words.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()),
+                words: zeroed(name, words),
+                written: track_init.then(|| zeroed(name, words.div_ceil(32))),
                 constant,
             }),
             offset: pad,

@@ -138,6 +138,11 @@ pub struct Runtime<'d> {
     settings: Settings,
     /// Every allocation by its first address.
     memory: BTreeMap<u64, Allocation>,
+    /// Bytes of `memory`'s allocations, kept as they come and go (a `cudaMalloc` costs the
+    /// same however many are live).
+    used: u64,
+    /// The host memory available when the runtime started (device memory lives in it).
+    host: u64,
     /// Symbols by (unit, name): their address.
     symbols: HashMap<(u32, String), u64>,
     /// Kernels lowered so far (or why not).
@@ -262,6 +267,8 @@ impl<'d> Runtime<'d> {
             code,
             settings,
             memory: BTreeMap::new(),
+            used: 0,
+            host: crate::memory::available_host_memory().map_or(u64::MAX, |(b, _)| b),
             symbols: HashMap::new(),
             kernels: HashMap::new(),
             sticky: None,
@@ -337,12 +344,20 @@ impl<'d> Runtime<'d> {
         )
     }
 
-    /// Free and total device memory: the profile's memory, bounded by the host's.
+    /// Free and total device memory: the profile's memory, bounded by the host memory that
+    /// was available at the start less what the program holds.
     pub fn mem_info(&self) -> (u64, u64) {
         let total = self.dev.profile().global_mem_bytes;
-        let used: u64 = self.memory.values().map(|a| a.global.len() as u64).sum();
-        let host = crate::memory::available_host_memory().map_or(u64::MAX, |(b, _)| b);
-        (total.saturating_sub(used).min(host), total)
+        let free = total.min(self.host).saturating_sub(self.used);
+        (free, total)
+    }
+
+    /// Keep `a` at `address` (its bytes counted as used).
+    fn hold(&mut self, address: u64, a: Allocation) {
+        self.used += a.global.len() as u64;
+        if let Some(old) = self.memory.insert(address, a) {
+            self.used -= old.global.len() as u64;
+        }
     }
 
     /// The allocation holding `bytes` bytes from `address`: the buffer and the offset in it.
@@ -414,7 +429,7 @@ impl<'d> Runtime<'d> {
             if self.overlaps(a, bytes) {
                 continue;
             }
-            self.memory.insert(
+            self.hold(
                 a,
                 Allocation {
                     global: g,
@@ -458,7 +473,7 @@ impl<'d> Runtime<'d> {
         let g = self
             .dev
             .alloc_at::<u8>(&name, address, bytes as usize, false, false);
-        self.memory.insert(
+        self.hold(
             address,
             Allocation {
                 global: g,
@@ -473,6 +488,7 @@ impl<'d> Runtime<'d> {
         self.check_sticky()?;
         match self.memory.get(&address) {
             Some(a) if a.kind != Kind::Symbol => {
+                self.used -= a.global.len() as u64;
                 self.memory.remove(&address);
                 Ok(())
             }
@@ -705,7 +721,7 @@ impl<'d> Runtime<'d> {
             self.dev.alloc_from(name, &init)
         };
         let a = g.address();
-        self.memory.insert(
+        self.hold(
             a,
             Allocation {
                 global: g,
@@ -876,6 +892,7 @@ impl<'d> Runtime<'d> {
     /// `cudaDeviceReset`: every allocation freed, the sticky error cleared.
     pub fn reset(&mut self) {
         self.memory.clear();
+        self.used = 0;
         self.symbols.clear();
         self.textures.clear();
         self.sticky = None;
