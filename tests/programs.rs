@@ -874,6 +874,18 @@ fn accesses_a_little_outside_an_allocation_go_on_as_on_a_gpu() {
 }
 
 #[test]
+fn cucomplex_works_on_both_sides_and_gl_interop_is_only_included() {
+    let r = warpsim(&["cu", &program("complex.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stdout,
+        "f0 11 -2\nf1 3 4\nf2 5 3\nf3 12 6\nd0 -50 0\nd1 4 3\nd2 10 2\nhost 4 -3\n",
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());

@@ -134,6 +134,10 @@ const SHIPPED: &[(&str, &str)] = &[
         "cuda_fp16.h",
         include_str!("../../../runtime/include/cuda_fp16.h"),
     ),
+    (
+        "cuComplex.h",
+        include_str!("../../../runtime/include/cuComplex.h"),
+    ),
 ];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
@@ -141,6 +145,7 @@ const SYSTEM_HEADERS: &[&str] = &[
     "cuda.h",
     "cuda_runtime.h",
     "cuda_runtime_api.h",
+    "cuda_gl_interop.h",
     "device_launch_parameters.h",
     "device_functions.h",
     "cooperative_groups.h",

@@ -44,8 +44,16 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cooperative_groups/scan.h"),
     ),
     (
+        "include/cuComplex.h",
+        include_str!("../../../runtime/include/cuComplex.h"),
+    ),
+    (
         "include/cuda.h",
         include_str!("../../../runtime/include/cuda.h"),
+    ),
+    (
+        "include/cuda_gl_interop.h",
+        include_str!("../../../runtime/include/cuda_gl_interop.h"),
     ),
     (
         "include/cuda_fp16.h",
