@@ -25,9 +25,10 @@ impl Dim3 {
         Dim3 { x, y, z }
     }
 
-    /// `x * y * z`.
+    /// `x * y * z`, or `u64::MAX` past it (no launch takes such a grid: CUDA's largest has
+    /// under 2^63 blocks).
     pub fn count(&self) -> u64 {
-        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+        (u64::from(self.x) * u64::from(self.y)).saturating_mul(u64::from(self.z))
     }
 
     /// The index whose linear number in `extent` is `i` (x fastest).

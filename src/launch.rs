@@ -441,6 +441,12 @@ impl Device {
                 ));
             }
         }
+        if g.count() == u64::MAX {
+            return fail(format!(
+                "grid {g} has {} blocks, more than a launch can number; use a smaller grid",
+                u128::from(g.x) * u128::from(g.y) * u128::from(g.z)
+            ));
+        }
         let max_shared = p.smem_per_block_optin.max(p.smem_per_block);
         if cfg.dynamic_shared > max_shared {
             return fail(format!(
@@ -506,22 +512,29 @@ impl Device {
                 resident: ctx.wave_blocks,
             });
         }
-        let first_failure = AtomicU64::new(u64::MAX);
+        let skip_from = AtomicU64::new(u64::MAX);
         let failure: Mutex<Option<(u64, Error)>> = Mutex::new(None);
         let start = Instant::now();
-        let run_range = |blocks: &mut dyn Iterator<Item = u64>| {
+        // `ascending`: the blocks come in increasing order, so the first one skipped ends them.
+        let run_range = |blocks: &mut dyn Iterator<Item = u64>, ascending: bool| {
             let mut st = BlockState::new(&ctx);
             let mut most_shared = 0;
             for b in blocks {
-                // Blocks after a failed one are skipped: the launch has failed.
-                let failed = b >= first_failure.load(Ordering::Relaxed)
+                // Blocks after a failed one are skipped (the launch has failed, and the lowest
+                // failing block is the one it reports); those before it run, to find an earlier
+                // failure. The rest are not even visited: a grid may hold 2^63 blocks.
+                let skip = skip_from.load(Ordering::Relaxed);
+                let failed = b >= skip
                     || run_block(&ctx, &mut st, &kernel, Dim3::from_linear(b, cfg.grid))
-                        .map_err(|e| record_failure(&first_failure, &failure, b, e))
+                        .map_err(|e| record_failure(&skip_from, &failure, b, e))
                         .is_err();
                 if let Some(grid) = &ctx.grid_barrier {
                     grid.depart(b, failed);
                 }
                 most_shared = most_shared.max(st.arena.bytes_used() as u64);
+                if b >= skip && (ascending || skip == 0) {
+                    break;
+                }
             }
             Totals::of(&mut st, most_shared)
         };
@@ -536,18 +549,21 @@ impl Device {
                 // Contiguous chunks of blocks, a few per CPU thread for balance; each chunk
                 // reuses one block state (shared memory, counters) for its blocks.
                 let chunks = (rayon::current_num_threads() as u64 * 8).min(blocks).max(1);
+                // In u128: `blocks * (c + 1)` passes 2^64 for grids over 2^60 blocks.
+                let bound =
+                    |c: u64| (u128::from(blocks) * u128::from(c) / u128::from(chunks)) as u64;
                 (0..chunks)
                     .into_par_iter()
-                    .map(|c| run_range(&mut (blocks * c / chunks..blocks * (c + 1) / chunks)))
+                    .map(|c| run_range(&mut (bound(c)..bound(c + 1)), true))
                     .reduce(Totals::default, Totals::merge)
             }
-            BlockOrder::Sequential => run_range(&mut (0..blocks)),
-            BlockOrder::Reverse => run_range(&mut (0..blocks).rev()),
+            BlockOrder::Sequential => run_range(&mut (0..blocks), true),
+            BlockOrder::Reverse => run_range(&mut (0..blocks).rev(), false),
             BlockOrder::Random(seed) => {
                 use rand::{SeedableRng, seq::SliceRandom};
                 let mut order: Vec<u64> = (0..blocks).collect();
                 order.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
-                run_range(&mut order.into_iter())
+                run_range(&mut order.into_iter(), false)
             }
         };
         let totals = match &self.pool {
@@ -558,7 +574,7 @@ impl Device {
                 for b in 0..blocks {
                     let run_range = &run_range;
                     let thread = std::thread::Builder::new()
-                        .spawn_scoped(s, move || run_range(&mut std::iter::once(b)));
+                        .spawn_scoped(s, move || run_range(&mut std::iter::once(b), true));
                     match thread {
                         Ok(t) => threads.push(t),
                         Err(e) => {
@@ -573,7 +589,7 @@ impl Device {
                                 kernel: cfg.name.clone(),
                                 reason,
                             };
-                            record_failure(&first_failure, &failure, b, e);
+                            record_failure(&skip_from, &failure, b, e);
                             break;
                         }
                     }
@@ -585,7 +601,7 @@ impl Device {
             }),
             // One block runs on the calling thread: handing it to the pool costs two thread
             // switches, more than a small kernel's whole run.
-            _ if blocks == 1 => run_range(&mut (0..1)),
+            _ if blocks == 1 => run_range(&mut (0..1), true),
             Some(pool) => pool.install(run),
             None => run(),
         };
@@ -859,9 +875,11 @@ impl Totals {
     }
 }
 
-/// Keep the failure of the lowest block.
-fn record_failure(first: &AtomicU64, slot: &Mutex<Option<(u64, Error)>>, block: u64, e: Error) {
-    first.fetch_min(block, Ordering::Relaxed);
+/// Keep the failure of the lowest block, and skip the blocks after it (`skip_from`). A failure
+/// that every block would meet (the time limit, a launch that cannot go on) skips them all.
+fn record_failure(skip_from: &AtomicU64, slot: &Mutex<Option<(u64, Error)>>, block: u64, e: Error) {
+    let ends_launch = matches!(e, Error::Timeout { .. } | Error::InvalidLaunch { .. });
+    skip_from.fetch_min(if ends_launch { 0 } else { block }, Ordering::Relaxed);
     let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
     if slot.as_ref().is_none_or(|(b, _)| block < *b) {
         *slot = Some((block, e));

@@ -635,16 +635,80 @@ fn the_watchdog_stops_a_grid_without_loops() {
         // A pool of its own: the shared one would be busy for the tests beside this one.
         let dev = Device::default().with_threads(2).expect("threads");
         let x = dev.alloc_zeroed::<i32>("x", 32);
-        let cfg = LaunchConfig::new(2_000_000_000, 32)
+        // The largest grid too: the blocks left after the limit are not visited.
+        for grid in [(2_000_000_000, 1, 1), HUGE_GRID] {
+            let cfg = LaunchConfig::new(grid, 32)
+                .mode(Mode::Fast)
+                .engine(engine)
+                .timeout(std::time::Duration::from_millis(200));
+            let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("stopped");
+            assert!(
+                matches!(e, warpsim::Error::Timeout { looping: false, .. }),
+                "{grid:?} on {engine:?}: {e}"
+            );
+            assert!(e.to_string().contains("still had blocks to run"), "{e}");
+        }
+    }
+}
+
+/// CUDA's largest grid: 2^31-1 x 65535 x 65535 blocks (2^63 less a little).
+const HUGE_GRID: (u32, u32, u32) = (i32::MAX as u32, 65_535, 65_535);
+
+/// A launch of a huge grid stops at a fault or at the time limit at once, without visiting the
+/// blocks left (those past a fault took 20 minutes for 2^40 blocks; the largest grids never
+/// returned, and numbering their chunks overflowed). The fault reported is the lowest block's,
+/// whatever the CPU threads. The limit is only a bound, should a launch not stop.
+#[test]
+fn a_huge_grid_stops_at_a_fault_or_the_time_limit() {
+    let src = "__global__ void early(int *x) {\n\
+               x[threadIdx.x + (blockIdx.x % 1000 == 999 && blockIdx.y == 0 ? 64 : 0)] = 1;\n\
+               }\n\
+               __global__ void first(int *x) {\n\
+               x[threadIdx.x + (blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 64 : 0)] = 1;\n\
+               }\n\
+               __global__ void endless(int *x) {\n\
+               while (x[0] == 0) { }\n\
+               }\n";
+    let module = Module::from_source("huge.cu", src, &Options::default()).expect("parses");
+    let limit = std::time::Duration::from_secs(120);
+    for engine in [Engine::Interp, Engine::Jit] {
+        for (name, grid, block) in [
+            ("first", HUGE_GRID, (0, 0, 0)),
+            ("first", (i32::MAX as u32, 65_535, 1), (0, 0, 0)),
+            ("early", HUGE_GRID, (999, 0, 0)),
+        ] {
+            let k = module.lower(name).expect("lowers");
+            for threads in [1, 3] {
+                let dev = Device::default().with_threads(threads).expect("threads");
+                let x = dev.alloc_zeroed::<i32>("x", 32);
+                let cfg = LaunchConfig::new(grid, 32)
+                    .name(name)
+                    .mode(Mode::Fast)
+                    .engine(engine)
+                    .timeout(limit);
+                let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("faults");
+                assert!(
+                    matches!(e, warpsim::Error::OutOfBounds(_)),
+                    "{name} {grid:?} on {engine:?}, {threads} threads: {e}"
+                );
+                assert_eq!(e.block(), Some(block.into()), "{name} on {engine:?}: {e}");
+            }
+        }
+        // Stopped in its loop, every block running then times out, and none starts after.
+        let k = module.lower("endless").expect("lowers");
+        let dev = Device::default().with_threads(2).expect("threads");
+        let x = dev.alloc_zeroed::<i32>("x", 32);
+        let cfg = LaunchConfig::new(HUGE_GRID, 32)
+            .name("endless")
             .mode(Mode::Fast)
             .engine(engine)
-            .timeout(std::time::Duration::from_millis(200));
+            .timeout(std::time::Duration::from_millis(300));
         let e = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&x)]).expect_err("stopped");
         assert!(
-            matches!(e, warpsim::Error::Timeout { looping: false, .. }),
+            matches!(e, warpsim::Error::Timeout { looping: true, .. }),
             "{engine:?}: {e}"
         );
-        assert!(e.to_string().contains("still had blocks to run"), "{e}");
+        assert!(e.to_string().contains("huge.cu:8:"), "{e}");
     }
 }
 
