@@ -873,6 +873,36 @@ __global__ void k(float *out) {
 }
 
 #[test]
+fn a_pointer_into_a_threads_variables_points_into_one_of_them() {
+    // A pointer into local variables names one array (or variable) at lowering time: one
+    // that is `&a` in some threads and `&b` in others, or an atomic through one, is refused
+    // at its line with what to do instead.
+    let cases = [
+        (
+            "int a = 1, b = 2;\n  int *p = threadIdx.x ? &a : &b;\n  *p = 3;\n  out[0] = a + b;",
+            "bad.cu:3:12: error: pointer `?:` pointing into a local array and elsewhere",
+        ),
+        (
+            "float a[4], b[4];\n  float *p = a;\n  if (threadIdx.x) p = b;\n  out[0] = *p;",
+            "bad.cu:4:20: error: pointer `p` pointing into a local array and elsewhere",
+        ),
+        (
+            "int c[2] = {0, 0};\n  atomicAdd(&c[1], 1);\n  out[0] = c[1];",
+            "bad.cu:3:3: error: an atomic operation on a local variable is not supported",
+        ),
+    ];
+    for (body, want) in cases {
+        let src = format!("__global__ void k(int *out) {{\n  {body}\n}}\n");
+        let e = Module::from_source("bad.cu", &src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("refused");
+        assert!(e.to_string().contains(want), "{src}\n{e}");
+        assert!(e.to_string().contains("help:"), "{e}");
+    }
+}
+
+#[test]
 fn members_defined_outside_their_class_and_references_returned() {
     let src = r#"
 struct S { float v; __device__ S(float a); __device__ float get() const; };

@@ -886,6 +886,25 @@ fn cucomplex_works_on_both_sides_and_gl_interop_is_only_included() {
 }
 
 #[test]
+fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_computes() {
+    // Each kernel's per-thread function is __host__ __device__: the program compares every
+    // thread's result with the host's run of the same code.
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&["cu", &program("pointers.cu"), "--engine", engine]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert_eq!(
+            r.stdout,
+            "scalars 256 of 256, last 76815\narrays 256 of 256, last 113.500\n\
+             matrix 256 of 256, last 109.000\nparticles 256 of 256, last 111006.750\n\
+             reverse 64 of 64, row 8: 63 62 56\n",
+            "{engine}: {}",
+            r.show()
+        );
+        assert!(!r.stderr.contains("could not run"), "{}", r.show());
+    }
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());

@@ -1532,6 +1532,13 @@ impl Lowerer<'_> {
         } else {
             None
         };
+        if p.local.is_some() {
+            return Err(self.unsupported(
+                site,
+                "an atomic operation on a local variable",
+                Some("atomics work on global and shared memory; a local variable belongs to one thread, so assign to it"),
+            ));
+        }
         let dst = (!discard).then(|| self.temp(ty));
         self.emit(Stmt::Atomic {
             dst,

@@ -144,13 +144,10 @@ impl Lowerer<'_> {
             (Val::Scalar(Operand::Const(c), s), Ty::Pointer(to))
                 if c.bits == 0 && !s.is_float() =>
             {
-                Ok(Val::Ptr(PtrVal {
-                    base: crate::cuda::ir::Base::Null,
-                    offset: Operand::Const(consts::int(Scalar::I64, 0)),
-                    disp: 0,
-                    terms: Vec::new(),
-                    pointee: (**to).clone(),
-                }))
+                Ok(Val::Ptr(PtrVal::at(
+                    crate::cuda::ir::Base::Null,
+                    (**to).clone(),
+                )))
             }
             (Val::Str(_), _) => Err(self.unsupported(
                 site,
@@ -485,6 +482,21 @@ impl Lowerer<'_> {
                 let p = self.place(x)?;
                 match p {
                     Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
+                    Place::Local { arrays, index, ty } => {
+                        Ok(Val::Ptr(self.local_pointer(&arrays, &index, &ty, ty.clone())))
+                    }
+                    // A variable in registers: declared again as addressable (an array of one
+                    // element) when the kernel is lowered again.
+                    Place::Reg { vars, .. }
+                        if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
+                    {
+                        self.retry_addressed = Some(*at);
+                        Err(self.unsupported(
+                            site,
+                            "taking the address of this variable",
+                            Some("pass it by reference or by value"),
+                        ))
+                    }
                     _ => Err(self.unsupported(
                         site,
                         "taking the address of a local variable",
@@ -1298,6 +1310,7 @@ impl Lowerer<'_> {
                     disp: 0,
                     terms: Vec::new(),
                     pointee: pv.pointee.clone(),
+                    local: pv.local.clone(),
                 }))
             }
             Place::Group(g) => Ok(Val::Group(*g)),
@@ -1344,12 +1357,10 @@ impl Lowerer<'_> {
                 })
             }
             Place::Local { arrays, index, ty } => {
-                if let Ty::Array(..) = ty {
-                    return Err(self.unsupported(
-                        site,
-                        "a pointer to a local array",
-                        Some("index the local array directly"),
-                    ));
+                // An array decays to a pointer to its first element.
+                if let Ty::Array(elem, _) = ty {
+                    let p = self.local_pointer(arrays, index, ty, (**elem).clone());
+                    return Ok(Val::Ptr(p));
                 }
                 let idx = self.local_index(index, site);
                 let leaves = ty.leaves(&self.structs);
@@ -1401,8 +1412,136 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The elements of per-thread arrays that a pointer into them designates as a `ty`
+    /// ([`super::LocalTarget`]): its byte offset in elements, and the leaves of the element
+    /// that `ty` covers.
+    fn local_place(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Place> {
+        let target = ptr.local.as_ref().expect("a pointer into local arrays");
+        let size = i64::from(target.elem.size(&self.structs).max(1));
+        let misfit = |l: &Self| {
+            l.unsupported(
+                site,
+                &format!(
+                    "reading a local array of `{}` as `{}` through a pointer",
+                    target.elem.show(&l.structs),
+                    ty.show(&l.structs)
+                ),
+                Some(
+                    "access a local array through pointers of its element type, in whole elements",
+                ),
+            )
+        };
+        // The offset in whole elements, and the byte within the element where `ty` starts.
+        let mut index = Vec::new();
+        for (op, scale) in &ptr.terms {
+            if scale % size != 0 {
+                return Err(misfit(self));
+            }
+            index.push((*op, scale / size));
+        }
+        let mut disp = i128::from(ptr.disp);
+        match ptr.offset {
+            Operand::Const(c) => disp += consts::as_int(c),
+            // A pointer variable's offset, a multiple of the element's size by construction
+            // (every term is checked above when it is assigned).
+            off => {
+                let s = Operand::Const(consts::int(Scalar::I64, i128::from(size)));
+                let op = Op::Binary {
+                    op: crate::cuda::ir::BinOp::Div,
+                    a: off,
+                    b: s,
+                };
+                index.push((self.assign(Scalar::I64, op, site), 1));
+            }
+        }
+        let whole = disp.div_euclid(i128::from(size));
+        let within = disp.rem_euclid(i128::from(size)) as u32;
+        if whole != 0 {
+            index.push((Operand::Const(consts::int(Scalar::I64, whole)), 1));
+        }
+        // `ty` is the element, a sub-array of elements, or leaves of the element.
+        let mut inner = ty;
+        while let Ty::Array(t, _) = inner {
+            inner = t;
+        }
+        if *inner == target.elem && within == 0 {
+            return Ok(Place::Local {
+                arrays: target.arrays.clone(),
+                index,
+                ty: ty.clone(),
+            });
+        }
+        if matches!(ty, Ty::Array(..)) {
+            return Err(misfit(self));
+        }
+        let leaves = target.elem.leaves(&self.structs);
+        let mut arrays = Vec::new();
+        for (at, s) in ty.leaves(&self.structs) {
+            match leaves.iter().position(|l| *l == (at + within, s)) {
+                Some(j) => arrays.push(target.arrays[j]),
+                None => return Err(misfit(self)),
+            }
+        }
+        Ok(Place::Local {
+            arrays,
+            index,
+            ty: ty.clone(),
+        })
+    }
+
+    /// A pointer to what per-thread `arrays` (leaves of the elements of one declaration, a
+    /// field's when `ty` is one) hold at `index` (counted in that declaration's elements): it
+    /// points into the declaration's element, at the byte where `ty` starts, so that `&v.x`
+    /// steps on to `v.y` as in memory.
+    fn local_pointer(
+        &self,
+        arrays: &[u32],
+        index: &[(Operand, i64)],
+        ty: &Ty,
+        pointee: Ty,
+    ) -> PtrVal {
+        let (group, elem) = self.local_groups[&arrays[0]].clone();
+        let leaf = group.iter().position(|a| *a == arrays[0]).unwrap_or(0);
+        let start = elem.leaves(&self.structs)[leaf].0 - ty.leaves(&self.structs)[0].0;
+        let size = i64::from(elem.size(&self.structs));
+        let mut p = PtrVal::at(crate::cuda::ir::Base::Null, pointee);
+        p.disp = i64::from(start);
+        p.local = Some(super::LocalTarget {
+            arrays: group,
+            elem,
+        });
+        for (op, scale) in index {
+            p = p.plus(*op, scale * size);
+        }
+        p
+    }
+
+    /// `local[index] = leaves` for each leaf's array.
+    fn store_local(
+        &mut self,
+        arrays: &[u32],
+        index: &[(Operand, i64)],
+        leaves: &[Operand],
+        site: Site,
+    ) {
+        let idx = self.local_index(index, site);
+        for (a, leaf) in arrays.iter().zip(leaves) {
+            self.emit(Stmt::LocalStore {
+                array: *a,
+                index: idx,
+                value: *leaf,
+                site,
+            });
+        }
+    }
+
     /// Memory loads of a value of type `ty` at `ptr`: its leaves.
     pub fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
+        if ptr.local.is_some() {
+            let p = self.local_place(ptr, ty, site)?;
+            let v = self.read(&p, site)?;
+            return Ok(self.leaves_of(v));
+        }
         match ty {
             Ty::Scalar(s) => {
                 let dst = self.temp(*s);
@@ -1508,6 +1647,13 @@ impl Lowerer<'_> {
 
     /// Memory stores of the leaves of a value of type `ty` at `ptr`.
     fn store(&mut self, ptr: &PtrVal, ty: &Ty, leaves: &[Operand], site: Site) -> R<()> {
+        if ptr.local.is_some() {
+            let Place::Local { arrays, index, .. } = self.local_place(ptr, ty, site)? else {
+                unreachable!("local_place gives local elements")
+            };
+            self.store_local(&arrays, &index, leaves, site);
+            return Ok(());
+        }
         match ty {
             Ty::Scalar(s) => {
                 self.emit(Stmt::Store {
@@ -1612,7 +1758,7 @@ impl Lowerer<'_> {
                 let Val::Ptr(ptr) = v else {
                     return Err(self.err(site, "a pointer is needed here", None));
                 };
-                self.set_base(*k, ptr.base, site)?;
+                self.set_target(*k, &ptr, site)?;
                 let pv = self.ptrs[*k].clone();
                 let mut index = ptr.terms.clone();
                 if ptr.disp != 0 {
@@ -1650,16 +1796,8 @@ impl Lowerer<'_> {
                 if matches!(ty, Ty::Array(..)) {
                     return Err(self.err(site, "cannot assign to an array", None));
                 }
-                let idx = self.local_index(index, site);
                 let leaves = self.leaves_of(v.clone());
-                for (a, leaf) in arrays.iter().zip(&leaves) {
-                    self.emit(Stmt::LocalStore {
-                        array: *a,
-                        index: idx,
-                        value: *leaf,
-                        site,
-                    });
-                }
+                self.store_local(arrays, index, &leaves, site);
                 Ok(v)
             }
             Place::Pick { index, choices, ty } => {
@@ -2164,6 +2302,14 @@ impl Lowerer<'_> {
                     site,
                 );
                 Val::Scalar(Operand::Var(t), *s)
+            }
+            // A pointer variable's old offset, for `*p++ = x` to store where `p` pointed.
+            (Val::Ptr(ptr), false, Place::Ptr(_)) if matches!(ptr.offset, Operand::Var(_)) => {
+                let offset = self.assign(Scalar::I64, Op::Copy { src: ptr.offset }, site);
+                Val::Ptr(PtrVal {
+                    offset,
+                    ..ptr.clone()
+                })
             }
             _ => old,
         };

@@ -41,9 +41,37 @@ pub struct PtrVal {
     pub terms: Vec<(Operand, i64)>,
     /// What it points at.
     pub pointee: Ty,
+    /// The per-thread arrays it points into instead of a buffer (`base` is then
+    /// [`Base::Null`]): see [`LocalTarget`].
+    pub local: Option<LocalTarget>,
+}
+
+/// What a pointer into per-thread arrays (`float *p = buf + 2`, `&v[i]`) points into.
+///
+/// Local arrays live in variables, one array per scalar leaf of their element type, not in
+/// memory: such a pointer's byte offset counts in elements of `elem` laid end to end, and a
+/// load or store through it becomes an element access of `arrays` (`Lowerer::local_place`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalTarget {
+    /// The arrays, one per scalar leaf of `elem` ([`ir::Kernel::locals`] indexes).
+    pub arrays: Vec<u32>,
+    /// The element type the offset counts in.
+    pub elem: Ty,
 }
 
 impl PtrVal {
+    /// A pointer to the start of `base`.
+    pub fn at(base: Base, pointee: Ty) -> PtrVal {
+        PtrVal {
+            base,
+            offset: Operand::Const(consts::int(Scalar::I64, 0)),
+            disp: 0,
+            terms: Vec::new(),
+            pointee,
+            local: None,
+        }
+    }
+
     /// The pointer `self + index × scale` (a constant index folds into `disp`).
     pub fn plus(mut self, index: Operand, scale: i64) -> PtrVal {
         match index {
@@ -172,6 +200,8 @@ pub struct PtrVar {
     pub off: VarId,
     /// What it points at.
     pub pointee: Ty,
+    /// The per-thread arrays it points into (its `base` is then [`Base::Null`]).
+    pub local: Option<LocalTarget>,
 }
 
 /// A template argument, resolved.
@@ -237,6 +267,16 @@ pub struct Lowerer<'m> {
     dynamic: HashSet<usize>,
     /// A pointer variable found to point into two buffers: lower again with it dynamic.
     retry: Option<usize>,
+    /// The declarations of variables whose address is taken (`int *p = &x`): held in a local
+    /// array of one element, which a pointer can point into.
+    addressed: HashSet<Site>,
+    /// A variable found to have its address taken: lower again with it addressable.
+    retry_addressed: Option<Site>,
+    /// The declaration of each variable that a declaration made.
+    declared_at: HashMap<VarId, Site>,
+    /// Each per-thread array's group: the arrays of one declaration (one per scalar leaf of
+    /// the element type) and that element type.
+    pub(crate) local_groups: HashMap<u32, (Vec<u32>, Ty)>,
     /// The lambdas written so far, with the scopes they see.
     pub(crate) closures: Vec<(Function, (usize, usize, u64))>,
     /// A serial number per open scope (parallel to `scopes`).
@@ -269,13 +309,17 @@ pub struct FieldPointers {
 /// Lower kernel `name` (`"reduce<256>"`, `"k<float, 4>"`) of a parsed unit.
 pub fn lower_kernel(m: &Unit, name: &str) -> R<ir::Kernel> {
     // Pointer variables that turn out to point into several buffers hold their buffer in a
-    // variable: lower again with those known, until none is found late.
+    // variable, and variables whose address is taken live in a local array: lower again with
+    // those known, until none is found late.
     let mut dynamic = HashSet::new();
+    let mut addressed = HashSet::new();
     loop {
         let mut l = Lowerer::new(m, name);
         l.dynamic = dynamic.clone();
+        l.addressed = addressed.clone();
         match lower_with(&mut l, m, name) {
             Err(_) if l.retry.is_some_and(|k| dynamic.insert(k)) => continue,
+            Err(_) if l.retry_addressed.is_some_and(|s| addressed.insert(s)) => continue,
             r => return r,
         }
     }
@@ -623,6 +667,10 @@ impl<'m> Lowerer<'m> {
             globals: Vec::new(),
             dynamic: HashSet::new(),
             retry: None,
+            addressed: HashSet::new(),
+            retry_addressed: None,
+            declared_at: HashMap::new(),
+            local_groups: HashMap::new(),
             closures: Vec::new(),
             scope_ids: vec![0],
             next_scope_id: 1,
@@ -852,8 +900,37 @@ impl<'m> Lowerer<'m> {
             base_site: site,
             off,
             pointee,
+            local: None,
         });
         idx
+    }
+
+    /// Pointer variable `k` now points where `ptr` does: into a buffer ([`Self::set_base`]), or
+    /// into per-thread arrays, the same ones at every assignment (they are variables, not
+    /// memory a buffer number could name).
+    pub fn set_target(&mut self, k: usize, ptr: &PtrVal, site: Site) -> R<()> {
+        let pv = &self.ptrs[k];
+        match (&ptr.local, &pv.local) {
+            (None, None) => return self.set_base(k, ptr.base, site),
+            (Some(t), Some(had)) if t == had => return Ok(()),
+            (Some(t), None) if pv.base.is_none() => {
+                let t = t.clone();
+                let pv = &mut self.ptrs[k];
+                pv.local = Some(t);
+                pv.base = Some(Base::Null);
+                pv.base_site = site;
+                return Ok(());
+            }
+            _ => {}
+        }
+        Err(self.unsupported(
+            site,
+            &format!(
+                "pointer `{}` pointing into a local array and elsewhere (another local array, memory or null)",
+                pv.name
+            ),
+            Some("use one pointer per array: a pointer into a local array must point into that array only"),
+        ))
     }
 
     /// Pointer variable `k` now points into `base`: a buffer fixed at lowering time, or (for a
@@ -1430,13 +1507,7 @@ impl<'m> Lowerer<'m> {
         };
         let _ = site;
         let ty = self.globals[idx].1.clone();
-        let ptr = PtrVal {
-            base: Base::Global(idx as u32),
-            offset: Operand::Const(consts::int(Scalar::I64, 0)),
-            disp: 0,
-            terms: Vec::new(),
-            pointee: ty.clone(),
-        };
+        let ptr = PtrVal::at(Base::Global(idx as u32), ty.clone());
         Ok(Some(Place::Mem { ptr, ty }))
     }
 
@@ -2058,26 +2129,7 @@ impl<'m> Lowerer<'m> {
                     count *= k;
                     base = *inner;
                 }
-                let leaves = base.leaves(&self.structs);
-                if leaves.is_empty() {
-                    return Err(self.unsupported(site, "an array of this element type", None));
-                }
-                let arrays = leaves
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (_, s))| {
-                        self.locals.push(ir::LocalArray {
-                            name: if leaves.len() == 1 {
-                                d.name.clone()
-                            } else {
-                                format!("{}.{k}", d.name)
-                            },
-                            ty: *s,
-                            len: count,
-                        });
-                        self.locals.len() as u32 - 1
-                    })
-                    .collect();
+                let arrays = self.new_local(&d.name, &base, count, site)?;
                 self.bind(
                     &d.name,
                     Sym::Place(Place::Local {
@@ -2089,6 +2141,20 @@ impl<'m> Lowerer<'m> {
                 if init.is_some() {
                     return Err(self.err(site, "initialize a local array with `= {..}`", None));
                 }
+            }
+            // A variable whose address is taken: an array of one element.
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) if self.addressed.contains(&site) => {
+                let arrays = self.new_local(&d.name, &ty, 1, site)?;
+                let place = Place::Local {
+                    arrays,
+                    index: Vec::new(),
+                    ty: ty.clone(),
+                };
+                if let Some(v) = init {
+                    let v = self.convert_val(v, &ty, site)?;
+                    self.write(&place, v, site)?;
+                }
+                self.bind(&d.name, Sym::Place(place));
             }
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) => {
                 let leaves = ty.leaves(&self.structs);
@@ -2104,6 +2170,7 @@ impl<'m> Lowerer<'m> {
                         self.new_var(&n, *s)
                     })
                     .collect();
+                self.declared_at.extend(vars.iter().map(|v| (*v, site)));
                 let place = Place::Reg {
                     ty: ty.clone(),
                     vars,
@@ -2118,6 +2185,34 @@ impl<'m> Lowerer<'m> {
             Ty::Texture => return Err(self.texture_misuse(site)),
         }
         Ok(())
+    }
+
+    /// Per-thread arrays of `count` elements of type `elem`, one per scalar leaf.
+    fn new_local(&mut self, name: &str, elem: &Ty, count: u32, site: Site) -> R<Vec<u32>> {
+        let leaves = elem.leaves(&self.structs);
+        if leaves.is_empty() {
+            return Err(self.unsupported(site, "an array of this element type", None));
+        }
+        let arrays: Vec<u32> = leaves
+            .iter()
+            .enumerate()
+            .map(|(k, (_, s))| {
+                self.locals.push(ir::LocalArray {
+                    name: if leaves.len() == 1 {
+                        name.to_string()
+                    } else {
+                        format!("{name}.{k}")
+                    },
+                    ty: *s,
+                    len: count,
+                });
+                self.locals.len() as u32 - 1
+            })
+            .collect();
+        for a in &arrays {
+            self.local_groups.insert(*a, (arrays.clone(), elem.clone()));
+        }
+        Ok(arrays)
     }
 
     /// `T a[n] = {..}`: element stores at constant indexes.
@@ -2264,13 +2359,7 @@ impl<'m> Lowerer<'m> {
             };
             Base::Shared(idx)
         };
-        let ptr = PtrVal {
-            base,
-            offset: Operand::Const(consts::int(Scalar::I64, 0)),
-            disp: 0,
-            terms: Vec::new(),
-            pointee: ty.clone(),
-        };
+        let ptr = PtrVal::at(base, ty.clone());
         Ok(Place::Mem { ptr, ty })
     }
 
