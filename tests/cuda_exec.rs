@@ -321,12 +321,14 @@ fn parenthesised_variables_that_look_like_casts() {
 typedef int count_t;
 __global__ void k(int *out, int lo, int hi, int b) {
     int x = threadIdx.x;
-    int c = 0;
+    int c = 0, d = 3, e[2] = {1, 2};
     c += IN_RANGE(x, lo, hi) ? 1 : 0;
     c += ((lo) - x * 2 < 0) ? 2 : 0;
     c += ((b) & x) ? 4 : 0;
     c += (x == (lo) || (hi) == x) ? 8 : 0;
     c += (count_t)x * -1 < -3 ? 16 : 0;
+    c += ((d) - x > 0) ? 32 : 0;
+    c += (e[1]) + x > 4 ? 64 : 0;
     out[x] = c + (lo) * x * 100;
 }"#;
     let dev = Device::default();
@@ -349,6 +351,8 @@ __global__ void k(int *out, int lo, int hi, int b) {
                 + 4 * i32::from(b & x != 0)
                 + 8 * i32::from(x == lo || hi == x)
                 + 16 * i32::from(-x < -3)
+                + 32 * i32::from(3 - x > 0)
+                + 64 * i32::from(2 + x > 4)
                 + lo * x * 100
         })
         .collect();

@@ -1133,7 +1133,8 @@ fn habits_of_real_programs() {
     // 3 * 32 + 2 + 1, then 3 + 8 + 0 + 1.
     assert!(r.stdout.contains("enum: 99 12\n"), "{}", r.show());
     assert!(
-        r.stdout.contains("callback: 1, EMPTY=\"\", latin1: 1\n"),
+        r.stdout
+            .contains("callback: 1, EMPTY=\"\", latin1: 1, bom: 1\n"),
         "{}",
         r.show()
     );

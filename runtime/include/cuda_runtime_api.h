@@ -181,9 +181,10 @@ extern cudaError_t cudaProfilerStop(void);
 extern unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __dv(0), cudaStream_t stream __dv(0));
 extern cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, cudaStream_t *stream);
 
-/* The spelling of a name after macro expansion (the host pass registers kernels by it). */
-#define __WARPSIM_STR(x) #x
-#define __WARPSIM_XSTR(x) __WARPSIM_STR(x)
+/* The spelling of a name after macro expansion (the host pass registers kernels by it); a
+   specialisation's name may hold commas (`k<float, 2>`). */
+#define __WARPSIM_STR(...) #__VA_ARGS__
+#define __WARPSIM_XSTR(...) __WARPSIM_STR(__VA_ARGS__)
 
 /* warpsim's registration of kernels and __constant__/__device__ variables (emitted by the
  * host pass next to each definition). */

@@ -58,7 +58,7 @@ impl Module {
             help: None,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        let text = String::from_utf8_lossy(&bytes);
+        let text = crate::cuda::source::text(&bytes);
         Self::build(&path.display().to_string(), &text, dir, options)
     }
 

@@ -4,6 +4,18 @@
 use crate::cuda::diag::{Diagnostic, Severity};
 use crate::cuda::ir::Site;
 
+/// A source file's bytes without the UTF-8 byte order mark some editors write first: C++
+/// compilers skip it only at the very start of a file, and warpsim puts a `#line` there.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A source file's text: without a byte order mark, and in another encoding (a Latin-1
+/// comment) read as far as UTF-8 goes, as compilers do.
+pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(without_bom(bytes))
+}
+
 /// One file as read.
 #[derive(Clone, Debug)]
 pub struct SourceFile {

@@ -148,18 +148,22 @@ fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
     while let Some(n) = todo.pop() {
         match n.kind() {
             "parameter_declaration" | "init_declarator" | "declaration" => {
-                // The declared name, under pointer, reference and array declarators.
-                let mut d = n.child_by_field_name("declarator");
-                while let Some(x) = d {
-                    if x.kind() == "identifier" {
-                        variables.insert(text(x));
-                        break;
+                // Each declared name (`float a, b, *c;` declares three), under pointer,
+                // reference and array declarators.
+                let mut cursor = n.walk();
+                for first in n.children_by_field_name("declarator", &mut cursor) {
+                    let mut d = Some(first);
+                    while let Some(x) = d {
+                        if x.kind() == "identifier" {
+                            variables.insert(text(x));
+                            break;
+                        }
+                        d = x.child_by_field_name("declarator").or_else(|| {
+                            (x.kind() == "reference_declarator")
+                                .then(|| named_children(x).into_iter().next())
+                                .flatten()
+                        });
                     }
-                    d = x.child_by_field_name("declarator").or_else(|| {
-                        (x.kind() == "reference_declarator")
-                            .then(|| named_children(x).into_iter().next())
-                            .flatten()
-                    });
                 }
             }
             // Declared as a type: a struct's, enum's, typedef's, alias's or template parameter's
@@ -167,11 +171,15 @@ fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
             "type_identifier" if n.parent().is_some_and(|p| p.kind() != "type_descriptor") => {
                 types.insert(text(n));
             }
+            // `(a) - b` and `(a[i]) + b` (a cast to an array type `a[i]`).
             "cast_expression" => {
                 if let Some(t) = n.child_by_field_name("type")
-                    && let [name] = named_children(t).as_slice()
+                    && let [name, rest @ ..] = named_children(t).as_slice()
                     && name.kind() == "type_identifier"
-                    && named_children(t).len() == 1
+                    && matches!(
+                        rest.iter().map(|r| r.kind()).collect::<Vec<_>>().as_slice(),
+                        [] | ["abstract_array_declarator"]
+                    )
                 {
                     casts.push((text(*name), t.start_byte(), t.end_byte()));
                 }

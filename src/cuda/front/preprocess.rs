@@ -707,8 +707,7 @@ impl Pp<'_> {
         }
         let bytes = std::fs::read(&path)
             .map_err(|e| self.err(site, format!("cannot read {}: {e}", path.display()), None))?;
-        // Another encoding (a Latin-1 comment) is read as far as UTF-8 goes, as compilers do.
-        let text = String::from_utf8_lossy(&bytes);
+        let text = crate::cuda::source::text(&bytes);
         if self.depth > 64 {
             return Err(self.err(site, "#include nested too deeply (a cycle?)", None));
         }

@@ -343,9 +343,8 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
         }
         let bytes = std::fs::read(&path)
             .map_err(|e| BuildError::Usage(format!("cannot read {}: {e}", path.display())))?;
-        // Sources in another encoding (Latin-1 comments) are read as far as UTF-8 goes; a file
-        // without device code is mirrored byte for byte.
-        let text = String::from_utf8_lossy(&bytes);
+        // A file without device code is mirrored byte for byte (but for a byte order mark).
+        let text = crate::cuda::source::text(&bytes);
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for (name, quoted) in includes(&text) {
             let found = quoted
@@ -365,7 +364,7 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
                 .into_bytes()
         } else {
             let mut h = format!("#line 1 \"{}\"\n", shown.replace('"', "\\\"")).into_bytes();
-            h.extend_from_slice(&bytes);
+            h.extend_from_slice(crate::cuda::source::without_bom(&bytes));
             h
         };
         out.insert(

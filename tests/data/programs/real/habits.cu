@@ -1,13 +1,15 @@
-// What real programs do that a simulator must take as it comes: managed memory written by the
+﻿// What real programs do that a simulator must take as it comes: managed memory written by the
 // host between a launch and the synchronisation, a pointer into the middle of an allocation
 // indexed backwards, a stream callback marked CUDART_CB, a macro defined empty on the command
 // line, a header that is not UTF-8, kernel templates with defaults and enum parameters, NVTX
 // ranges, `time(0)` without <time.h> (nvcc's runtime header brings it), cudaMemAdvise, a
 // `#pragma once` header reached from two include directories, glibc's `ulong` and `u_int` in a
-// kernel, and a launch between timing macros defined as nothing.
+// kernel, a launch between timing macros defined as nothing, and files that start with a
+// UTF-8 byte order mark (this one, and bom.h).
 #include <cstdio>
 #include <cstring>
 #include "latin1.h"
+#include "bom.h"
 #include "once.h"
 #include "again.h"
 #include "nvtx3/nvToolsExt.h"
@@ -79,7 +81,7 @@ int main() {
     count<<<1, 1, 0, s>>>(m);
     cudaStreamAddCallback(s, done, &calls, 0);
     cudaStreamSynchronize(s);
-    printf("callback: %d, EMPTY=\"%s\", latin1: %d\n", calls, STR(EMPTY), LATIN1_OK);
+    printf("callback: %d, EMPTY=\"%s\", latin1: %d, bom: %d\n", calls, STR(EMPTY), LATIN1_OK, BOM_OK);
     printf("once: %d\n", again(Once{41}));
 
     ulong *w, hw[32];
