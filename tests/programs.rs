@@ -559,12 +559,26 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
         "cudaErrorInvalidValue",
         "cudaErrorInvalidValue",
         "cudaErrorInvalidValue",
-        "cudaErrorInvalidDevicePointer",
-        "cudaErrorInvalidDevicePointer",
+        // cudaFree of what is no live allocation: CUDA 10.1 and later say cudaErrorInvalidValue.
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
         "cudaErrorInvalidDeviceFunction",
         "cudaSuccess",
         "cudaSuccess",
         "cudaSuccess",
+        "cudaErrorInvalidValue",
+        // Attributes 99999, cudaDevAttrMax and 0 are none; the warp size is one.
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaSuccess",
+        "cudaSuccess",
+        "cudaErrorIllegalState",
+        "cudaSuccess",
+        // __trap(): an unspecified launch failure, sticky.
+        "cudaErrorLaunchFailure",
+        "cudaErrorLaunchFailure",
+        "cudaErrorLaunchFailure",
     ];
     assert_eq!(
         t.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(),
@@ -572,12 +586,38 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
         "{}",
         r.show()
     );
+    assert!(r.stdout.contains("warp size 32\n"), "{}", r.show());
     assert!(
         r.stderr
             .contains("256 bytes at 0x7f0000000000 run past the end of `cudaMalloc#1` (128 bytes")
     );
     assert!(r.stderr.contains("0x10 is not device memory"));
     assert!(r.stderr.contains("not a __global__ kernel of this program"));
+    assert_eq!(
+        r.stderr
+            .matches("cudaFree: 0x7f0000000000 is not the start of a live allocation")
+            .count(),
+        1,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains("__trap() called (thread (3, 0, 0))")
+            && r.stderr.contains("cudaErrorLaunchFailure (719) from this launch"),
+        "{}",
+        r.show()
+    );
+    // A failed assert() is cudaErrorAssert, sticky too.
+    let r = warpsim(&["cu", &program("misuse.cu"), "--", "assert"]);
+    assert_eq!(
+        transcript(&r)
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>(),
+        ["cudaSuccess", "cudaErrorAssert", "cudaErrorAssert"],
+        "{}",
+        r.show()
+    );
 }
 
 #[test]

@@ -755,23 +755,60 @@ const char *cudaGetErrorName(cudaError_t error) {
     case e: return #e;
         NAME(cudaSuccess) NAME(cudaErrorInvalidValue) NAME(cudaErrorMemoryAllocation)
         NAME(cudaErrorInitializationError) NAME(cudaErrorCudartUnloading)
-        NAME(cudaErrorProfilerDisabled) NAME(cudaErrorInvalidConfiguration)
-        NAME(cudaErrorInvalidPitchValue) NAME(cudaErrorInvalidSymbol)
-        NAME(cudaErrorInvalidHostPointer) NAME(cudaErrorInvalidDevicePointer)
-        NAME(cudaErrorInvalidTexture) NAME(cudaErrorInvalidMemcpyDirection)
-        NAME(cudaErrorInsufficientDriver) NAME(cudaErrorMissingConfiguration)
-        NAME(cudaErrorInvalidDeviceFunction) NAME(cudaErrorNoDevice)
-        NAME(cudaErrorInvalidDevice) NAME(cudaErrorStartupFailure)
-        NAME(cudaErrorInvalidKernelImage) NAME(cudaErrorNoKernelImageForDevice)
-        NAME(cudaErrorUnsupportedLimit) NAME(cudaErrorInvalidResourceHandle)
-        NAME(cudaErrorSymbolNotFound) NAME(cudaErrorNotReady) NAME(cudaErrorIllegalAddress)
-        NAME(cudaErrorLaunchOutOfResources) NAME(cudaErrorLaunchTimeout)
+        NAME(cudaErrorProfilerDisabled) NAME(cudaErrorProfilerNotInitialized)
+        NAME(cudaErrorProfilerAlreadyStarted) NAME(cudaErrorProfilerAlreadyStopped)
+        NAME(cudaErrorInvalidConfiguration) NAME(cudaErrorInvalidPitchValue)
+        NAME(cudaErrorInvalidSymbol) NAME(cudaErrorInvalidHostPointer)
+        NAME(cudaErrorInvalidDevicePointer) NAME(cudaErrorInvalidTexture)
+        NAME(cudaErrorInvalidTextureBinding) NAME(cudaErrorInvalidChannelDescriptor)
+        NAME(cudaErrorInvalidMemcpyDirection) NAME(cudaErrorAddressOfConstant)
+        NAME(cudaErrorTextureFetchFailed) NAME(cudaErrorTextureNotBound)
+        NAME(cudaErrorSynchronizationError) NAME(cudaErrorInvalidFilterSetting)
+        NAME(cudaErrorInvalidNormSetting) NAME(cudaErrorMixedDeviceExecution)
+        NAME(cudaErrorNotYetImplemented) NAME(cudaErrorMemoryValueTooLarge)
+        NAME(cudaErrorStubLibrary) NAME(cudaErrorInsufficientDriver)
+        NAME(cudaErrorCallRequiresNewerDriver) NAME(cudaErrorInvalidSurface)
+        NAME(cudaErrorDuplicateVariableName) NAME(cudaErrorDuplicateTextureName)
+        NAME(cudaErrorDuplicateSurfaceName) NAME(cudaErrorDevicesUnavailable)
+        NAME(cudaErrorIncompatibleDriverContext) NAME(cudaErrorMissingConfiguration)
+        NAME(cudaErrorPriorLaunchFailure) NAME(cudaErrorLaunchMaxDepthExceeded)
+        NAME(cudaErrorLaunchFileScopedTex) NAME(cudaErrorLaunchFileScopedSurf)
+        NAME(cudaErrorSyncDepthExceeded) NAME(cudaErrorLaunchPendingCountExceeded)
+        NAME(cudaErrorInvalidDeviceFunction) NAME(cudaErrorNoDevice) NAME(cudaErrorInvalidDevice)
+        NAME(cudaErrorDeviceNotLicensed) NAME(cudaErrorSoftwareValidityNotEstablished)
+        NAME(cudaErrorStartupFailure) NAME(cudaErrorInvalidKernelImage)
+        NAME(cudaErrorDeviceUninitialized) NAME(cudaErrorMapBufferObjectFailed)
+        NAME(cudaErrorUnmapBufferObjectFailed) NAME(cudaErrorArrayIsMapped)
+        NAME(cudaErrorAlreadyMapped) NAME(cudaErrorNoKernelImageForDevice)
+        NAME(cudaErrorAlreadyAcquired) NAME(cudaErrorNotMapped) NAME(cudaErrorNotMappedAsArray)
+        NAME(cudaErrorNotMappedAsPointer) NAME(cudaErrorECCUncorrectable)
+        NAME(cudaErrorUnsupportedLimit) NAME(cudaErrorDeviceAlreadyInUse)
+        NAME(cudaErrorPeerAccessUnsupported) NAME(cudaErrorInvalidPtx)
+        NAME(cudaErrorInvalidGraphicsContext) NAME(cudaErrorNvlinkUncorrectable)
+        NAME(cudaErrorJitCompilerNotFound) NAME(cudaErrorUnsupportedPtxVersion)
+        NAME(cudaErrorJitCompilationDisabled) NAME(cudaErrorUnsupportedExecAffinity)
+        NAME(cudaErrorInvalidSource) NAME(cudaErrorFileNotFound)
+        NAME(cudaErrorSharedObjectSymbolNotFound) NAME(cudaErrorSharedObjectInitFailed)
+        NAME(cudaErrorOperatingSystem) NAME(cudaErrorInvalidResourceHandle)
+        NAME(cudaErrorIllegalState) NAME(cudaErrorSymbolNotFound) NAME(cudaErrorNotReady)
+        NAME(cudaErrorIllegalAddress) NAME(cudaErrorLaunchOutOfResources)
+        NAME(cudaErrorLaunchTimeout) NAME(cudaErrorLaunchIncompatibleTexturing)
         NAME(cudaErrorPeerAccessAlreadyEnabled) NAME(cudaErrorPeerAccessNotEnabled)
-        NAME(cudaErrorAssert) NAME(cudaErrorHostMemoryAlreadyRegistered)
-        NAME(cudaErrorHostMemoryNotRegistered) NAME(cudaErrorIllegalInstruction)
-        NAME(cudaErrorMisalignedAddress) NAME(cudaErrorInvalidAddressSpace)
-        NAME(cudaErrorLaunchFailure) NAME(cudaErrorCooperativeLaunchTooLarge)
-        NAME(cudaErrorNotPermitted) NAME(cudaErrorNotSupported) NAME(cudaErrorUnknown)
+        NAME(cudaErrorSetOnActiveProcess) NAME(cudaErrorContextIsDestroyed) NAME(cudaErrorAssert)
+        NAME(cudaErrorTooManyPeers) NAME(cudaErrorHostMemoryAlreadyRegistered)
+        NAME(cudaErrorHostMemoryNotRegistered) NAME(cudaErrorHardwareStackError)
+        NAME(cudaErrorIllegalInstruction) NAME(cudaErrorMisalignedAddress)
+        NAME(cudaErrorInvalidAddressSpace) NAME(cudaErrorInvalidPc) NAME(cudaErrorLaunchFailure)
+        NAME(cudaErrorCooperativeLaunchTooLarge) NAME(cudaErrorNotPermitted)
+        NAME(cudaErrorNotSupported) NAME(cudaErrorSystemNotReady)
+        NAME(cudaErrorSystemDriverMismatch) NAME(cudaErrorCompatNotSupportedOnDevice)
+        NAME(cudaErrorStreamCaptureUnsupported) NAME(cudaErrorStreamCaptureInvalidated)
+        NAME(cudaErrorStreamCaptureMerge) NAME(cudaErrorStreamCaptureUnmatched)
+        NAME(cudaErrorStreamCaptureUnjoined) NAME(cudaErrorStreamCaptureIsolation)
+        NAME(cudaErrorStreamCaptureImplicit) NAME(cudaErrorCapturedEvent)
+        NAME(cudaErrorStreamCaptureWrongThread) NAME(cudaErrorTimeout)
+        NAME(cudaErrorGraphExecUpdateFailure) NAME(cudaErrorExternalDevice)
+        NAME(cudaErrorInvalidClusterSize) NAME(cudaErrorUnknown) NAME(cudaErrorApiFailureBase)
 #undef NAME
         default: return "cudaErrorUnknown";
     }
@@ -804,6 +841,14 @@ const char *cudaGetErrorString(cudaError_t error) {
         case cudaErrorLaunchFailure: return "unspecified launch failure";
         case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
         case cudaErrorNotSupported: return "operation not supported";
+        case cudaErrorNotPermitted: return "operation not permitted";
+        case cudaErrorDevicesUnavailable: return "CUDA-capable device(s) is/are busy or unavailable";
+        case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+        case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
+        case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+        case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+        case cudaErrorInvalidChannelDescriptor: return "invalid channel descriptor";
+        case cudaErrorInvalidTexture: return "invalid texture reference";
         default: return "unknown error";
     }
 }
@@ -956,7 +1001,12 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMaxPersistingL2CacheSize: v = p.persistingL2CacheMaxSize; break;
         case cudaDevAttrReservedSharedMemoryPerBlock: v = (int)p.reservedSharedMemPerBlock; break;
         case cudaDevAttrMemoryPoolsSupported: v = 1; break;
-        default: v = 0; break;
+        default:
+            // A number that is no attribute is CUDA's cudaErrorInvalidValue; the attributes of
+            // driver_types.h that a GPU of the profile lacks are 0.
+            if ((int)attr <= 0 || (int)attr >= (int)cudaDevAttrMax) return fail(cudaErrorInvalidValue);
+            v = 0;
+            break;
     }
     *value = v;
     return cudaSuccess;
