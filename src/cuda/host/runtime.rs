@@ -30,6 +30,8 @@ pub mod status {
     pub const INVALID_SYMBOL: i32 = 13;
     /// `cudaErrorInsufficientDriver` (a runtime of another protocol version).
     pub const INSUFFICIENT_DRIVER: i32 = 35;
+    /// `cudaErrorDevicesUnavailable` (a second process of the program asks for CUDA).
+    pub const DEVICES_UNAVAILABLE: i32 = 46;
     /// `cudaErrorInvalidDeviceFunction`.
     pub const INVALID_DEVICE_FUNCTION: i32 = 98;
     /// `cudaErrorIllegalAddress`.
