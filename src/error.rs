@@ -381,7 +381,7 @@ impl fmt::Display for Error {
                 message,
                 location,
             } => {
-                write!(f, "kernel `{kernel}` panicked in block {block}: {message}")?;
+                write!(f, "kernel `{kernel}` stopped in block {block}: {message}")?;
                 if let Some(loc) = location {
                     write!(f, " (at {loc})")?;
                 }

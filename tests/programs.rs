@@ -559,12 +559,26 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
         "cudaErrorInvalidValue",
         "cudaErrorInvalidValue",
         "cudaErrorInvalidValue",
-        "cudaErrorInvalidDevicePointer",
-        "cudaErrorInvalidDevicePointer",
+        // cudaFree of what is no live allocation: CUDA 10.1 and later say cudaErrorInvalidValue.
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
         "cudaErrorInvalidDeviceFunction",
         "cudaSuccess",
         "cudaSuccess",
         "cudaSuccess",
+        "cudaErrorInvalidValue",
+        // Attributes 99999, cudaDevAttrMax and 0 are none; the warp size is one.
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaErrorInvalidValue",
+        "cudaSuccess",
+        "cudaSuccess",
+        "cudaErrorIllegalState",
+        "cudaSuccess",
+        // __trap(): an unspecified launch failure, sticky.
+        "cudaErrorLaunchFailure",
+        "cudaErrorLaunchFailure",
+        "cudaErrorLaunchFailure",
     ];
     assert_eq!(
         t.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(),
@@ -572,12 +586,39 @@ fn misuse_is_an_error_for_the_program_not_for_warpsim() {
         "{}",
         r.show()
     );
+    assert!(r.stdout.contains("warp size 32\n"), "{}", r.show());
     assert!(
         r.stderr
             .contains("256 bytes at 0x7f0000000000 run past the end of `cudaMalloc#1` (128 bytes")
     );
     assert!(r.stderr.contains("0x10 is not device memory"));
     assert!(r.stderr.contains("not a __global__ kernel of this program"));
+    assert_eq!(
+        r.stderr
+            .matches("cudaFree: 0x7f0000000000 is not the start of a live allocation")
+            .count(),
+        1,
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stderr.contains("__trap() called (thread (3, 0, 0))")
+            && r.stderr
+                .contains("cudaErrorLaunchFailure (719) from this launch"),
+        "{}",
+        r.show()
+    );
+    // A failed assert() is cudaErrorAssert, sticky too.
+    let r = warpsim(&["cu", &program("misuse.cu"), "--", "assert"]);
+    assert_eq!(
+        transcript(&r)
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>(),
+        ["cudaSuccess", "cudaErrorAssert", "cudaErrorAssert"],
+        "{}",
+        r.show()
+    );
 }
 
 #[test]
@@ -735,20 +776,241 @@ fn the_program_owns_stdin_stdout_and_its_exit_status() {
     assert_eq!(r.code, Some(128 + 11), "{}", r.show());
     assert!(r.stderr.contains("killed by signal 11 (SIGSEGV)"));
     // A forked child that leaves does not end the parent's session; one that uses the
-    // parent's runtime is stopped with a message.
+    // parent's runtime gets an error (processes.cu has more).
     let r = warpsim(&["cu", &program("behaviour.cu"), "--", "fork"]);
     assert_eq!(r.code, Some(0), "{}", r.show());
     assert_eq!(
         r.stdout,
-        "child leaving: exit 0\nchild using CUDA: exit 125\nparent: cudaSuccess\n",
+        "child leaving: exit 0\nchild using CUDA: exit 0\nparent: cudaSuccess\n",
         "{}",
         r.show()
     );
+    assert!(r.stderr.contains("was forked from process"), "{}", r.show());
+}
+
+/// The transcript's statuses, in order.
+fn statuses(r: &Run) -> Vec<String> {
+    transcript(r).into_iter().map(|(_, s)| s).collect()
+}
+
+#[test]
+fn forked_processes_use_cuda_one_at_a_time_and_never_hold_warpsim() {
+    let p = program("processes.cu");
+    // Built first, so that the time below is the run's.
+    let r = warpsim(&["cu", &p]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // Children that outlive the program, one forked before its first CUDA call (it holds the
+    // channel), one executing `sleep`: warpsim ends with the program, not 20 s later.
+    let start = std::time::Instant::now();
+    let r = warpsim(&["cu", &p, "--", "linger"]);
+    let took = start.elapsed();
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(r.stdout.starts_with("sum 496\n"), "{}", r.show());
+    let children: Vec<i32> = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("children "))
+        .expect("the children's pids")
+        .split(' ')
+        .map(|n| n.parse().expect("a pid"))
+        .collect();
+    for pid in children {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
+    }
     assert!(
-        r.stderr.contains("a forked child used the CUDA runtime"),
+        took < std::time::Duration::from_secs(10),
+        "warpsim waited {took:?} for the program's children\n{}",
+        r.show()
+    );
+    // A child forked before any CUDA call may use CUDA, as with CUDA.
+    let r = warpsim(&["cu", &p, "--", "child-cuda"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        r.stdout,
+        "child: sum 496\nparent: child exit 0\n",
         "{}",
         r.show()
     );
+    // While it does, its parent cannot: warpsim serves one process.
+    let r = warpsim(&["cu", &p, "--", "both"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        statuses(&r),
+        ["cudaErrorDevicesUnavailable", "cudaErrorDevicesUnavailable"],
+        "{}",
+        r.show()
+    );
+    assert!(r.stdout.contains("child: sum 496\n"), "{}", r.show());
+    assert_eq!(
+        r.stderr.matches("already uses CUDA on warpsim").count(),
+        1,
+        "{}",
+        r.show()
+    );
+    // A child forked after its parent's first CUDA call gets CUDA's error, said once; the
+    // parent goes on.
+    let r = warpsim(&["cu", &p, "--", "after"]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(
+        statuses(&r),
+        [
+            "cudaSuccess",
+            "cudaErrorInitializationError",
+            "cudaErrorInitializationError",
+            "cudaSuccess"
+        ],
+        "{}",
+        r.show()
+    );
+    assert!(r.stdout.contains("parent: sum 496\n"), "{}", r.show());
+    assert_eq!(
+        r.stderr.matches("was forked from process").count(),
+        1,
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
+fn the_programs_descriptors_are_its_own() {
+    let p = program("processes.cu");
+    // A descriptor the harness opens (`3>log`) reaches the program as it is.
+    let log = std::env::temp_dir().join(format!("warpsim-fd3-{}", std::process::id()));
+    let file = std::fs::File::create(&log).expect("a log file");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpsim"));
+    cmd.args(["cu", &p, "--", "fd3"])
+        .current_dir(root())
+        .env("WARPSIM_CACHE_DIR", cache());
+    command_fds::CommandFdExt::fd_mappings(
+        &mut cmd,
+        vec![command_fds::FdMapping {
+            parent_fd: file.into(),
+            child_fd: 3,
+        }],
+    )
+    .expect("descriptor 3 mapped");
+    let out = cmd.output().expect("warpsim runs");
+    let written = std::fs::read_to_string(&log).expect("the log");
+    let _ = std::fs::remove_file(&log);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout, "sum 496\nwrite to 3: yes\nsum 496\n");
+    assert_eq!(written, "the program's own descriptor 3\n");
+    // A program that closes every descriptor above 2 closes warpsim's channel: its CUDA calls
+    // fail, it is told once, and it goes on.
+    for (how, first) in [("close-all", true), ("close-first", false)] {
+        let r = warpsim(&["cu", &p, "--", how]);
+        assert_eq!(r.code, Some(0), "{how}: {}", r.show());
+        let mut expected = vec!["cudaErrorDevicesUnavailable"; 4];
+        if first {
+            expected.insert(0, "cudaSuccess");
+        }
+        assert_eq!(statuses(&r), expected, "{how}: {}", r.show());
+        assert_eq!(
+            r.stderr
+                .matches("the program closed warpsim's channel")
+                .count(),
+            1,
+            "{how}: {}",
+            r.show()
+        );
+    }
+}
+
+/// Whether process `pid` has ended (gone, or a zombie its new parent has not reaped yet) within
+/// `limit`.
+fn ends_within(pid: i32, limit: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat)
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z')) =>
+            {
+                return true;
+            }
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    }
+    false
+}
+
+#[test]
+fn stopping_warpsim_stops_the_program() {
+    use nix::sys::signal::{Signal, kill};
+    use std::io::BufRead;
+    use std::time::Duration;
+    let p = program("processes.cu");
+    // Built once first, so that each run below starts its program at once.
+    let r = warpsim(&["cu", &p]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    // SIGTERM and SIGHUP are passed on (SIGINT too, unless ignored, as in a background job);
+    // after SIGKILL the program ends with warpsim.
+    for sig in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGKILL] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+            .args(["cu", &p, "--", "sleep"])
+            .current_dir(root())
+            .env("WARPSIM_CACHE_DIR", cache())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("warpsim starts");
+        let stdout = child.stdout.take().expect("a pipe");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!("the program did not start");
+            });
+        let pid: i32 = line
+            .trim()
+            .strip_prefix("pid ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no pid in {line:?}"));
+        kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).expect("warpsim signalled");
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("waits") {
+                break s;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                let _ = kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("warpsim still runs 10 s after {sig}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let ended = ends_within(pid, Duration::from_secs(5));
+        if !ended {
+            let _ = kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        assert!(ended, "the program outlived warpsim after {sig}");
+        let mut stderr = String::new();
+        let _ =
+            std::io::Read::read_to_string(&mut child.stderr.take().expect("a pipe"), &mut stderr);
+        if sig == Signal::SIGKILL {
+            assert_eq!(
+                std::os::unix::process::ExitStatusExt::signal(&status),
+                Some(9)
+            );
+        } else {
+            // warpsim reports how the program ended and exits as a shell would.
+            assert_eq!(status.code(), Some(128 + sig as i32), "{sig}: {stderr}");
+            assert!(
+                stderr.contains(&format!("killed by signal {}", sig as i32)),
+                "{sig}: {stderr}"
+            );
+        }
+    }
 }
 
 #[test]

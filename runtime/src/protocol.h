@@ -1,18 +1,24 @@
-/* The messages between a host program and warpsim (protocol version 2).
+/* The messages between a host program and warpsim (protocol version 5).
  *
  * src/cuda/host/protocol.rs is the other side; a test checks that both list the same numbers.
  *
  * Transport: a stream socket pair created by warpsim; the program inherits its end as the
  * descriptor named by WARPSIM_FD, and a shared memory file for bulk copies ("staging") as
- * WARPSIM_STAGING_FD, WARPSIM_STAGING_BYTES long, which both sides use as two halves.
+ * WARPSIM_STAGING_FD, WARPSIM_STAGING_BYTES long, which both sides use as two halves. Both are
+ * high descriptors (just under the soft limit on open files, at most 1023), out of the way of
+ * the program's own; WARPSIM_PID is warpsim's process. One process of the program talks to
+ * warpsim: the first that takes a write lock on byte 0 of the staging file (fcntl F_SETLK).
  *
  * Every message is a frame: u32 length of what follows, then the body, little-endian. A request
  * body is u32 opcode, then its fields; a reply body is i32 status (a cudaError_t), then its
  * fields. Strings are u32 length + bytes; byte blobs likewise. The program sends HELLO first and
  * nothing else until warpsim has replied. HELLO carries the address of 8 bytes in the program's
- * memory and their value: if warpsim can read them (process_vm_readv), its reply says "direct"
+ * memory, their value and the process they are in (the program, or a process it forked): if
+ * warpsim can read them (process_vm_readv), its reply says "direct"
  * and every bulk copy moves straight between the program's memory and warpsim's, one reply per
- * request. Each request gets exactly one reply, except the bulk copies when not direct:
+ * request. A second HELLO (another process, once the first has gone) is refused with
+ * cudaErrorDevicesUnavailable. Each request gets exactly one reply, except the bulk copies when
+ * not direct:
  *
  *   WRITE (host to device): reply (status) to the request; then for each chunk the program fills
  *     half k % 2 of the staging file and sends a CHUNK frame (u32 opcode, u64 bytes), which
@@ -26,11 +32,11 @@
 #define WARPSIM_PROTOCOL_H
 
 #define WARPSIM_PROTOCOL_MAGIC 0x54525357u /* "WSRT" */
-#define WARPSIM_PROTOCOL_VERSION 4u
+#define WARPSIM_PROTOCOL_VERSION 5u
 
 enum warpsim_op {
-    WS_HELLO = 1,       /* u32 magic, u32 version, u64 probe address, u64 probe value
-                           -> u32 version, u64 staging bytes, u32 direct */
+    WS_HELLO = 1,       /* u32 magic, u32 version, u64 probe address, u64 probe value,
+                           u32 pid -> u32 version, u64 staging bytes, u32 direct */
     WS_PROPS = 2,       /* -> str device name, u32 n, n x (str property, i64 value) */
     WS_MALLOC = 3,      /* u64 bytes -> u64 address */
     WS_MANAGED = 4,     /* u64 host address, u64 bytes -> (device memory at that address) */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -68,6 +69,15 @@ struct Writer {
 struct Reader {
     std::vector<uint8_t> b;
     size_t at = 4;  // after the status
+    bool lenient = false;  // a reply that never came: its fields read as zero
+    // The reply to a request the channel could not carry: `status`, fields zero.
+    static Reader failed(int32_t status) {
+        Reader r;
+        r.b.resize(4);
+        memcpy(r.b.data(), &status, 4);
+        r.lenient = true;
+        return r;
+    }
     int32_t status() const {
         int32_t s;
         memcpy(&s, b.data(), 4);
@@ -76,7 +86,10 @@ struct Reader {
     template <class T>
     T get() {
         T v{};
-        if (at + sizeof(T) > b.size()) die("a reply from warpsim is shorter than expected");
+        if (at + sizeof(T) > b.size()) {
+            if (lenient) return v;
+            die("a reply from warpsim is shorter than expected");
+        }
         memcpy(&v, b.data() + at, sizeof(T));
         at += sizeof(T);
         return v;
@@ -86,6 +99,7 @@ struct Reader {
     int64_t i64() { return get<int64_t>(); }
     std::string str() {
         uint32_t n = u32();
+        if (lenient) return std::string();
         if (at + n > b.size()) die("a reply from warpsim is shorter than expected");
         std::string s((const char *)b.data() + at, n);
         at += n;
@@ -95,24 +109,56 @@ struct Reader {
 
 struct Channel {
     int fd = -1;
+    int staging_fd = -1;
     uint8_t *staging = nullptr;
     size_t half = 0;
     bool direct = false;  // warpsim reads and writes this process's memory itself
+    // Why this process cannot talk to warpsim (cudaSuccess: it can). Every request then fails
+    // with it, said once on stderr; nothing is sent, so the channel is never garbled.
+    cudaError_t broken = cudaSuccess;
 
-    void write_all(const void *p, size_t n) {
+    void refuse(cudaError_t e, const char *why) {
+        if (broken != cudaSuccess) return;
+        broken = e;
+        fprintf(stderr, "==warpsim== runtime: %s; CUDA calls return %s from now on\n", why,
+                e == cudaErrorInitializationError ? "cudaErrorInitializationError"
+                                                  : "cudaErrorDevicesUnavailable");
+        fflush(stderr);
+    }
+    // The channel failed with `err` (0: it was closed at the other end).
+    void lost(int err) {
+        char why[400];
+        if (err == EBADF || err == ENOTSOCK) {
+            snprintf(why, sizeof why,
+                     "the program closed warpsim's channel (descriptors %d and %d, named by "
+                     "WARPSIM_FD and WARPSIM_STAGING_FD); leave them open (a loop that closes "
+                     "every descriptor above 2 closes them too)",
+                     fd, staging_fd);
+        } else {
+            snprintf(why, sizeof why, "warpsim closed the channel (it has stopped: %s)",
+                     err ? strerror(err) : "end of file");
+        }
+        refuse(cudaErrorDevicesUnavailable, why);
+    }
+
+    bool write_all(const void *p, size_t n) {
         const uint8_t *c = (const uint8_t *)p;
         while (n > 0) {
             ssize_t w = ::send(fd, c, n, MSG_NOSIGNAL);
             if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) die("warpsim closed the channel (it has stopped)");
+            if (w <= 0) {
+                lost(w < 0 ? errno : 0);
+                return false;
+            }
             c += w;
             n -= (size_t)w;
         }
+        return true;
     }
     // `patient`: most replies come within microseconds, so poll for a short while before
     // sleeping in read(), as waking a sleeping process costs more than a small launch. (Not
     // while a copy streams: warpsim's threads need the cores then.)
-    void read_all(void *p, size_t n, bool patient) {
+    bool read_all(void *p, size_t n, bool patient) {
         uint8_t *c = (uint8_t *)p;
         for (int spin = 0; patient && n > 0 && spin < 4000; spin++) {
             ssize_t r = ::recv(fd, c, n, MSG_DONTWAIT);
@@ -120,29 +166,35 @@ struct Channel {
                 c += r;
                 n -= (size_t)r;
             } else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-                die("warpsim closed the channel (it has stopped)");
+                lost(r < 0 ? errno : 0);
+                return false;
             }
         }
         while (n > 0) {
             ssize_t r = ::read(fd, c, n);
             if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) die("warpsim closed the channel (it has stopped)");
+            if (r <= 0) {
+                lost(r < 0 ? errno : 0);
+                return false;
+            }
             c += r;
             n -= (size_t)r;
         }
+        return true;
     }
     void send(Writer &w) {
+        if (broken != cudaSuccess) return;
         uint32_t len = (uint32_t)(w.b.size() - 4);
         memcpy(w.b.data(), &len, 4);
         write_all(w.b.data(), w.b.size());
     }
     Reader recv(bool patient = false) {
         uint32_t len;
-        read_all(&len, 4, patient);
+        if (broken != cudaSuccess || !read_all(&len, 4, patient)) return Reader::failed(broken);
         if (len < 4 || len > (1u << 30)) die("a malformed reply from warpsim");
         Reader r;
         r.b.resize(len);
-        read_all(r.b.data(), len, false);
+        if (!read_all(r.b.data(), len, false)) return Reader::failed(broken);
         return r;
     }
     Reader call(Writer &w) {
@@ -287,7 +339,32 @@ void at_exit();
 // it).
 pid_t owner = 0;
 
+// Before main: warpsim's descriptors are not passed on to programs this one executes (a `sleep`
+// it starts must not hold the channel open), and the program ends if warpsim does (killed, it
+// cannot forward a signal).
+__attribute__((constructor(101))) void adopt_channel() {
+    const char *fd = getenv("WARPSIM_FD"), *sfd = getenv("WARPSIM_STAGING_FD");
+    const char *parent = getenv("WARPSIM_PID");
+    // Not a program warpsim started (one it executed inherits the names, not the descriptors).
+    if (!fd || !sfd || !parent || fcntl(atoi(fd), F_GETFD) < 0) return;
+    fcntl(atoi(fd), F_SETFD, FD_CLOEXEC);
+    fcntl(atoi(sfd), F_SETFD, FD_CLOEXEC);
+    // warpsim keeps these for itself, to pass them on; the program starts with them unblocked.
+    sigset_t ending;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGINT);
+    sigaddset(&ending, SIGHUP);
+    sigprocmask(SIG_UNBLOCK, &ending, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != (pid_t)atoi(parent)) {
+        die("warpsim ended before the program started");
+    }
+}
+
 void start(State &s) {
+    owner = getpid();  // before `started`: another thread may look at both
+    s.started = true;
     const char *fd = getenv("WARPSIM_FD");
     const char *sfd = getenv("WARPSIM_STAGING_FD");
     const char *sbytes = getenv("WARPSIM_STAGING_BYTES");
@@ -298,24 +375,58 @@ void start(State &s) {
         exit(1);
     }
     s.ch.fd = atoi(fd);
-    // Programs the program starts must not hold the channel open after it exits.
-    fcntl(s.ch.fd, F_SETFD, FD_CLOEXEC);
+    s.ch.staging_fd = atoi(sfd);
+    if (fcntl(s.ch.fd, F_GETFD) < 0 || fcntl(s.ch.staging_fd, F_GETFD) < 0) {
+        s.ch.lost(EBADF);
+        return;
+    }
+    // One process talks to warpsim: the first to lock the staging file. The lock is the
+    // process's own (a child forked before its parent's first CUDA call does not share it), so
+    // two processes never interleave their requests on the channel they both inherited.
+    struct flock l = {};
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    l.l_len = 1;
+    if (fcntl(s.ch.staging_fd, F_SETLK, &l) < 0) {
+        int err = errno;
+        if (err == EBADF) {
+            s.ch.lost(EBADF);
+            return;
+        }
+        l.l_pid = 0;
+        fcntl(s.ch.staging_fd, F_GETLK, &l);
+        char why[300];
+        snprintf(why, sizeof why,
+                 "process %d of this program already uses CUDA on warpsim, which serves one "
+                 "process of a program: this one (%d, forked before that process's first CUDA "
+                 "call) cannot; make every CUDA call in one process",
+                 (int)l.l_pid, (int)getpid());
+        s.ch.refuse(cudaErrorDevicesUnavailable, why);
+        return;
+    }
     size_t bytes = (size_t)strtoull(sbytes, nullptr, 10);
-    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, atoi(sfd), 0);
+    // The staging file stays open: closing it would drop the lock.
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s.ch.staging_fd, 0);
     if (p == MAP_FAILED) die("cannot map the staging memory warpsim shares");
-    close(atoi(sfd));
     s.ch.staging = (uint8_t *)p;
     s.ch.half = bytes / 2;
-    owner = getpid();  // before `started`: another thread may look at both
-    s.started = true;
     // warpsim copies straight to and from this process's memory if it can read this back.
     static volatile uint64_t probe;
     probe = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&probe ^ (uint64_t)getpid();
     Writer w(WS_HELLO);
     w.u32(WARPSIM_PROTOCOL_MAGIC).u32(WARPSIM_PROTOCOL_VERSION);
-    w.u64((uint64_t)(uintptr_t)&probe).u64(probe);
+    w.u64((uint64_t)(uintptr_t)&probe).u64(probe).u32((uint32_t)getpid());
     Reader r = s.ch.call(w);
-    if (r.status() != 0) die("warpsim refused this program's runtime (a different version?)");
+    if (r.status() == cudaErrorDevicesUnavailable && !r.lenient) {
+        s.ch.refuse(cudaErrorDevicesUnavailable,
+                    "another process of this program used CUDA on warpsim before this one "
+                    "(warpsim serves one process of a program); make every CUDA call in one "
+                    "process");
+        return;
+    }
+    if (r.status() != 0 && !r.lenient) {
+        die("warpsim refused this program's runtime (a different version?)");
+    }
     r.u32();  // version
     r.u64();  // staging bytes
     s.ch.direct = r.u32() != 0;
@@ -327,9 +438,18 @@ State &state() {
     if (!s->started) {
         start(*s);
     } else if (getpid() != owner) {
-        // warpsim copies to and from the process that said hello; and CUDA forbids it too.
-        die("a forked child used the CUDA runtime its parent had started; CUDA does not allow "
-            "that: start CUDA work in one process");
+        // A child forked after its parent's first CUDA call: CUDA refuses it the parent's
+        // context with cudaErrorInitializationError, and so does warpsim (the channel is the
+        // parent's: a request from here would garble it).
+        pid_t parent = owner;
+        owner = getpid();
+        char why[300];
+        snprintf(why, sizeof why,
+                 "this process (%d) was forked from process %d after that one's first CUDA "
+                 "call, and a forked child cannot use its parent's CUDA context (nor can it "
+                 "with CUDA); make CUDA calls in the parent, or in a child forked before them",
+                 (int)owner, (int)parent);
+        s->ch.refuse(cudaErrorInitializationError, why);
     }
     return *s;
 }
@@ -440,6 +560,7 @@ cudaError_t sync_point() {
 
 void at_exit() {
     if (getpid() != owner) return;  // a forked child leaving: the parent's channel is not its
+    if (state().ch.broken != cudaSuccess) return;
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
     sync_point();
@@ -755,23 +876,60 @@ const char *cudaGetErrorName(cudaError_t error) {
     case e: return #e;
         NAME(cudaSuccess) NAME(cudaErrorInvalidValue) NAME(cudaErrorMemoryAllocation)
         NAME(cudaErrorInitializationError) NAME(cudaErrorCudartUnloading)
-        NAME(cudaErrorProfilerDisabled) NAME(cudaErrorInvalidConfiguration)
-        NAME(cudaErrorInvalidPitchValue) NAME(cudaErrorInvalidSymbol)
-        NAME(cudaErrorInvalidHostPointer) NAME(cudaErrorInvalidDevicePointer)
-        NAME(cudaErrorInvalidTexture) NAME(cudaErrorInvalidMemcpyDirection)
-        NAME(cudaErrorInsufficientDriver) NAME(cudaErrorMissingConfiguration)
-        NAME(cudaErrorInvalidDeviceFunction) NAME(cudaErrorNoDevice)
-        NAME(cudaErrorInvalidDevice) NAME(cudaErrorStartupFailure)
-        NAME(cudaErrorInvalidKernelImage) NAME(cudaErrorNoKernelImageForDevice)
-        NAME(cudaErrorUnsupportedLimit) NAME(cudaErrorInvalidResourceHandle)
-        NAME(cudaErrorSymbolNotFound) NAME(cudaErrorNotReady) NAME(cudaErrorIllegalAddress)
-        NAME(cudaErrorLaunchOutOfResources) NAME(cudaErrorLaunchTimeout)
+        NAME(cudaErrorProfilerDisabled) NAME(cudaErrorProfilerNotInitialized)
+        NAME(cudaErrorProfilerAlreadyStarted) NAME(cudaErrorProfilerAlreadyStopped)
+        NAME(cudaErrorInvalidConfiguration) NAME(cudaErrorInvalidPitchValue)
+        NAME(cudaErrorInvalidSymbol) NAME(cudaErrorInvalidHostPointer)
+        NAME(cudaErrorInvalidDevicePointer) NAME(cudaErrorInvalidTexture)
+        NAME(cudaErrorInvalidTextureBinding) NAME(cudaErrorInvalidChannelDescriptor)
+        NAME(cudaErrorInvalidMemcpyDirection) NAME(cudaErrorAddressOfConstant)
+        NAME(cudaErrorTextureFetchFailed) NAME(cudaErrorTextureNotBound)
+        NAME(cudaErrorSynchronizationError) NAME(cudaErrorInvalidFilterSetting)
+        NAME(cudaErrorInvalidNormSetting) NAME(cudaErrorMixedDeviceExecution)
+        NAME(cudaErrorNotYetImplemented) NAME(cudaErrorMemoryValueTooLarge)
+        NAME(cudaErrorStubLibrary) NAME(cudaErrorInsufficientDriver)
+        NAME(cudaErrorCallRequiresNewerDriver) NAME(cudaErrorInvalidSurface)
+        NAME(cudaErrorDuplicateVariableName) NAME(cudaErrorDuplicateTextureName)
+        NAME(cudaErrorDuplicateSurfaceName) NAME(cudaErrorDevicesUnavailable)
+        NAME(cudaErrorIncompatibleDriverContext) NAME(cudaErrorMissingConfiguration)
+        NAME(cudaErrorPriorLaunchFailure) NAME(cudaErrorLaunchMaxDepthExceeded)
+        NAME(cudaErrorLaunchFileScopedTex) NAME(cudaErrorLaunchFileScopedSurf)
+        NAME(cudaErrorSyncDepthExceeded) NAME(cudaErrorLaunchPendingCountExceeded)
+        NAME(cudaErrorInvalidDeviceFunction) NAME(cudaErrorNoDevice) NAME(cudaErrorInvalidDevice)
+        NAME(cudaErrorDeviceNotLicensed) NAME(cudaErrorSoftwareValidityNotEstablished)
+        NAME(cudaErrorStartupFailure) NAME(cudaErrorInvalidKernelImage)
+        NAME(cudaErrorDeviceUninitialized) NAME(cudaErrorMapBufferObjectFailed)
+        NAME(cudaErrorUnmapBufferObjectFailed) NAME(cudaErrorArrayIsMapped)
+        NAME(cudaErrorAlreadyMapped) NAME(cudaErrorNoKernelImageForDevice)
+        NAME(cudaErrorAlreadyAcquired) NAME(cudaErrorNotMapped) NAME(cudaErrorNotMappedAsArray)
+        NAME(cudaErrorNotMappedAsPointer) NAME(cudaErrorECCUncorrectable)
+        NAME(cudaErrorUnsupportedLimit) NAME(cudaErrorDeviceAlreadyInUse)
+        NAME(cudaErrorPeerAccessUnsupported) NAME(cudaErrorInvalidPtx)
+        NAME(cudaErrorInvalidGraphicsContext) NAME(cudaErrorNvlinkUncorrectable)
+        NAME(cudaErrorJitCompilerNotFound) NAME(cudaErrorUnsupportedPtxVersion)
+        NAME(cudaErrorJitCompilationDisabled) NAME(cudaErrorUnsupportedExecAffinity)
+        NAME(cudaErrorInvalidSource) NAME(cudaErrorFileNotFound)
+        NAME(cudaErrorSharedObjectSymbolNotFound) NAME(cudaErrorSharedObjectInitFailed)
+        NAME(cudaErrorOperatingSystem) NAME(cudaErrorInvalidResourceHandle)
+        NAME(cudaErrorIllegalState) NAME(cudaErrorSymbolNotFound) NAME(cudaErrorNotReady)
+        NAME(cudaErrorIllegalAddress) NAME(cudaErrorLaunchOutOfResources)
+        NAME(cudaErrorLaunchTimeout) NAME(cudaErrorLaunchIncompatibleTexturing)
         NAME(cudaErrorPeerAccessAlreadyEnabled) NAME(cudaErrorPeerAccessNotEnabled)
-        NAME(cudaErrorAssert) NAME(cudaErrorHostMemoryAlreadyRegistered)
-        NAME(cudaErrorHostMemoryNotRegistered) NAME(cudaErrorIllegalInstruction)
-        NAME(cudaErrorMisalignedAddress) NAME(cudaErrorInvalidAddressSpace)
-        NAME(cudaErrorLaunchFailure) NAME(cudaErrorCooperativeLaunchTooLarge)
-        NAME(cudaErrorNotPermitted) NAME(cudaErrorNotSupported) NAME(cudaErrorUnknown)
+        NAME(cudaErrorSetOnActiveProcess) NAME(cudaErrorContextIsDestroyed) NAME(cudaErrorAssert)
+        NAME(cudaErrorTooManyPeers) NAME(cudaErrorHostMemoryAlreadyRegistered)
+        NAME(cudaErrorHostMemoryNotRegistered) NAME(cudaErrorHardwareStackError)
+        NAME(cudaErrorIllegalInstruction) NAME(cudaErrorMisalignedAddress)
+        NAME(cudaErrorInvalidAddressSpace) NAME(cudaErrorInvalidPc) NAME(cudaErrorLaunchFailure)
+        NAME(cudaErrorCooperativeLaunchTooLarge) NAME(cudaErrorNotPermitted)
+        NAME(cudaErrorNotSupported) NAME(cudaErrorSystemNotReady)
+        NAME(cudaErrorSystemDriverMismatch) NAME(cudaErrorCompatNotSupportedOnDevice)
+        NAME(cudaErrorStreamCaptureUnsupported) NAME(cudaErrorStreamCaptureInvalidated)
+        NAME(cudaErrorStreamCaptureMerge) NAME(cudaErrorStreamCaptureUnmatched)
+        NAME(cudaErrorStreamCaptureUnjoined) NAME(cudaErrorStreamCaptureIsolation)
+        NAME(cudaErrorStreamCaptureImplicit) NAME(cudaErrorCapturedEvent)
+        NAME(cudaErrorStreamCaptureWrongThread) NAME(cudaErrorTimeout)
+        NAME(cudaErrorGraphExecUpdateFailure) NAME(cudaErrorExternalDevice)
+        NAME(cudaErrorInvalidClusterSize) NAME(cudaErrorUnknown) NAME(cudaErrorApiFailureBase)
 #undef NAME
         default: return "cudaErrorUnknown";
     }
@@ -804,6 +962,14 @@ const char *cudaGetErrorString(cudaError_t error) {
         case cudaErrorLaunchFailure: return "unspecified launch failure";
         case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
         case cudaErrorNotSupported: return "operation not supported";
+        case cudaErrorNotPermitted: return "operation not permitted";
+        case cudaErrorDevicesUnavailable: return "CUDA-capable device(s) is/are busy or unavailable";
+        case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+        case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
+        case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+        case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+        case cudaErrorInvalidChannelDescriptor: return "invalid channel descriptor";
+        case cudaErrorInvalidTexture: return "invalid texture reference";
         default: return "unknown error";
     }
 }
@@ -842,6 +1008,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     if (device != 0) return fail(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
     const auto &v = props();
+    if (state().ch.broken != cudaSuccess) return fail(state().ch.broken);
     auto get = [&](const char *k) -> int64_t {
         auto it = v.find(k);
         return it == v.end() ? 0 : it->second;
@@ -901,7 +1068,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     if (!value) return fail(cudaErrorInvalidValue);
     if (device != 0) return fail(cudaErrorInvalidDevice);
     struct cudaDeviceProp p;
-    cudaGetDeviceProperties(&p, 0);
+    cudaError_t e = cudaGetDeviceProperties(&p, 0);
+    if (e != cudaSuccess) return e;
     int v;
     switch (attr) {
         case cudaDevAttrMaxThreadsPerBlock: v = p.maxThreadsPerBlock; break;
@@ -956,7 +1124,12 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMaxPersistingL2CacheSize: v = p.persistingL2CacheMaxSize; break;
         case cudaDevAttrReservedSharedMemoryPerBlock: v = (int)p.reservedSharedMemPerBlock; break;
         case cudaDevAttrMemoryPoolsSupported: v = 1; break;
-        default: v = 0; break;
+        default:
+            // A number that is no attribute is CUDA's cudaErrorInvalidValue; the attributes of
+            // driver_types.h that a GPU of the profile lacks are 0.
+            if ((int)attr <= 0 || (int)attr >= (int)cudaDevAttrMax) return fail(cudaErrorInvalidValue);
+            v = 0;
+            break;
     }
     *value = v;
     return cudaSuccess;

@@ -73,6 +73,9 @@ impl From<Error> for Failure {
 }
 
 fn main() -> ExitCode {
+    // First, before any thread starts: stopping warpsim (SIGTERM, SIGINT, SIGHUP) stops the
+    // program it runs. (Should the thread not start, the program still ends with warpsim.)
+    let _ = warpsim::cuda::host::bridge::forward_signals();
     // nvcc spells these with one dash: `-Xcompiler -fopenmp`, `-fmad=false` (the program's own
     // arguments, after `--`, stay as they are).
     let mut program_args = false;

@@ -6,8 +6,13 @@
 //!
 //! Nothing here trusts the program: every message is checked (an unknown opcode, a field past
 //! the frame's end, a chunk larger than its staging half are protocol errors that stop the
-//! program, never a panic), and the bridge only waits on the channel, which the kernel closes
-//! when the program exits, so warpsim does not outlive its program.
+//! program, never a panic).
+//!
+//! The run lasts as long as the program: serving ends when the program exits (a thread waits
+//! for it and shuts the channel), even while processes it started still hold the channel, and
+//! the program ends with warpsim (its runtime asks for `SIGKILL` when warpsim dies, and
+//! [`forward_signals`] passes on the signals that stop warpsim). The channel and staging file
+//! sit on high descriptors (see [`descriptors`]), out of the way of the program's own.
 
 use rayon::prelude::*;
 use std::fs::File;
@@ -17,6 +22,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use command_fds::{CommandFdExt, FdMapping};
@@ -133,9 +139,85 @@ impl Peer {
     }
 }
 
-/// The descriptor numbers the program finds its channel and staging file at.
-const CHANNEL_FD: i32 = 3;
-const STAGING_FD: i32 = 4;
+/// The descriptor numbers the program finds its channel and staging file at: the top two below
+/// the soft limit on open files, or 1022 and 1023 where the limit is higher. A program's own
+/// files are numbered from 3 up, so they do not meet these, and a descriptor the program
+/// inherits (a harness's `3>log`) stays its own.
+pub fn descriptors() -> (i32, i32) {
+    #[cfg(target_os = "linux")]
+    let soft = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or(1024, |(soft, _)| soft);
+    #[cfg(not(target_os = "linux"))]
+    let soft = 1024u64;
+    let top = soft.clamp(16, 1024) as i32;
+    (top - 2, top - 1)
+}
+
+/// The programs running now, to which [`forward_signals`] passes the signals warpsim gets.
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Pass `SIGTERM`, `SIGINT` and `SIGHUP` on to the programs being run, so that stopping warpsim
+/// stops its program too and warpsim reports how it ended; while none runs, such a signal ends
+/// the process as it would have. Call it first in `main`, before any thread starts: it blocks
+/// these signals in the calling thread, whose mask later threads inherit (programs start with
+/// none blocked), and starts the thread that waits for them.
+#[cfg(target_os = "linux")]
+pub fn forward_signals() -> std::io::Result<()> {
+    use nix::sys::signal::{SigSet, Signal, kill, raise};
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        set.add(s);
+    }
+    set.thread_block()?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            loop {
+                let Ok(sig) = set.wait() else { continue };
+                let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+                for &pid in running.iter() {
+                    let _ = kill(nix::unistd::Pid::from_raw(pid as i32), sig);
+                }
+                if running.is_empty() {
+                    drop(running);
+                    let mut one = SigSet::empty();
+                    one.add(sig);
+                    let _ = one.thread_unblock();
+                    let _ = raise(sig);
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// Without Linux's signal masks, warpsim's signals stop it alone.
+#[cfg(not(target_os = "linux"))]
+pub fn forward_signals() -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Whether process `pid` is `root` or one of its descendants (by `/proc`'s parent links): only
+/// those may ask warpsim to reach into their memory.
+fn descends(pid: u32, root: u32) -> bool {
+    let mut at = pid;
+    for _ in 0..64 {
+        if at == root {
+            return true;
+        }
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{at}/status")) else {
+            return false;
+        };
+        match status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))
+            .and_then(|p| p.trim().parse::<u32>().ok())
+        {
+            Some(p) if p > 1 => at = p,
+            _ => return false,
+        }
+    }
+    false
+}
 
 /// How the program ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,54 +306,92 @@ pub fn run(
     let spawn = |e: std::io::Error| BridgeError::Spawn(e.to_string());
     let (ours, theirs) = UnixStream::pair().map_err(spawn)?;
     let staging = staging_file().map_err(spawn)?;
+    let (channel_fd, staging_fd) = descriptors();
     let mut cmd = Command::new(exe);
     cmd.arg0(name)
         .args(args)
-        .env("WARPSIM_FD", CHANNEL_FD.to_string())
-        .env("WARPSIM_STAGING_FD", STAGING_FD.to_string())
-        .env("WARPSIM_STAGING_BYTES", STAGING_BYTES.to_string());
+        .env("WARPSIM_FD", channel_fd.to_string())
+        .env("WARPSIM_STAGING_FD", staging_fd.to_string())
+        .env("WARPSIM_STAGING_BYTES", STAGING_BYTES.to_string())
+        .env("WARPSIM_PID", std::process::id().to_string());
     cmd.fd_mappings(vec![
         FdMapping {
             parent_fd: theirs.into(),
-            child_fd: CHANNEL_FD,
+            child_fd: channel_fd,
         },
         FdMapping {
             parent_fd: staging.try_clone().map_err(spawn)?.into(),
-            child_fd: STAGING_FD,
+            child_fd: staging_fd,
         },
     ])
     .map_err(|e| BridgeError::Spawn(e.to_string()))?;
-    let mut child = cmd.spawn().map_err(spawn)?;
-    // The command holds the program's ends: close them here, so that the channel closes when
-    // the program exits.
+    let mut child = {
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        let child = cmd.spawn().map_err(spawn)?;
+        running.push(child.id());
+        child
+    };
+    // The command holds the program's ends: close them here.
     drop(cmd);
+    let waiter = exit_watch(child.id(), ours.try_clone().map_err(spawn)?);
     let staged = std::env::var_os("WARPSIM_COPIES").is_some_and(|v| v == "staged");
     let mut s = Session {
         reader: BufReader::new(Patient(ours.try_clone().map_err(spawn)?)),
         writer: ours,
         staging,
         buf: vec![0; (STAGING_BYTES / 2) as usize],
-        hello: false,
-        pid: (!staged).then_some(child.id()),
+        hello: None,
+        child: child.id(),
+        staged,
         peer: None,
     };
-    let served = s.serve(rt, events);
-    if let Err(e) = served {
+    let broken = s.serve(rt, events).err();
+    if broken.is_some() {
         let _ = child.kill();
-        let _ = child.wait();
+    }
+    // From here the program's process may be reaped and its number reused.
+    RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&p| p != child.id());
+    let status = child.wait().map_err(spawn)?;
+    let _ = waiter.join();
+    if let Some(e) = broken {
         return Err(BridgeError::Protocol(e.to_string()));
     }
-    let status = child.wait().map_err(spawn)?;
     let exit = match (status.code(), status.signal()) {
         (Some(c), _) => Exit::Code(c),
         (None, Some(sig)) => Exit::Signal(sig),
         (None, None) => Exit::Code(1),
     };
-    let copies = s.hello.then_some(match s.peer {
+    let copies = s.hello.map(|_| match s.peer {
         Some(_) => Copies::Direct,
         None => Copies::Staged,
     });
     Ok((exit, copies))
+}
+
+/// A thread that waits for the program `pid` to exit, without reaping it (its number stays its
+/// own until [`run`] reaps it), then shuts `channel`: the session ends with the program even
+/// while processes it started hold the channel open.
+fn exit_watch(pid: u32, channel: UnixStream) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        #[cfg(target_os = "linux")]
+        {
+            use nix::sys::wait::{Id, WaitPidFlag, waitid};
+            let id = || Id::Pid(nix::unistd::Pid::from_raw(pid as i32));
+            while waitid(id(), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT)
+                == Err(nix::errno::Errno::EINTR)
+            {}
+        }
+        // Elsewhere the channel's end of file, when the last holder leaves, ends the session.
+        #[cfg(not(target_os = "linux"))]
+        let _ = pid;
+        #[cfg(target_os = "linux")]
+        let _ = channel.shutdown(std::net::Shutdown::Both);
+        #[cfg(not(target_os = "linux"))]
+        drop(channel);
+    })
 }
 
 /// The channel's reading end. A program's requests often follow each other within
@@ -311,10 +431,14 @@ struct Session {
     writer: UnixStream,
     staging: File,
     buf: Vec<u8>,
-    hello: bool,
-    /// The program's process, unless copies must be staged.
-    pid: Option<u32>,
-    /// The program's memory, once the handshake showed that warpsim can reach it.
+    /// The process that said hello: the program, or a process it forked.
+    hello: Option<u32>,
+    /// The program's process.
+    child: u32,
+    /// Whether copies must go through the staging file.
+    staged: bool,
+    /// The memory of the process that said hello, once the handshake showed that warpsim can
+    /// reach it.
     peer: Option<Peer>,
 }
 
@@ -343,7 +467,7 @@ impl Session {
             let code = body.u32()?;
             let op = Op::from_u32(code)
                 .ok_or_else(|| WireError::Malformed(format!("unknown request {code}")))?;
-            if !self.hello && op != Op::Hello {
+            if self.hello.is_none() && op != Op::Hello {
                 return Err(WireError::Malformed(format!("{op:?} before the handshake")));
             }
             match self.request(op, &mut body, rt, events) {
@@ -377,9 +501,23 @@ impl Session {
                     self.send(Frame::reply(status::INSUFFICIENT_DRIVER))?;
                     return Err(WireError::Malformed("a protocol version mismatch".into()));
                 }
-                let (probe_at, probe) = (b.u64()?, b.u64()?);
-                self.hello = true;
-                self.peer = self.pid.and_then(|pid| Peer::probe(pid, probe_at, probe));
+                let (probe_at, probe, pid) = (b.u64()?, b.u64()?, b.u32()?);
+                if let Some(first) = self.hello {
+                    // Once the process that said hello has gone, another may try (the
+                    // runtime's lock keeps two from talking at once).
+                    events(Event::Note(format!(
+                        "process {pid} of the program asked for CUDA after process {first} \
+                         had used it: warpsim serves one process of a program, so its CUDA \
+                         calls return cudaErrorDevicesUnavailable; make every CUDA call in one \
+                         process"
+                    )));
+                    return self.send(Frame::reply(status::DEVICES_UNAVAILABLE));
+                }
+                self.hello = Some(pid);
+                let reachable = !self.staged && descends(pid, self.child);
+                self.peer = reachable
+                    .then(|| Peer::probe(pid, probe_at, probe))
+                    .flatten();
                 Frame::reply(status::SUCCESS)
                     .u32(protocol::VERSION)
                     .u64(STAGING_BYTES)

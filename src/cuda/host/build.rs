@@ -52,12 +52,12 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cuda.h"),
     ),
     (
-        "include/cuda_gl_interop.h",
-        include_str!("../../../runtime/include/cuda_gl_interop.h"),
-    ),
-    (
         "include/cuda_fp16.h",
         include_str!("../../../runtime/include/cuda_fp16.h"),
+    ),
+    (
+        "include/cuda_gl_interop.h",
+        include_str!("../../../runtime/include/cuda_gl_interop.h"),
     ),
     (
         "include/cuda_host_math.h",

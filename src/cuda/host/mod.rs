@@ -12,8 +12,11 @@
 //! and cached by content.
 //!
 //! The built program runs as a **child process** of warpsim ([`bridge`]), with its own stdin,
-//! stdout, stderr and exit status. Its runtime talks to warpsim over a socket pair it inherits
-//! (never a listening socket) in a versioned [`protocol`] with a handshake first; bulk copies
+//! stdout, stderr and exit status, and lasts as long as it: warpsim returns when the program
+//! exits (even while processes it started run on), passes its stop signals on to it, and the
+//! program dies with a killed warpsim. Its runtime talks to warpsim over a socket pair it
+//! inherits on high descriptors (never a listening socket), one process of the program at a
+//! time, in a versioned [`protocol`] with a handshake first; bulk copies
 //! move straight between the program's memory and warpsim's where the system allows
 //! (`process_vm_readv`), else through a shared memory file. warpsim itself stays free of
 //! `unsafe`: the C++ side is the shim.

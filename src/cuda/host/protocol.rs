@@ -1,4 +1,4 @@
-//! The messages between a host program and warpsim: protocol version 4.
+//! The messages between a host program and warpsim: protocol version 5.
 //!
 //! `runtime/src/protocol.h` is the program's side and describes the framing; the opcodes here
 //! are the same numbers (a test reads the header and compares). Every message is a frame: a
@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 /// The first word of `HELLO`.
 pub const MAGIC: u32 = 0x5452_5357;
 /// The protocol version this warpsim speaks.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// The largest frame either side may send (a launch's arguments are the largest request).
 pub const MAX_FRAME: u32 = 1 << 26;
 
@@ -119,7 +119,7 @@ impl Op {
 /// Why a message could not be read.
 #[derive(Debug)]
 pub enum WireError {
-    /// The other side closed the channel (the program exited).
+    /// The channel was closed (the program exited, or closed it).
     Closed,
     /// Reading or writing failed.
     Io(io::Error),
@@ -129,7 +129,13 @@ pub enum WireError {
 
 impl From<io::Error> for WireError {
     fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
+        // The program (or warpsim, when the program exits) shut the channel.
+        if matches!(
+            e.kind(),
+            io::ErrorKind::UnexpectedEof
+                | io::ErrorKind::BrokenPipe
+                | io::ErrorKind::ConnectionReset
+        ) {
             WireError::Closed
         } else {
             WireError::Io(e)

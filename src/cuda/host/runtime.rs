@@ -28,10 +28,10 @@ pub mod status {
     pub const INVALID_CONFIGURATION: i32 = 9;
     /// `cudaErrorInvalidSymbol`.
     pub const INVALID_SYMBOL: i32 = 13;
-    /// `cudaErrorInvalidDevicePointer`.
-    pub const INVALID_DEVICE_POINTER: i32 = 17;
     /// `cudaErrorInsufficientDriver` (a runtime of another protocol version).
     pub const INSUFFICIENT_DRIVER: i32 = 35;
+    /// `cudaErrorDevicesUnavailable` (a second process of the program asks for CUDA).
+    pub const DEVICES_UNAVAILABLE: i32 = 46;
     /// `cudaErrorInvalidDeviceFunction`.
     pub const INVALID_DEVICE_FUNCTION: i32 = 98;
     /// `cudaErrorIllegalAddress`.
@@ -493,10 +493,12 @@ impl<'d> Runtime<'d> {
                 Ok(())
             }
             _ => {
+                // CUDA 10.1 and later answer cudaErrorInvalidValue (10.0: InvalidDevicePointer).
                 events(Event::Note(format!(
-                    "cudaFree: {address:#x} is not the start of an allocation"
+                    "cudaFree: {address:#x} is not the start of a live allocation (freed \
+                     already, inside one, or never allocated)"
                 )));
-                Err(status::INVALID_DEVICE_POINTER)
+                Err(status::INVALID_VALUE)
             }
         }
     }
@@ -847,7 +849,11 @@ impl<'d> Runtime<'d> {
                     Error::SharedMemory { .. } => status::LAUNCH_OUT_OF_RESOURCES,
                     Error::OutOfBounds(_) | Error::InvalidAddress(_) => status::ILLEGAL_ADDRESS,
                     Error::Misaligned(_) => status::MISALIGNED_ADDRESS,
-                    Error::KernelPanic { .. } => status::ASSERT,
+                    // A failed assert() is cudaErrorAssert; __trap(), a per-thread array indexed
+                    // out of bounds and the rest are an unspecified launch failure.
+                    Error::KernelPanic { message, .. } if message.starts_with("assertion `") => {
+                        status::ASSERT
+                    }
                     Error::Timeout { .. } => status::LAUNCH_TIMEOUT,
                     Error::Unsupported { .. } => status::NOT_SUPPORTED,
                     _ => status::LAUNCH_FAILURE,
