@@ -1167,6 +1167,22 @@ fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_com
 }
 
 #[test]
+fn c_rules_found_broken_by_differential_testing_hold() {
+    // Each function runs on the device and on the host (the C++ compiler's truth).
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&["cu", &program("semantics.cu"), "--engine", engine]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert_eq!(
+            r.stdout,
+            "same_width 256 of 256, last 127163371.0\nliterals 256 of 256, last 762852516615.0\n\
+             macros 256 of 256, last 766.5\n",
+            "{engine}: {}",
+            r.show()
+        );
+    }
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());

@@ -108,8 +108,8 @@ pub enum Binary {
 pub enum ExprKind {
     /// A name (`x`, `threadIdx`, `cg::this_thread_block`: qualified names joined by `::`).
     Ident(String),
-    /// An integer literal: value, `u` suffix, number of `l`s.
-    Int(u64, bool, u8),
+    /// An integer literal.
+    Int(crate::cuda::front::preprocess::IntLiteral),
     /// A floating literal: value, whether it is a `float` (`f` suffix).
     Float(f64, bool),
     /// A character literal.

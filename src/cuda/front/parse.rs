@@ -8,7 +8,7 @@
 //! lowering reports with their position.
 
 use crate::cuda::front::ast::*;
-use crate::cuda::front::preprocess::{Preprocessed, char_value, parse_int, unescape};
+use crate::cuda::front::preprocess::{IntLiteral, Preprocessed, char_value, parse_int, unescape};
 use crate::cuda::ir::Site;
 use tree_sitter::Node;
 
@@ -811,7 +811,7 @@ impl<'a> P<'a> {
             .nth(1)
             .is_some_and(|w| w == "class" || w == "struct");
         let mut next = Expr {
-            kind: ExprKind::Int(0, false, 0),
+            kind: ExprKind::Int(IntLiteral::int(0)),
             site: self.site(n),
             span: (0, 0),
         };
@@ -831,7 +831,7 @@ impl<'a> P<'a> {
                     Binary::Add,
                     Box::new(value.clone()),
                     Box::new(Expr {
-                        kind: ExprKind::Int(1, false, 0),
+                        kind: ExprKind::Int(IntLiteral::int(1)),
                         site,
                         span: (0, 0),
                     }),
@@ -1828,5 +1828,5 @@ fn number(t: &str) -> Option<ExprKind> {
         let v: f64 = body.parse().ok()?;
         return Some(ExprKind::Float(v, f32_suffix));
     }
-    parse_int(t).map(|(v, u, l)| ExprKind::Int(v, u, l))
+    parse_int(t).map(ExprKind::Int)
 }

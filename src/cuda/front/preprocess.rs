@@ -599,12 +599,20 @@ impl Pp<'_> {
     fn emit(&mut self, t: &Tok) {
         let text = &mut self.out.text;
         // Tokens adjacent in the source stay adjacent: the grammar reads `operator()` but
-        // not `operator ( )`.
+        // not `operator ( )`; but never two that would read as one (a macro's expansion is
+        // longer or shorter than its name: `real inc` with `real` as `float`, `x-NEG` with
+        // `NEG` as `-1`).
         match self.last_end {
             Some((prev, _)) if prev.file != t.site.file || prev.line != t.site.line => {
                 text.push('\n');
             }
-            Some((_, end)) if end != t.site.col || t.site == Site::default() => text.push(' '),
+            Some((_, end))
+                if end != t.site.col
+                    || t.site == Site::default()
+                    || would_merge(text.chars().next_back(), t.text.chars().next()) =>
+            {
+                text.push(' ')
+            }
             _ => {}
         }
         self.out.map.push((text.len(), t.site));
@@ -1038,7 +1046,7 @@ impl CondParser<'_> {
                 self.eat(")").then_some(v)
             }
             "true" => Some(1),
-            _ if t.kind == Kind::Number => parse_int(&t.text).map(|(v, _, _)| v as i64),
+            _ if t.kind == Kind::Number => parse_int(&t.text).map(|l| l.value as i64),
             _ if t.kind == Kind::Char => char_value(&t.text),
             // Identifiers left after expansion are 0.
             _ if t.kind == Kind::Ident => Some(0),
@@ -1047,8 +1055,80 @@ impl CondParser<'_> {
     }
 }
 
-/// An integer literal: value, whether it has a `u` suffix, the number of `l`s.
-pub fn parse_int(text: &str) -> Option<(u64, bool, u8)> {
+/// Whether two tokens written without a space between them, the first ending in `a` and the
+/// second starting with `b`, would read as one token (or start a comment).
+fn would_merge(a: Option<char>, b: Option<char>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    (word(a) && word(b))
+        || (a == '.' && b.is_ascii_digit())
+        || (a.is_ascii_digit() && b == '.')
+        || matches!(
+            (a, b),
+            ('-', '-' | '>' | '=')
+                | ('+', '+' | '=')
+                | ('<', '<' | '=' | ':' | '%')
+                | ('>', '>' | '=')
+                | ('&', '&' | '=')
+                | ('|', '|' | '=')
+                | ('=' | '!' | '*' | '%' | '^', '=')
+                | ('/', '/' | '*' | '=')
+                | (':', ':' | '>')
+                | ('#', '#')
+                | ('.', '.' | '*')
+        )
+}
+
+/// An integer literal as written: its value and what decides its type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IntLiteral {
+    /// The value.
+    pub value: u64,
+    /// Whether it has a `u` suffix.
+    pub unsigned: bool,
+    /// The number of `l`s in its suffix.
+    pub longs: u8,
+    /// Whether it is written in decimal (which is never unsigned without a `u`).
+    pub decimal: bool,
+}
+
+impl IntLiteral {
+    /// A decimal `int` literal.
+    pub fn int(value: u64) -> IntLiteral {
+        IntLiteral {
+            value,
+            unsigned: false,
+            longs: 0,
+            decimal: true,
+        }
+    }
+
+    /// C's type of the literal: the first of `int`, `unsigned int` (not for decimal ones
+    /// without `u`), `long`, `unsigned long` that its suffix allows and its value fits.
+    pub fn scalar(&self) -> crate::cuda::ir::Scalar {
+        use crate::cuda::ir::Scalar;
+        let v = self.value;
+        let may_be_signed = !self.unsigned;
+        let may_be_unsigned = self.unsigned || !self.decimal;
+        if self.longs == 0 {
+            if may_be_signed && v <= i32::MAX as u64 {
+                return Scalar::I32;
+            }
+            if may_be_unsigned && v <= u32::MAX as u64 {
+                return Scalar::U32;
+            }
+        }
+        if may_be_signed && v <= i64::MAX as u64 {
+            return Scalar::I64;
+        }
+        Scalar::U64
+    }
+}
+
+/// Parse a C integer literal (`42`, `0x1fu`, `017`, `1'000'000ull`).
+pub fn parse_int(text: &str) -> Option<IntLiteral> {
     let t = text.replace('\'', "");
     let lower = t.to_ascii_lowercase();
     let body_end = lower
@@ -1069,9 +1149,12 @@ pub fn parse_int(text: &str) -> Option<(u64, bool, u8)> {
     } else {
         digits.parse().ok()?
     };
-    let unsigned = suffix.contains('u');
-    let longs = suffix.matches('l').count() as u8;
-    Some((v, unsigned, longs))
+    Some(IntLiteral {
+        value: v,
+        unsigned: suffix.contains('u'),
+        longs: suffix.matches('l').count() as u8,
+        decimal: !digits.starts_with('0') || digits == "0",
+    })
 }
 
 /// The value of a character literal (`'a'`, `'\n'`, `'\0'`, `'\x41'`).

@@ -113,7 +113,9 @@ impl Lowerer<'_> {
                 site,
             );
         }
-        if same_width_other(from) == Some(to) {
+        // Same bits for 32- and 64-bit integers; a char or short lives sign- or zero-extended
+        // in its lane, so `(unsigned char)c` converts.
+        if same_width_other(from) == Some(to) && from.size() >= 4 {
             return self.assign(to, Op::Bitcast { src: op, from }, site);
         }
         self.assign(to, Op::Convert { src: op, from }, site)
@@ -393,7 +395,13 @@ impl Lowerer<'_> {
     pub fn rvalue(&mut self, e: &ast::Expr) -> R<Val> {
         let site = e.site;
         match &e.kind {
-            ExprKind::Int(v, u, l) => Ok(int_literal(*v, *u, *l)),
+            ExprKind::Int(l) => {
+                let s = l.scalar();
+                Ok(Val::Scalar(
+                    Operand::Const(consts::int(s, i128::from(l.value))),
+                    s,
+                ))
+            }
             ExprKind::Float(v, f32) => {
                 let s = if *f32 { Scalar::F32 } else { Scalar::F64 };
                 Ok(Val::Scalar(Operand::Const(consts::float(s, *v)), s))
@@ -2379,18 +2387,6 @@ fn binary_spelling(op: Binary) -> &'static str {
         Binary::LogAnd => "&&",
         Binary::LogOr => "||",
     }
-}
-
-/// C's type of an integer literal.
-fn int_literal(v: u64, unsigned: bool, longs: u8) -> Val {
-    let s = match (unsigned, longs) {
-        (false, 0) if v <= i32::MAX as u64 => Scalar::I32,
-        (false, 0) if v <= u32::MAX as u64 => Scalar::U32,
-        (true, 0) if v <= u32::MAX as u64 => Scalar::U32,
-        (false, _) if v <= i64::MAX as u64 => Scalar::I64,
-        _ => Scalar::U64,
-    };
-    Val::Scalar(Operand::Const(consts::int(s, i128::from(v))), s)
 }
 
 fn size_t(v: u32) -> Val {

@@ -1357,8 +1357,13 @@ impl<'m> Lowerer<'m> {
                     "false" => Some(0),
                     _ => {
                         let (neg, body) = t.strip_prefix('-').map_or((false, t), |b| (true, b));
-                        crate::cuda::front::preprocess::parse_int(body)
-                            .map(|(v, _, _)| if neg { -(v as i128) } else { v as i128 })
+                        crate::cuda::front::preprocess::parse_int(body).map(|l| {
+                            if neg {
+                                -(l.value as i128)
+                            } else {
+                                l.value as i128
+                            }
+                        })
                     }
                 };
                 let v = match v {

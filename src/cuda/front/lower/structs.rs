@@ -288,7 +288,7 @@ impl<'m> Lowerer<'m> {
                 use crate::cuda::front::ast::{Expr, ExprKind};
                 // A value (`P<4>`, `S<true>`) or a type.
                 let kind = match (crate::cuda::front::preprocess::parse_int(&a), a.as_str()) {
-                    (Some((v, u, l)), _) => ExprKind::Int(v, u, l),
+                    (Some(l), _) => ExprKind::Int(l),
                     (None, "true" | "false") => ExprKind::Bool(a == "true"),
                     (None, _) => return TemplateArg::Type(TypeExpr::Name(a)),
                 };

@@ -1,0 +1,61 @@
+// C and C++ rules in device code, each checked against the host compiler's run of the same
+// __host__ __device__ function: conversions between char/short types of one width, the types
+// of integer literals, macros next to other tokens. The program
+// prints, per function, how many of 256 threads agree with the host and thread 255's value.
+#include <cstdio>
+
+#define real float
+#define NEGONE -1
+#define TWICE(x) 2 * x
+
+__host__ __device__ long long same_width(int t) {
+    char c = (char)(t - 128);
+    unsigned char u = c;             // initialisation
+    short s = (short)(t * 300 - 40000);
+    unsigned short us = s;
+    unsigned short big = (unsigned short)(65535 - t);
+    return (long long)u * 1000000 + (unsigned char)c * 1000 + us + (short)big +
+           static_cast<signed char>(u);
+}
+
+__host__ __device__ long long literals(int t) {
+    long long a = -2147483648;       // long: the negation of 2147483648
+    long long b = t * 3000000000;    // 3000000000 is a long, not an unsigned int
+    long long c = 0xFFFFFFFF + t;    // hex: unsigned int, wraps at 32 bits
+    int below = -1 < 4294967295;     // true: 4294967295 is a long
+    return a + b + c + below + (long long)sizeof(2147483648);
+}
+
+__host__ __device__ float macros(int t) {
+    real inc = 0.5f;                 // `real inc`, not `realinc` or `floatinc`
+    int x = t;
+    return x-NEGONE + TWICE(t) + inc;
+}
+
+__global__ void k_same_width(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = same_width(t); }
+__global__ void k_literals(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = literals(t); }
+__global__ void k_macros(float *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = macros(t); }
+
+const int n = 256;
+
+template <typename T> void report(const char *name, T *d, T (*f)(int)) {
+    T h[n];
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    int same = 0;
+    for (int t = 0; t < n; t++) same += h[t] == f(t);
+    printf("%s %d of %d, last %.1f\n", name, same, n, (double)h[n - 1]);
+}
+
+int main() {
+    long long *dl;
+    float *df;
+    cudaMalloc(&dl, n * sizeof(long long));
+    cudaMalloc(&df, n * sizeof(float));
+    k_same_width<<<2, n / 2>>>(dl);
+    report("same_width", dl, same_width);
+    k_literals<<<2, n / 2>>>(dl);
+    report("literals", dl, literals);
+    k_macros<<<2, n / 2>>>(df);
+    report("macros", df, macros);
+    return 0;
+}
