@@ -128,7 +128,9 @@ impl CudaReport {
 /// The launch counts, checks and faults exactly as a Rust kernel's [`Device::launch`] does
 /// (`cfg` picks the mode, the orders and per-line counters); every counted operation and every
 /// error names its line in the `.cu` source. Arguments that do not match the parameters are an
-/// [`Error::InvalidLaunch`] naming the parameter, before anything runs.
+/// [`Error::InvalidLaunch`] naming the parameter, before anything runs. Its `__constant__` and
+/// `__device__` variables start from their initializers; a kernel that fetches through a
+/// texture reference needs [`launch_with`], which binds one.
 ///
 /// ```
 /// use warpsim::cuda::{self, Arg, Module, Options};

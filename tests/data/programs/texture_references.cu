@@ -55,13 +55,15 @@ __global__ void fetch_2d_obj(cudaTextureObject_t t, float *out, float w, float h
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = tex2D<float>(t, coord(i, 0, w) * scale, coord(i, 1, h) * scale);
 }
+// A device function fetching through a reference, under a divergent branch.
+__device__ float4 colour(int i, float w, float h) { return tex2D(colours, coord(i, 0, w), coord(i, 1, h)); }
 __global__ void fetch_colours(float4 *out, float w, float h) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = tex2D(colours, coord(i, 0, w), coord(i, 1, h));
+    out[i] = i % 3 ? colour(i, w, h) : make_float4(1, 2, 3, 4);
 }
 __global__ void fetch_colours_obj(cudaTextureObject_t t, float4 *out, float w, float h) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = tex2D<float4>(t, coord(i, 0, w), coord(i, 1, h));
+    out[i] = i % 3 ? tex2D<float4>(t, coord(i, 0, w), coord(i, 1, h)) : make_float4(1, 2, 3, 4);
 }
 __global__ void fetch_pitched(float2 *out, float w, float h) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -159,8 +161,8 @@ int main() {
     fetch_index_obj<<<N / 64, 64>>>(ta, obj, 3);
     report("linear-offset", ref, obj, N);
     printf("unaligned-without-offset -> %s\n", cudaGetErrorName(cudaBindTexture(0, lin, a + 3, 64 * sizeof(float))));
-    // Rebinding between launches: the next launch reads the new memory.
-    CK(cudaBindTexture(0, lin, b, sizeof host));
+    // Rebinding between launches (through the C function): the next launch reads the new memory.
+    CK(cudaBindTexture(NULL, &lin, b, &f1, sizeof host));
     fetch_index<<<N / 64, 64>>>(ref, 0);
     fetch_index_obj<<<N / 64, 64>>>(tb, obj, 0);
     report("rebound", ref, obj, N);
