@@ -976,6 +976,8 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
 cudaError_t cudaDeviceSynchronize(void) { return sync_point(); }
 cudaError_t cudaThreadSynchronize(void) { return sync_point(); }
 
+static void forget_bindings();
+
 cudaError_t cudaDeviceReset(void) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
@@ -986,6 +988,7 @@ cudaError_t cudaDeviceReset(void) {
     s.managed.clear();
     s.device.clear();
     s.symbols.clear();
+    forget_bindings();
     last_error = cudaSuccess;
     return e;
 }
@@ -1487,6 +1490,9 @@ static std::map<const textureReference *, Binding> &bindings() {
     static std::map<const textureReference *, Binding> m;
     return m;
 }
+
+// cudaDeviceReset: the texture objects are gone, and the references' variables with them.
+static void forget_bindings() { bindings().clear(); }
 
 // Points the reference's device variable at `object` (0: none), destroying the object it held.
 static cudaError_t rebind(const textureReference *texref, cudaTextureObject_t object, size_t offset) {
