@@ -1369,6 +1369,7 @@ fn texture_references_fetch_what_texture_objects_fetch() {
         ] {
             assert!(sum(case).abs() > 1.0, "{case}: {}", r.show());
         }
+        assert_eq!(case_of("after-reset"), "cudaSuccess -6453.2500");
         assert_eq!(status_of(&r, "channel-desc"), "8 8 8 8 1");
         assert_eq!(status_of(&r, "reference"), "plane 1");
         // A launch through an unbound reference fails, naming it and the fetch's line.

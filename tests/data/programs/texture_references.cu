@@ -287,6 +287,18 @@ int main() {
     CK(cudaGetLastError());
     fetch_index_obj<<<N / 64, 64>>>(ta, obj, 0);
     report("bound-again", ref, obj, N);
+
+    // cudaDeviceReset frees the texture objects; a reference binds again after it.
+    CK(cudaDeviceReset());
+    float *fresh, back[64];
+    CK(cudaMalloc(&fresh, 2 * sizeof back));
+    CK(cudaMemcpy(fresh, host, sizeof back, cudaMemcpyHostToDevice));
+    CK(cudaBindTexture(0, lin, fresh, sizeof back));
+    fetch_index<<<1, 64>>>(fresh + 64, 0);
+    CK(cudaMemcpy(back, fresh + 64, sizeof back, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (int k = 0; k < 64; k++) sum += back[k];
+    printf("after-reset -> %s %.4f\n", cudaGetErrorName(cudaGetLastError()), sum);
     printf("PASSED\n");
     return 0;
 }
