@@ -401,6 +401,11 @@ fn unsupported_constructs_are_rejected_with_help() {
             3,
         ),
         (
+            "texture<int, cudaTextureType3D> vol;\n__global__ void k(int *a) {\n  a[0] = 1;\n  a[1] = tex1Dfetch(vol, 0);\n}",
+            "`tex1Dfetch` fetches from a 3-dimensional texture reference",
+            4,
+        ),
+        (
             "texture<float, 1> tex;\n__global__ void k(float *a) {\n  a[0] = tex1Dfetch<float>(tex, 0);\n}",
             "through a texture reference takes no template argument",
             3,

@@ -431,8 +431,8 @@ impl Lowerer<'_> {
 
     /// `tex2D<T>(t, x, y)` and the other fetches: `T` a scalar or a 2- or 4-component vector
     /// of 8-, 16- or 32-bit components, `t` a texture parameter of the kernel; or `tex2D(r, x,
-    /// y)` through a file-scope texture reference `r` of as many dimensions (`tex1Dfetch` any),
-    /// which returns its texel type (as normalized floats where it says so).
+    /// y)` through a file-scope texture reference `r` of as many dimensions (`tex1Dfetch` a 1-D
+    /// one), which returns its texel type (as normalized floats where it says so).
     fn texture(
         &mut self,
         short: &str,
@@ -452,13 +452,15 @@ impl Lowerer<'_> {
         };
         let (texture, ty) = match reference {
             Some((global, dims, ty)) => {
-                if let texture::Fetch::Coords(n) = fetch
-                    && n != dims
-                {
+                if coords != usize::from(dims) {
+                    let with = match dims {
+                        1 => "tex1Dfetch or tex1D".to_string(),
+                        n => format!("tex{n}D"),
+                    };
                     return Err(self.err(
                         site,
                         format!("`{short}` fetches from a {dims}-dimensional texture reference"),
-                        Some(format!("fetch with tex{dims}D")),
+                        Some(format!("fetch with {with}")),
                     ));
                 }
                 if !targs.is_empty() {
