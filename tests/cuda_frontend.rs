@@ -396,9 +396,34 @@ fn unsupported_constructs_are_rejected_with_help() {
             1,
         ),
         (
-            "texture<float, 1> tex;\n__global__ void k(float *a) {\n  a[0] = tex1Dfetch(tex, 0);\n}",
-            "texture",
+            "texture<float, 2> tex;\n__global__ void k(float *a) {\n  a[0] = tex1D(tex, 0.5f);\n}",
+            "`tex1D` fetches from a 2-dimensional texture reference",
             3,
+        ),
+        (
+            "texture<int, cudaTextureType3D> vol;\n__global__ void k(int *a) {\n  a[0] = 1;\n  a[1] = tex1Dfetch(vol, 0);\n}",
+            "`tex1Dfetch` fetches from a 3-dimensional texture reference",
+            4,
+        ),
+        (
+            "texture<float, 1> tex;\n__global__ void k(float *a) {\n  a[0] = tex1Dfetch<float>(tex, 0);\n}",
+            "through a texture reference takes no template argument",
+            3,
+        ),
+        (
+            "texture<float, 1> tex;\n__global__ void k(float *a) {\n  a[0] = 1;\n  a[1] = tex;\n}",
+            "a texture reference is read only by tex1Dfetch, tex1D, tex2D and tex3D",
+            4,
+        ),
+        (
+            "texture<float, cudaTextureType1D, cudaReadModeNormalizedFloat> tex;\n__global__ void k(float *a) {\n  a[0] = tex1Dfetch(tex, 0);\n}",
+            "reads `float` as normalized floats",
+            1,
+        ),
+        (
+            "surface<void, 2> surf;\n__global__ void k(float *a) {\n  a[0] = 1;\n  a[1] = surf;\n}",
+            "surfaces",
+            4,
         ),
         (
             "__global__ void child(int *a) { a[0] = 1; }\n__global__ void k(int *a) {\n  child<<<1, 1>>>(a);\n}",

@@ -1604,6 +1604,92 @@ fn texture_objects_sample_as_the_gpu_samples() {
 }
 
 #[test]
+fn texture_references_fetch_what_texture_objects_fetch() {
+    let file = program("texture_references.cu");
+    let mut outputs = Vec::new();
+    for (engine, tier) in [
+        ("interp", "ran on the interpreter"),
+        ("auto", "ran compiled"),
+    ] {
+        let r = warpsim(&["cu", &file, "--engine", engine, "--verbose"]);
+        passes(&r);
+        let lines = transcript(&r);
+        let case_of = |case: &str| -> &str {
+            lines
+                .iter()
+                .find(|(c, _)| c == case)
+                .map(|(_, s)| s.as_str())
+                .unwrap_or_else(|| panic!("no `{case}` in the output\n{}", r.show()))
+        };
+        assert!(
+            r.stderr
+                .contains(&format!("`fetch_2d` (2 launches) {tier}")),
+            "{}",
+            r.show()
+        );
+        // Every case fetches through the reference what the texture object fetches.
+        let cases = [
+            "linear",
+            "linear-offset",
+            "rebound",
+            "array-1d-linear-normalized",
+            "array-2d-point",
+            "array-2d-linear-normalized",
+            "array-2d-normalized-float",
+            "pitch-2d-linear",
+            "array-3d-point",
+            "bound-again",
+        ];
+        for case in cases {
+            assert!(case_of(case).starts_with("same "), "{case}: {}", r.show());
+        }
+        // Bound 3 floats into an allocation: 12 bytes to add, as cudaBindTexture said.
+        assert_eq!(status_of(&r, "offset"), "12 12");
+        assert_eq!(
+            status_of(&r, "unaligned-without-offset"),
+            "cudaErrorInvalidValue"
+        );
+        // The rebound launch read the negated copy; the filtered cases are not all zeros.
+        let sum = |case: &str| -> f64 {
+            case_of(case)
+                .rsplit(' ')
+                .next()
+                .and_then(|v| v.parse().ok())
+                .expect("a sum")
+        };
+        assert_eq!(sum("linear"), 25813.0);
+        assert_eq!(sum("rebound"), -25813.0);
+        assert_eq!(sum("bound-again"), 25813.0);
+        for case in [
+            "array-2d-linear-normalized",
+            "pitch-2d-linear",
+            "array-3d-point",
+        ] {
+            assert!(sum(case).abs() > 1.0, "{case}: {}", r.show());
+        }
+        assert_eq!(case_of("after-reset"), "cudaSuccess -6453.2500");
+        assert_eq!(status_of(&r, "channel-desc"), "8 8 8 8 1");
+        assert_eq!(status_of(&r, "reference"), "plane 1");
+        // A launch through an unbound reference fails, naming it and the fetch's line.
+        assert_eq!(
+            status_of(&r, "unbound-launch"),
+            "cudaErrorInvalidConfiguration"
+        );
+        assert!(
+            r.stderr.contains(&format!(
+                "texture reference `lin` (declared at {file}:22, fetched at {file}:36) is bound \
+                 to nothing"
+            )),
+            "{}",
+            r.show()
+        );
+        outputs.push(r.stdout);
+    }
+    // Both tiers fetch the same bits.
+    assert_eq!(outputs[0], outputs[1]);
+}
+
+#[test]
 fn host_compiler_options_reach_the_host_build() {
     let file = program("host_flags.cu");
     let r = warpsim(&[

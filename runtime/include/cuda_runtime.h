@@ -83,6 +83,78 @@ __WARPSIM_CHANNELS(float, 32, cudaChannelFormatKindFloat)
 #undef __WARPSIM_CHANNELS
 #undef __WARPSIM_CHANNEL
 
+/* A legacy texture reference: `texture<float, 2> t;` at file scope, its fields set on the host
+ * (filterMode, addressMode, normalized), bound with cudaBindTexture* and read in kernels with
+ * tex1Dfetch(t, i), tex1D(t, x), tex2D(t, x, y), tex3D(t, x, y, z). */
+template <class T, int texType = cudaTextureType1D, enum cudaTextureReadMode mode = cudaReadModeElementType>
+struct texture : public textureReference {
+    texture(int norm = 0, enum cudaTextureFilterMode fMode = cudaFilterModePoint,
+            enum cudaTextureAddressMode aMode = cudaAddressModeClamp) {
+        init(norm, fMode, aMode, cudaCreateChannelDesc<T>());
+    }
+    texture(int norm, enum cudaTextureFilterMode fMode, enum cudaTextureAddressMode aMode,
+            struct cudaChannelFormatDesc desc) {
+        init(norm, fMode, aMode, desc);
+    }
+
+  private:
+    void init(int norm, enum cudaTextureFilterMode fMode, enum cudaTextureAddressMode aMode,
+              struct cudaChannelFormatDesc desc) {
+        textureReference &r = *this;
+        r = textureReference();
+        normalized = norm;
+        filterMode = fMode;
+        addressMode[0] = addressMode[1] = addressMode[2] = aMode;
+        channelDesc = desc;
+        mipmapFilterMode = cudaFilterModePoint;
+        __warpsim_readMode = mode;
+    }
+};
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTexture(size_t *offset, const struct texture<T, dim, readMode> &tex,
+                                          const void *devPtr, const struct cudaChannelFormatDesc &desc,
+                                          size_t size = ~(size_t)0) {
+    return ::cudaBindTexture(offset, &tex, devPtr, &desc, size);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTexture(size_t *offset, const struct texture<T, dim, readMode> &tex,
+                                          const void *devPtr, size_t size = ~(size_t)0) {
+    return ::cudaBindTexture(offset, &tex, devPtr, &tex.channelDesc, size);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTexture2D(size_t *offset, const struct texture<T, dim, readMode> &tex,
+                                            const void *devPtr, const struct cudaChannelFormatDesc &desc,
+                                            size_t width, size_t height, size_t pitch) {
+    return ::cudaBindTexture2D(offset, &tex, devPtr, &desc, width, height, pitch);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTexture2D(size_t *offset, const struct texture<T, dim, readMode> &tex,
+                                            const void *devPtr, size_t width, size_t height, size_t pitch) {
+    return ::cudaBindTexture2D(offset, &tex, devPtr, &tex.channelDesc, width, height, pitch);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTextureToArray(const struct texture<T, dim, readMode> &tex,
+                                                 cudaArray_const_t array,
+                                                 const struct cudaChannelFormatDesc &desc) {
+    return ::cudaBindTextureToArray(&tex, array, &desc);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaBindTextureToArray(const struct texture<T, dim, readMode> &tex,
+                                                 cudaArray_const_t array) {
+    struct cudaChannelFormatDesc desc;
+    cudaError_t e = ::cudaGetChannelDesc(&desc, array);
+    return e == cudaSuccess ? ::cudaBindTextureToArray(&tex, array, &desc) : e;
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaUnbindTexture(const struct texture<T, dim, readMode> &tex) {
+    return ::cudaUnbindTexture(&tex);
+}
+template <class T, int dim, enum cudaTextureReadMode readMode>
+static inline cudaError_t cudaGetTextureAlignmentOffset(size_t *offset,
+                                                        const struct texture<T, dim, readMode> &tex) {
+    return ::cudaGetTextureAlignmentOffset(offset, &tex);
+}
+
 /* The C++ overloads of cuda_runtime.h: typed pointers, symbols and kernels by reference. */
 template <class T>
 static inline cudaError_t cudaMalloc(T **devPtr, size_t size) {

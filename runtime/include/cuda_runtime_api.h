@@ -103,6 +103,12 @@ extern cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, cons
 extern cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
 extern cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
 extern cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
+extern cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size __dv(~(size_t)0));
+extern cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch);
+extern cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc);
+extern cudaError_t cudaUnbindTexture(const struct textureReference *texref);
+extern cudaError_t cudaGetTextureAlignmentOffset(size_t *offset, const struct textureReference *texref);
+extern cudaError_t cudaGetTextureReference(const struct textureReference **texref, const void *symbol);
 extern cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
 extern cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream __dv(0));
 extern cudaError_t cudaMemset(void *devPtr, int value, size_t count);

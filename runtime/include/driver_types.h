@@ -554,6 +554,31 @@ struct cudaTextureDesc {
     int disableTrilinearOptimization;
     int seamlessCubemap;
 };
+
+/* Legacy texture references (CUDA 11 and before): a file-scope `texture<T, dim, readMode>`
+ * (cuda_runtime.h) is a textureReference; each cudaBindTexture* makes the texture object it
+ * stands for, which the kernels' tex1Dfetch/tex1D/tex2D/tex3D through it read. */
+#define cudaTextureType1D 0x01
+#define cudaTextureType2D 0x02
+#define cudaTextureType3D 0x03
+struct textureReference {
+    int normalized;
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureAddressMode addressMode[3];
+    struct cudaChannelFormatDesc channelDesc;
+    int sRGB;
+    unsigned int maxAnisotropy;
+    enum cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    /* warpsim's: how fetches read the texels (the template's readMode, which CUDA keeps in
+     * the device code). */
+    enum cudaTextureReadMode __warpsim_readMode;
+    int __cudaReserved[14];
+};
+typedef struct textureReference textureReference;
 struct cudaResourceViewDesc {
     int format;
     size_t width;

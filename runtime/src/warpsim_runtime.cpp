@@ -1149,6 +1149,8 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
 cudaError_t cudaDeviceSynchronize(void) { return sync_point(); }
 cudaError_t cudaThreadSynchronize(void) { return sync_point(); }
 
+static void forget_bindings();
+
 cudaError_t cudaDeviceReset(void) {
     std::lock_guard<std::recursive_mutex> g(lock());
     State &s = state();
@@ -1159,6 +1161,7 @@ cudaError_t cudaDeviceReset(void) {
     s.managed.clear();
     s.device.clear();
     s.symbols.clear();
+    forget_bindings();
     last_error = cudaSuccess;
     return e;
 }
@@ -1646,6 +1649,143 @@ cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *pTexDesc, cudaTextu
     auto it = texture_descs().find(texObject);
     if (!pTexDesc || it == texture_descs().end()) return fail(cudaErrorInvalidValue);
     *pTexDesc = it->second.second;
+    return cudaSuccess;
+}
+
+// Texture references: each bound one stands for a texture object of warpsim's, whose handle
+// its device-side variable (8 bytes, registered as a symbol at the reference's address) holds
+// for the launches to bind; 0 there is unbound.
+struct Binding {
+    cudaTextureObject_t object;
+    size_t offset;  // what cudaBindTexture* reported
+};
+static std::map<const textureReference *, Binding> &bindings() {
+    static std::map<const textureReference *, Binding> m;
+    return m;
+}
+
+// cudaDeviceReset: the texture objects are gone, and the references' variables with them.
+static void forget_bindings() { bindings().clear(); }
+
+// Points the reference's device variable at `object` (0: none), destroying the object it held.
+static cudaError_t rebind(const textureReference *texref, cudaTextureObject_t object, size_t offset) {
+    cudaError_t e = cudaMemcpyToSymbol((const void *)texref, &object, sizeof object, 0, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        if (object) cudaDestroyTextureObject(object);
+        return e;
+    }
+    auto it = bindings().find(texref);
+    if (it != bindings().end()) {
+        cudaDestroyTextureObject(it->second.object);
+        bindings().erase(it);
+    }
+    if (object) bindings()[texref] = Binding{object, offset};
+    return cudaSuccess;
+}
+
+// Binds `texref` to the texture object of `res`, sampled as the reference's fields say.
+static cudaError_t bind_reference(const textureReference *texref, const cudaResourceDesc &res, size_t offset) {
+    if (!texref) return fail(cudaErrorInvalidTexture);
+    cudaTextureDesc tex = {};
+    for (int d = 0; d < 3; d++) tex.addressMode[d] = texref->addressMode[d];
+    tex.filterMode = texref->filterMode;
+    tex.readMode = texref->__warpsim_readMode;
+    tex.normalizedCoords = texref->normalized;
+    tex.sRGB = texref->sRGB;
+    cudaTextureObject_t object;
+    cudaError_t e = cudaCreateTextureObject(&object, &res, &tex, nullptr);
+    return e == cudaSuccess ? rebind(texref, object, offset) : e;
+}
+
+// Linear memory binds at the alignment below `devPtr`: the bytes between are `*offset`
+// (fetches add them in texels), which the caller must take when there are any. The alignment
+// is that of warpsim's allocations (256 bytes), so that memory from cudaMalloc binds at offset
+// 0 as CUDA promises.
+static cudaError_t aligned(const void **devPtr, size_t *offset, size_t *bytes) {
+    uintptr_t p = (uintptr_t)*devPtr, base = p & ~(uintptr_t)255;
+    if (offset) *offset = p - base;
+    else if (p != base) {
+        fprintf(stderr, "==warpsim== cudaBindTexture: %p is not 256-byte aligned; pass an offset to receive the "
+                        "bytes to add to each fetch (in texels)\n", *devPtr);
+        return fail(cudaErrorInvalidValue);
+    }
+    *bytes += p - base;
+    *devPtr = (const void *)base;
+    return cudaSuccess;
+}
+
+cudaError_t cudaBindTexture(size_t *offset, const textureReference *texref, const void *devPtr,
+                            const cudaChannelFormatDesc *desc, size_t size) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!desc) return fail(cudaErrorInvalidChannelDescriptor);
+    if (size == ~(size_t)0) {
+        // No size (the C++ overload's default): the rest of devPtr's allocation.
+        const std::map<uintptr_t, size_t> &device = state().device;
+        auto it = device.upper_bound((uintptr_t)devPtr);
+        if (it != device.begin()) --it;
+        if (it == device.end() || (uintptr_t)devPtr < it->first || (uintptr_t)devPtr - it->first >= it->second) {
+            fprintf(stderr, "==warpsim== cudaBindTexture: %p is in no cudaMalloc'd memory; pass the size to bind\n", devPtr);
+            return fail(cudaErrorInvalidValue);
+        }
+        size = it->second - ((uintptr_t)devPtr - it->first);
+    }
+    size_t skip = 0;
+    cudaError_t e = aligned(&devPtr, offset, &skip);
+    if (e != cudaSuccess) return e;
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = (void *)devPtr;
+    res.res.linear.desc = *desc;
+    res.res.linear.sizeInBytes = size + skip;
+    return bind_reference(texref, res, offset ? *offset : 0);
+}
+
+cudaError_t cudaBindTexture2D(size_t *offset, const textureReference *texref, const void *devPtr,
+                              const cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!desc) return fail(cudaErrorInvalidChannelDescriptor);
+    size_t skip = 0;
+    cudaError_t e = aligned(&devPtr, offset, &skip);
+    if (e != cudaSuccess) return e;
+    if (skip % (texel_bytes(*desc) ? texel_bytes(*desc) : 1)) return fail(cudaErrorInvalidValue);
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypePitch2D;
+    res.res.pitch2D.devPtr = (void *)devPtr;
+    res.res.pitch2D.desc = *desc;
+    res.res.pitch2D.width = width + (texel_bytes(*desc) ? skip / texel_bytes(*desc) : 0);
+    res.res.pitch2D.height = height;
+    res.res.pitch2D.pitchInBytes = pitch;
+    return bind_reference(texref, res, offset ? *offset : 0);
+}
+
+cudaError_t cudaBindTextureToArray(const textureReference *texref, cudaArray_const_t array,
+                                   const cudaChannelFormatDesc *) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!array) return fail(cudaErrorInvalidResourceHandle);
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = (cudaArray_t)array;
+    return bind_reference(texref, res, 0);
+}
+
+cudaError_t cudaUnbindTexture(const textureReference *texref) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!texref) return fail(cudaErrorInvalidTexture);
+    return rebind(texref, 0, 0);
+}
+
+cudaError_t cudaGetTextureAlignmentOffset(size_t *offset, const textureReference *texref) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    auto it = bindings().find(texref);
+    if (!offset || it == bindings().end()) return fail(cudaErrorInvalidTextureBinding);
+    *offset = it->second.offset;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetTextureReference(const textureReference **texref, const void *symbol) {
+    std::lock_guard<std::recursive_mutex> g(lock());
+    if (!texref || !symbol_registry().count(symbol)) return fail(cudaErrorInvalidTexture);
+    *texref = (const textureReference *)symbol;
     return cudaSuccess;
 }
 

@@ -13,7 +13,7 @@ use super::jit::count::SlotTarget;
 use super::jit::{self, Buf, Compiled, Status};
 use crate::block::{Block, fault};
 use crate::cuda::ir::texture::Texture;
-use crate::cuda::ir::{Kernel, ParamKind, SHARED_WINDOW, Scalar, TypeName};
+use crate::cuda::ir::{Base, Kernel, ParamKind, SHARED_WINDOW, Scalar, Stmt, TypeName};
 use crate::error::{AccessFault, Error, Space};
 use crate::memory::Element;
 use crate::site::SiteTable;
@@ -128,7 +128,9 @@ impl CudaReport {
 /// The launch counts, checks and faults exactly as a Rust kernel's [`Device::launch`] does
 /// (`cfg` picks the mode, the orders and per-line counters); every counted operation and every
 /// error names its line in the `.cu` source. Arguments that do not match the parameters are an
-/// [`Error::InvalidLaunch`] naming the parameter, before anything runs.
+/// [`Error::InvalidLaunch`] naming the parameter, before anything runs. Its `__constant__` and
+/// `__device__` variables start from their initializers; a kernel that fetches through a
+/// texture reference needs [`launch_with`], which binds one.
 ///
 /// ```
 /// use warpsim::cuda::{self, Arg, Module, Options};
@@ -167,28 +169,36 @@ pub fn launch(
             }
         })
         .collect();
-    launch_with(dev, kernel, cfg, args, &globals)
+    launch_with(dev, kernel, cfg, args, &globals, &vec![None; globals.len()])
 }
 
 /// [`launch`] with the memory of the kernel's `__constant__` and `__device__` variables given:
-/// `globals[k]` holds [`Kernel::globals`]`[k]` (a program keeps them from launch to launch).
+/// `globals[k]` holds [`Kernel::globals`]`[k]` (a program keeps them from launch to launch),
+/// and `references[k]` the [`Arg::Texture`] bound to it where it is a texture reference
+/// ([`crate::cuda::ir::GlobalVar::texture`]; `None` where nothing is bound, and for every
+/// other variable). A kernel that fetches through a texture reference bound to nothing is
+/// refused ([`Error::InvalidLaunch`], naming the reference and the fetch's line).
 ///
 /// # Panics
-/// If `globals` does not have one buffer per variable.
+/// If `globals` and `references` do not have one entry per variable.
 pub fn launch_with(
     dev: &Device,
     kernel: &Kernel,
     cfg: &LaunchConfig,
     args: &[Arg],
     globals: &[Global<u8>],
+    references: &[Option<Arg>],
 ) -> Result<CudaReport, Error> {
-    assert_eq!(
-        globals.len(),
-        kernel.globals.len(),
-        "launch_with: one buffer per __constant__/__device__ variable of `{}`",
+    assert!(
+        globals.len() == kernel.globals.len() && references.len() == kernel.globals.len(),
+        "launch_with: one buffer and one texture binding per __constant__/__device__ variable of `{}`",
         kernel.name
     );
-    let (vals, buffers, plan_textures) = bind(kernel, args, &cfg.name)?;
+    let (vals, buffers, param_textures) = bind(kernel, args, &cfg.name)?;
+    let textures = jit::texture::Textures {
+        params: param_textures,
+        globals: bind_references(kernel, references, &cfg.name)?,
+    };
     let watchdog = Watchdog::start(cfg);
     let outside: Outside = Mutex::new(Vec::new());
     let tolerant = cfg.tolerate_out_of_bounds && cfg.mode != crate::Mode::Check;
@@ -198,7 +208,7 @@ pub fn launch_with(
             .iter()
             .map(|b| b.as_ref().map(|r| r.as_ref().map_err(|a| *a)))
             .collect(),
-        plan_textures.clone(),
+        &textures,
         globals.iter().collect(),
         cfg.timeout.map(|t| (watchdog.fired(), t.as_secs_f64())),
         tolerant.then_some(&outside),
@@ -248,16 +258,6 @@ pub fn launch_with(
                 })
                 .collect();
             let slots = std::sync::OnceLock::new();
-            let textures = jit::texture::Textures(
-                buffers
-                    .iter()
-                    .zip(&plan_textures)
-                    .map(|(b, t)| match (b, t) {
-                        (Some(Ok(memory)), Some(t)) => Some((memory.clone(), *t)),
-                        _ => None,
-                    })
-                    .collect(),
-            );
             dev.launch_with_sites(cfg, sites, (Some(reach), static_shared), |b| {
                 watchdog.between_blocks(b);
                 let run = Run {
@@ -815,12 +815,84 @@ impl Drop for Watchdog {
 
 /// The values of a launch's parameters, then of its struct parameters' fields and of their
 /// pointer fields' offsets; what its pointer parameters, then the pointer fields, point into
-/// (a buffer, or an address in no buffer); and each texture parameter's description.
+/// (a buffer, or an address in no buffer); and each texture parameter's texture object.
 type Bound = (
     Vec<Val>,
     Vec<Option<Result<Global<u8>, u64>>>,
-    Vec<Option<Texture>>,
+    Vec<jit::texture::Sampled>,
 );
+
+/// Why texture object `texture` over `memory` cannot be sampled, if it cannot.
+fn unusable(texture: &Texture, memory: &Global<u8>) -> Option<String> {
+    texture.invalid().or_else(|| {
+        (texture.bytes() > memory.len() as u64).then(|| {
+            format!(
+                "a texture of {} bytes over memory of {}",
+                texture.bytes(),
+                memory.len()
+            )
+        })
+    })
+}
+
+/// The texture objects bound to the kernel's texture references, by [`Kernel::globals`]
+/// index: a reference the kernel fetches through must be bound to a usable one.
+fn bind_references(
+    kernel: &Kernel,
+    references: &[Option<Arg>],
+    launch_name: &str,
+) -> Result<Vec<jit::texture::Sampled>, Error> {
+    let mut out = Vec::with_capacity(kernel.globals.len());
+    for (k, (g, bound)) in kernel.globals.iter().zip(references).enumerate() {
+        if !g.texture {
+            out.push(None);
+            continue;
+        }
+        let at = |site: crate::cuda::ir::Site| {
+            let file = kernel
+                .files
+                .get(site.file as usize)
+                .map_or("", |f| f.as_str());
+            format!("{file}:{}", site.line)
+        };
+        let wrong = |why: String| Error::InvalidLaunch {
+            kernel: launch_name.to_string(),
+            reason: format!(
+                "texture reference `{}` (declared at {}, fetched at {}) {why}",
+                g.name,
+                at(g.site),
+                fetch_site(&kernel.body, k as u32).map_or_else(|| "no line".into(), at)
+            ),
+        };
+        match bound {
+            Some(Arg::Texture { memory, texture }) => {
+                if let Some(why) = unusable(texture, memory) {
+                    return Err(wrong(format!("is bound to {why}")));
+                }
+                out.push(Some((memory.clone(), *texture)));
+            }
+            _ => {
+                return Err(wrong(
+                    "is bound to nothing: bind it (cudaBindTexture, cudaBindTexture2D or \
+                     cudaBindTextureToArray) before the launch"
+                        .into(),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The site of the first fetch in `body` through texture reference `global`.
+fn fetch_site(body: &[Stmt], global: u32) -> Option<crate::cuda::ir::Site> {
+    body.iter().find_map(|s| match s {
+        Stmt::Texture { texture, site, .. } if *texture == Base::Global(global) => Some(*site),
+        other => other
+            .children()
+            .into_iter()
+            .find_map(|c| fetch_site(c, global)),
+    })
+}
 
 fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
     let wrong = |reason: String| Error::InvalidLaunch {
@@ -868,20 +940,12 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
         );
         match (&p.kind, a) {
             (ParamKind::Pointer { .. }, Arg::Texture { memory, texture }) if is_texture => {
-                if let Some(why) = texture.invalid() {
+                if let Some(why) = unusable(texture, memory) {
                     return Err(wrong(format!("argument `{}` is {why}", p.name)));
-                }
-                if texture.bytes() > memory.len() as u64 {
-                    return Err(wrong(format!(
-                        "argument `{}` is a texture of {} bytes over memory of {}",
-                        p.name,
-                        texture.bytes(),
-                        memory.len()
-                    )));
                 }
                 vals.push(Val::D(R64::uniform(0)));
                 buffers.push(Some(Ok(memory.clone())));
-                textures[buffers.len() - 1] = Some(*texture);
+                textures[buffers.len() - 1] = Some((memory.clone(), *texture));
             }
             (ParamKind::Pointer { .. }, _) if is_texture => return Err(mismatch()),
             (ParamKind::Scalar { ty, .. }, Arg::Int(i)) => {

@@ -104,8 +104,8 @@ impl Val {
 pub(crate) struct Plan<'a> {
     /// Per parameter: what a pointer parameter points into, a buffer or an address in none.
     params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
-    /// Per parameter: the description of a texture parameter's texture object.
-    textures: Vec<Option<texture::Texture>>,
+    /// The texture objects the launch binds (parameters and texture references).
+    textures: &'a crate::cuda::jit::texture::Textures,
     /// Per [`Kernel::globals`] entry: its memory.
     globals: Vec<&'a crate::Global<u8>>,
     /// Per variable: the address of its fresh definition
@@ -1381,22 +1381,19 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         }
     }
 
-    /// A texture fetch: every executing lane samples the texture object bound to `slot`
+    /// A texture fetch: every executing lane samples the texture object bound to `base`
     /// ([`texture::fetch`]); one warp instruction, not a global load.
     fn texture(
         &mut self,
         dst: &[crate::cuda::ir::VarId],
         ty: Scalar,
-        slot: u32,
+        base: Base,
         fetch: texture::Fetch,
         coords: &[Operand],
         st: Site,
     ) {
-        let (Some(Some(Ok(memory))), Some(Some(t))) = (
-            self.plan.params.get(slot as usize),
-            self.plan.textures.get(slot as usize),
-        ) else {
-            unreachable!("the launch binds a texture object to every texture parameter")
+        let Some((memory, t)) = self.plan.textures.get(base) else {
+            unreachable!("the launch binds a texture object to every texture it fetches from")
         };
         let coords: Vec<R32> = coords.iter().map(|c| self.get(c).w()).collect();
         let slots = frame::with(|fr| {
@@ -2489,7 +2486,7 @@ impl<'a> Plan<'a> {
     pub(crate) fn new(
         k: &Kernel,
         params: Vec<Option<Result<&'a crate::Global<u8>, u64>>>,
-        textures: Vec<Option<texture::Texture>>,
+        textures: &'a crate::cuda::jit::texture::Textures,
         globals: Vec<&'a crate::Global<u8>>,
         watchdog: Option<(&'a std::sync::atomic::AtomicBool, f64)>,
         outside: Option<&'a Outside>,

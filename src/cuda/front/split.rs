@@ -48,6 +48,7 @@ pub fn has_device_code(text: &str) -> bool {
         "__constant__",
         "__managed__",
         "<<<",
+        "texture<",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -632,10 +633,19 @@ impl<'a> Splitter<'a> {
                 .is_some_and(|x| d.kind() != "init_declarator" && self.is_function(x))
     }
 
-    /// A device variable: registered after its declaration.
+    /// A device variable or a texture reference (`texture<float, 2> t;`, whose device side
+    /// holds the texture object bound to it): registered after its declaration.
     fn variable(&mut self, d: Node<'_>) {
         let marks = self.marks(d);
-        if !(marks.device || marks.constant || marks.managed) || marks.is_extern || marks.shared {
+        let texture = d.child_by_field_name("type").is_some_and(|t| {
+            t.kind() == "template_type"
+                && t.child_by_field_name("name")
+                    .is_some_and(|n| self.text(n) == "texture")
+        });
+        if !(marks.device || marks.constant || marks.managed || texture)
+            || marks.is_extern
+            || marks.shared
+        {
             return;
         }
         let mut c = d.walk();
@@ -914,10 +924,10 @@ mod tests {
         let src = "namespace ns {\ntemplate <typename T, unsigned int B = 256>\n\
                    __global__ void red(const T *a) {}\n}\n\
                    __constant__ float coef[16];\nstatic __device__ int counter = 0;\n\
-                   extern __device__ int elsewhere;\n";
+                   extern __device__ int elsewhere;\ntexture<float, 2> tex;\n";
         let h = host_file("t.cu", src).unwrap();
         assert_eq!(h.kernels, vec!["ns::red"]);
-        assert_eq!(h.symbols, vec!["coef", "counter"]);
+        assert_eq!(h.symbols, vec!["coef", "counter", "tex"]);
         let t = h.text;
         let tag = &t[t.find("__warpsim_kernel_").expect("a registration") + 17..][..10];
         assert!(t.contains(&format!("template <typename T, unsigned int B> struct __warpsim_kernel_{tag}; template <typename T, unsigned int B = 256>")), "{t}");

@@ -808,8 +808,8 @@ impl<'d> Runtime<'d> {
             .lines(self.settings.lines && self.settings.mode != Mode::Fast);
         cfg.timeout = self.settings.timeout;
         cfg.progress = self.settings.progress;
-        let globals = self.globals(unit, &k, events)?;
-        match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals) {
+        let (globals, references) = self.globals(unit, &k, events)?;
+        match cuda::launch_with(self.dev, &k, &cfg, &bound, &globals, &references) {
             Ok(r) => {
                 self.cpu += r.launch.elapsed;
                 self.gpu += r
@@ -874,19 +874,32 @@ impl<'d> Runtime<'d> {
         }
     }
 
-    /// The buffers of the `__constant__`/`__device__` variables kernel `k` uses.
+    /// The buffers of the `__constant__`/`__device__` variables kernel `k` uses, and the
+    /// texture objects bound to its texture references: each holds its object's handle, which
+    /// `cudaBindTexture` and the others write (0 when unbound).
     fn globals(
         &mut self,
         unit: u32,
         k: &Kernel,
         events: &mut dyn FnMut(Event<'_>),
-    ) -> Result<Vec<Global<u8>>, i32> {
-        let mut out = Vec::with_capacity(k.globals.len());
+    ) -> Result<Globals, i32> {
+        let (mut out, mut references) = (Vec::with_capacity(k.globals.len()), Vec::new());
         for g in &k.globals {
             let (a, _) = self.symbol(unit, &g.name, events)?;
-            out.push(self.memory[&a].global.clone());
+            let memory = self.memory[&a].global.clone();
+            let mut handle = [0u8; 8];
+            if g.texture {
+                memory.read_bytes(0, &mut handle);
+            }
+            // Handle 0 is no texture object: an unbound reference, or any other variable.
+            let bound = self.textures.get(&u64::from_le_bytes(handle));
+            references.push(bound.map(|(memory, texture)| Arg::Texture {
+                memory: memory.clone(),
+                texture: *texture,
+            }));
+            out.push(memory);
         }
-        Ok(out)
+        Ok((out, references))
     }
 
     fn print(&mut self, printed: &[Printed]) {
@@ -904,6 +917,11 @@ impl<'d> Runtime<'d> {
         self.sticky = None;
     }
 }
+
+/// A kernel's `__constant__`/`__device__` variables and texture references as
+/// [`cuda::launch_with`] takes them: their memory, and the texture object bound to each
+/// reference.
+type Globals = (Vec<Global<u8>>, Vec<Option<Arg>>);
 
 /// A scalar argument from its bytes.
 fn scalar_arg(ty: Scalar, bytes: &[u8]) -> Arg {

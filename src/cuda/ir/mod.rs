@@ -913,15 +913,16 @@ pub enum Stmt {
         site: Site,
     },
     /// A texture fetch (`tex2D<float4>(t, x, y)`): `dst` gets the first `dst.len()` channels
-    /// ([`texture::fetch`]) of the texture object the launch binds to buffer slot `texture`
-    /// ([`Base::Param`]'s numbering), each of type `ty`.
+    /// ([`texture::fetch`]) of the texture object the launch binds to `texture`, each of type
+    /// `ty`.
     Texture {
         /// The variables that receive the channels.
         dst: Vec<VarId>,
         /// Their type.
         ty: Scalar,
-        /// The texture's buffer slot.
-        texture: u32,
+        /// Where the texture object is: a `cudaTextureObject_t` parameter ([`Base::Param`]) or
+        /// a texture reference ([`Base::Global`], a [`GlobalVar::texture`]).
+        texture: Base,
         /// Which fetch.
         fetch: texture::Fetch,
         /// The index (`I32`) or the coordinates (`F32`).
@@ -1203,6 +1204,10 @@ pub struct GlobalVar {
     pub init: Vec<u8>,
     /// Whether it is `__constant__` (read-only in device code).
     pub constant: bool,
+    /// Whether it is a legacy texture reference (`texture<float, 2> t;`): its 8 bytes hold the
+    /// handle of the texture object the program bound to it (0: none), which the launch binds
+    /// for the kernel's fetches ([`Stmt::Texture`]).
+    pub texture: bool,
     /// Where it is declared.
     pub site: Site,
 }

@@ -275,9 +275,16 @@ fn block(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                     super::texture::Fetch::Index => "tex1Dfetch".to_string(),
                     super::texture::Fetch::Coords(n) => format!("tex{n}D"),
                 };
+                let t = match texture {
+                    Base::Global(i) => k
+                        .globals
+                        .get(*i as usize)
+                        .map_or(format!("global{i}"), |g| g.name.clone()),
+                    other => format!("texture{}", other.encode().unwrap_or(0)),
+                };
                 let _ = writeln!(
                     out,
-                    "{pad} {} = {name}<{ty}>(texture{texture}, {})",
+                    "{pad} {} = {name}<{ty}>({t}, {})",
                     d.join(", "),
                     c.join(", ")
                 );

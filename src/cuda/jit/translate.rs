@@ -3328,7 +3328,7 @@ impl Tx<'_, '_> {
     /// [`super::texture::fetch_lanes`], which samples every lane.
     fn texture(
         &mut self,
-        slot: u32,
+        base: Base,
         fetch: texture::Fetch,
         coords: &[Operand],
         ty: Scalar,
@@ -3361,7 +3361,9 @@ impl Tx<'_, '_> {
         };
         let args = [
             textures,
-            self.b.ins().iconst(I32, i64::from(slot)),
+            self.b
+                .ins()
+                .iconst(I32, i64::from(base.encode().expect("a texture's buffer"))),
             self.b.ins().iconst(I32, fetch),
             self.b.ins().iconst(I32, i64::from(ty.size())),
             self.b.ins().iconst(I32, i64::from(ty.is_signed())),

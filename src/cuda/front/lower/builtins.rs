@@ -429,9 +429,10 @@ impl Lowerer<'_> {
         Ok((self.convert(word, Scalar::U32, signed, e.site), signed))
     }
 
-    /// A pointer argument (atomics, `__ldg`).
     /// `tex2D<T>(t, x, y)` and the other fetches: `T` a scalar or a 2- or 4-component vector
-    /// of 8-, 16- or 32-bit components, `t` a texture parameter of the kernel.
+    /// of 8-, 16- or 32-bit components, `t` a texture parameter of the kernel; or `tex2D(r, x,
+    /// y)` through a file-scope texture reference `r` of as many dimensions (`tex1Dfetch` a 1-D
+    /// one), which returns its texel type (as normalized floats where it says so).
     fn texture(
         &mut self,
         short: &str,
@@ -445,25 +446,33 @@ impl Lowerer<'_> {
             texture::Fetch::Coords(n) => usize::from(n),
         };
         self.arity(short, args, coords + 1..=coords + 1, site)?;
-        let handle = match self.rvalue(&args[0])? {
-            Val::Ptr(p) if p.pointee == Ty::Texture => p,
-            _ => {
-                return Err(self.err(
-                    args[0].site,
-                    format!("`{short}` reads a texture object (a `cudaTextureObject_t`)"),
-                    None,
-                ));
-            }
+        let reference = match &args[0].kind {
+            ast::ExprKind::Ident(n) if self.lookup(n).is_none() => self.texture_reference(n)?,
+            _ => None,
         };
-        let ty = match targs {
-            [TemplateArg::Type(t)] => self.ty(t, site)?,
-            _ => {
-                return Err(self.unsupported(
-                    site,
-                    &format!("`{short}` without its result type"),
-                    Some(&format!("name the texel type: `{short}<float>(…)`")),
-                ));
+        let (texture, ty) = match reference {
+            Some((global, dims, ty)) => {
+                if coords != usize::from(dims) {
+                    let with = match dims {
+                        1 => "tex1Dfetch or tex1D".to_string(),
+                        n => format!("tex{n}D"),
+                    };
+                    return Err(self.err(
+                        site,
+                        format!("`{short}` fetches from a {dims}-dimensional texture reference"),
+                        Some(format!("fetch with {with}")),
+                    ));
+                }
+                if !targs.is_empty() {
+                    return Err(self.err(
+                        site,
+                        format!("`{short}` through a texture reference takes no template argument"),
+                        Some("the reference's declaration says what a fetch returns".into()),
+                    ));
+                }
+                (Base::Global(global), ty)
             }
+            None => self.texture_object(short, targs, &args[0], site)?,
         };
         let (s, k) = match ty {
             Ty::Scalar(s) => (s, 1),
@@ -480,22 +489,6 @@ impl Lowerer<'_> {
                 Some("fetch a scalar, or a 2- or 4-component vector of 8-, 16- or 32-bit values (float4, uchar4, int2 …)".into()),
             ));
         }
-        let texture = match handle.base {
-            Base::Param(i)
-                if self.texture_params.contains(&i)
-                    && handle.disp == 0
-                    && handle.terms.is_empty() =>
-            {
-                i
-            }
-            _ => {
-                return Err(self.unsupported(
-                    args[0].site,
-                    "a texture object that is not one of the kernel's parameters as passed (one in a struct, an array or a variable chosen at run time)",
-                    Some("pass each texture object as a `cudaTextureObject_t` kernel parameter"),
-                ));
-            }
-        };
         let at = if fetch == texture::Fetch::Index {
             Scalar::I32
         } else {
@@ -520,6 +513,53 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A fetch's texture object `handle` (a texture parameter of the kernel) and the type the
+    /// fetch returns (its template argument).
+    fn texture_object(
+        &mut self,
+        short: &str,
+        targs: &[TemplateArg],
+        handle: &ast::Expr,
+        site: Site,
+    ) -> R<(Base, Ty)> {
+        let p = match self.rvalue(handle)? {
+            Val::Ptr(p) if p.pointee == Ty::Texture => p,
+            _ => {
+                return Err(self.err(
+                    handle.site,
+                    format!(
+                        "`{short}` reads a texture object (a `cudaTextureObject_t`) or a texture \
+                         reference"
+                    ),
+                    None,
+                ));
+            }
+        };
+        let ty = match targs {
+            [TemplateArg::Type(t)] => self.ty(t, site)?,
+            _ => {
+                return Err(self.unsupported(
+                    site,
+                    &format!("`{short}` without its result type"),
+                    Some(&format!("name the texel type: `{short}<float>(…)`")),
+                ));
+            }
+        };
+        match p.base {
+            Base::Param(i)
+                if self.texture_params.contains(&i) && p.disp == 0 && p.terms.is_empty() =>
+            {
+                Ok((Base::Param(i), ty))
+            }
+            _ => Err(self.unsupported(
+                handle.site,
+                "a texture object that is not one of the kernel's parameters as passed (one in a struct, an array or a variable chosen at run time)",
+                Some("pass each texture object as a `cudaTextureObject_t` kernel parameter"),
+            )),
+        }
+    }
+
+    /// A pointer argument (atomics, `__ldg`).
     fn ptr_arg(&mut self, e: &ast::Expr, what: &str) -> R<super::PtrVal> {
         match self.rvalue(e)? {
             Val::Ptr(p) => Ok(p),

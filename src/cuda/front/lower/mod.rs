@@ -548,9 +548,9 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
 /// leaves them, and whether it is `__constant__` (`None`: no such variable).
 pub fn global_init(m: &Unit, name: &str) -> R<Option<(Vec<u8>, bool)>> {
     let mut l = Lowerer::new(m, "");
-    let Some(_) = l.device_global(name, Site::default())? else {
+    if l.device_global(name, Site::default())?.is_none() && l.texture_reference(name)?.is_none() {
         return Ok(None);
-    };
+    }
     Ok(l.globals.pop().map(|(g, _)| (g.init, g.constant)))
 }
 
@@ -1321,7 +1321,7 @@ impl<'m> Lowerer<'m> {
             return Ok(Ty::Pointer(Box::new(Ty::Texture)));
         }
         if matches!(n.as_str(), "cudaSurfaceObject_t" | "texture" | "surface") {
-            return Err(self.texture_reference(site));
+            return Err(self.surface_or_reference(&n, site));
         }
         if n == "__nv_bfloat16" || n == "__nv_bfloat162" {
             return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
@@ -1329,13 +1329,130 @@ impl<'m> Lowerer<'m> {
         self.struct_ty(&n, site)
     }
 
-    /// A surface or a legacy texture reference (`texture<float, 2> tex;`), which warpsim refuses.
-    fn texture_reference(&self, site: Site) -> crate::cuda::Diagnostic {
+    /// A surface, which warpsim refuses, or a texture reference (`texture<float, 2> tex;`)
+    /// used other than as a fetch's first argument (type `name`).
+    fn surface_or_reference(&self, name: &str, site: Site) -> crate::cuda::Diagnostic {
+        if name == "texture" {
+            return self.err(
+                site,
+                "a texture reference is read only by tex1Dfetch, tex1D, tex2D and tex3D",
+                Some("fetch through it (`tex2D(ref, x, y)`), or pass a texture object".into()),
+            );
+        }
         self.unsupported(
             site,
-            "surfaces and texture references (texture objects are supported)",
+            "surfaces (texture objects and texture references are supported)",
             Some("read the data through a texture object or a pointer parameter"),
         )
+    }
+
+    /// A file-scope texture reference (`texture<uchar4, 2, cudaReadModeNormalizedFloat> t;`)
+    /// as one of the kernel's globals ([`ir::GlobalVar::texture`], 8 bytes for the handle of
+    /// the texture object bound to it): its index, its dimensions and the type its fetches
+    /// return (`None` when `name` is no texture reference).
+    pub fn texture_reference(&mut self, name: &str) -> R<Option<(u32, u8, Ty)>> {
+        let Some(d) = self
+            .m
+            .ast
+            .globals
+            .iter()
+            .rev()
+            .find_map(|g| match &g.decl.ty {
+                TypeExpr::Template(t, _) if t == "texture" && g.decl.name == name => {
+                    Some(g.decl.clone())
+                }
+                _ => None,
+            })
+        else {
+            return Ok(None);
+        };
+        let TypeExpr::Template(_, targs) = &d.ty else {
+            unreachable!("found as a template type")
+        };
+        // `cudaTextureType1D` … and the read modes are macros and enumerators of the runtime's
+        // headers, which the device pass does not read.
+        let named = |l: &mut Self, a: Option<&TemplateArg>, names: &[&str], first: i128| {
+            let n = match a {
+                None => return Ok(first),
+                Some(TemplateArg::Type(TypeExpr::Name(n))) => n,
+                Some(TemplateArg::Expr(e)) => match &e.kind {
+                    ast::ExprKind::Ident(n) => n,
+                    _ => return l.const_int(e),
+                },
+                Some(TemplateArg::Type(_)) => {
+                    return Err(l.err(
+                        d.site,
+                        format!("a type where texture reference `{name}` takes a constant"),
+                        None,
+                    ));
+                }
+            };
+            match names.iter().position(|x| x == n) {
+                Some(i) => Ok(i as i128 + first),
+                None => l.const_name(n, d.site),
+            }
+        };
+        let (texel, dims, mode) = self.file_scope(|l| {
+            let texel = match targs.first() {
+                Some(TemplateArg::Type(t)) => l.ty(t, d.site)?,
+                _ => {
+                    return Err(l.err(
+                        d.site,
+                        format!("texture reference `{name}` names no texel type"),
+                        Some("declare it as `texture<float, 2> name;`".into()),
+                    ));
+                }
+            };
+            let types = [
+                "cudaTextureType1D",
+                "cudaTextureType2D",
+                "cudaTextureType3D",
+            ];
+            let dims = named(l, targs.get(1), &types, 1)?;
+            let modes = ["cudaReadModeElementType", "cudaReadModeNormalizedFloat"];
+            let mode = named(l, targs.get(2), &modes, 0)?;
+            Ok((texel, dims, mode))
+        })?;
+        if !(1..=3).contains(&dims) || !(0..=1).contains(&mode) {
+            return Err(self.unsupported(
+                d.site,
+                &format!("texture reference `{name}` of dimension {dims} and read mode {mode}"),
+                Some("declare a 1-, 2- or 3-dimensional reference read as its elements or as normalized floats"),
+            ));
+        }
+        let fetched = match (texel, mode) {
+            (Ty::Scalar(s), 1) if s.size() < 4 && !s.is_float() => Ty::Scalar(Scalar::F32),
+            (Ty::Vector(s, k), 1) if s.size() < 4 && !s.is_float() => Ty::Vector(Scalar::F32, k),
+            (t, 1) => {
+                return Err(self.err(
+                    d.site,
+                    format!(
+                        "texture reference `{name}` reads `{}` as normalized floats, which only \
+                         8- and 16-bit integers give",
+                        t.show(&self.structs)
+                    ),
+                    Some("read it with cudaReadModeElementType".into()),
+                ));
+            }
+            (t, _) => t,
+        };
+        let idx = match self.globals.iter().position(|(g, _)| g.name == name) {
+            Some(i) => i,
+            None => {
+                self.globals.push((
+                    ir::GlobalVar {
+                        name: name.to_string(),
+                        init: vec![0; 8],
+                        constant: false,
+                        texture: true,
+                        site: d.site,
+                    },
+                    Ty::Pointer(Box::new(Ty::Texture)),
+                ));
+                self.globals.len() - 1
+            }
+        };
+        Ok(Some((idx as u32, dims as u8, fetched)))
     }
 
     /// Parse one textual template argument of the kernel name.
@@ -1426,9 +1543,10 @@ impl<'m> Lowerer<'m> {
         if d.quals.constant || d.quals.device || d.quals.shared {
             return Ok(None); // device memory: see `device_global`
         }
-        if matches!(&d.ty, TypeExpr::Template(t, _) if t == "texture" || t == "surface") {
-            // A legacy texture reference (`texture<float, 2> tex;`), gone from CUDA 12.
-            return Err(self.texture_reference(site));
+        if let TypeExpr::Template(t, _) = &d.ty
+            && (t == "texture" || t == "surface")
+        {
+            return Err(self.surface_or_reference(t, site));
         }
         if !d.quals.is_const || d.init.is_none() {
             return Err(self.err(
@@ -1503,6 +1621,7 @@ impl<'m> Lowerer<'m> {
                         name: name.to_string(),
                         init,
                         constant: d.quals.constant,
+                        texture: false,
                         site: d.site,
                     },
                     ty,
