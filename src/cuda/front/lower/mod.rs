@@ -249,6 +249,11 @@ pub struct Lowerer<'m> {
     returned_pointers: Option<PointerFields>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
+    /// Blocks being lowered inside one another, inlined functions' included
+    /// ([`ir::MAX_STATEMENT_NESTING`]).
+    nesting: u32,
+    /// The statement being lowered.
+    at: Site,
 }
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
@@ -629,6 +634,8 @@ impl<'m> Lowerer<'m> {
             field_pointers: Vec::new(),
             returned_pointers: None,
             typedef_depth: 0,
+            nesting: 0,
+            at: Site::default(),
         }
     }
 
@@ -983,10 +990,36 @@ impl<'m> Lowerer<'m> {
 
     /// Lower into a fresh block and return it.
     pub fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<Vec<Stmt>> {
-        self.blocks.push(Vec::new());
+        self.nested(|l| {
+            l.blocks.push(Vec::new());
+            let r = f(l);
+            let b = l.blocks.pop().unwrap_or_default();
+            r.map(|_| b)
+        })
+    }
+
+    /// Lower one level deeper, or refuse code nested past [`ir::MAX_STATEMENT_NESTING`]
+    /// (the parser refuses a function nested that deep; inlined functions add up).
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.nesting >= ir::MAX_STATEMENT_NESTING {
+            return Err(self.err(
+                self.at,
+                format!(
+                    "statements nested more than {0} deep once device functions are inlined \
+                     into the kernel; warpsim allows {0}",
+                    ir::MAX_STATEMENT_NESTING
+                ),
+                Some(
+                    "flatten the code: combine conditions with `&&`, leave early with \
+                     `return`, `break` or `continue`"
+                        .into(),
+                ),
+            ));
+        }
+        self.nesting += 1;
         let r = f(self);
-        let b = self.blocks.pop().unwrap_or_default();
-        r.map(|_| b)
+        self.nesting -= 1;
+        r
     }
 
     /// The statements of the current block so far (for retargeting the last one).
@@ -1524,17 +1557,28 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    /// Lower a statement in its own scope into a block.
+    /// Lower a statement in its own scope into a block (a `{ .. }`'s statements directly: the
+    /// block is one level of nesting).
     fn scoped_block(&mut self, s: &ast::Stmt) -> R<Vec<Stmt>> {
         self.sub_block(|l| {
             l.push_scope();
-            let r = l.stmt(s);
+            let r = match &s.kind {
+                StmtKind::Block(b) => l.stmts(b),
+                _ => l.stmt(s),
+            };
             l.pop_scope();
             r
         })
     }
 
     fn stmt(&mut self, s: &ast::Stmt) -> R<()> {
+        let outer = std::mem::replace(&mut self.at, s.site);
+        let r = self.stmt_at(s);
+        self.at = outer;
+        r
+    }
+
+    fn stmt_at(&mut self, s: &ast::Stmt) -> R<()> {
         let site = s.site;
         match &s.kind {
             StmtKind::Empty => Ok(()),
@@ -1558,12 +1602,12 @@ impl<'m> Lowerer<'m> {
                 Ok(())
             }
             StmtKind::Expr(e) => self.discard(e),
-            StmtKind::Block(b) => {
-                self.push_scope();
-                let r = self.stmts(b);
-                self.pop_scope();
+            StmtKind::Block(b) => self.nested(|l| {
+                l.push_scope();
+                let r = l.stmts(b);
+                l.pop_scope();
                 r
-            }
+            }),
             StmtKind::If(c, then, els) => {
                 let cond = self.truth_expr(c)?;
                 if let Operand::Const(k) = cond {
