@@ -1867,6 +1867,7 @@ fn substitute_hole(ty: TypeExpr, t: TypeExpr) -> TypeExpr {
         TypeExpr::Name(n) if n == "\u{0}" => t,
         TypeExpr::Array(inner, size) => TypeExpr::Array(Box::new(substitute_hole(*inner, t)), size),
         TypeExpr::Pointer(inner) => TypeExpr::Pointer(Box::new(substitute_hole(*inner, t))),
+        TypeExpr::Ref(inner) => TypeExpr::Ref(Box::new(substitute_hole(*inner, t))),
         other => other,
     }
 }

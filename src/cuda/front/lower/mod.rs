@@ -2720,7 +2720,9 @@ impl<'m> Lowerer<'m> {
         })
     }
 
-    /// Template type parameters of `f` deduced from the arguments' types.
+    /// Template parameters of `f` deduced from the arguments' types, as C++ does
+    /// (\[temp.deduct.call\]): each parameter's type against its argument's, part by part; the
+    /// first pair that deduces a parameter gives it. A value parameter converts to its type.
     fn deduce_all(
         &mut self,
         f: &Function,
@@ -2751,12 +2753,19 @@ impl<'m> Lowerer<'m> {
                     break;
                 }
             }
-            let Some(t) = found else {
-                return Err(self.err(
-                    site,
-                    format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
-                    Some(format!("give the template arguments: {}<...>(...)", f.name)),
-                ));
+            let t = match (found, p) {
+                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                    let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
+                    TArg::Value(consts::convert(c, s))
+                }
+                (Some(t), _) => t,
+                (None, _) => {
+                    return Err(self.err(
+                        site,
+                        format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
+                        Some(format!("give the template arguments: {}<...>(...)", f.name)),
+                    ));
+                }
             };
             out.push((tn.to_string(), t));
         }
@@ -2945,12 +2954,24 @@ pub enum ArgIn<'e> {
 }
 
 /// Deduce template type parameter `tn` from a parameter type and an argument type.
+/// Template parameter `tn` deduced from a parameter's type `param` (P) and its argument's type
+/// `arg` (A), matched part by part: `T`, `T *`, `T &`, `const T &` (`const` is not part of a
+/// [`TypeExpr`]), `T (&)[N]` and `T[N]` against arrays (the bound gives `N`), `T *` and `T []`
+/// against an array (it decays to a pointer), `Box<T, N>` against an instance of `Box`.
 fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Option<TArg> {
+    let names_tn = |e: &ast::Expr| matches!(&e.kind, ast::ExprKind::Ident(n) if n == tn);
     match (param, arg) {
         (TypeExpr::Name(n), t) if n == tn => Some(TArg::Type(t.clone())),
         (TypeExpr::Ref(inner), t) => deduce(inner, t, tn, structs),
-        (TypeExpr::Pointer(inner), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
-        (TypeExpr::Array(inner, _), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
+        (TypeExpr::Pointer(inner) | TypeExpr::Array(inner, _), Ty::Pointer(t)) => {
+            deduce(inner, t, tn, structs)
+        }
+        (TypeExpr::Array(_, Some(size)), Ty::Array(_, Some(n))) if names_tn(size) => {
+            Some(TArg::Value(consts::int(Scalar::U64, i128::from(*n))))
+        }
+        (TypeExpr::Pointer(inner) | TypeExpr::Array(inner, _), Ty::Array(t, _)) => {
+            deduce(inner, t, tn, structs)
+        }
         // `Box<T, N>` against an instance of `Box`: its arguments, position by position.
         (TypeExpr::Template(name, targs), Ty::Struct(i))
             if structs.list[*i].name.starts_with(&format!("{name}<")) =>
@@ -2963,11 +2984,7 @@ fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Opt
                         Some(TArg::Value(*c))
                     }
                     (TemplateArg::Type(t), TArg::Type(vt)) => deduce(t, vt, tn, structs),
-                    (TemplateArg::Expr(e), TArg::Value(c))
-                        if matches!(&e.kind, ast::ExprKind::Ident(n) if n == tn) =>
-                    {
-                        Some(TArg::Value(*c))
-                    }
+                    (TemplateArg::Expr(e), TArg::Value(c)) if names_tn(e) => Some(TArg::Value(*c)),
                     _ => None,
                 })
         }
