@@ -1158,3 +1158,32 @@ fn a_macro_that_doubles_forty_times_is_an_error_not_memory_exhaustion() {
     let k = lower(&doubling(8, "+"), "k");
     assert!(format!("{:?}", k.body).contains("256"), "{:?}", k.body);
 }
+
+#[test]
+fn wmma_is_refused_at_its_first_use_and_other_kernels_lower() {
+    let src = "#include <mma.h>\n\
+               using namespace nvcuda;\n\
+               __global__ void plain(half *a, float *c) { c[0] = __half2float(a[0]); }\n\
+               __global__ void typed(float *c) {\n c[0] = 1;\n wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n}\n\
+               __global__ void called(float *c) {\n c[0] = 1;\n nvcuda::wmma::fill_fragment(c, 0.0f);\n}\n";
+    lower(src, "plain");
+    for (name, line) in [("typed", 6), ("called", 10)] {
+        let e = lower_err(src, name).to_string();
+        assert!(
+            e.contains(&format!("test.cu:{line}:"))
+                && e.contains("WMMA / tensor cores are not supported by warpsim"),
+            "{name}: {e}"
+        );
+    }
+    // Its names bare, after `using namespace nvcuda::wmma`.
+    let bare = "#include <mma.h>\nusing namespace nvcuda::wmma;\n\
+                __global__ void k(float *c) {\n mma_sync(c, c, c, c);\n}\n";
+    let e = lower_err(bare, "k").to_string();
+    assert!(e.contains("test.cu:4:") && e.contains("WMMA"), "{e}");
+    // Without mma.h, a name like WMMA's is an unknown name.
+    let e = lower_err(
+        &bare.replace("#include <mma.h>\nusing namespace nvcuda::wmma;\n", ""),
+        "k",
+    );
+    assert!(!e.to_string().contains("WMMA"), "{e}");
+}

@@ -138,6 +138,7 @@ const SHIPPED: &[(&str, &str)] = &[
         "cuComplex.h",
         include_str!("../../../runtime/include/cuComplex.h"),
     ),
+    ("mma.h", include_str!("../../../runtime/include/mma.h")),
 ];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.

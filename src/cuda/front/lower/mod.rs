@@ -934,6 +934,25 @@ impl<'m> Lowerer<'m> {
         )
     }
 
+    /// The refusal of WMMA where `name` is one of its names and the file included `mma.h`
+    /// (which declares none of them: a kernel meets them as unknown names).
+    fn wmma(&self, site: Site, name: &str) -> Option<Diagnostic> {
+        let included = self
+            .m
+            .sources
+            .files
+            .iter()
+            .any(|f| f.name == "<warpsim>/mma.h");
+        let short = name.rsplit("::").next().unwrap_or(name);
+        (included && (name.contains("wmma") || WMMA_NAMES.contains(&short))).then(|| {
+            self.err(
+                site,
+                "WMMA / tensor cores are not supported by warpsim",
+                Some("write the matrix product with ordinary arithmetic (a tiled loop over shared memory); the program's other kernels run".into()),
+            )
+        })
+    }
+
     /// An unknown name: mentions the headers that were not found.
     pub fn unknown(&self, site: Site, what: &str, name: &str) -> Diagnostic {
         // The host names a lambda's type `main()::<lambda(int)>` (a kernel template given a
@@ -955,6 +974,9 @@ impl<'m> Lowerer<'m> {
                 &format!("`{name}` in device code (dynamic parallelism)"),
                 Some("launch kernels from the host; warpsim runs one kernel per launch"),
             );
+        }
+        if let Some(e) = self.wmma(site, name) {
+            return e;
         }
         let help = self.m.missing.first().map(|h| {
             format!(
@@ -1170,7 +1192,9 @@ impl<'m> Lowerer<'m> {
                     };
                     return self.tile(size as u32, site).map(Ty::Group);
                 }
-                Err(self.unsupported(site, &format!("the template type `{n}<...>`"), None))
+                Err(self.wmma(site, &n).unwrap_or_else(|| {
+                    self.unsupported(site, &format!("the template type `{n}<...>`"), None)
+                }))
             }
             TypeExpr::Pointer(inner) => Ok(Ty::Pointer(Box::new(self.ty(inner, site)?))),
             TypeExpr::Array(inner, size) => {
@@ -2991,6 +3015,23 @@ fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Opt
         _ => None,
     }
 }
+
+/// What `nvcuda::wmma` declares, as a kernel names it after `using namespace nvcuda::wmma`.
+const WMMA_NAMES: &[&str] = &[
+    "fragment",
+    "matrix_a",
+    "matrix_b",
+    "accumulator",
+    "row_major",
+    "col_major",
+    "layout_t",
+    "mem_row_major",
+    "mem_col_major",
+    "load_matrix_sync",
+    "store_matrix_sync",
+    "fill_fragment",
+    "mma_sync",
+];
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
 fn contains_continue(s: &ast::Stmt) -> bool {
