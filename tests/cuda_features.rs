@@ -1504,3 +1504,58 @@ fn rounding_mode_intrinsics_give_the_gpus_bits() {
         );
     }
 }
+
+/// Template parameters deduced from call arguments as C++ deduces them, parameter by
+/// parameter: `T (&)[N]` from a local array (both), `T *` from a `float *` and from a local
+/// array (it decays), `const T &` from an element and from a temporary, `N` alone from an
+/// unnamed array reference's bound, both bounds of a 2-D array, and a value parameter
+/// converted to its declared type; on both tiers.
+#[test]
+fn template_parameters_are_deduced_from_arrays_pointers_and_references() {
+    let src = r#"
+template <int N, typename T>
+__device__ T sum(T (&v)[N]) { T s = 0; for (int i = 0; i < N; i++) s += v[i]; return s; }
+template <typename T>
+__device__ void fill(T *p, T v) { p[0] = v; }
+template <typename T>
+__device__ T first(T *p) { return p[0]; }
+template <typename T>
+__device__ T twice(const T &x) { return x + x; }
+template <int N>
+__device__ int len(const float (&)[N]) { return N; }
+template <typename T, int R, int C>
+__device__ int cells(T (&m)[R][C]) { return R * 10 + C + (int)sizeof(T); }
+template <unsigned char B>
+__device__ int wrapped(int (&v)[B]) { return (unsigned char)(B + 250); }
+__global__ void k(float *out, int *iout) {
+    int t = threadIdx.x;
+    float v[3] = {1.0f, 2.0f, (float)t};
+    double m[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    int w[7] = {0, 0, 0, 0, 0, 0, 0};
+    out[t] = sum(v) + first(v) + twice(v[2]) + twice(0.5f);
+    fill(out + 32 + t, 2.0f * t);
+    iout[t] = len(v) * 1000 + cells(m) * 10 + sum(w) + wrapped(w) * 100000;
+}
+"#;
+    let k = module(src, 900)
+        .lower("k")
+        .unwrap_or_else(|e| panic!("{e}"));
+    for engine in [Engine::Interp, Engine::Jit] {
+        let dev = Device::default();
+        let out = dev.alloc_zeroed::<f32>("out", 64);
+        let iout = ints(&dev, 32);
+        let cfg = LaunchConfig::new(1, 32).mode(Mode::Fast).engine(engine);
+        let r = cuda::launch(&dev, &k, &cfg, &[Arg::buffer(&out), Arg::buffer(&iout)])
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        if engine == Engine::Jit {
+            assert!(matches!(r.tier, Tier::Compiled { .. }), "{:?}", r.tier);
+        }
+        let want: Vec<f32> = (0..32)
+            .map(|t| (3 + t) as f32 + 1.0 + 2.0 * t as f32 + 1.0)
+            .chain((0..32).map(|t| 2.0 * t as f32))
+            .collect();
+        assert_eq!(out.to_vec(), want, "{engine:?}");
+        // len 3; cells 2 rows of 3 doubles: 20 + 3 + 8 = 31; 7 + 250 wraps to 1.
+        assert_eq!(iout.to_vec(), vec![3000 + 310 + 100000; 32], "{engine:?}");
+    }
+}

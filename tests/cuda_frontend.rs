@@ -1131,3 +1131,84 @@ fn expressions_nested_too_deep_are_refused_not_a_stack_overflow() {
         "k",
     );
 }
+
+#[test]
+fn statements_and_expressions_nested_to_their_limits_lower_together() {
+    // 127 levels of `if` around a 490-deep `&&` chain, on a test thread's 2 MiB stack.
+    let src = |chain: &str| {
+        format!(
+            "__global__ void k(int *a) {{\n{}\na[2] = {chain};\n{} }}",
+            "if (a[1] > 0) {".repeat(127),
+            "}".repeat(127)
+        )
+    };
+    // Nested to the left, no branch of the chain nests in another: the chain's are the 128th
+    // level.
+    lower(&src(&vec!["a[1]"; 490].join(" && ")), "k");
+    // Nested to the right (each operand a load: nested branches), it passes the limit.
+    let e = lower_err(
+        &src(&format!(
+            "{}a[0]{}",
+            "a[1] && (".repeat(490),
+            ")".repeat(490)
+        )),
+        "k",
+    );
+    assert!(
+        e.to_string().contains("test.cu:3:")
+            && e.to_string()
+                .contains("nested more than 128 deep once device functions are inlined"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_macro_that_doubles_forty_times_is_an_error_not_memory_exhaustion() {
+    // `A{i}` is two copies of `A{i-1}`, joined by `op`; the kernel stores `A{levels}`.
+    let doubling = |levels: usize, op: &str| {
+        let mut src = String::from("#define A0 x\n");
+        for i in 1..=levels {
+            src.push_str(&format!("#define A{i} A{} {op} A{}\n", i - 1, i - 1));
+        }
+        src + &format!("__global__ void k(int *a) {{\n int x = 1; a[0] = A{levels}; }}\n")
+    };
+    let e = lower_err(&doubling(40, ""), "k");
+    assert!(
+        e.to_string().contains("test.cu:43:")
+            && e.to_string()
+                .contains("the macros expanded here grow past 1048576 tokens"),
+        "{e}"
+    );
+    // Eight levels expand: 256 terms.
+    let k = lower(&doubling(8, "+"), "k");
+    assert!(format!("{:?}", k.body).contains("256"), "{:?}", k.body);
+}
+
+#[test]
+fn wmma_is_refused_at_its_first_use_and_other_kernels_lower() {
+    let src = "#include <mma.h>\n\
+               using namespace nvcuda;\n\
+               __global__ void plain(half *a, float *c) { c[0] = __half2float(a[0]); }\n\
+               __global__ void typed(float *c) {\n c[0] = 1;\n wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n}\n\
+               __global__ void called(float *c) {\n c[0] = 1;\n nvcuda::wmma::fill_fragment(c, 0.0f);\n}\n";
+    lower(src, "plain");
+    for (name, line) in [("typed", 6), ("called", 10)] {
+        let e = lower_err(src, name).to_string();
+        assert!(
+            e.contains(&format!("test.cu:{line}:"))
+                && e.contains("WMMA / tensor cores are not supported by warpsim"),
+            "{name}: {e}"
+        );
+    }
+    // Its names bare, after `using namespace nvcuda::wmma`.
+    let bare = "#include <mma.h>\nusing namespace nvcuda::wmma;\n\
+                __global__ void k(float *c) {\n mma_sync(c, c, c, c);\n}\n";
+    let e = lower_err(bare, "k").to_string();
+    assert!(e.contains("test.cu:4:") && e.contains("WMMA"), "{e}");
+    // Without mma.h, a name like WMMA's is an unknown name.
+    let e = lower_err(
+        &bare.replace("#include <mma.h>\nusing namespace nvcuda::wmma;\n", ""),
+        "k",
+    );
+    assert!(!e.to_string().contains("WMMA"), "{e}");
+}

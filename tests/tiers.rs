@@ -544,7 +544,7 @@ fn a_64_bit_index_is_reported_as_written() {
         ("shared_before", "thread (0, 0, 0): index -2 but"),
     ] {
         let k = module.lower(name).expect("lowers");
-        for engine in [Engine::Interp, Engine::Jit] {
+        for engine in [Engine::Interp, Engine::Auto] {
             let dev = Device::default();
             let x = dev.alloc_zeroed::<f32>("x", 64);
             let cfg = LaunchConfig::new(1, 32).name(name).engine(engine);
@@ -600,7 +600,7 @@ fn the_watchdog_stops_endless_loops_on_both_tiers() {
         ("idle", 11, Mode::Count),
     ] {
         let k = module.lower(name).expect("lowers");
-        for engine in [Engine::Interp, Engine::Jit] {
+        for engine in [Engine::Interp, Engine::Auto] {
             let dev = Device::default();
             let x = dev.alloc_zeroed::<i32>("x", 128);
             let cfg = LaunchConfig::new(2, 64)
@@ -631,7 +631,7 @@ fn the_watchdog_stops_a_grid_without_loops() {
         .expect("parses")
         .lower("mark")
         .expect("lowers");
-    for engine in [Engine::Interp, Engine::Jit] {
+    for engine in [Engine::Interp, Engine::Auto] {
         // A pool of its own: the shared one would be busy for the tests beside this one.
         let dev = Device::default().with_threads(2).expect("threads");
         let x = dev.alloc_zeroed::<i32>("x", 32);
@@ -671,7 +671,7 @@ fn a_huge_grid_stops_at_a_fault_or_the_time_limit() {
                }\n";
     let module = Module::from_source("huge.cu", src, &Options::default()).expect("parses");
     let limit = std::time::Duration::from_secs(120);
-    for engine in [Engine::Interp, Engine::Jit] {
+    for engine in [Engine::Interp, Engine::Auto] {
         for (name, grid, block) in [
             ("first", HUGE_GRID, (0, 0, 0)),
             ("first", (i32::MAX as u32, 65_535, 1), (0, 0, 0)),
@@ -1728,7 +1728,7 @@ fn queued_stores_keep_the_interpreters_order() {
         let last = if twice { 5.0 + 70.0 } else { 1.0 };
         assert_eq!(want[70 * 8 + 5], last, "twice: {twice}");
     }
-    for engine in [Engine::Interp, Engine::Jit] {
+    for engine in [Engine::Interp, Engine::Auto] {
         let dev = Device::default();
         let out = dev.alloc_zeroed::<f32>("out", 1024);
         let flag = dev.alloc_zeroed::<i32>("flag", 1);
@@ -1930,4 +1930,112 @@ fn branches_the_block_shape_decides_run_alike() {
         assert_eq!(want.0, got.0, "block {block:?}: the outputs differ");
         assert!(want.1 == got.1, "block {block:?}: the counts differ");
     }
+}
+
+/// A kernel whose innermost store sits `levels` levels deep, cycling through `if`, `for`,
+/// `while`, `do`, `switch` (two levels: the switch and its `case`) and a bare block, each on a
+/// line of its own; every thread passes each level and adds `levels` to its element. With the
+/// line where level 129 opens.
+fn nested_kernel(levels: usize) -> (String, usize) {
+    let (mut open, mut close) = (String::new(), String::new());
+    let (mut level, mut line_129) = (0, 0);
+    while level < levels {
+        let d = level;
+        let (o, c, n) = match d % 6 {
+            1 => (format!("for (int i{d} = 0; i{d} < 1; i{d}++) {{"), "}", 1),
+            2 => (format!("int w{d} = 1; while (w{d}--) {{"), "}", 1),
+            3 => ("do {".to_string(), "} while (0);", 1),
+            4 if level + 2 <= levels => ("switch (t & 0) { case 0:".to_string(), "}", 2),
+            5 => ("{".to_string(), "}", 1),
+            _ => (format!("if (t >= -{d}) {{"), "}", 1),
+        };
+        if level < 129 && level + n >= 129 {
+            line_129 = 3 + open.lines().count();
+        }
+        level += n;
+        open.push_str(&o);
+        open.push('\n');
+        close.insert_str(0, &format!("{c}\n"));
+    }
+    let src = format!(
+        "__global__ void deep(int *a) {{\nint t = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         {open}a[t] += {levels};\n{close}}}\n"
+    );
+    (src, line_129)
+}
+
+/// Statements nested up to warpsim's limit (128 levels) lower, print and run alike on both
+/// tiers (the compiled one takes 64 levels and leaves deeper kernels to the interpreter), on
+/// a test thread's 2 MiB stack and rayon's threads, in every mode; one level more, and a
+/// generated 2,000, are refused at the line that passes the limit, as is code that passes it
+/// only once a device function is inlined.
+#[test]
+fn statements_nest_up_to_the_limit_and_are_refused_past_it() {
+    let dev = Device::default();
+    let a = dev.alloc_zeroed::<i32>("a", 256);
+    for depth in [60, 127, 128] {
+        let (src, _) = nested_kernel(depth);
+        let k = Module::from_source("deep.cu", &src, &Options::default())
+            .and_then(|m| m.lower("deep"))
+            .unwrap_or_else(|e| panic!("{depth}: {e}"));
+        // The listing indents the store a level per statement around it.
+        let listing = cuda::print::kernel(&k);
+        let store = listing
+            .lines()
+            .find(|l| l.contains("*store"))
+            .expect("a store");
+        let indent = store.len() - store.trim_start().len();
+        assert!(indent > 2 * depth, "{depth}: {store}");
+        for mode in [Mode::Fast, Mode::Count, Mode::Check] {
+            let cfg = LaunchConfig::new(8, 32).mode(mode);
+            let mut tiers = Vec::new();
+            for engine in [Engine::Interp, Engine::Auto] {
+                a.copy_from_slice(&[0; 256]);
+                let r = cuda::launch(&dev, &k, &cfg.clone().engine(engine), &[Arg::buffer(&a)])
+                    .unwrap_or_else(|e| panic!("{depth} {mode:?} {engine:?}: {e}"));
+                assert_eq!(a.to_vec(), vec![depth as i32; 256], "{depth} {engine:?}");
+                tiers.push((r.tier, r.launch.counters));
+            }
+            assert_eq!(tiers[0].1, tiers[1].1, "{depth} {mode:?}");
+            match (&tiers[1].0, depth, mode) {
+                (Tier::Compiled { .. }, 60, Mode::Fast | Mode::Count) => {}
+                (Tier::Interpreted { reason }, 127 | 128, Mode::Fast | Mode::Count) => {
+                    assert!(reason.contains("nested"), "{reason}")
+                }
+                (Tier::Interpreted { .. }, _, Mode::Check) => {}
+                (t, _, _) => panic!("{depth} {mode:?}: {t:?}"),
+            }
+        }
+    }
+    for depth in [129, 2000] {
+        let (src, line) = nested_kernel(depth);
+        let e = Module::from_source("deep.cu", &src, &Options::default())
+            .and_then(|m| m.lower("deep"))
+            .expect_err("too deep");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("deep.cu:{line}:"))
+                && text.contains(&format!(
+                    "nesting statements {depth} deep (warpsim allows 128)"
+                )),
+            "{text}"
+        );
+    }
+    // 100 levels in a device function called 50 levels deep.
+    let inner = nested_kernel(100)
+        .0
+        .replace(
+            "__global__ void deep(int *a)",
+            "__device__ void inner(int *a, int t)",
+        )
+        .replace("int t = blockIdx.x * blockDim.x + threadIdx.x;", "");
+    let outer = nested_kernel(50).0.replace("a[t] += 50;", "inner(a, t);");
+    let e = Module::from_source("deep.cu", &format!("{inner}{outer}"), &Options::default())
+        .and_then(|m| m.lower("deep"))
+        .expect_err("too deep once inlined");
+    assert!(
+        e.to_string()
+            .contains("statements nested more than 128 deep once device functions are inlined"),
+        "{e}"
+    );
 }

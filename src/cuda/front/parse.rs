@@ -59,6 +59,7 @@ pub fn parse(pp: &Preprocessed) -> Unit {
         src: pp.text.as_bytes(),
         pp,
         depth: std::cell::Cell::new(0),
+        stmt_depth: std::cell::Cell::new(0),
     };
     p.collect_errors(tree.root_node(), &mut unit.syntax_errors);
     p.aliases(tree.root_node(), &mut unit.aliases);
@@ -208,11 +209,48 @@ struct P<'a> {
     pp: &'a Preprocessed,
     /// Expressions being read inside one another (see [`MAX_NESTING`]).
     depth: std::cell::Cell<u32>,
+    /// Statements being read inside one another (see [`MAX_STATEMENT_NESTING`]).
+    stmt_depth: std::cell::Cell<u32>,
 }
 
 /// Expressions nested deeper than this are refused: reading and lowering them recurses, and a
 /// generated `1+1+...` of thousands of terms would overflow the stack.
 const MAX_NESTING: u32 = 500;
+
+// Statements nested deeper than `MAX_STATEMENT_NESTING` are refused here, where the source
+// nests them, and again by the lowering once device functions are inlined into one another.
+use crate::cuda::ir::MAX_STATEMENT_NESTING;
+
+/// Whether `n`, a statement, is a level of nesting: a statement around others, or a block
+/// that is not one's body (`if (c) { .. }` is one level).
+fn nests(n: Node<'_>) -> bool {
+    const CONTROL: [&str; 7] = [
+        "if_statement",
+        "else_clause",
+        "for_statement",
+        "for_range_loop",
+        "while_statement",
+        "do_statement",
+        "switch_statement",
+    ];
+    match n.kind() {
+        "compound_statement" => n.parent().is_none_or(|p| !CONTROL.contains(&p.kind())),
+        "case_statement" => true,
+        k => k != "else_clause" && CONTROL.contains(&k),
+    }
+}
+
+/// How deep levels of statements ([`nests`]) nest in `n`, itself included; without recursion.
+fn nesting(n: Node<'_>) -> u32 {
+    let mut deepest = 0;
+    let mut todo = vec![(n, 0)];
+    while let Some((n, d)) = todo.pop() {
+        let d = d + u32::from(nests(n));
+        deepest = deepest.max(d);
+        todo.extend(named_children(n).into_iter().map(|c| (c, d)));
+    }
+    deepest
+}
 
 fn children(n: Node<'_>) -> Vec<Node<'_>> {
     let mut c = n.walk();
@@ -1128,6 +1166,31 @@ impl<'a> P<'a> {
     }
 
     fn stmt(&self, n: Node<'_>) -> Stmt {
+        let level = u32::from(nests(n));
+        let depth = self.stmt_depth.get() + level;
+        if depth > MAX_STATEMENT_NESTING {
+            let deep = depth - 1 + nesting(n);
+            return Stmt {
+                kind: StmtKind::Unsupported(
+                    format!(
+                        "nesting statements {deep} deep (warpsim allows {MAX_STATEMENT_NESTING})"
+                    ),
+                    Some(
+                        "flatten the code: combine conditions with `&&`, leave early with \
+                         `return`, `break` or `continue`"
+                            .into(),
+                    ),
+                ),
+                site: self.site(n),
+            };
+        }
+        self.stmt_depth.set(depth);
+        let s = self.stmt_at(n);
+        self.stmt_depth.set(depth - level);
+        s
+    }
+
+    fn stmt_at(&self, n: Node<'_>) -> Stmt {
         let site = self.site(n);
         let unsupported = |what: &str, help: Option<&str>| Stmt {
             kind: StmtKind::Unsupported(what.to_string(), help.map(str::to_string)),
@@ -1812,6 +1875,7 @@ fn substitute_hole(ty: TypeExpr, t: TypeExpr) -> TypeExpr {
         TypeExpr::Name(n) if n == "\u{0}" => t,
         TypeExpr::Array(inner, size) => TypeExpr::Array(Box::new(substitute_hole(*inner, t)), size),
         TypeExpr::Pointer(inner) => TypeExpr::Pointer(Box::new(substitute_hole(*inner, t))),
+        TypeExpr::Ref(inner) => TypeExpr::Ref(Box::new(substitute_hole(*inner, t))),
         other => other,
     }
 }

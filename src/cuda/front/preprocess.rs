@@ -138,6 +138,7 @@ const SHIPPED: &[(&str, &str)] = &[
         "cuComplex.h",
         include_str!("../../../runtime/include/cuComplex.h"),
     ),
+    ("mma.h", include_str!("../../../runtime/include/mma.h")),
 ];
 
 /// Headers of the CUDA toolkit and the C/C++ libraries: skipped even when included with quotes.
@@ -378,6 +379,9 @@ struct Pp<'s> {
 /// A fatal preprocessing error.
 type PpResult<T> = Result<T, Diagnostic>;
 
+/// The most tokens macro bodies may put in place of one stretch of text between directives.
+const MAX_EXPANSION: usize = 1 << 20;
+
 /// Preprocess `text` (named `name`, in directory `dir` for includes) with the caller's
 /// options. Fatal errors (`#error`, unbalanced conditionals) are returned as `Err`.
 pub fn preprocess(
@@ -493,7 +497,7 @@ impl Pp<'_> {
             i = j;
             // Macro invocations do not span directives: expand what came before this one with
             // the definitions in force there.
-            self.flush(&mut pending);
+            self.flush(&mut pending)?;
             let active = conds.last().is_none_or(|c| c.active);
             let Some(d) = line.first() else { continue };
             let args = &line[1..];
@@ -583,17 +587,17 @@ impl Pp<'_> {
             );
             return Err(self.err(site, "unterminated #if/#ifdef (missing #endif)", None));
         }
-        self.flush(&mut pending);
-        Ok(())
+        self.flush(&mut pending)
     }
 
     /// Expand pending text lines and append them to the output.
-    fn flush(&mut self, pending: &mut Vec<Tok>) {
+    fn flush(&mut self, pending: &mut Vec<Tok>) -> PpResult<()> {
         let toks = std::mem::take(pending);
-        let expanded = self.expand(toks);
+        let expanded = self.expand(toks)?;
         for t in expanded {
             self.emit(&t);
         }
+        Ok(())
     }
 
     fn emit(&mut self, t: &Tok) {
@@ -663,7 +667,7 @@ impl Pp<'_> {
     fn include(&mut self, args: &[Tok], site: Site, dir: &Path) -> PpResult<()> {
         let mut args = args.to_vec();
         if args.first().is_some_and(|t| t.kind == Kind::Ident) {
-            args = self.expand(args);
+            args = self.expand(args)?;
         }
         let Some(first) = args.first() else {
             return Err(self.err(site, "#include without a file name", None));
@@ -757,7 +761,7 @@ impl Pp<'_> {
                 k += 1;
             }
         }
-        let toks = self.expand(toks);
+        let toks = self.expand(toks)?;
         let mut p = CondParser {
             toks: &toks,
             pos: 0,
@@ -773,10 +777,13 @@ impl Pp<'_> {
         }
     }
 
-    /// Fully macro-expand a token list (Prosser's algorithm with hide sets).
-    fn expand(&self, input: Vec<Tok>) -> Vec<Tok> {
+    /// Fully macro-expand a token list (Prosser's algorithm with hide sets). Macros may put at
+    /// most [`MAX_EXPANSION`] tokens in its place: one defined as two copies of the one before
+    /// doubles with every level, and forty levels would exhaust the memory.
+    fn expand(&self, input: Vec<Tok>) -> PpResult<Vec<Tok>> {
         let mut q: VecDeque<Tok> = input.into();
         let mut out = Vec::new();
+        let mut produced = 0usize;
         while let Some(t) = q.pop_front() {
             if t.kind != Kind::Ident || t.hide.contains(&t.text) {
                 out.push(t);
@@ -803,7 +810,8 @@ impl Pp<'_> {
             let mut hide = (*t.hide).clone();
             hide.push(t.text.clone());
             let Some(params) = &m.params else {
-                let body = self.subst(m, &[], &hide, &t);
+                let body = self.subst(m, &[], &hide, &t)?;
+                produced = self.grown(produced, body.len(), &t)?;
                 for b in body.into_iter().rev() {
                     q.push_front(b);
                 }
@@ -843,16 +851,35 @@ impl Pp<'_> {
             if params.is_empty() && !m.variadic && args.len() == 1 && args[0].is_empty() {
                 args.clear();
             }
-            let body = self.subst(m, &args, &hide, &t);
+            let body = self.subst(m, &args, &hide, &t)?;
+            produced = self.grown(produced, body.len(), &t)?;
             for b in body.into_iter().rev() {
                 q.push_front(b);
             }
         }
-        out
+        Ok(out)
+    }
+
+    /// `produced` tokens of macro bodies and `more` from expanding the macro at `at`, or an
+    /// error past [`MAX_EXPANSION`].
+    fn grown(&self, produced: usize, more: usize, at: &Tok) -> PpResult<usize> {
+        let total = produced + more;
+        if total > MAX_EXPANSION {
+            return Err(self.err(
+                at.site,
+                format!("the macros expanded here grow past {MAX_EXPANSION} tokens"),
+                Some(
+                    "a macro defined as copies of another multiplies with every level; \
+                     write the repetition as a loop"
+                        .into(),
+                ),
+            ));
+        }
+        Ok(total)
     }
 
     /// A macro's body with its arguments substituted, `#` and `##` applied.
-    fn subst(&self, m: &Macro, args: &[Vec<Tok>], hide: &[String], at: &Tok) -> Vec<Tok> {
+    fn subst(&self, m: &Macro, args: &[Vec<Tok>], hide: &[String], at: &Tok) -> PpResult<Vec<Tok>> {
         let params = m.params.as_deref().unwrap_or(&[]);
         let arg_of = |name: &str| -> Option<Vec<Tok>> {
             if let Some(i) = params.iter().position(|p| p == name) {
@@ -926,7 +953,7 @@ impl Pp<'_> {
                 if pasted {
                     out.extend(a);
                 } else {
-                    out.extend(self.expand(a));
+                    out.extend(self.expand(a)?);
                 }
                 k += 1;
                 continue;
@@ -945,7 +972,7 @@ impl Pp<'_> {
             o.hide = Rc::new(h);
             o.bol = false;
         }
-        out
+        Ok(out)
     }
 }
 

@@ -100,6 +100,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/math_constants.h"),
     ),
     (
+        "include/mma.h",
+        include_str!("../../../runtime/include/mma.h"),
+    ),
+    (
         "include/nvToolsExt.h",
         include_str!("../../../runtime/include/nvToolsExt.h"),
     ),

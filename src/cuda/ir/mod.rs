@@ -157,6 +157,13 @@ pub enum Builtin {
     Clock,
 }
 
+/// How deep statements nest at most, counting bodies of `if`s, loops and `switch` sections,
+/// once device functions are inlined (the front-end refuses deeper code, a few levels of its
+/// own lowering aside): everything that walks statements may recurse. C asks compilers for 127
+/// levels of blocks; 128 with expressions nested to their limit (500) parse and lower on a
+/// 2 MiB stack (a Rust thread's), and run on one.
+pub const MAX_STATEMENT_NESTING: u32 = 128;
+
 /// Where shared memory appears in the generic address space (as on a GPU, a window apart from
 /// global memory): the address of shared byte `k` is `SHARED_WINDOW + k`.
 pub const SHARED_WINDOW: u64 = 0xffff_8000_0000_0000;

@@ -289,6 +289,11 @@ pub struct Lowerer<'m> {
     returned_pointers: Option<PointerFields>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
+    /// Blocks being lowered inside one another, inlined functions' included
+    /// ([`ir::MAX_STATEMENT_NESTING`]).
+    nesting: u32,
+    /// The statement being lowered.
+    at: Site,
 }
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
@@ -677,6 +682,8 @@ impl<'m> Lowerer<'m> {
             field_pointers: Vec::new(),
             returned_pointers: None,
             typedef_depth: 0,
+            nesting: 0,
+            at: Site::default(),
         }
     }
 
@@ -1004,6 +1011,25 @@ impl<'m> Lowerer<'m> {
         )
     }
 
+    /// The refusal of WMMA where `name` is one of its names and the file included `mma.h`
+    /// (which declares none of them: a kernel meets them as unknown names).
+    fn wmma(&self, site: Site, name: &str) -> Option<Diagnostic> {
+        let included = self
+            .m
+            .sources
+            .files
+            .iter()
+            .any(|f| f.name == "<warpsim>/mma.h");
+        let short = name.rsplit("::").next().unwrap_or(name);
+        (included && (name.contains("wmma") || WMMA_NAMES.contains(&short))).then(|| {
+            self.err(
+                site,
+                "WMMA / tensor cores are not supported by warpsim",
+                Some("write the matrix product with ordinary arithmetic (a tiled loop over shared memory); the program's other kernels run".into()),
+            )
+        })
+    }
+
     /// An unknown name: mentions the headers that were not found.
     pub fn unknown(&self, site: Site, what: &str, name: &str) -> Diagnostic {
         // The host names a lambda's type `main()::<lambda(int)>` (a kernel template given a
@@ -1025,6 +1051,9 @@ impl<'m> Lowerer<'m> {
                 &format!("`{name}` in device code (dynamic parallelism)"),
                 Some("launch kernels from the host; warpsim runs one kernel per launch"),
             );
+        }
+        if let Some(e) = self.wmma(site, name) {
+            return e;
         }
         let help = self.m.missing.first().map(|h| {
             format!(
@@ -1060,10 +1089,36 @@ impl<'m> Lowerer<'m> {
 
     /// Lower into a fresh block and return it.
     pub fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<Vec<Stmt>> {
-        self.blocks.push(Vec::new());
+        self.nested(|l| {
+            l.blocks.push(Vec::new());
+            let r = f(l);
+            let b = l.blocks.pop().unwrap_or_default();
+            r.map(|_| b)
+        })
+    }
+
+    /// Lower one level deeper, or refuse code nested past [`ir::MAX_STATEMENT_NESTING`]
+    /// (the parser refuses a function nested that deep; inlined functions add up).
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.nesting >= ir::MAX_STATEMENT_NESTING {
+            return Err(self.err(
+                self.at,
+                format!(
+                    "statements nested more than {0} deep once device functions are inlined \
+                     into the kernel; warpsim allows {0}",
+                    ir::MAX_STATEMENT_NESTING
+                ),
+                Some(
+                    "flatten the code: combine conditions with `&&`, leave early with \
+                     `return`, `break` or `continue`"
+                        .into(),
+                ),
+            ));
+        }
+        self.nesting += 1;
         let r = f(self);
-        let b = self.blocks.pop().unwrap_or_default();
-        r.map(|_| b)
+        self.nesting -= 1;
+        r
     }
 
     /// The statements of the current block so far (for retargeting the last one).
@@ -1214,7 +1269,9 @@ impl<'m> Lowerer<'m> {
                     };
                     return self.tile(size as u32, site).map(Ty::Group);
                 }
-                Err(self.unsupported(site, &format!("the template type `{n}<...>`"), None))
+                Err(self.wmma(site, &n).unwrap_or_else(|| {
+                    self.unsupported(site, &format!("the template type `{n}<...>`"), None)
+                }))
             }
             TypeExpr::Pointer(inner) => Ok(Ty::Pointer(Box::new(self.ty(inner, site)?))),
             TypeExpr::Array(inner, size) => {
@@ -1719,17 +1776,28 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    /// Lower a statement in its own scope into a block.
+    /// Lower a statement in its own scope into a block (a `{ .. }`'s statements directly: the
+    /// block is one level of nesting).
     fn scoped_block(&mut self, s: &ast::Stmt) -> R<Vec<Stmt>> {
         self.sub_block(|l| {
             l.push_scope();
-            let r = l.stmt(s);
+            let r = match &s.kind {
+                StmtKind::Block(b) => l.stmts(b),
+                _ => l.stmt(s),
+            };
             l.pop_scope();
             r
         })
     }
 
     fn stmt(&mut self, s: &ast::Stmt) -> R<()> {
+        let outer = std::mem::replace(&mut self.at, s.site);
+        let r = self.stmt_at(s);
+        self.at = outer;
+        r
+    }
+
+    fn stmt_at(&mut self, s: &ast::Stmt) -> R<()> {
         let site = s.site;
         match &s.kind {
             StmtKind::Empty => Ok(()),
@@ -1753,12 +1821,12 @@ impl<'m> Lowerer<'m> {
                 Ok(())
             }
             StmtKind::Expr(e) => self.discard(e),
-            StmtKind::Block(b) => {
-                self.push_scope();
-                let r = self.stmts(b);
-                self.pop_scope();
+            StmtKind::Block(b) => self.nested(|l| {
+                l.push_scope();
+                let r = l.stmts(b);
+                l.pop_scope();
                 r
-            }
+            }),
             StmtKind::If(c, then, els) => {
                 let cond = self.truth_expr(c)?;
                 if let Operand::Const(k) = cond {
@@ -2889,7 +2957,9 @@ impl<'m> Lowerer<'m> {
         })
     }
 
-    /// Template type parameters of `f` deduced from the arguments' types.
+    /// Template parameters of `f` deduced from the arguments' types, as C++ does
+    /// (\[temp.deduct.call\]): each parameter's type against its argument's, part by part; the
+    /// first pair that deduces a parameter gives it. A value parameter converts to its type.
     fn deduce_all(
         &mut self,
         f: &Function,
@@ -2920,12 +2990,19 @@ impl<'m> Lowerer<'m> {
                     break;
                 }
             }
-            let Some(t) = found else {
-                return Err(self.err(
-                    site,
-                    format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
-                    Some(format!("give the template arguments: {}<...>(...)", f.name)),
-                ));
+            let t = match (found, p) {
+                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                    let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
+                    TArg::Value(consts::convert(c, s))
+                }
+                (Some(t), _) => t,
+                (None, _) => {
+                    return Err(self.err(
+                        site,
+                        format!("cannot deduce template parameter `{tn}` of `{}`", f.name),
+                        Some(format!("give the template arguments: {}<...>(...)", f.name)),
+                    ));
+                }
             };
             out.push((tn.to_string(), t));
         }
@@ -3114,12 +3191,24 @@ pub enum ArgIn<'e> {
 }
 
 /// Deduce template type parameter `tn` from a parameter type and an argument type.
+/// Template parameter `tn` deduced from a parameter's type `param` (P) and its argument's type
+/// `arg` (A), matched part by part: `T`, `T *`, `T &`, `const T &` (`const` is not part of a
+/// [`TypeExpr`]), `T (&)[N]` and `T[N]` against arrays (the bound gives `N`), `T *` and `T []`
+/// against an array (it decays to a pointer), `Box<T, N>` against an instance of `Box`.
 fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Option<TArg> {
+    let names_tn = |e: &ast::Expr| matches!(&e.kind, ast::ExprKind::Ident(n) if n == tn);
     match (param, arg) {
         (TypeExpr::Name(n), t) if n == tn => Some(TArg::Type(t.clone())),
         (TypeExpr::Ref(inner), t) => deduce(inner, t, tn, structs),
-        (TypeExpr::Pointer(inner), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
-        (TypeExpr::Array(inner, _), Ty::Pointer(t)) => deduce(inner, t, tn, structs),
+        (TypeExpr::Pointer(inner) | TypeExpr::Array(inner, _), Ty::Pointer(t)) => {
+            deduce(inner, t, tn, structs)
+        }
+        (TypeExpr::Array(_, Some(size)), Ty::Array(_, Some(n))) if names_tn(size) => {
+            Some(TArg::Value(consts::int(Scalar::U64, i128::from(*n))))
+        }
+        (TypeExpr::Pointer(inner) | TypeExpr::Array(inner, _), Ty::Array(t, _)) => {
+            deduce(inner, t, tn, structs)
+        }
         // `Box<T, N>` against an instance of `Box`: its arguments, position by position.
         (TypeExpr::Template(name, targs), Ty::Struct(i))
             if structs.list[*i].name.starts_with(&format!("{name}<")) =>
@@ -3132,17 +3221,30 @@ fn deduce(param: &TypeExpr, arg: &Ty, tn: &str, structs: &types::Structs) -> Opt
                         Some(TArg::Value(*c))
                     }
                     (TemplateArg::Type(t), TArg::Type(vt)) => deduce(t, vt, tn, structs),
-                    (TemplateArg::Expr(e), TArg::Value(c))
-                        if matches!(&e.kind, ast::ExprKind::Ident(n) if n == tn) =>
-                    {
-                        Some(TArg::Value(*c))
-                    }
+                    (TemplateArg::Expr(e), TArg::Value(c)) if names_tn(e) => Some(TArg::Value(*c)),
                     _ => None,
                 })
         }
         _ => None,
     }
 }
+
+/// What `nvcuda::wmma` declares, as a kernel names it after `using namespace nvcuda::wmma`.
+const WMMA_NAMES: &[&str] = &[
+    "fragment",
+    "matrix_a",
+    "matrix_b",
+    "accumulator",
+    "row_major",
+    "col_major",
+    "layout_t",
+    "mem_row_major",
+    "mem_col_major",
+    "load_matrix_sync",
+    "store_matrix_sync",
+    "fill_fragment",
+    "mma_sync",
+];
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
 fn contains_continue(s: &ast::Stmt) -> bool {
