@@ -873,6 +873,23 @@ __global__ void k(float *out) {
 }
 
 #[test]
+fn a_union_is_refused_where_it_is_declared() {
+    // Its members would be fields of their own, each read back as what was written to it.
+    let src = "union Bits { float f; unsigned u; };\n\
+               __global__ void k(unsigned *out) {\n  Bits b;\n  b.f = 1.0f;\n  out[0] = b.u;\n}\n";
+    let e = Module::from_source("bad.cu", src, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("a union");
+    let e = e.to_string();
+    assert!(
+        e.contains("bad.cu:1:1: error: the union `Bits` in device code is not supported"),
+        "{e}"
+    );
+    assert!(e.contains("__float_as_int"), "{e}");
+}
+
+#[test]
 fn a_pointer_into_a_threads_variables_points_into_one_of_them() {
     // A pointer into local variables names one array (or variable) at lowering time: one
     // that is `&a` in some threads and `&b` in others, or an atomic through one, is refused

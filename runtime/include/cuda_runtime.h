@@ -13,9 +13,11 @@
 #include "cuda_runtime_api.h"
 #include "cuda_host_math.h"
 /* The toolkit's headers bring these in (crt/common_functions.h), and programs rely on it
- * (`time(0)` to seed `srand` without including <time.h>). */
+ * (`time(0)` to seed `srand` without including <time.h>, INT_MAX without <limits.h>). */
 #include <stdlib.h>
 #include <time.h>
+#include <limits.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 

@@ -311,6 +311,10 @@ pub struct StructDef {
     pub statics: Vec<VarDecl>,
     /// `__align__(n)`/`alignas(n)`: the alignment's expression.
     pub align: Option<Expr>,
+    /// Fields' default member initializers (`int a = 5;`): name and value.
+    pub defaults: Vec<(String, Expr)>,
+    /// Whether it is a `union`.
+    pub union: bool,
     /// Where it is.
     pub site: Site,
 }

@@ -723,6 +723,7 @@ impl<'a> P<'a> {
             .and_then(|a| named_children(a).into_iter().next())
             .map(|e| self.expr(e));
         let mut fields = Vec::new();
+        let mut defaults = Vec::new();
         let mut methods = Vec::new();
         let mut statics = Vec::new();
         let mut static_methods = Vec::new();
@@ -796,12 +797,22 @@ impl<'a> P<'a> {
             }
             let base = self.type_expr(t);
             let mut c = f.walk();
-            for d in f.children_by_field_name("declarator", &mut c) {
-                if d.kind() == "function_declarator" {
-                    continue;
+            let mut last = None;
+            for (at, d) in f.children(&mut c).enumerate() {
+                match f.field_name_for_child(at as u32) {
+                    Some("declarator") if d.kind() != "function_declarator" => {
+                        let (fname, ty) = self.declarator(d, base.clone());
+                        last = Some(fname.clone());
+                        fields.push((fname, ty));
+                    }
+                    // `int a = 5;`, `float b{2.5f};`: the member's default initializer.
+                    Some("default_value") => {
+                        if let Some(fname) = last.take() {
+                            defaults.push((fname, self.expr(d)));
+                        }
+                    }
+                    _ => {}
                 }
-                let (fname, ty) = self.declarator(d, base.clone());
-                fields.push((fname, ty));
             }
         }
         unit.structs.push(StructDef {
@@ -813,6 +824,8 @@ impl<'a> P<'a> {
             fields,
             statics,
             align,
+            defaults,
+            union: n.kind() == "union_specifier",
             site: self.site(n),
         });
         Some(name)

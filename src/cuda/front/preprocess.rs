@@ -420,21 +420,27 @@ pub fn preprocess(
     // `__align__(n)` is an attribute nvcc's headers define: C++'s `alignas(n)`, which the
     // grammar knows.
     for name in ["__align__", "__builtin_align__"] {
-        let body = tokenize("alignas(n)", 0)
-            .into_iter()
-            .map(|mut t| {
-                t.site = Site::default();
-                t
-            })
-            .collect();
-        pp.macros.insert(
-            name.into(),
-            Macro {
-                params: Some(vec!["n".into()]),
-                variadic: false,
-                body,
-            },
-        );
+        pp.define_function(name, "n", "alignas(n)");
+    }
+    // <stdint.h>'s constant macros (the device pass skips system headers).
+    for (name, suffix) in [
+        ("INT8_C", ""),
+        ("INT16_C", ""),
+        ("INT32_C", ""),
+        ("INT64_C", "LL"),
+        ("INTMAX_C", "LL"),
+        ("UINT8_C", ""),
+        ("UINT16_C", ""),
+        ("UINT32_C", "U"),
+        ("UINT64_C", "ULL"),
+        ("UINTMAX_C", "ULL"),
+    ] {
+        let body = if suffix.is_empty() {
+            "c".to_string()
+        } else {
+            format!("c ## {suffix}")
+        };
+        pp.define_function(name, "c", &body);
     }
     for (k, v) in &options.defines {
         pp.define_text(k, v);
@@ -598,6 +604,25 @@ impl Pp<'_> {
             self.emit(&t);
         }
         Ok(())
+    }
+
+    /// A predefined function-like macro of one parameter.
+    fn define_function(&mut self, name: &str, param: &str, body: &str) {
+        let body = tokenize(body, 0)
+            .into_iter()
+            .map(|mut t| {
+                t.site = Site::default();
+                t
+            })
+            .collect();
+        self.macros.insert(
+            name.into(),
+            Macro {
+                params: Some(vec![param.into()]),
+                variadic: false,
+                body,
+            },
+        );
     }
 
     fn emit(&mut self, t: &Tok) {

@@ -1,12 +1,34 @@
 // C and C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: conversions between char/short types of one width, the types
-// of integer literals, macros next to other tokens. The program
+// of integer literals, default member initialisers, macros next to other tokens, <stdint.h>'s and <limits.h>'s macros
+// (which nvcc's headers bring in without an #include). The program
 // prints, per function, how many of 256 threads agree with the host and thread 255's value.
 #include <cstdio>
 
 #define real float
 #define NEGONE -1
 #define TWICE(x) 2 * x
+
+struct Defaults {
+    int a = 5;
+    float b{2.5f};
+    int c;
+};
+
+struct Nested {
+    Defaults d;
+    int e = 7;
+    __host__ __device__ Nested(int x) : e(x) {}
+};
+
+__host__ __device__ float defaults(int t) {
+    Defaults d;
+    d.c = t;
+    Defaults e{};
+    Defaults f{9};                   // b takes its default
+    Nested n(t);                     // n.d takes Defaults' defaults
+    return d.a * 100 + d.b + d.c + e.a + e.b + f.a * 1000 + f.b + n.d.a * 10 + n.d.b + n.e;
+}
 
 __host__ __device__ long long same_width(int t) {
     char c = (char)(t - 128);
@@ -32,6 +54,15 @@ __host__ __device__ float macros(int t) {
     return x-NEGONE + TWICE(t) + inc;
 }
 
+__host__ __device__ long long limits(int t) {
+    unsigned long long big = UINT64_C(0xC96C5795D7870F42) >> (t % 64);
+    long long neg = INT64_C(-1) * t;
+    return (long long)(big & 0xFFFF) + neg + CHAR_BIT + SHRT_MAX + (t < 200 ? INT_MAX : INT_MIN) +
+           UINT32_C(7) + (UCHAR_MAX ^ t);
+}
+
+__global__ void k_limits(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = limits(t); }
+__global__ void k_defaults(float *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = defaults(t); }
 __global__ void k_same_width(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = same_width(t); }
 __global__ void k_literals(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = literals(t); }
 __global__ void k_macros(float *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = macros(t); }
@@ -55,6 +86,10 @@ int main() {
     report("same_width", dl, same_width);
     k_literals<<<2, n / 2>>>(dl);
     report("literals", dl, literals);
+    k_defaults<<<2, n / 2>>>(df);
+    report("defaults", df, defaults);
+    k_limits<<<2, n / 2>>>(dl);
+    report("limits", dl, limits);
     k_macros<<<2, n / 2>>>(df);
     report("macros", df, macros);
     return 0;

@@ -2210,6 +2210,10 @@ impl<'m> Lowerer<'m> {
             None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
                 Some(self.construct(&ty, Vec::new(), site)?)
             }
+            // `S s;` of a struct with default member initializers.
+            None if matches!(ty, Ty::Struct(i) if self.has_defaults(i)) => {
+                Some(self.default_value(&ty, site)?)
+            }
             None => None,
         };
         self.declare_with(d, ty.clone(), v)?;
@@ -2479,13 +2483,68 @@ impl<'m> Lowerer<'m> {
                                 self.convert_val(v, pt, e.site)?
                             }
                         },
-                        None => self.zero(pt, site)?,
+                        // Fields the list leaves out take their default member initializers.
+                        None => match ty {
+                            Ty::Struct(i) => self.field_default(*i, k, site)?,
+                            _ => self.zero(pt, site)?,
+                        },
                     };
                     leaves.extend(self.leaves_of(v));
                 }
                 Ok(Val::Agg(ty.clone(), leaves))
             }
             _ => Err(self.unsupported(site, "this initializer list", None)),
+        }
+    }
+
+    /// Whether struct `i`, or a struct among its fields, has default member initializers.
+    fn has_defaults(&self, i: usize) -> bool {
+        let s = &self.structs.list[i];
+        s.def
+            .is_some_and(|d| !self.m.ast.structs[d].defaults.is_empty())
+            || s.fields.iter().any(|(_, t, _)| match t {
+                Ty::Struct(j) => self.has_defaults(*j),
+                _ => false,
+            })
+    }
+
+    /// The value field `k` of struct `i` takes where nothing else sets it: its default member
+    /// initializer (`int a = 5;`, `float b{2.5f};`), else its type's [`Self::default_value`].
+    fn field_default(&mut self, i: usize, k: usize, site: Site) -> R<Val> {
+        let (name, ty, _) = self.structs.list[i].fields[k].clone();
+        let m = self.m;
+        let init = self.structs.list[i].def.and_then(|d| {
+            m.ast.structs[d]
+                .defaults
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, e)| e)
+        });
+        match init {
+            Some(e) => match &e.kind {
+                ast::ExprKind::InitList(items) => self.init_list(items, &ty, e.site),
+                _ => {
+                    let v = self.rvalue(e)?;
+                    self.convert_val(v, &ty, e.site)
+                }
+            },
+            None => self.default_value(&ty, site),
+        }
+    }
+
+    /// A value of type `ty` where no initializer gives one: a struct's fields with default
+    /// member initializers take them, the rest is zero.
+    fn default_value(&mut self, ty: &Ty, site: Site) -> R<Val> {
+        match ty {
+            Ty::Struct(i) if self.has_defaults(*i) => {
+                let mut leaves = Vec::new();
+                for k in 0..self.structs.list[*i].fields.len() {
+                    let v = self.field_default(*i, k, site)?;
+                    leaves.extend(self.leaves_of(v));
+                }
+                Ok(Val::Agg(ty.clone(), leaves))
+            }
+            _ => self.zero(ty, site),
         }
     }
 
@@ -3114,8 +3173,27 @@ impl<'m> Lowerer<'m> {
             };
             self.carry_pointers(&p.name, fields);
         }
-        // A constructor's member initializers.
+        // A constructor's member initializers; the fields it leaves out that have a default
+        // member initializer take that first.
         if let Some((p, _)) = &this {
+            if let Ty::Struct(i) = self.place_ty(p)
+                && self.has_defaults(i)
+            {
+                for k in 0..self.structs.list[i].fields.len() {
+                    let (name, ty, _) = self.structs.list[i].fields[k].clone();
+                    let m = self.m;
+                    let direct = self.structs.list[i]
+                        .def
+                        .is_some_and(|d| m.ast.structs[d].defaults.iter().any(|(n, _)| *n == name));
+                    let nested = matches!(ty, Ty::Struct(j) if self.has_defaults(j));
+                    if !(direct || nested) || f.inits.iter().any(|(n, _)| *n == name) {
+                        continue;
+                    }
+                    let fp = self.field_place(p, &name, site)?;
+                    let v = self.field_default(i, k, site)?;
+                    self.write(&fp, v, site)?;
+                }
+            }
             for (field, values) in &f.inits {
                 let fp = self.field_place(p, field, site)?;
                 let v = match values.as_slice() {

@@ -120,6 +120,15 @@ impl<'m> Lowerer<'m> {
     /// Lay out struct definition `def` with template arguments `tenv`, called `name`.
     fn lay_out(&mut self, def: usize, tenv: Vec<(String, TArg)>, name: String) -> R<usize> {
         let d = self.m.ast.structs[def].clone();
+        // Members that share storage would be fields of their own here: refuse rather than
+        // read a float's bits as 0.
+        if d.union {
+            return Err(self.unsupported(
+                d.site,
+                &format!("the union `{name}` in device code"),
+                Some("reinterpret bits with __float_as_int, __int_as_float, __double_as_longlong and the like"),
+            ));
+        }
         if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
