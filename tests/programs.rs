@@ -1158,7 +1158,7 @@ fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_com
             r.stdout,
             "scalars 256 of 256, last 76815\narrays 256 of 256, last 113.500\n\
              matrix 256 of 256, last 109.000\nparticles 256 of 256, last 111006.750\n\
-             reverse 64 of 64, row 8: 63 62 56\n",
+             two_buffers 256 of 256, first 99\nreverse 64 of 64, row 8: 63 62 56\n",
             "{engine}: {}",
             r.show()
         );

@@ -3,7 +3,7 @@
 //! Every tier relies on it the same way: a fresh definition writes every lane, executing or
 //! not, because no lane can read what it overwrote.
 
-use crate::cuda::ir::{Kernel, Stmt};
+use crate::cuda::ir::{Base, Kernel, Stmt};
 
 /// Per variable, the statement (by address) whose assignment needs no merge, 0 for none.
 ///
@@ -40,7 +40,10 @@ pub(crate) fn fresh_definitions(k: &Kernel) -> Vec<usize> {
                 let e = &mut seen[*v as usize];
                 super::share_prefix(&mut e.common, path);
                 if e.first.is_none() {
-                    let clean = writes.contains(v) && !reads.contains(v);
+                    // A load or atomic through a pointer whose buffer is held per thread runs
+                    // once per buffer, each time under the lanes that point into it: its
+                    // destination must keep the lanes the other runs wrote.
+                    let clean = writes.contains(v) && !reads.contains(v) && !per_buffer(s);
                     e.first = Some((path.clone(), s as *const Stmt as usize, clean));
                 }
             }
@@ -51,6 +54,12 @@ pub(crate) fn fresh_definitions(k: &Kernel) -> Vec<usize> {
                 path.pop();
             }
         }
+    }
+    fn per_buffer(s: &Stmt) -> bool {
+        matches!(
+            s,
+            Stmt::Load { addr, .. } | Stmt::Atomic { addr, .. } if matches!(addr.base, Base::Var(_))
+        )
     }
     let mut seen: Vec<Seen> = (0..k.vars.len()).map(|_| Seen::default()).collect();
     walk(&k.body, &mut vec![0], &mut 0, &mut seen);

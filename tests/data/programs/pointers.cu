@@ -1,7 +1,8 @@
 // Pointers into a thread's own variables and arrays: `&x` held in a pointer, a pointer into a
 // local array moved with ++, +=, compared with an end pointer and subtracted, handed to
 // functions, rows of a 2-D local array, `p->f` into a local array of structs, `&v.x` stepping
-// on to `v.y`; and `*lo++ = *hi` through pointers into global memory (the old address). Each per-thread computation is a __host__ __device__ function: the host runs the
+// on to `v.y`; `*lo++ = *hi` through pointers into global memory (the old address); and a
+// pointer into one of two buffers, chosen per warp and per lane (each lane's load its own). Each per-thread computation is a __host__ __device__ function: the host runs the
 // same code compiled by the C++ compiler, and the program prints, per kernel, how many of the
 // threads' results equal the host's (every value is exact in float, so contraction does not
 // matter) and one of them.
@@ -99,6 +100,14 @@ __global__ void k_reverse(float *rows, int len) {
     reverse(rows + (threadIdx.x + blockIdx.x * blockDim.x) * len, len);
 }
 
+__global__ void k_two_buffers(const float *a, const float *b, float *out, int split) {
+    int t = threadIdx.x + blockIdx.x * blockDim.x;
+    const float *src = b;
+    if (t / 32 < split) src = a;              // per warp
+    const float *other = (t & 1) ? a : b;     // per lane
+    out[t] = src[t % 8] * 100.0f + other[t % 5];
+}
+
 __global__ void k_arrays(float *out) { out[threadIdx.x + blockIdx.x * blockDim.x] = arrays(threadIdx.x + blockIdx.x * blockDim.x); }
 __global__ void k_matrix(float *out) { out[threadIdx.x + blockIdx.x * blockDim.x] = matrix(threadIdx.x + blockIdx.x * blockDim.x); }
 __global__ void k_particles(float *out) { out[threadIdx.x + blockIdx.x * blockDim.x] = particles(threadIdx.x + blockIdx.x * blockDim.x); }
@@ -134,6 +143,22 @@ int main() {
     k_particles<<<2, n / 2>>>(df);
     cudaMemcpy(hf, df, sizeof hf, cudaMemcpyDeviceToHost);
     report("particles", hf, particles);
+
+    // Two buffers of 8: a[i] = i + 1, b[i] = -(i + 1); warps 0-2 read a, lanes alternate.
+    float ab[16];
+    for (int i = 0; i < 8; i++) ab[i] = (float)(i + 1), ab[8 + i] = -(float)(i + 1);
+    float *dab;
+    cudaMalloc(&dab, sizeof ab);
+    cudaMemcpy(dab, ab, sizeof ab, cudaMemcpyHostToDevice);
+    k_two_buffers<<<2, n / 2>>>(dab, dab + 8, df, 3);
+    cudaMemcpy(hf, df, sizeof hf, cudaMemcpyDeviceToHost);
+    same = 0;
+    for (int t = 0; t < n; t++) {
+        float s = t / 32 < 3 ? ab[t % 8] : ab[8 + t % 8];
+        float o = (t & 1) ? ab[t % 5] : ab[8 + t % 5];
+        same += hf[t] == s * 100.0f + o;
+    }
+    printf("two_buffers %d of %d, first %g\n", same, n, hf[0]);
 
     // Rows of 1 to 8 elements (a row of `len` for thread `len - 1`), reversed in place.
     float rows[8 * 8], want[8 * 8];
