@@ -3581,8 +3581,15 @@ impl Tx<'_, '_> {
                 let mut ins = Vec::with_capacity(3);
                 for (o, negate) in [(a, *negate_product), (b, false), (c, *negate_addend)] {
                     let (x, t) = self.get(o);
+                    let x = self.convert(x, t, ty);
                     let x = if negate {
-                        self.unary(UnOp::Neg, ty, x, t)?
+                        // The sign flipped as bits, as the interpreter flips it: Cranelift
+                        // would fuse an `fneg` into x86's FNMADD, which passes a NaN operand on
+                        // with its sign unchanged, and the tiers would disagree on NaN signs.
+                        let f = |b: &mut FunctionBuilder<'_>, a: &[Value]| flip_sign(b, a[0]);
+                        self.lanewise(&[(x, ty)], ty, Some(&f), &mut |tx, a| {
+                            flip_sign(&mut tx.b, a[0])
+                        })
                     } else {
                         x
                     };
@@ -5635,4 +5642,23 @@ impl Tx<'_, '_> {
             }
         }
     }
+}
+
+/// `-x` for a float or a vector of floats, as an exclusive or of the sign bits.
+fn flip_sign(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
+    let ty = b.func.dfg.value_type(x);
+    let (int, lane, bit) = match ty {
+        F32 => (I32, I32, i64::from(i32::MIN)),
+        F64 => (I64, I64, i64::MIN),
+        F32X4 => (I32X4, I32, i64::from(i32::MIN)),
+        _ => (I64X2, I64, i64::MIN),
+    };
+    let flags = MemFlagsData::new().with_endianness(Endianness::Little);
+    let bits = b.ins().bitcast(int, flags, x);
+    let mut mask = b.ins().iconst(lane, bit);
+    if int.is_vector() {
+        mask = b.ins().splat(int, mask);
+    }
+    let flipped = b.ins().bxor(bits, mask);
+    b.ins().bitcast(ty, flags, flipped)
 }
