@@ -491,7 +491,7 @@ impl Lowerer<'_> {
                 match p {
                     Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
                     Place::Local { arrays, index, ty } => {
-                        Ok(Val::Ptr(self.local_pointer(&arrays, &index, &ty, ty.clone())))
+                        Ok(Val::Ptr(self.local_pointer(&arrays, &index, &ty, ty.clone(), site)?))
                     }
                     // A variable in registers: declared again as addressable (an array of one
                     // element) when the kernel is lowered again.
@@ -1367,7 +1367,7 @@ impl Lowerer<'_> {
             Place::Local { arrays, index, ty } => {
                 // An array decays to a pointer to its first element.
                 if let Ty::Array(elem, _) = ty {
-                    let p = self.local_pointer(arrays, index, ty, (**elem).clone());
+                    let p = self.local_pointer(arrays, index, ty, (**elem).clone(), site)?;
                     return Ok(Val::Ptr(p));
                 }
                 let idx = self.local_index(index, site);
@@ -1507,10 +1507,18 @@ impl Lowerer<'_> {
         index: &[(Operand, i64)],
         ty: &Ty,
         pointee: Ty,
-    ) -> PtrVal {
-        let (group, elem) = self.local_groups[&arrays[0]].clone();
-        let leaf = group.iter().position(|a| *a == arrays[0]).unwrap_or(0);
-        let start = elem.leaves(&self.structs)[leaf].0 - ty.leaves(&self.structs)[0].0;
+        site: Site,
+    ) -> R<PtrVal> {
+        let found = arrays.first().and_then(|a| {
+            let (group, elem) = self.local_groups.get(a)?;
+            let leaf = group.iter().position(|g| g == a)?;
+            let at = elem.leaves(&self.structs).get(leaf)?.0;
+            let from = ty.leaves(&self.structs).first()?.0;
+            Some((group.clone(), elem.clone(), at - from))
+        });
+        let Some((group, elem, start)) = found else {
+            return Err(self.unsupported(site, "a pointer to a local object without fields", None));
+        };
         let size = i64::from(elem.size(&self.structs));
         let mut p = PtrVal::at(crate::cuda::ir::Base::Null, pointee);
         p.disp = i64::from(start);
@@ -1521,7 +1529,7 @@ impl Lowerer<'_> {
         for (op, scale) in index {
             p = p.plus(*op, scale * size);
         }
-        p
+        Ok(p)
     }
 
     /// `local[index] = leaves` for each leaf's array.
