@@ -1147,40 +1147,35 @@ fn cucomplex_works_on_both_sides_and_gl_interop_is_only_included() {
     );
 }
 
-#[test]
-fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_computes() {
-    // Each kernel's per-thread function is __host__ __device__: the program compares every
-    // thread's result with the host's run of the same code.
+/// `file` runs every kernel on each tier (none refused) and prints `want`: programs whose
+/// kernels compare each thread with the host's run of the same `__host__ __device__` code.
+fn agrees_with_the_host_on_both_tiers(file: &str, want: &str) {
     for engine in ["auto", "interp"] {
-        let r = warpsim(&["cu", &program("pointers.cu"), "--engine", engine]);
+        let r = warpsim(&["cu", &program(file), "--engine", engine]);
         assert_eq!(r.code, Some(0), "{}", r.show());
-        assert_eq!(
-            r.stdout,
-            "scalars 256 of 256, last 76815\narrays 256 of 256, last 113.500\n\
-             matrix 256 of 256, last 109.000\nparticles 256 of 256, last 111006.750\n\
-             two_buffers 256 of 256, first 99\nreverse 64 of 64, row 8: 63 62 56\n",
-            "{engine}: {}",
-            r.show()
-        );
+        assert_eq!(r.stdout, want, "{engine}: {}", r.show());
         assert!(!r.stderr.contains("could not run"), "{}", r.show());
     }
 }
 
 #[test]
+fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_computes() {
+    agrees_with_the_host_on_both_tiers(
+        "pointers.cu",
+        "scalars 256 of 256, last 76815\narrays 256 of 256, last 113.500\n\
+         matrix 256 of 256, last 109.000\nparticles 256 of 256, last 111006.750\n\
+         two_buffers 256 of 256, first 99\nreverse 64 of 64, row 8: 63 62 56\n",
+    );
+}
+
+#[test]
 fn c_rules_found_broken_by_differential_testing_hold() {
-    // Each function runs on the device and on the host (the C++ compiler's truth).
-    for engine in ["auto", "interp"] {
-        let r = warpsim(&["cu", &program("semantics.cu"), "--engine", engine]);
-        assert_eq!(r.code, Some(0), "{}", r.show());
-        assert_eq!(
-            r.stdout,
-            "same_width 256 of 256, last 127163371.0\nliterals 256 of 256, last 762852516615.0\n\
-             defaults 256 of 256, last 10075.0\nlimits 256 of 256, last -2147451120.0\n\
-             macros 256 of 256, last 766.5\n",
-            "{engine}: {}",
-            r.show()
-        );
-    }
+    agrees_with_the_host_on_both_tiers(
+        "semantics.cu",
+        "same_width 256 of 256, last 127163371.0\nliterals 256 of 256, last 762852516615.0\n\
+         defaults 256 of 256, last 10075.0\nlimits 256 of 256, last -2147451120.0\n\
+         macros 256 of 256, last 766.5\n",
+    );
 }
 
 #[test]

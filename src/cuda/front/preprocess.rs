@@ -420,7 +420,7 @@ pub fn preprocess(
     // `__align__(n)` is an attribute nvcc's headers define: C++'s `alignas(n)`, which the
     // grammar knows.
     for name in ["__align__", "__builtin_align__"] {
-        pp.define_function(name, "n", "alignas(n)");
+        pp.predefine(name, Some("n"), "alignas(n)");
     }
     // <stdint.h>'s constant macros (the device pass skips system headers).
     for (name, suffix) in [
@@ -440,7 +440,7 @@ pub fn preprocess(
         } else {
             format!("c ## {suffix}")
         };
-        pp.define_function(name, "c", &body);
+        pp.predefine(name, Some("c"), &body);
     }
     for (k, v) in &options.defines {
         pp.define_text(k, v);
@@ -451,7 +451,13 @@ pub fn preprocess(
 
 impl Pp<'_> {
     fn define_text(&mut self, name: &str, value: &str) {
-        let body = tokenize(value, 0)
+        self.predefine(name, None, value);
+    }
+
+    /// A macro warpsim defines itself (`-D`, `__CUDA_ARCH__`, `UINT64_C(c)`): object-like, or
+    /// function-like of one parameter.
+    fn predefine(&mut self, name: &str, param: Option<&str>, body: &str) {
+        let body = tokenize(body, 0)
             .into_iter()
             .map(|mut t| {
                 t.site = Site::default();
@@ -461,7 +467,7 @@ impl Pp<'_> {
         self.macros.insert(
             name.to_string(),
             Macro {
-                params: None,
+                params: param.map(|p| vec![p.to_string()]),
                 variadic: false,
                 body,
             },
@@ -604,25 +610,6 @@ impl Pp<'_> {
             self.emit(&t);
         }
         Ok(())
-    }
-
-    /// A predefined function-like macro of one parameter.
-    fn define_function(&mut self, name: &str, param: &str, body: &str) {
-        let body = tokenize(body, 0)
-            .into_iter()
-            .map(|mut t| {
-                t.site = Site::default();
-                t
-            })
-            .collect();
-        self.macros.insert(
-            name.into(),
-            Macro {
-                params: Some(vec![param.into()]),
-                variadic: false,
-                body,
-            },
-        );
     }
 
     fn emit(&mut self, t: &Tok) {
