@@ -1574,6 +1574,25 @@ fn half_precision_computes_the_gpus_bits() {
 }
 
 #[test]
+fn integer_intrinsics_compute_the_gpus_bits_on_both_tiers() {
+    // `__byte_perm`, the funnel shifts, `__sad`, the halving adds, `__mul24` and `lrintf` & co
+    // over 256 threads' operands: every hash and sample as the H200 printed them.
+    for engine in ["auto", "interp"] {
+        for (a, b) in &against_gpu_as("integer_intrinsics", &["--engine", engine], "h200") {
+            assert_eq!(a, b, "{engine}");
+        }
+    }
+}
+
+#[test]
+fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
+    agrees_with_the_host_on_both_tiers(
+        "float_intrinsics.cu",
+        "256 of 256 threads' results as the host's\n",
+    );
+}
+
+#[test]
 fn texture_objects_sample_as_the_gpu_samples() {
     for (a, b) in &against_gpu("textures") {
         // Linear filtering of normalized integers and in 3-D blends at a precision warpsim does

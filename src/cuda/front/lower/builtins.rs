@@ -20,6 +20,10 @@ fn u32c(v: u32) -> Operand {
     Operand::Const(consts::int(Scalar::U32, i128::from(v)))
 }
 
+fn u64c(v: u64) -> Operand {
+    Operand::Const(consts::int(Scalar::U64, i128::from(v)))
+}
+
 /// Math functions of one argument: name, operation, type (`None`: overloaded on the
 /// argument, `float` stays `float`, integers become `double`).
 const UNARY_MATH: &[(&str, UnOp, Option<Scalar>)] = &[
@@ -975,6 +979,8 @@ impl Lowerer<'_> {
                 }
                 return Ok(Val::Scalar(acc, t));
             }
+            // The low 32 bits of the product of the operands' low 24 bits (sign-extended from
+            // bit 23 for `__mul24`, as PTX's `mul24.lo.s32` takes them).
             "__mul24" | "__umul24" => {
                 self.arity(short, args, 2..=2, site)?;
                 let t = if short == "__mul24" {
@@ -982,9 +988,199 @@ impl Lowerer<'_> {
                 } else {
                     Scalar::U32
                 };
+                let mut v = [Operand::Const(consts::int(t, 0)); 2];
+                for (x, arg) in v.iter_mut().zip(args) {
+                    let a = self.arg_as(arg, t)?;
+                    let up = self.binop(BinOp::Shl, t, a, u32c(8), site);
+                    *x = self.binop(BinOp::Shr, t, up, u32c(8), site);
+                }
+                return Ok(Val::Scalar(self.binop(BinOp::Mul, t, v[0], v[1], site), t));
+            }
+            // `(a + b) >> 1` and `(a + b + 1) >> 1` without the sum overflowing: computed in
+            // 64 bits, as the GPU's halving add keeps the carry.
+            "__hadd" | "__rhadd" | "__uhadd" | "__urhadd" => {
+                self.arity(short, args, 2..=2, site)?;
+                let (t, wide) = if short.starts_with("__u") {
+                    (Scalar::U32, Scalar::U64)
+                } else {
+                    (Scalar::I32, Scalar::I64)
+                };
                 let a = self.arg_as(&args[0], t)?;
+                let a = self.convert(a, t, wide, site);
                 let b = self.arg_as(&args[1], t)?;
-                return Ok(Val::Scalar(self.binop(BinOp::Mul, t, a, b, site), t));
+                let b = self.convert(b, t, wide, site);
+                let mut sum = self.binop(BinOp::Add, wide, a, b, site);
+                let one = Operand::Const(consts::int(wide, 1));
+                if short.contains("rh") {
+                    sum = self.binop(BinOp::Add, wide, sum, one, site);
+                }
+                let half = self.binop(BinOp::Shr, wide, sum, one, site);
+                return Ok(Val::Scalar(self.convert(half, wide, t, site), t));
+            }
+            // `|x - y| + z`, unsigned (`__sad` takes signed `x` and `y`).
+            "__sad" | "__usad" => {
+                self.arity(short, args, 3..=3, site)?;
+                let (t, wide) = if short == "__sad" {
+                    (Scalar::I32, Scalar::I64)
+                } else {
+                    (Scalar::U32, Scalar::I64)
+                };
+                let x = self.arg_as(&args[0], t)?;
+                let x = self.convert(x, t, wide, site);
+                let y = self.arg_as(&args[1], t)?;
+                let y = self.convert(y, t, wide, site);
+                let (hi, lo) = (
+                    self.binop(BinOp::Max, wide, x, y, site),
+                    self.binop(BinOp::Min, wide, x, y, site),
+                );
+                let d = self.binop(BinOp::Sub, wide, hi, lo, site);
+                let d = self.convert(d, wide, Scalar::U32, site);
+                let z = self.arg_as(&args[2], Scalar::U32)?;
+                return Ok(Val::Scalar(
+                    self.binop(BinOp::Add, Scalar::U32, d, z, site),
+                    Scalar::U32,
+                ));
+            }
+            // Bytes of `y:x` (x's lowest is byte 0, y's highest byte 7) picked by the low three
+            // bits of each of the selector's four low nibbles.
+            "__byte_perm" => {
+                self.arity(short, args, 3..=3, site)?;
+                let both = self.funnel(&args[0], &args[1], site)?;
+                let s = self.arg_as(&args[2], Scalar::U32)?;
+                let mut r = Operand::Const(consts::int(Scalar::U32, 0));
+                for n in 0..4 {
+                    let nibble = self.binop(BinOp::Shr, Scalar::U32, s, u32c(4 * n), site);
+                    let pick = self.binop(BinOp::And, Scalar::U32, nibble, u32c(7), site);
+                    let at = self.binop(BinOp::Mul, Scalar::U32, pick, u32c(8), site);
+                    let at = self.convert(at, Scalar::U32, Scalar::U64, site);
+                    let byte = self.binop(BinOp::Shr, Scalar::U64, both, at, site);
+                    let byte = self.convert(byte, Scalar::U64, Scalar::U32, site);
+                    let byte = self.binop(BinOp::And, Scalar::U32, byte, u32c(0xff), site);
+                    let byte = self.binop(BinOp::Shl, Scalar::U32, byte, u32c(8 * n), site);
+                    r = self.binop(BinOp::Or, Scalar::U32, r, byte, site);
+                }
+                return Ok(Val::Scalar(r, Scalar::U32));
+            }
+            // `hi:lo` shifted by `shift & 31` (`_lc`/`_rc`: by `min(shift, 32)`); the left
+            // shifts give the high word, the right shifts the low one.
+            "__funnelshift_l" | "__funnelshift_lc" | "__funnelshift_r" | "__funnelshift_rc" => {
+                self.arity(short, args, 3..=3, site)?;
+                let both = self.funnel(&args[0], &args[1], site)?;
+                let s = self.arg_as(&args[2], Scalar::U32)?;
+                let s = if short.ends_with('c') {
+                    self.binop(BinOp::Min, Scalar::U32, s, u32c(32), site)
+                } else {
+                    self.binop(BinOp::And, Scalar::U32, s, u32c(31), site)
+                };
+                let s = self.convert(s, Scalar::U32, Scalar::U64, site);
+                let shifted = if short.contains("_l") {
+                    let up = self.binop(BinOp::Shl, Scalar::U64, both, s, site);
+                    self.binop(BinOp::Shr, Scalar::U64, up, u64c(32), site)
+                } else {
+                    self.binop(BinOp::Shr, Scalar::U64, both, s, site)
+                };
+                return Ok(Val::Scalar(
+                    self.convert(shifted, Scalar::U64, Scalar::U32, site),
+                    Scalar::U32,
+                ));
+            }
+            // Reciprocals and norms: a `float` one computed in `double` and rounded once (the
+            // GPU's are within an ulp or two; a correctly rounded result is within that).
+            "__frsqrt_rn" | "rcbrtf" | "rcbrt" | "rhypotf" | "rhypot" | "norm3df" | "norm3d"
+            | "rnorm3df" | "rnorm3d" => {
+                let arity = match short {
+                    "__frsqrt_rn" | "rcbrtf" | "rcbrt" => 1,
+                    "rhypotf" | "rhypot" => 2,
+                    _ => 3,
+                };
+                self.arity(short, args, arity..=arity, site)?;
+                let single = short.ends_with('f') || short == "__frsqrt_rn";
+                let mut xs = Vec::with_capacity(arity);
+                let mut t = Scalar::F32;
+                for arg in args {
+                    let (x, xt) = self.float_arg(arg, single, site)?;
+                    t = xt;
+                    xs.push(self.convert(x, xt, Scalar::F64, site));
+                }
+                let d = Scalar::F64;
+                let r = match short.trim_start_matches("__f").trim_end_matches('f') {
+                    "rsqrt_rn" => self.unop(UnOp::Sqrt, d, xs[0], site),
+                    "rcbrt" => self.unop(UnOp::Math(MathFn::Cbrt), d, xs[0], site),
+                    "rhypot" => self.binop(BinOp::Hypot, d, xs[0], xs[1], site),
+                    _ => {
+                        let mut sum = Operand::Const(consts::float(d, 0.0));
+                        for x in xs {
+                            let sq = self.binop(BinOp::Mul, d, x, x, site);
+                            sum = self.binop(BinOp::Add, d, sum, sq, site);
+                        }
+                        self.unop(UnOp::Sqrt, d, sum, site)
+                    }
+                };
+                let r = if short.starts_with("norm") {
+                    r
+                } else {
+                    let one = Operand::Const(consts::float(d, 1.0));
+                    self.binop(BinOp::Div, d, one, r, site)
+                };
+                return Ok(Val::Scalar(self.convert(r, d, t, site), t));
+            }
+            // The next representable value after `x` towards `y`: one step of `x`'s bits away
+            // from or towards zero, the smallest subnormal (signed as `y`) from zero.
+            "nextafterf" | "nextafter" => {
+                self.arity(short, args, 2..=2, site)?;
+                let (x, t) = self.float_arg(&args[0], short.ends_with('f'), site)?;
+                let y = self.arg_as(&args[1], t)?;
+                let i = if t == Scalar::F32 {
+                    Scalar::I32
+                } else {
+                    Scalar::I64
+                };
+                let bits = self.assign(i, Op::Bitcast { src: x, from: t }, site);
+                let zero = Operand::Const(consts::float(t, 0.0));
+                let up = self.cmp(CmpOp::Gt, t, y, x, site);
+                let positive = self.cmp(CmpOp::Gt, t, x, zero, site);
+                let up = self.convert(up, Scalar::Bool, Scalar::I32, site);
+                let positive = self.convert(positive, Scalar::Bool, Scalar::I32, site);
+                let away = self.cmp(CmpOp::Eq, Scalar::I32, up, positive, site);
+                let one = Operand::Const(consts::int(i, 1));
+                let minus = Operand::Const(consts::int(i, -1));
+                let step = self.select(i, away, one, minus, site);
+                let stepped = self.binop(BinOp::Add, i, bits, step, site);
+                let stepped = self.assign(
+                    t,
+                    Op::Bitcast {
+                        src: stepped,
+                        from: i,
+                    },
+                    site,
+                );
+                let tiny = Operand::Const(crate::cuda::ir::Const { ty: t, bits: 1 });
+                let tiny = self.binop(BinOp::CopySign, t, tiny, y, site);
+                let at_zero = self.cmp(CmpOp::Eq, t, x, zero, site);
+                let r = self.select(t, at_zero, tiny, stepped, site);
+                let same = self.cmp(CmpOp::Eq, t, x, y, site);
+                let r = self.select(t, same, y, r, site);
+                // A NaN operand: `x + y` is NaN.
+                let nan = self.binop(BinOp::Add, t, x, y, site);
+                let unordered = self.cmp(CmpOp::Ne, t, nan, nan, site);
+                return Ok(Val::Scalar(self.select(t, unordered, nan, r, site), t));
+            }
+            // Rounded to an integer (`rint`: to nearest even; `round`: halves away from zero),
+            // then converted to `long` / `long long` (64 bits on Linux, as on the GPU).
+            "lrintf" | "llrintf" | "lrint" | "llrint" | "lroundf" | "llroundf" | "lround"
+            | "llround" => {
+                self.arity(short, args, 1..=1, site)?;
+                let (x, t) = self.float_arg(&args[0], short.ends_with('f'), site)?;
+                let op = if short.contains("rint") {
+                    UnOp::Rint
+                } else {
+                    UnOp::Round
+                };
+                let r = self.unop(op, t, x, site);
+                return Ok(Val::Scalar(
+                    self.convert(r, t, Scalar::I64, site),
+                    Scalar::I64,
+                ));
             }
             // Conversions and reinterpretations.
             "__float_as_int"
@@ -1453,6 +1649,17 @@ impl Lowerer<'_> {
             Scalar::F64
         };
         Ok((self.convert(a, at, t, site), t))
+    }
+
+    /// Two 32-bit arguments as one 64-bit word, `hi:lo` (the funnel shifts' and
+    /// `__byte_perm`'s operand).
+    fn funnel(&mut self, lo: &ast::Expr, hi: &ast::Expr, site: Site) -> R<Operand> {
+        let lo = self.arg_as(lo, Scalar::U32)?;
+        let lo = self.convert(lo, Scalar::U32, Scalar::U64, site);
+        let hi = self.arg_as(hi, Scalar::U32)?;
+        let hi = self.convert(hi, Scalar::U32, Scalar::U64, site);
+        let hi = self.binop(BinOp::Shl, Scalar::U64, hi, u64c(32), site);
+        Ok(self.binop(BinOp::Or, Scalar::U64, hi, lo, site))
     }
 
     /// Store `v` where an output argument (`&s`, or a pointer) of `name` points.

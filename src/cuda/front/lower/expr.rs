@@ -2191,7 +2191,14 @@ impl Lowerer<'_> {
         self.read(&result, site)
     }
 
-    fn select(&mut self, s: Scalar, cond: Operand, a: Operand, b: Operand, site: Site) -> Operand {
+    pub fn select(
+        &mut self,
+        s: Scalar,
+        cond: Operand,
+        a: Operand,
+        b: Operand,
+        site: Site,
+    ) -> Operand {
         if a == b {
             return a;
         }
