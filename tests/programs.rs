@@ -1585,6 +1585,36 @@ fn integer_intrinsics_compute_the_gpus_bits_on_both_tiers() {
 }
 
 #[test]
+fn bfloat16_and_fp8_compute_on_the_device_what_the_host_computes_with_the_known_bits() {
+    // Every conversion, operation, comparison and operator of `cuda_bf16.h` and `cuda_fp8.h`
+    // over 65,536 operands: each tier's device hash is the host's (the same header compiled by
+    // g++); then bit patterns known from the formats' definitions: bfloat16 ties to even, NaN,
+    // overflow to infinity, directed rounding, a double whose float would round wrongly, a fused
+    // multiply-add a double sum would round wrongly; fp8 saturation, ties, NaN and subnormals.
+    let known = "3f80 3f80 3f82 7f80 7fff 8000 7f7f bf81 bf80 3f81 43e5 2 4b80 3eab 7e 7e ff fe \
+                 7b 7c 0 fe 1800 3f800000";
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&["cu", &program("real/bf16.cu"), "--engine", engine]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert!(!r.stderr.contains("could not run"), "{}", r.show());
+        let lines: Vec<&str> = r.stdout.lines().collect();
+        assert_eq!(lines.len(), 22 + 3, "{}", r.show());
+        for line in &lines[..22] {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!((w[1], w[3]), ("device", "host"), "{line}");
+            assert_eq!(w[2], w[4], "{engine}: device and host differ: {line}");
+        }
+        assert_eq!(
+            lines[22],
+            format!("patterns     device {known}"),
+            "{engine}"
+        );
+        assert_eq!(lines[23], format!("patterns     host   {known}"));
+        assert_eq!(lines[24], "cudaSuccess");
+    }
+}
+
+#[test]
 fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
     agrees_with_the_host_on_both_tiers(
         "float_intrinsics.cu",

@@ -7,62 +7,14 @@
  * nearest even unless their name says otherwise. Both passes read this file: host code may
  * convert and compute with halves too.
  *
- * Not here: half-precision math functions (hsin, hexp, ...), atomics on halves, bfloat16. */
+ * Not here: half-precision math functions (hsin, hexp, ...), atomics on halves. bfloat16 is in
+ * cuda_bf16.h. */
 #ifndef WARPSIM_CUDA_FP16_H
 #define WARPSIM_CUDA_FP16_H
 #define __CUDA_FP16_H__
 
 #include <vector_types.h>
-#ifndef __CUDA_ARCH__
-#include <host_defines.h>
-#include <string.h>
-#endif
-
-/* float and double bits, on either side. */
-__host__ __device__ inline unsigned int __warpsim_float_bits(float f) {
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    unsigned int u;
-    memcpy(&u, &f, 4);
-    return u;
-#endif
-}
-__host__ __device__ inline float __warpsim_bits_float(unsigned int u) {
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-#endif
-}
-__host__ __device__ inline unsigned long long __warpsim_double_bits(double d) {
-#ifdef __CUDA_ARCH__
-    return (unsigned long long)__double_as_longlong(d);
-#else
-    unsigned long long u;
-    memcpy(&u, &d, 8);
-    return u;
-#endif
-}
-
-/* The conversions are written without branches (selects only): a GPU converts with one
- * instruction, and a branch here would show in the kernel's branch counters. */
-
-/* The half nearest `m * 2^(e - 25)` with `sticky` set when bits below m's are, ties to even:
- * m has its leading one at bit 24, `e` is the half's biased exponent for that one. */
-__host__ __device__ inline unsigned int __warpsim_round_half(int e, unsigned int m, bool sticky) {
-    int shift = e > 0 ? 14 : 15 - e;
-    shift = shift > 25 ? 25 : shift;
-    unsigned int kept = m >> shift;
-    unsigned int rest = m & ((1u << shift) - 1u);
-    unsigned int half_way = 1u << (shift - 1);
-    unsigned int h = e > 0 ? ((unsigned int)e << 10) + kept - 0x400u : kept;
-    h += ((rest > half_way) | ((rest == half_way) & (sticky | ((h & 1u) != 0)))) ? 1u : 0u;
-    h = e < -10 ? 0u : h; /* below half the smallest subnormal */
-    return h >= 0x7c00u ? 0x7c00u : h;
-}
+#include <warpsim_fp.h>
 
 __host__ __device__ inline unsigned short __warpsim_float2half_bits(float f) {
     unsigned int x = __warpsim_float_bits(f);
@@ -70,8 +22,8 @@ __host__ __device__ inline unsigned short __warpsim_float2half_bits(float f) {
     unsigned int ax = x & 0x7fffffffu;
     int exp = (int)(ax >> 23);
     /* float's subnormals are far below half's: they round to zero with the rest. */
-    unsigned int h = __warpsim_round_half(exp == 0 ? -100 : exp - 112, ((ax & 0x7fffffu) | 0x800000u) << 1, false);
-    h = exp - 127 > 15 ? 0x7c00u : h;
+    unsigned int h = __warpsim_round_bits(exp == 0 ? -100 : exp - 112, ((ax & 0x7fffffu) | 0x800000u) << 1, false, 10);
+    h = h >= 0x7c00u ? 0x7c00u : h;
     return (unsigned short)(ax > 0x7f800000u ? 0x7fffu : (sign | h));
 }
 
@@ -79,11 +31,8 @@ __host__ __device__ inline unsigned short __warpsim_double2half_bits(double d) {
     unsigned long long x = __warpsim_double_bits(d);
     unsigned int sign = (unsigned int)(x >> 48) & 0x8000u;
     unsigned long long ax = x & 0x7fffffffffffffffull;
-    int exp = (int)(ax >> 52);
-    unsigned long long full = (ax & 0xfffffffffffffull) | 0x10000000000000ull;
-    int e = exp - 1008;
-    unsigned int h = __warpsim_round_half(e < -100 ? -100 : e, (unsigned int)(full >> 28), (full & 0xfffffffull) != 0);
-    h = exp - 1023 > 15 ? 0x7c00u : h;
+    unsigned int h = __warpsim_round_double(ax, 15, 10);
+    h = h >= 0x7c00u ? 0x7c00u : h;
     /* A NaN keeps its sign and the top of its payload, made quiet (float's become 0x7fff). */
     unsigned int nan = 0x7e00u | (unsigned int)((ax >> 42) & 0x3ffu);
     return (unsigned short)(sign | (ax > 0x7ff0000000000000ull ? nan : h));
@@ -101,12 +50,18 @@ __host__ __device__ inline float __warpsim_half2float_bits(unsigned short h) {
     return __warpsim_bits_float(bits);
 }
 
+/* A half's bits as a plain struct (what cuda_fp8.h's conversions return). */
+typedef struct __half_raw {
+    unsigned short x;
+} __half_raw;
+
 struct __half {
     unsigned short __x;
     __host__ __device__ __half() : __x(0) {}
     __host__ __device__ __half(float f) : __x(__warpsim_float2half_bits(f)) {}
     __host__ __device__ __half(double d) : __x(__warpsim_double2half_bits(d)) {}
     __host__ __device__ __half(int i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(__half_raw r) : __x(r.x) {}
     __host__ __device__ operator float() const { return __warpsim_half2float_bits(__x); }
 };
 typedef struct __half half;
@@ -142,6 +97,7 @@ __host__ __device__ inline int __half2int_rz(__half h) {
     return f != f ? 0 : f >= 2147483647.0f ? 2147483647 : f <= -2147483648.0f ? (-2147483647 - 1) : (int)f;
 }
 __host__ __device__ inline __half2 __halves2half2(__half a, __half b) { return __half2(a, b); }
+__host__ __device__ inline __half2 make_half2(__half a, __half b) { return __half2(a, b); }
 __host__ __device__ inline __half2 __half2half2(__half a) { return __half2(a, a); }
 __host__ __device__ inline __half2 __float2half2_rn(float f) { return __half2(__float2half(f), __float2half(f)); }
 __host__ __device__ inline __half2 __floats2half2_rn(float a, float b) { return __half2(__float2half(a), __float2half(b)); }

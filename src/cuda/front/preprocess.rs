@@ -131,8 +131,20 @@ const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/curand_kernel.h"),
     ),
     (
+        "warpsim_fp.h",
+        include_str!("../../../runtime/include/warpsim_fp.h"),
+    ),
+    (
         "cuda_fp16.h",
         include_str!("../../../runtime/include/cuda_fp16.h"),
+    ),
+    (
+        "cuda_bf16.h",
+        include_str!("../../../runtime/include/cuda_bf16.h"),
+    ),
+    (
+        "cuda_fp8.h",
+        include_str!("../../../runtime/include/cuda_fp8.h"),
     ),
     (
         "cuComplex.h",
@@ -151,7 +163,6 @@ const SYSTEM_HEADERS: &[&str] = &[
     "device_functions.h",
     "cooperative_groups.h",
     "curand.h",
-    "cuda_bf16.h",
     "math_constants.h",
     "helper_cuda.h",
     "helper_functions.h",

@@ -52,8 +52,16 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/include/cuda.h"),
     ),
     (
+        "include/cuda_bf16.h",
+        include_str!("../../../runtime/include/cuda_bf16.h"),
+    ),
+    (
         "include/cuda_fp16.h",
         include_str!("../../../runtime/include/cuda_fp16.h"),
+    ),
+    (
+        "include/cuda_fp8.h",
+        include_str!("../../../runtime/include/cuda_fp8.h"),
     ),
     (
         "include/cuda_gl_interop.h",
@@ -122,6 +130,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     (
         "include/vector_types.h",
         include_str!("../../../runtime/include/vector_types.h"),
+    ),
+    (
+        "include/warpsim_fp.h",
+        include_str!("../../../runtime/include/warpsim_fp.h"),
     ),
     (
         "src/protocol.h",

@@ -1380,9 +1380,6 @@ impl<'m> Lowerer<'m> {
         if matches!(n.as_str(), "cudaSurfaceObject_t" | "texture" | "surface") {
             return Err(self.surface_or_reference(&n, site));
         }
-        if n == "__nv_bfloat16" || n == "__nv_bfloat162" {
-            return Err(self.unsupported(site, &format!("the type `{n}`"), Some("use float")));
-        }
         self.struct_ty(&n, site)
     }
 
