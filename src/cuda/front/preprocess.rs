@@ -453,6 +453,27 @@ pub fn preprocess(
         };
         pp.predefine(name, Some("c"), &body);
     }
+    // <math.h>'s constants, as macros: nvcc's cuda_runtime.h brings in <math.h> (glibc, with
+    // g++'s _GNU_SOURCE), so `#ifndef M_SQRT1_2` sees them defined and a program's own
+    // fallback (often a `float` literal) is not used. The digits are glibc's.
+    for (name, digits) in [
+        ("M_E", "2.7182818284590452354"),
+        ("M_LOG2E", "1.4426950408889634074"),
+        ("M_LOG10E", "0.43429448190325182765"),
+        ("M_LN2", "0.69314718055994530942"),
+        ("M_LN10", "2.30258509299404568402"),
+        ("M_PI", "3.14159265358979323846"),
+        ("M_PI_2", "1.57079632679489661923"),
+        ("M_PI_4", "0.78539816339744830962"),
+        ("M_1_PI", "0.31830988618379067154"),
+        ("M_2_PI", "0.63661977236758134308"),
+        ("M_2_SQRTPI", "1.12837916709551257390"),
+        ("M_SQRT2", "1.41421356237309504880"),
+        ("M_SQRT1_2", "0.70710678118654752440"),
+    ] {
+        pp.define_text(name, digits);
+        pp.define_text(&format!("{name}f"), &format!("{digits}f"));
+    }
     for (k, v) in &options.defines {
         pp.define_text(k, v);
     }

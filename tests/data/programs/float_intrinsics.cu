@@ -1,12 +1,19 @@
 // warpsim's reciprocal, norm and nextafter functions against the host's: each is checked on
 // 256 threads' operands to be within `ulps` of the host's result computed in double and
-// rounded (the GPU's are within one or two ulps too), and nextafter exactly.
+// rounded (the GPU's are within one or two ulps too), and nextafter and <math.h>'s constants
+// exactly.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
 
 #define N 256
+
+// A program's fallback for <math.h>'s constant: nvcc's cuda_runtime.h brings in <math.h>, so
+// the device code sees glibc's double constant, not this float.
+#ifndef M_SQRT1_2
+#define M_SQRT1_2 0.70710678f
+#endif
 
 __host__ __device__ float operand(int t, int k) {
     return (t - 100) * 0.375f + k * 1.25f + (t % 7) * 0.0078125f;  // exact: no rounding to contract
@@ -24,10 +31,12 @@ __global__ void reciprocals(float *o, double *od) {
     r[5] = nextafterf(a, b);
     r[6] = nextafterf(0.0f, -b);
     r[7] = nextafterf(a, a);
-    double *rd = od + t * 3;
+    double *rd = od + t * 5;
     rd[0] = rhypot((double)a, (double)b);
     rd[1] = norm3d(a, b, (double)c);
     rd[2] = nextafter((double)a, (double)c);
+    rd[3] = M_SQRT1_2 * a;
+    rd[4] = M_PIf * a;
 }
 
 static unsigned bits(float f) {
@@ -40,7 +49,7 @@ int main() {
     float *o;
     double *od;
     cudaMallocManaged(&o, N * 8 * sizeof(float));
-    cudaMallocManaged(&od, N * 3 * sizeof(double));
+    cudaMallocManaged(&od, N * 5 * sizeof(double));
     reciprocals<<<N / 64, 64>>>(o, od);
     if (cudaDeviceSynchronize() != cudaSuccess) return 1;
     int bad = 0;
@@ -57,10 +66,11 @@ int main() {
                 if (bad++ < 5) printf("t=%d k=%d got %a want %a\n", t, k, o[t * 8 + k], want[k]);
             }
         }
-        double dwant[3] = {1 / hypot(da, db), sqrt(da * da + db * db + dc * dc), nextafter(da, dc)};
-        for (int k = 0; k < 3; k++) {
-            if (fabs(od[t * 3 + k] - dwant[k]) > (k == 2 ? 0 : 1e-15 * fabs(dwant[k]))) {
-                if (bad++ < 5) printf("t=%d double k=%d got %a want %a\n", t, k, od[t * 3 + k], dwant[k]);
+        double dwant[5] = {1 / hypot(da, db), sqrt(da * da + db * db + dc * dc), nextafter(da, dc),
+                           M_SQRT1_2 * a, M_PIf * a};
+        for (int k = 0; k < 5; k++) {
+            if (fabs(od[t * 5 + k] - dwant[k]) > (k >= 2 ? 0 : 1e-15 * fabs(dwant[k]))) {
+                if (bad++ < 5) printf("t=%d double k=%d got %a want %a\n", t, k, od[t * 5 + k], dwant[k]);
             }
         }
     }

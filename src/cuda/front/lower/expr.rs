@@ -2411,8 +2411,8 @@ fn size_t(v: u32) -> Val {
     )
 }
 
-/// Constants from `<math.h>`, `<float.h>`, `<limits.h>` and `math_constants.h`, whose headers
-/// are skipped.
+/// Constants from `<float.h>`, `<limits.h>` and `math_constants.h`, whose headers are skipped
+/// (`<math.h>`'s are macros the preprocessor defines).
 fn math_constant(n: &str) -> Option<Val> {
     let f = |v: f64| {
         Some(Val::Scalar(
@@ -2428,11 +2428,6 @@ fn math_constant(n: &str) -> Option<Val> {
     };
     let i = |s: Scalar, v: i128| Some(Val::Scalar(Operand::Const(consts::int(s, v)), s));
     match n {
-        "M_PI" => f(std::f64::consts::PI),
-        "M_PI_2" => f(std::f64::consts::FRAC_PI_2),
-        "M_E" => f(std::f64::consts::E),
-        "M_SQRT2" => f(std::f64::consts::SQRT_2),
-        "M_LN2" => f(std::f64::consts::LN_2),
         "CUDART_PI_F" => f32c(std::f64::consts::PI),
         "CUDART_PI" => f(std::f64::consts::PI),
         "CUDART_INF_F" | "INFINITY" => f32c(f64::INFINITY),
