@@ -15,6 +15,9 @@
 //!   the one computed from earlier values (nvcc ranks operands in the order their values
 //!   appear), for `-` the left one. The other becomes the sum's addend, a use that is not a
 //!   sum, so it is never fused elsewhere.
+//! * A product of two values computed from constants alone (`k * 1.25` where an inlined call's
+//!   parameter `k` was given a literal) is a constant to nvcc, folded before it fuses: never
+//!   fused, so the sum that reads it fuses its other operand (`lin(a, 1, b)` in `fma.cu`).
 //! * `__fmul_rn`, `__fadd_rn` and the other intrinsics of IEEE arithmetic are never fused
 //!   (the front-end names their results in `exact`).
 //! * Equal products of values that cannot change (`a * b` written twice, or through an inlined
@@ -130,6 +133,10 @@ struct Facts {
     blocked: HashSet<VarId>,
     /// The results of the IEEE-arithmetic intrinsics.
     exact: HashSet<VarId>,
+    /// Variables assigned once a value computed from constants alone (an inlined call's
+    /// parameter given a literal, `(float)k` of it): nvcc folds them, so a product of two of
+    /// them is a constant to it, not a multiply to fuse.
+    constant: HashSet<VarId>,
 }
 
 impl Facts {
@@ -141,7 +148,41 @@ impl Facts {
             ..Facts::default()
         };
         f.assignments(body, false);
-        f
+        let mut assigns = Vec::new();
+        collect_assigns(body, &mut assigns);
+        // Until nothing changes: a constant may be computed from constants defined later in
+        // the list (an inner scope's).
+        loop {
+            let before = f.constant.len();
+            for a in &assigns {
+                let pure = matches!(
+                    a.op,
+                    Op::Copy { .. }
+                        | Op::Convert { .. }
+                        | Op::Bitcast { .. }
+                        | Op::Unary { .. }
+                        | Op::Binary { .. }
+                );
+                if pure
+                    && f.defs.get(&a.dst) == Some(&1)
+                    && a.op.operands().into_iter().all(|o| f.is_constant(o))
+                {
+                    f.constant.insert(a.dst);
+                }
+            }
+            if f.constant.len() == before {
+                break f;
+            }
+        }
+    }
+
+    /// Whether `o` is a constant, or a variable nvcc would fold to one.
+    fn is_constant(&self, o: Operand) -> bool {
+        match o {
+            Operand::Const(_) => true,
+            Operand::Var(v) => self.constant.contains(&v),
+            _ => false,
+        }
     }
 
     /// `x = a * b; x = x ± c` (and `x = c + x`): the product's only use is the next
@@ -261,7 +302,9 @@ impl Facts {
             if let Stmt::Assign(a) = s
                 && self.defs.get(&a.dst) == Some(&1)
             {
-                if let Some((x, y)) = product(a, &self.exact) {
+                if let Some((x, y)) = product(a, &self.exact)
+                    && !(self.is_constant(x) && self.is_constant(y))
+                {
                     let mut root = a.dst;
                     if let Some(key) = self.key(a.ty, x, y) {
                         root = *equal.entry(key).or_insert(a.dst);
@@ -527,5 +570,17 @@ fn children_mut(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
         Stmt::Loop { body, step, .. } => vec![body, step],
         Stmt::Inline { body } => vec![body],
         _ => Vec::new(),
+    }
+}
+
+/// Every assignment in `body`, nested ones included, in program order.
+fn collect_assigns<'a>(body: &'a [Stmt], out: &mut Vec<&'a Assign>) {
+    for s in body {
+        if let Stmt::Assign(a) = s {
+            out.push(a);
+        }
+        for child in s.children() {
+            collect_assigns(child, out);
+        }
     }
 }
