@@ -1615,6 +1615,15 @@ fn bfloat16_and_fp8_compute_on_the_device_what_the_host_computes_with_the_known_
 }
 
 #[test]
+fn a_threads_variables_read_through_pointers_of_other_types_give_their_bytes() {
+    agrees_with_the_host_on_both_tiers(
+        "local_bytes.cu",
+        "endianness 256 of 256, last 255\nbytes_of_int 256 of 256, last 5945\n\
+         float_bits 256 of 256, last 4386357693137\nhalf2_bits 256 of 256, last 1409434626\n",
+    );
+}
+
+#[test]
 fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
     agrees_with_the_host_on_both_tiers(
         "float_intrinsics.cu",

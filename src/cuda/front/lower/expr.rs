@@ -487,6 +487,14 @@ impl Lowerer<'_> {
                 self.read(&p, site)
             }
             ExprKind::Unary(Unary::AddrOf, x) => {
+                // A compile-time constant (`const unsigned one = 1; (char *)&one`): declared
+                // again as a variable when the kernel is lowered again.
+                if let ExprKind::Ident(name) = &x.kind
+                    && let Some(Sym::Const(_)) = self.lookup(name)
+                    && let Some(at) = self.const_declared_at.get(name)
+                {
+                    self.retry_addressed = Some(*at);
+                }
                 let p = self.place(x)?;
                 match p {
                     Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
@@ -1497,6 +1505,103 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A scalar read through a pointer into per-thread arrays whose element's leaves it does
+    /// not coincide with (`*(char *)&word`, `*reinterpret_cast<unsigned *>(&half2)`): the bytes
+    /// of the leaves it covers, little-endian as on the GPU, as `s`. `None` where the bytes are
+    /// not all a leaf's, or not aligned for `s`.
+    fn local_bytes(&mut self, ptr: &PtrVal, s: Scalar, site: Site) -> R<Option<Operand>> {
+        let target = ptr.local.as_ref().expect("a pointer into local arrays");
+        let size = i64::from(target.elem.size(&self.structs).max(1));
+        if s == Scalar::Bool {
+            return Ok(None);
+        }
+        let mut disp = i128::from(ptr.disp);
+        let mut index: Vec<(Operand, i64)> = Vec::new();
+        match ptr.offset {
+            Operand::Const(c) => disp += consts::as_int(c),
+            // A pointer variable's offset: whole elements by construction (as in local_place).
+            off => {
+                let s = Operand::Const(consts::int(Scalar::I64, i128::from(size)));
+                let op = Op::Binary {
+                    op: BinOp::Div,
+                    a: off,
+                    b: s,
+                };
+                index.push((self.assign(Scalar::I64, op, site), 1));
+            }
+        }
+        for &(op, scale) in &ptr.terms {
+            match op {
+                Operand::Const(c) => disp += consts::as_int(c) * i128::from(scale),
+                _ if scale % size == 0 => index.push((op, scale / size)),
+                _ => return Ok(None),
+            }
+        }
+        let within = disp.rem_euclid(i128::from(size)) as u32;
+        // Misaligned on the GPU (a fault): left to the caller's refusal.
+        if within % s.size() != 0 {
+            return Ok(None);
+        }
+        let whole = disp.div_euclid(i128::from(size));
+        if whole != 0 {
+            index.push((Operand::Const(consts::int(Scalar::I64, whole)), 1));
+        }
+        let (start, end) = (within, within + s.size());
+        let leaves = target.elem.leaves(&self.structs);
+        let mut covered = 0;
+        let mut bits = Operand::Const(consts::int(Scalar::U64, 0));
+        for (j, &(at, leaf)) in leaves.iter().enumerate() {
+            let leaf_end = at + leaf.size();
+            if leaf_end <= start || at >= end {
+                continue;
+            }
+            if leaf == Scalar::Bool {
+                return Ok(None);
+            }
+            covered += leaf_end.min(end) - at.max(start);
+            let place = Place::Local {
+                arrays: vec![target.arrays[j]],
+                index: index.clone(),
+                ty: Ty::Scalar(leaf),
+            };
+            let Val::Scalar(v, _) = self.read(&place, site)? else {
+                return Ok(None);
+            };
+            // The leaf's bits as an unsigned number, placed at its byte in the value.
+            let unsigned = unsigned_of(leaf.size());
+            let v = if leaf.is_float() {
+                self.assign(unsigned, Op::Bitcast { src: v, from: leaf }, site)
+            } else {
+                self.convert(v, leaf, unsigned, site)
+            };
+            let v = self.convert(v, unsigned, Scalar::U64, site);
+            let shift = |k: u32| Operand::Const(consts::int(Scalar::U64, i128::from(8 * k)));
+            let v = if at >= start {
+                self.binop(BinOp::Shl, Scalar::U64, v, shift(at - start), site)
+            } else {
+                self.binop(BinOp::Shr, Scalar::U64, v, shift(start - at), site)
+            };
+            bits = self.binop(BinOp::Or, Scalar::U64, bits, v, site);
+        }
+        if covered != s.size() {
+            return Ok(None);
+        }
+        let unsigned = unsigned_of(s.size());
+        let v = self.convert(bits, Scalar::U64, unsigned, site);
+        Ok(Some(if s.is_float() {
+            self.assign(
+                s,
+                Op::Bitcast {
+                    src: v,
+                    from: unsigned,
+                },
+                site,
+            )
+        } else {
+            self.convert(v, unsigned, s, site)
+        }))
+    }
+
     /// A pointer to what per-thread `arrays` (leaves of the elements of one declaration, a
     /// field's when `ty` is one) hold at `index` (counted in that declaration's elements): it
     /// points into the declaration's element, at the byte where `ty` starts, so that `&v.x`
@@ -1554,7 +1659,23 @@ impl Lowerer<'_> {
     /// Memory loads of a value of type `ty` at `ptr`: its leaves.
     pub fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
         if ptr.local.is_some() {
-            let p = self.local_place(ptr, ty, site)?;
+            let p = match self.local_place(ptr, ty, site) {
+                Ok(p) => p,
+                // Each scalar of `ty` from the bytes it covers (a `__half2` read as an
+                // `unsigned`, or the reverse).
+                Err(e) => {
+                    let mut leaves = Vec::new();
+                    for (at, s) in ty.leaves(&self.structs) {
+                        let mut p = ptr.clone();
+                        p.disp += i64::from(at);
+                        match self.local_bytes(&p, s, site)? {
+                            Some(v) => leaves.push(v),
+                            None => return Err(e),
+                        }
+                    }
+                    return Ok(leaves);
+                }
+            };
             let v = self.read(&p, site)?;
             return Ok(self.leaves_of(v));
         }
@@ -2452,5 +2573,15 @@ fn math_constant(n: &str) -> Option<Val> {
         "DBL_MIN" => f(f64::MIN_POSITIVE),
         "DBL_EPSILON" => f(f64::EPSILON),
         _ => None,
+    }
+}
+
+/// The unsigned integer type of `bytes` bytes.
+fn unsigned_of(bytes: u32) -> Scalar {
+    match bytes {
+        1 => Scalar::U8,
+        2 => Scalar::U16,
+        4 => Scalar::U32,
+        _ => Scalar::U64,
     }
 }

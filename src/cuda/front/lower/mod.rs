@@ -274,6 +274,9 @@ pub struct Lowerer<'m> {
     retry_addressed: Option<Site>,
     /// The declaration of each variable that a declaration made.
     declared_at: HashMap<VarId, Site>,
+    /// The declaration of each local compile-time constant by name (`const int one = 1`),
+    /// the latest of a name: `&one` makes it a variable when the kernel is lowered again.
+    const_declared_at: HashMap<String, Site>,
     /// Each per-thread array's group: the arrays of one declaration (one per scalar leaf of
     /// the element type) and that element type.
     pub(crate) local_groups: HashMap<u32, (Vec<u32>, Ty)>,
@@ -674,6 +677,7 @@ impl<'m> Lowerer<'m> {
             retry: None,
             addressed: HashSet::new(),
             retry_addressed: None,
+            const_declared_at: HashMap::new(),
             declared_at: HashMap::new(),
             local_groups: HashMap::new(),
             closures: Vec::new(),
@@ -2187,8 +2191,11 @@ impl<'m> Lowerer<'m> {
             && !matches!(init.kind, ast::ExprKind::InitList(_))
         {
             let v = self.rvalue(init)?;
-            if let Val::Scalar(Operand::Const(c), _) = v {
+            if let Val::Scalar(Operand::Const(c), _) = v
+                && !self.addressed.contains(&site)
+            {
                 self.bind(&d.name, Sym::Const(consts::convert(c, s)));
+                self.const_declared_at.insert(d.name.clone(), site);
                 return Ok(());
             }
             return self.declare_with(d, ty, Some(v));
