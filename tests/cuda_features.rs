@@ -946,33 +946,36 @@ __global__ void k(float *out) {
     let out = dev.alloc_zeroed::<f32>("out", 4);
     run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
     assert_eq!(out.to_vec(), [4423.0; 4]);
-    // Assigning through a returned reference is refused where it is written.
-    let bad = "__device__ float &at(float *p, int i) { return p[i]; }\n\
-               __global__ void k(float *out) {\n  at(out, 0) = 1;\n}\n";
-    let e = Module::from_source("bad.cu", bad, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("an assignment through a returned reference");
-    assert_eq!(e.line, 3, "{e}");
-    assert!(
-        e.to_string()
-            .contains("through a reference a function returns"),
-        "{e}"
-    );
-    // Through `operator[]` too, and the help points at a pointer.
-    let bad = "template <class T> struct Smem { __device__ T &operator[](int i) { extern __shared__ float s[]; return s[i]; } };\n\
-               __global__ void k(float *out) {\n  Smem<float> s;\n  s[threadIdx.x] = 1;\n}\n";
-    let e = Module::from_source("bad.cu", bad, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("an assignment through operator[]");
-    assert_eq!(e.line, 4, "{e}");
-    let msg = e.to_string();
-    assert!(
-        msg.contains("`Smem<float>::operator[]`'s reference"),
-        "{msg}"
-    );
-    assert!(msg.contains("write through a pointer instead"), "{msg}");
+    // Assigning through a returned reference, and through `operator[]`'s, writes what it
+    // refers to (in global and shared memory).
+    let src = "template <class T> struct View { T *p; __device__ T &operator[](int i) { return p[i]; } };\n\
+               __device__ float &at(float *p, int i) { return p[i]; }\n\
+               __global__ void k(float *out) {\n  __shared__ float sh[4];\n  View<float> v;\n  v.p = out;\n  at(sh, threadIdx.x) = threadIdx.x;\n  at(sh, threadIdx.x) += 1;\n  __syncthreads();\n  v[threadIdx.x] = sh[3 - threadIdx.x];\n  if (threadIdx.x == 0) v[0] *= 10;\n}\n";
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), [40.0, 3.0, 2.0, 1.0]);
+    // A reference from a function with several `return`s names no one place: assigning through
+    // it, or calling a member function on it, is refused where it is written.
+    for (use_, what) in [
+        ("at(out, 0, 1) = 1", "assigning through"),
+        ("at(out, 0, 1).add()", "as an object"),
+    ] {
+        let bad = format!(
+            "struct A {{ float v; __device__ void add() {{ v += 1; }} }};\n\
+             __device__ A &at(A *p, int i, int j) {{ if (i) return p[i]; return p[j]; }}\n\
+             __global__ void k(A *out) {{\n  {use_};\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err(use_);
+        assert_eq!(e.line, 4, "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("several `return`s") && msg.contains(what),
+            "{msg}"
+        );
+    }
 }
 
 #[test]

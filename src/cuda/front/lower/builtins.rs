@@ -319,6 +319,9 @@ impl Lowerer<'_> {
                         },
                         _ => return Err(self.err(site, "`->` needs a pointer", None)),
                     }
+                } else if self.is_call_like(obj) {
+                    // `w.first().add(1)`, `v[i].add(1)`: on what the returned reference names.
+                    self.call_object(obj)?
                 } else if super::expr::is_lvalue_like(obj) {
                     match self.place(obj) {
                         Ok(p) => p,

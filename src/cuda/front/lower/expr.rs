@@ -852,6 +852,18 @@ impl Lowerer<'_> {
                     Err(self.err(site, format!("`{name}` cannot be assigned"), None))
                 }
             },
+            _ if self.is_call_like(e) => match self.call_place(e)? {
+                Ok(p) => Ok(p),
+                Err((_, by_ref)) => Err(self.unsupported(
+                    site,
+                    if by_ref {
+                        "assigning through, or taking the address of, a reference returned by a function with several `return`s"
+                    } else {
+                        "assigning to, or taking the address of, the value a function returns"
+                    },
+                    Some("have the function take the value to store, or return a pointer and write through it"),
+                )),
+            },
             ExprKind::Index(a, i) => {
                 let (idx, ity) = self.integer(i)?;
                 if is_lvalue_like(a) {
@@ -886,16 +898,7 @@ impl Lowerer<'_> {
                         other => {
                             let t = self.place_ty(&other);
                             let shown = t.show(&self.structs);
-                            // Reading through `operator[]` works; an assignment would need the
-                            // reference it returns, which warpsim does not keep.
-                            Err(match t {
-                                Ty::Struct(_) => self.unsupported(
-                                    site,
-                                    &format!("assigning through `{shown}::operator[]`'s reference"),
-                                    Some("write through a pointer instead: a member that returns `T *` (as the samples' `SharedMemory<T>`'s `operator T *()`) and `p[i] = x`"),
-                                ),
-                                _ => self.err(site, format!("cannot index a `{shown}`"), None),
-                            })
+                            Err(self.err(site, format!("cannot index a `{shown}`"), None))
                         }
                     };
                 }
@@ -952,11 +955,6 @@ impl Lowerer<'_> {
                 _ => Err(self.err(site, "`*` needs a pointer", None)),
             },
             ExprKind::Cast(_, x) if is_lvalue_like(x) => self.place(x),
-            ExprKind::Call(..) => Err(self.unsupported(
-                site,
-                "assigning through a reference a function returns",
-                Some("have the function take the value to store, or return a pointer and write through it"),
-            )),
             ExprKind::Unsupported(what, help) => Err(self.unsupported(site, what, help.as_deref())),
             _ => Err(self.err(
                 site,
@@ -1010,6 +1008,15 @@ impl Lowerer<'_> {
             .iter()
             .find(|(path, _)| *path == [f])
             .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// Whether `e` is a call: of a function, or of a struct's `operator[]` (`v[i]`).
+    pub fn is_call_like(&mut self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Call(..) => true,
+            ExprKind::Index(a, _) => self.is_struct(a),
+            _ => false,
+        }
     }
 
     /// Whether `e` is a struct (lowered into a block that is dropped; an error is "no").

@@ -230,6 +230,9 @@ struct Frame {
     /// The pointer fields of the struct this function returns, when its `return`s name
     /// struct variables that carry them (pointer variables of the call's own).
     ret_pointers: Option<PointerFields>,
+    /// For a function returning a reference (`T &operator[](int)`): `Some` while its one
+    /// `return` has not named a place warpsim can keep, then `Some(Some(place))`.
+    ret_place: Option<Option<Place>>,
 }
 
 /// What `break`/`continue` leave.
@@ -287,6 +290,9 @@ pub struct Lowerer<'m> {
     field_pointers: Vec<FieldPointers>,
     /// The pointer fields of the struct the last inlined call returned ([`Frame::ret_pointers`]).
     returned_pointers: Option<PointerFields>,
+    /// The last inlined call that returned a reference, with the place it refers to when
+    /// warpsim could name it (its function has one `return`, of a place): the call's site.
+    pub(crate) returned_ref: Option<(Site, Option<Place>)>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
     /// Blocks being lowered inside one another, inlined functions' included
@@ -411,6 +417,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         captures: None,
         deduce_ret: false,
         ret_pointers: None,
+        ret_place: None,
     });
     // Parameters.
     let mut params = Vec::new();
@@ -681,6 +688,7 @@ impl<'m> Lowerer<'m> {
             next_scope_id: 1,
             field_pointers: Vec::new(),
             returned_pointers: None,
+            returned_ref: None,
             typedef_depth: 0,
             nesting: 0,
             at: Site::default(),
@@ -1704,6 +1712,7 @@ impl<'m> Lowerer<'m> {
             captures: None,
             deduce_ret: false,
             ret_pointers: None,
+            ret_place: None,
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -1914,9 +1923,18 @@ impl<'m> Lowerer<'m> {
         let ret = self.frames.last().and_then(|f| f.ret.clone());
         match (v, ret) {
             (Some(e), Some((place, ty))) => {
-                let val = match &e.kind {
-                    ast::ExprKind::InitList(items) => self.init_list(items, &ty, e.site)?,
-                    _ => self.rvalue(e)?,
+                let val = match (self.returned_place(e)?, &e.kind) {
+                    // A reference's place is kept for the caller; its value is the call's.
+                    (Some(Ok(at)), _) => {
+                        let v = self.read(&at, e.site)?;
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ret_place = Some(Some(at));
+                        }
+                        v
+                    }
+                    (Some(Err(v)), _) => v,
+                    (None, ast::ExprKind::InitList(items)) => self.init_list(items, &ty, e.site)?,
+                    (None, _) => self.rvalue(e)?,
                 };
                 let val = self.convert_val(val, &ty, e.site)?;
                 self.write(&place, val, site)?;
@@ -1944,6 +1962,33 @@ impl<'m> Lowerer<'m> {
             self.emit(Stmt::Return);
         }
         Ok(())
+    }
+
+    /// The place `return e;` refers to in a function that returns a reference warpsim follows
+    /// (its run-time indices as they are at the `return`): `Err` with the value of a call
+    /// that returned none; `None` where `e` is to be lowered as a value.
+    fn returned_place(&mut self, e: &ast::Expr) -> R<Option<Result<Place, Val>>> {
+        if self
+            .frames
+            .last()
+            .and_then(|f| f.ret_place.as_ref())
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let p = match &e.kind {
+            ast::ExprKind::Call(..) => match self.call_place(e)? {
+                Ok(p) => p,
+                Err((v, _)) => return Ok(Some(Err(v))),
+            },
+            // Decide on a lowering that is dropped: an expression that is no place is returned
+            // by value.
+            _ if expr::is_lvalue_like(e) && self.sub_block(|l| l.place(e).map(|_| ())).is_ok() => {
+                self.place(e)?
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Ok(self.freeze(p, e.site))))
     }
 
     fn for_loop(
@@ -2889,6 +2934,7 @@ impl<'m> Lowerer<'m> {
                         Ok(v)
                     }
                 }
+                (ArgIn::Expr(e), true) if self.is_call_like(e) => Err(self.call_object(e)?),
                 (ArgIn::Expr(e), true) => match self.place(e) {
                     Ok(pl) => Err(self.freeze(pl, site)),
                     // A temporary bound to a `const T &`.
@@ -2937,6 +2983,7 @@ impl<'m> Lowerer<'m> {
             captures: None,
             deduce_ret: false,
             ret_pointers: None,
+            ret_place: None,
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -2976,14 +3023,51 @@ impl<'m> Lowerer<'m> {
             captures,
             deduce_ret: f.ret == TypeExpr::Auto,
             ret_pointers: None,
+            // Only a function with one `return` refers to one place.
+            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && count_returns(&f.body) == 1)
+                .then_some(None),
         });
         self.open_scope();
         self.inline_stack.push(key);
         let r = self.inline_body(f, vals, carried, this, site);
         self.inline_stack.pop();
         self.close_scopes(self.frames.last().map_or(1, |fr| fr.scope_start));
-        self.returned_pointers = self.frames.pop().and_then(|f| f.ret_pointers);
+        let frame = self.frames.pop();
+        self.returned_ref = matches!(f.ret, TypeExpr::Ref(_)).then(|| {
+            (
+                site,
+                frame.as_ref().and_then(|f| f.ret_place.clone().flatten()),
+            )
+        });
+        self.returned_pointers = frame.and_then(|f| f.ret_pointers);
         r
+    }
+
+    /// Lower the call `e` once: the place it refers to when it returns a reference warpsim can
+    /// follow (`Acc &first() { return a; }`), else its value, with whether it was a reference.
+    pub fn call_place(&mut self, e: &ast::Expr) -> R<Result<Place, (Val, bool)>> {
+        self.returned_ref = None;
+        let v = self.rvalue(e)?;
+        Ok(match self.returned_ref.take() {
+            Some((site, Some(p))) if site == e.site => Ok(p),
+            Some((site, None)) if site == e.site => Err((v, true)),
+            _ => Err((v, false)),
+        })
+    }
+
+    /// The object a member function is called on, or a reference parameter is bound to, when
+    /// `e` is a call: what its reference refers to, or a temporary holding its value; a
+    /// reference warpsim cannot follow is refused, as the callee could change it.
+    pub fn call_object(&mut self, e: &ast::Expr) -> R<Place> {
+        match self.call_place(e)? {
+            Ok(p) => Ok(p),
+            Err((v, false)) => Ok(self.temp_place(v, e.site)),
+            Err((_, true)) => Err(self.unsupported(
+                e.site,
+                "using the reference returned by a function with several `return`s as an object",
+                Some("give the function a single `return` of the element, or return a pointer and use `->`"),
+            )),
+        }
     }
 
     /// The value of a template argument for parameter `p`.
@@ -3323,6 +3407,31 @@ const WMMA_NAMES: &[&str] = &[
     "fill_fragment",
     "mma_sync",
 ];
+
+/// How many `return` statements `stmts` has.
+fn count_returns(stmts: &[ast::Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Return(_) => 1,
+            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => count_returns(b),
+            StmtKind::If(_, a, b) => {
+                count_returns(std::slice::from_ref(a))
+                    + b.as_deref()
+                        .map_or(0, |b| count_returns(std::slice::from_ref(b)))
+            }
+            StmtKind::For(init, _, _, body) => {
+                init.as_deref()
+                    .map_or(0, |i| count_returns(std::slice::from_ref(i)))
+                    + count_returns(std::slice::from_ref(body))
+            }
+            StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+                count_returns(std::slice::from_ref(body))
+            }
+            _ => 0,
+        })
+        .sum()
+}
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
 fn contains_continue(s: &ast::Stmt) -> bool {

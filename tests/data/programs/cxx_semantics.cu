@@ -1,0 +1,83 @@
+// C++ rules in device code, each checked against the host compiler's run of the same
+// __host__ __device__ function: member functions called through the references functions
+// return. The program prints, per function, how many of 256 threads agree with the host and
+// thread 255's value.
+#include <cstdio>
+
+struct Acc {
+    int s;
+    __host__ __device__ void add(int v) { s += v; }
+    __host__ __device__ int get() const { return s; }
+};
+
+struct Wrap {
+    Acc a;
+    __host__ __device__ Acc &first() { return a; }
+};
+
+struct View {
+    Acc *p;
+    __host__ __device__ Acc &operator[](int i) { return p[i]; }
+};
+
+struct Twice {
+    int s;
+    __host__ __device__ Twice &twice() { s *= 2; return *this; }
+};
+
+__host__ __device__ Twice &twice(Twice &a) { a.s += 1; return a; }
+
+// A mutating member function on the object a returned reference names, not on a copy.
+__host__ __device__ long long references(int t) {
+    Wrap w;
+    w.a.s = t;
+    w.first().add(1);
+    w.first().s += 2;
+    Acc buf[3];
+    for (int i = 0; i < 3; i++) buf[i].s = i + t;
+    View v;
+    v.p = buf;
+    v[t % 3].add(10);
+    v[1].s += 5;
+    Twice a;
+    a.s = t;
+    a.twice().twice();
+    twice(twice(a)).twice();
+    Twice &r = a.twice();
+    r.s += 3;
+    return w.a.s * 1000000000LL + w.first().get() * 1000000LL + buf[0].s * 10000 + buf[1].s * 100 +
+           buf[2].s + a.s * 7;
+}
+
+__global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
+
+// Through a reference into global memory.
+__global__ void k_view(View v) { v[threadIdx.x + blockIdx.x * blockDim.x].add(7); }
+
+const int n = 256;
+
+template <typename T> void report(const char *name, T *d, T (*f)(int)) {
+    T h[n];
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    int same = 0;
+    for (int t = 0; t < n; t++) same += h[t] == f(t);
+    printf("%s %d of %d, last %lld\n", name, same, n, (long long)h[n - 1]);
+}
+
+int main() {
+    long long *dl;
+    cudaMalloc(&dl, n * sizeof(long long));
+    k_references<<<2, n / 2>>>(dl);
+    report("references", dl, references);
+    Acc *da;
+    cudaMalloc(&da, n * sizeof(Acc));
+    cudaMemset(da, 0, n * sizeof(Acc));
+    View v{da};
+    k_view<<<2, n / 2>>>(v);
+    Acc ha[n];
+    cudaMemcpy(ha, da, sizeof ha, cudaMemcpyDeviceToHost);
+    int sevens = 0;
+    for (int t = 0; t < n; t++) sevens += ha[t].s == 7;
+    printf("view %d of %d\n", sevens, n);
+    return 0;
+}
