@@ -978,6 +978,25 @@ __global__ void k(float *out) {
     }
 }
 
+/// Implicit copies that would run members' copy constructors are refused where they are written
+/// (a struct's own copy constructor and `operator=` run: tests/data/programs/cxx_semantics.cu).
+#[test]
+fn copies_running_members_copy_constructors_are_refused() {
+    let bad = "struct C { int n; __device__ C() : n(0) {} __device__ C(const C &o) : n(o.n + 1) {} };\n\
+               struct H { C c; };\n\
+               __global__ void k(int *o) {\n  H h;\n  H g = h;\n  o[0] = g.c.n;\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("a copy running a member's copy constructor");
+    assert_eq!(e.line, 5, "{e}");
+    assert!(
+        e.to_string()
+            .contains("copying a `H`, whose members have their own copy constructor"),
+        "{e}"
+    );
+}
+
 #[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"

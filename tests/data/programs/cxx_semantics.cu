@@ -1,6 +1,6 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
-// return. The program prints, per function, how many of 256 threads agree with the host and
+// return, copy constructors and copy-assignment operators, the order of `=`'s operands. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
 
@@ -49,7 +49,54 @@ __host__ __device__ long long references(int t) {
            buf[2].s + a.s * 7;
 }
 
+struct Counted {
+    int copies;
+    __host__ __device__ Counted() : copies(0) {}
+    __host__ __device__ Counted(int c) : copies(c * 10) {}
+    __host__ __device__ Counted(const Counted &o) : copies(o.copies + 1) {}
+};
+
+struct Bumped {
+    int x;
+    __host__ __device__ Bumped &operator=(const Bumped &o) { x = o.x + 1; return *this; }
+};
+
+__host__ __device__ int by_value(Counted c) { return c.copies; }
+template <typename T> __host__ __device__ int by_value_t(T c) { return c.copies; }
+__host__ __device__ Counted made(int t) { Counted c(t); return c; }
+
+// Copies run the struct's copy constructor or operator=; a prvalue initializes the object.
+__host__ __device__ long long copies(int t) {
+    Counted a;
+    a.copies = t;
+    Counted b = a;
+    Counted c(b);
+    Counted d = made(2);
+    Counted e = Counted(3);
+    Bumped x, y, z;
+    x.x = t;
+    y = x;
+    z = y = x;
+    return b.copies * 1000000 + c.copies * 10000 + d.copies * 100 + e.copies +
+           by_value(a) * 100000000LL + by_value_t(b) * 10000000000LL + y.x * 1000000000000LL +
+           z.x * 10000000000000000LL;
+}
+
+// C++17: the right operand of `=` is evaluated before the left.
+__host__ __device__ long long sequencing(int t) {
+    int a[3] = {0, 0, 0};
+    int i = t % 2;
+    a[i++] = i;
+    int *p = a + 2;
+    *p-- = (int)(p - a) + 5;
+    int j = 0;
+    a[j] += ++j;
+    return a[0] * 1000 + a[1] * 100 + a[2] * 10 + i;
+}
+
 __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
+__global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
+__global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
 
 // Through a reference into global memory.
 __global__ void k_view(View v) { v[threadIdx.x + blockIdx.x * blockDim.x].add(7); }
@@ -69,6 +116,10 @@ int main() {
     cudaMalloc(&dl, n * sizeof(long long));
     k_references<<<2, n / 2>>>(dl);
     report("references", dl, references);
+    k_copies<<<2, n / 2>>>(dl);
+    report("copies", dl, copies);
+    k_sequencing<<<2, n / 2>>>(dl);
+    report("sequencing", dl, sequencing);
     Acc *da;
     cudaMalloc(&da, n * sizeof(Acc));
     cudaMemset(da, 0, n * sizeof(Acc));

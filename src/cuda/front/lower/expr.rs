@@ -1848,6 +1848,36 @@ impl Lowerer<'_> {
     }
 
     /// A buffer's name for messages.
+    /// `v` with the program's variables it reads copied as they are now (a value evaluated
+    /// before something that may change them; the lowering's temporaries keep their values).
+    fn settle(&mut self, v: Val, site: Site) -> Val {
+        // A pointer's offset may be a pointer variable's own.
+        let pointer = matches!(v, Val::Ptr(_));
+        let copy = |l: &mut Self, o: Operand| match o {
+            Operand::Var(x) if pointer || l.declared_at.contains_key(&x) => {
+                let ty = l.vars[x.0 as usize].ty;
+                l.assign(ty, Op::Copy { src: o }, site)
+            }
+            other => other,
+        };
+        match v {
+            Val::Scalar(o, s) => Val::Scalar(copy(self, o), s),
+            Val::Agg(ty, leaves) => {
+                Val::Agg(ty, leaves.into_iter().map(|o| copy(self, o)).collect())
+            }
+            Val::Ptr(mut p) => {
+                p.offset = copy(self, p.offset);
+                p.terms = p
+                    .terms
+                    .into_iter()
+                    .map(|(o, k)| (copy(self, o), k))
+                    .collect();
+                Val::Ptr(p)
+            }
+            other => other,
+        }
+    }
+
     pub fn base_name(&self, b: crate::cuda::ir::Base) -> String {
         match b {
             crate::cuda::ir::Base::Param(i) => format!("parameter {i}"),
@@ -2238,24 +2268,51 @@ impl Lowerer<'_> {
         b: &ast::Expr,
         site: Site,
     ) -> R<Val> {
+        // C++17: the right operand of an assignment is evaluated before the left (`a[i++] = i`,
+        // `a[j] += ++j`); its variables hold its value only until the left side changes them.
+        let rhs = match &b.kind {
+            ast::ExprKind::InitList(_) => None,
+            _ => {
+                let v = self.rvalue(b)?;
+                Some(if changes_nothing(a) {
+                    v
+                } else {
+                    self.settle(v, site)
+                })
+            }
+        };
         let p = self.place(a)?;
         let ty = self.place_ty(&p);
-        let v = match op {
-            None => match &b.kind {
-                ast::ExprKind::InitList(items) => self.init_list(items, &ty, b.site)?,
-                _ => self.rvalue(b)?,
-            },
-            Some(op) if matches!(ty, Ty::Struct(_) | Ty::Vector(..)) => {
+        let v = match (op, rhs) {
+            (None, Some(v)) => {
+                if let Some(done) = self.copy_assigned(&p, v.clone(), site)? {
+                    return Ok(done);
+                }
+                v
+            }
+            (_, None) => {
+                let ast::ExprKind::InitList(items) = &b.kind else {
+                    unreachable!("evaluated above")
+                };
+                if op.is_some() {
+                    return Err(self.err(site, "invalid operands to a compound assignment", None));
+                }
+                self.init_list(items, &ty, b.site)?
+            }
+            (Some(op), Some(rhs)) if matches!(ty, Ty::Struct(_) | Ty::Vector(..)) => {
                 let name = format!("operator{}=", binary_spelling(op));
-                if let Some(v) =
-                    self.operator(&name, vec![ArgIn::Place(p.clone()), ArgIn::Expr(b)], site)?
+                if self
+                    .operator(
+                        &name,
+                        vec![ArgIn::Place(p.clone()), ArgIn::Val(rhs.clone())],
+                        site,
+                    )?
+                    .is_some()
                 {
                     // `operator+=` wrote the place itself (by reference or through `this`).
-                    let _ = v;
                     return self.read(&p, site);
                 }
                 let old = self.read(&p, site)?;
-                let rhs = self.rvalue(b)?;
                 let name = format!("operator{}", binary_spelling(op));
                 match self.operator(&name, vec![ArgIn::Val(old), ArgIn::Val(rhs)], site)? {
                     Some(v) => v,
@@ -2268,9 +2325,8 @@ impl Lowerer<'_> {
                     }
                 }
             }
-            Some(op) => {
+            (Some(op), Some(rhs)) => {
                 let old = self.read(&p, site)?;
-                let rhs = self.rvalue(b)?;
                 match (old, rhs) {
                     (Val::Scalar(x, xt), Val::Scalar(y, yt)) => {
                         self.arith(op, (x, xt), (y, yt), site)?
@@ -2365,6 +2421,25 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
             | ExprKind::Member(..)
             | ExprKind::Unary(Unary::Deref, _)
     )
+}
+
+/// Whether evaluating `e` cannot change a variable: no assignment, `++`/`--` or call in it.
+fn changes_nothing(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(..) | ExprKind::IncDec(..) | ExprKind::Call(..) | ExprKind::Lambda(_) => {
+            false
+        }
+        ExprKind::Unary(_, x) | ExprKind::Member(x, _, _) | ExprKind::Cast(_, x) => {
+            changes_nothing(x)
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+            changes_nothing(a) && changes_nothing(b)
+        }
+        ExprKind::Cond(c, a, b) => changes_nothing(c) && changes_nothing(a) && changes_nothing(b),
+        ExprKind::InitList(items) => items.iter().all(changes_nothing),
+        ExprKind::Unsupported(..) => false,
+        _ => true,
+    }
 }
 
 /// The comparison a binary operator is, if it is one.

@@ -2249,7 +2249,10 @@ impl<'m> Lowerer<'m> {
                     return self.init_array(&d.name, &items, site);
                 }
                 (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
-                _ => Some(self.rvalue(e)?),
+                _ => match self.copy_constructed(&ty, e, site)? {
+                    Some(v) => Some(v),
+                    None => Some(self.rvalue(e)?),
+                },
             },
             // `S s;` runs a default constructor, if `S` has one.
             None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
@@ -2966,7 +2969,25 @@ impl<'m> Lowerer<'m> {
                 {
                     Err(Place::Alias(Box::new(target)))
                 }
-                (ArgIn::Expr(e), false) => Ok(self.rvalue(e)?),
+                (ArgIn::Expr(e), false) => {
+                    // A by-value parameter of a struct with a copy constructor is a copy.
+                    let of_template = f
+                        .template
+                        .iter()
+                        .any(|t| p.ty == TypeExpr::Name(t.name().to_string()));
+                    let ty = if of_template {
+                        self.arg_ty(&ArgIn::Expr(e)).ok()
+                    } else {
+                        self.ty(&p.ty, p.site).ok()
+                    };
+                    match ty {
+                        Some(ty) => match self.copy_constructed(&ty, e, site)? {
+                            Some(v) => Ok(v),
+                            None => Ok(self.rvalue(e)?),
+                        },
+                        None => Ok(self.rvalue(e)?),
+                    }
+                }
                 (ArgIn::Val(v), true) => Err(self.temp_place(v, site)),
                 (ArgIn::Val(v), false) => Ok(v),
                 (ArgIn::Place(pl), true) => Err(pl),
