@@ -997,6 +997,23 @@ fn copies_running_members_copy_constructors_are_refused() {
     );
 }
 
+/// A lambda capturing a local array or `*this` by value is refused where it is written (other
+/// captures by value: tests/data/programs/cxx_semantics.cu).
+#[test]
+fn lambdas_capturing_arrays_by_value_are_refused() {
+    let bad = "__global__ void k(int *o) {\n  int a[3] = {1, 2, 3};\n  auto f = [=]() { return a[1]; };\n  o[0] = f();\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("an array captured by value");
+    assert_eq!(e.line, 3, "{e}");
+    assert!(
+        e.to_string()
+            .contains("capturing `a` (a `int[3]`) by value"),
+        "{e}"
+    );
+}
+
 #[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"

@@ -151,8 +151,9 @@ pub enum ExprKind {
     /// `this` (in a member function).
     This,
     /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
-    /// named `lambda`. It sees the variables in scope where it is written (by reference).
-    Lambda(Box<Function>),
+    /// named `lambda`, and what it captures by value; it sees the other variables in scope
+    /// where it is written by reference.
+    Lambda(Box<Function>, Captures),
     /// A construct the lowering rejects, with what it is and what to use instead.
     Unsupported(String, Option<String>),
 }
@@ -170,6 +171,19 @@ pub struct VarDecl {
     pub init: Option<Expr>,
     /// Where the name is.
     pub site: Site,
+}
+
+/// What a lambda captures by value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Captures {
+    /// `[=]`: every variable it names that is not captured by reference (`[=, &j]`).
+    pub all: bool,
+    /// Captured by value by name (`[k]`), with an initializer (`[k = e]`) or not.
+    pub named: Vec<(String, Option<Expr>)>,
+    /// Captured by reference by name (`[=, &j]`).
+    pub by_ref: Vec<String>,
+    /// `[*this]`: the object, by value.
+    pub this_copy: bool,
 }
 
 /// A statement.

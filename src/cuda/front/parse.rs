@@ -1755,20 +1755,52 @@ impl<'a> P<'a> {
                     .and_then(|r| named_children(r).into_iter().next())
                     .map_or(TypeExpr::Auto, |t| self.type_descriptor(t));
                 let body = field("body").map(|b| self.block(b)).unwrap_or_default();
-                mk(ExprKind::Lambda(Box::new(Function {
-                    name: "lambda".into(),
-                    global: false,
-                    device: true,
-                    template: Vec::new(),
-                    ret,
-                    params,
-                    body,
-                    site,
-                    syntax_error: self.first_error(n),
-                    is_static: false,
-                    inits: Vec::new(),
-                    specialization: Vec::new(),
-                })))
+                let mut captures = crate::cuda::front::ast::Captures::default();
+                if let Some(spec) = field("captures") {
+                    let mut cur = spec.walk();
+                    let mut by_ref = false;
+                    let mut deref = false;
+                    for c in spec.children(&mut cur) {
+                        match c.kind() {
+                            "&" => by_ref = true,
+                            "*" => deref = true,
+                            "lambda_default_capture" => captures.all = self.text(c) == "=",
+                            "identifier" if by_ref => {
+                                captures.by_ref.push(self.text(c).to_string())
+                            }
+                            "identifier" => captures.named.push((self.text(c).to_string(), None)),
+                            "lambda_capture_initializer" if !by_ref => {
+                                let name =
+                                    c.child_by_field_name("left").map_or("", |x| self.text(x));
+                                let init = c.child_by_field_name("right").map(|x| self.expr(x));
+                                captures.named.push((name.to_string(), init));
+                            }
+                            "this" => captures.this_copy = deref,
+                            "," => {
+                                by_ref = false;
+                                deref = false;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                mk(ExprKind::Lambda(
+                    Box::new(Function {
+                        name: "lambda".into(),
+                        global: false,
+                        device: true,
+                        template: Vec::new(),
+                        ret,
+                        params,
+                        body,
+                        site,
+                        syntax_error: self.first_error(n),
+                        is_static: false,
+                        inits: Vec::new(),
+                        specialization: Vec::new(),
+                    }),
+                    captures,
+                ))
             }
             "new_expression" | "delete_expression" => self.unsupported(
                 n,

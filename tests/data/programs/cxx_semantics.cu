@@ -1,6 +1,7 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
-// return, copy constructors and copy-assignment operators, the order of `=`'s operands. The program prints, per function, how many of 256 threads agree with the host and
+// return, copy constructors and copy-assignment operators, the order of `=`'s operands,
+// lambdas' captures by value. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
 
@@ -94,8 +95,39 @@ __host__ __device__ long long sequencing(int t) {
     return a[0] * 1000 + a[1] * 100 + a[2] * 10 + i;
 }
 
+struct Captor {
+    int v;
+    // `[=]` captures `this`: the lambda sees v as it is when called.
+    __host__ __device__ int run(int t) { auto f = [=]() { return v + t; }; v = 100; return f(); }
+};
+
+// Captures by value are copies made where the lambda is written; `mutable` changes the copy.
+__host__ __device__ long long lambdas(int t) {
+    int k = t, j = 1;
+    auto all = [=]() { return k * 2; };
+    auto named = [k, &j]() { return k * 10 + j; };
+    auto counter = [=]() mutable { k += 1; return k; };
+    auto mixed = [=, &j]() { j += k; return k; };
+    auto init = [m = k + 1]() { return m; };
+    auto by_ref = [&]() { return k; };
+    float2 p = make_float2(t, 1);
+    auto fields = [=]() { return p.x + p.y; };
+    k = 7;
+    j = 3;
+    p.x = 0;
+    int a = counter();
+    int b = counter();
+    Captor c;
+    c.v = t;
+    int got[] = {all(), named(), a, b, mixed(), j, init(), by_ref(), (int)fields(), c.run(t)};
+    unsigned long long h = 0;  // each value in a hash that wraps as it should
+    for (int i = 0; i < 10; i++) h = h * 1000003 + got[i];
+    return (long long)h;
+}
+
 __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
 __global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
+__global__ void k_lambdas(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = lambdas(t); }
 __global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
 
 // Through a reference into global memory.
@@ -120,6 +152,8 @@ int main() {
     report("copies", dl, copies);
     k_sequencing<<<2, n / 2>>>(dl);
     report("sequencing", dl, sequencing);
+    k_lambdas<<<2, n / 2>>>(dl);
+    report("lambdas", dl, lambdas);
     Acc *da;
     cudaMalloc(&da, n * sizeof(Acc));
     cudaMemset(da, 0, n * sizeof(Acc));

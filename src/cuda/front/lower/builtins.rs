@@ -362,8 +362,8 @@ impl Lowerer<'_> {
             ExprKind::Unsupported(what, help) => {
                 Err(self.unsupported(f.site, what, help.as_deref()))
             }
-            ExprKind::Lambda(l) => {
-                let Val::Closure(c) = self.closure(l) else {
+            ExprKind::Lambda(l, caps) => {
+                let Val::Closure(c) = self.closure(l, caps)? else {
                     unreachable!("a lambda is a closure")
                 };
                 self.call_closure(c, args.iter().map(ArgIn::Expr).collect(), site)
@@ -2036,8 +2036,8 @@ impl Lowerer<'_> {
 
     /// The operation of `cg::reduce`'s third argument.
     fn reduce_op(&mut self, e: &ast::Expr) -> R<ReduceOp> {
-        if let ExprKind::Lambda(l) = &e.kind {
-            let Val::Closure(c) = self.closure(l) else {
+        if let ExprKind::Lambda(l, caps) = &e.kind {
+            let Val::Closure(c) = self.closure(l, caps)? else {
                 unreachable!("a lambda is a closure")
             };
             return Ok(ReduceOp::Closure(c));

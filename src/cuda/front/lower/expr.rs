@@ -423,7 +423,7 @@ impl Lowerer<'_> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             ExprKind::Ident(name) => self.ident(name, site),
-            ExprKind::Lambda(f) => Ok(self.closure(f)),
+            ExprKind::Lambda(f, c) => self.closure(f, c),
             ExprKind::This => match self.this_place(site)? {
                 Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
                 _ => Err(self.unsupported(
@@ -2426,7 +2426,7 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
 /// Whether evaluating `e` cannot change a variable: no assignment, `++`/`--` or call in it.
 fn changes_nothing(e: &ast::Expr) -> bool {
     match &e.kind {
-        ExprKind::Assign(..) | ExprKind::IncDec(..) | ExprKind::Call(..) | ExprKind::Lambda(_) => {
+        ExprKind::Assign(..) | ExprKind::IncDec(..) | ExprKind::Call(..) | ExprKind::Lambda(..) => {
             false
         }
         ExprKind::Unary(_, x) | ExprKind::Member(x, _, _) | ExprKind::Cast(_, x) => {

@@ -223,8 +223,8 @@ struct Frame {
     /// The object of a member function.
     this: Option<Place>,
     /// For a lambda: the scopes where it was written (it sees their variables), with the
-    /// serial number of the innermost, to tell that they still exist.
-    captures: Option<(usize, usize, u64)>,
+    /// serial number of the innermost, to tell that they still exist, and the lambda.
+    captures: Option<(usize, usize, u64, usize)>,
     /// Whether the return type is deduced from the first `return` (`auto`, a lambda's).
     deduce_ret: bool,
     /// The pointer fields of the struct this function returns, when its `return`s name
@@ -281,7 +281,8 @@ pub struct Lowerer<'m> {
     /// the element type) and that element type.
     pub(crate) local_groups: HashMap<u32, (Vec<u32>, Ty)>,
     /// The lambdas written so far, with the scopes they see.
-    pub(crate) closures: Vec<(Function, (usize, usize, u64))>,
+    /// Each with the copies of what it captures by value, by name.
+    pub(crate) closures: Vec<(Function, (usize, usize, u64), Captured)>,
     /// A serial number per open scope (parallel to `scopes`).
     scope_ids: Vec<u64>,
     next_scope_id: u64,
@@ -301,6 +302,9 @@ pub struct Lowerer<'m> {
     /// The statement being lowered.
     at: Site,
 }
+
+/// The copies a lambda holds of what it captures by value, by name.
+pub type Captured = HashMap<String, Sym>;
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
 pub type PointerFields = Vec<(Vec<String>, usize)>;
@@ -867,18 +871,80 @@ impl<'m> Lowerer<'m> {
         self.scope_ids.truncate(len);
     }
 
-    /// A lambda written here: it sees the current function's scopes as they are.
-    pub fn closure(&mut self, f: &Function) -> Val {
+    /// A lambda written here: it sees the current function's scopes as they are, and copies,
+    /// made now, of what it captures by value.
+    pub fn closure(&mut self, f: &Function, captures: &ast::Captures) -> R<Val> {
         let start = self.frames.last().map_or(0, |f| f.scope_start);
         let end = self.scopes.len();
         let id = self.scope_ids.last().copied().unwrap_or(0);
-        self.closures.push((f.clone(), (start, end, id)));
-        Val::Closure(self.closures.len() - 1)
+        if captures.this_copy {
+            return Err(self.unsupported(
+                f.site,
+                "capturing `*this` by value",
+                Some("capture `this`, or copy the members the lambda uses into variables and capture those"),
+            ));
+        }
+        let mut named: Vec<(String, Option<&ast::Expr>)> = captures
+            .named
+            .iter()
+            .map(|(n, e)| (n.clone(), e.as_ref()))
+            .collect();
+        if captures.all {
+            let mut used = Vec::new();
+            names_in(&f.body, &mut used);
+            for n in used {
+                if !captures.by_ref.contains(&n) && named.iter().all(|(m, _)| *m != n) {
+                    named.push((n, None));
+                }
+            }
+        }
+        // The fields a member function sees by name are reached through `this`, which a
+        // lambda captures as a pointer.
+        let this_vars: Vec<VarId> = match self.frames.last().and_then(|f| f.this.clone()) {
+            Some(Place::Reg { vars, .. }) => vars,
+            _ => Vec::new(),
+        };
+        let mut copies = HashMap::new();
+        for (name, init) in named {
+            let sym = match init {
+                Some(e) => {
+                    let v = self.rvalue(e)?;
+                    Sym::Place(self.temp_place(v, e.site))
+                }
+                None => match self.lookup(&name).cloned() {
+                    Some(Sym::Place(p @ Place::Reg { .. })) if !matches!(&p, Place::Reg { vars, .. } if vars.iter().all(|v| this_vars.contains(v))) =>
+                    {
+                        let v = self.read(&p, f.site)?;
+                        Sym::Place(self.temp_place(v, f.site))
+                    }
+                    Some(Sym::Place(Place::Ptr(k))) => {
+                        let pointee = self.ptrs[k].pointee.clone();
+                        let own = self.new_ptr(&name, pointee, f.site);
+                        let v = self.read(&Place::Ptr(k), f.site)?;
+                        self.write(&Place::Ptr(own), v, f.site)?;
+                        Sym::Place(Place::Ptr(own))
+                    }
+                    Some(Sym::Place(p @ (Place::Local { .. } | Place::Pick { .. }))) => {
+                        let t = self.place_ty(&p);
+                        return Err(self.unsupported(
+                            f.site,
+                            &format!("capturing `{name}` (a `{}`) by value", t.show(&self.structs)),
+                            Some("capture it by reference (`[&]`, `[&name]`) and copy what the lambda must keep into a variable"),
+                        ));
+                    }
+                    // Constants, buffers, handles and lambdas are the same either way.
+                    _ => continue,
+                },
+            };
+            copies.insert(name, sym);
+        }
+        self.closures.push((f.clone(), (start, end, id), copies));
+        Ok(Val::Closure(self.closures.len() - 1))
     }
 
     /// Call lambda `c`.
     pub fn call_closure(&mut self, c: usize, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
-        let (f, (start, end, id)) = self.closures[c].clone();
+        let (f, (start, end, id), _) = self.closures[c].clone();
         if end > self.scope_ids.len() || self.scope_ids[end - 1] != id {
             return Err(self.unsupported(
                 site,
@@ -897,7 +963,7 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         }
-        self.inline_captured(&f, args, Some((start, end, id)), site)
+        self.inline_captured(&f, args, Some((start, end, id, c)), site)
     }
 
     /// A new pointer variable (its buffer set by its first assignment).
@@ -1190,11 +1256,13 @@ impl<'m> Lowerer<'m> {
             .rev()
             .find_map(|s| s.get(name))
             .or_else(|| {
-                let (a, b, _) = f.and_then(|f| f.captures)?;
-                self.scopes[a..b.min(start)]
-                    .iter()
-                    .rev()
-                    .find_map(|s| s.get(name))
+                let (a, b, _, c) = f.and_then(|f| f.captures)?;
+                self.closures[c].2.get(name).or_else(|| {
+                    self.scopes[a..b.min(start)]
+                        .iter()
+                        .rev()
+                        .find_map(|s| s.get(name))
+                })
             })
     }
 
@@ -2870,7 +2938,7 @@ impl<'m> Lowerer<'m> {
         &mut self,
         f: &Function,
         args: Vec<ArgIn<'_>>,
-        captures: Option<(usize, usize, u64)>,
+        captures: Option<(usize, usize, u64, usize)>,
         site: Site,
     ) -> R<Val> {
         self.inline_full(f, &[], args, None, captures, site)
@@ -2882,7 +2950,7 @@ impl<'m> Lowerer<'m> {
         targs: &[TemplateArg],
         args: Vec<ArgIn<'_>>,
         owner: Option<(usize, Option<Place>)>,
-        captures: Option<(usize, usize, u64)>,
+        captures: Option<(usize, usize, u64, usize)>,
         site: Site,
     ) -> R<Val> {
         if let Some(s) = f.syntax_error {
@@ -3428,6 +3496,78 @@ const WMMA_NAMES: &[&str] = &[
     "fill_fragment",
     "mma_sync",
 ];
+
+/// The names `stmts` mention, in order of first mention (what a `[=]` lambda captures).
+fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
+    fn expr(e: &ast::Expr, out: &mut Vec<String>) {
+        use ast::ExprKind as E;
+        match &e.kind {
+            E::Ident(n) if !out.contains(n) => out.push(n.clone()),
+            E::Unary(_, x) | E::Member(x, _, _) | E::Cast(_, x) | E::SizeofExpr(x) => expr(x, out),
+            E::IncDec(_, _, x) => expr(x, out),
+            E::Binary(_, a, b) | E::Assign(_, a, b) | E::Index(a, b) | E::Comma(a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Cond(c, a, b) => {
+                expr(c, out);
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Call(f, _, args) => {
+                expr(f, out);
+                args.iter().for_each(|a| expr(a, out));
+            }
+            E::InitList(items) => items.iter().for_each(|a| expr(a, out)),
+            E::Lambda(f, c) => {
+                names_in(&f.body, out);
+                c.named
+                    .iter()
+                    .filter_map(|(_, e)| e.as_ref())
+                    .for_each(|e| expr(e, out));
+            }
+            _ => {}
+        }
+    }
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Decl(ds) => ds
+                .iter()
+                .filter_map(|d| d.init.as_ref())
+                .for_each(|e| expr(e, out)),
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Case(Some(e), _) => {
+                expr(e, out);
+                if let StmtKind::Case(_, b) = &s.kind {
+                    names_in(b, out);
+                }
+            }
+            StmtKind::Block(b) | StmtKind::Case(None, b) => names_in(b, out),
+            StmtKind::If(c, a, b) => {
+                expr(c, out);
+                names_in(std::slice::from_ref(a), out);
+                if let Some(b) = b {
+                    names_in(std::slice::from_ref(b), out);
+                }
+            }
+            StmtKind::For(init, c, step, body) => {
+                if let Some(i) = init {
+                    names_in(std::slice::from_ref(i), out);
+                }
+                c.iter().chain(step).for_each(|e| expr(e, out));
+                names_in(std::slice::from_ref(body), out);
+            }
+            StmtKind::While(c, body) | StmtKind::DoWhile(body, c) => {
+                expr(c, out);
+                names_in(std::slice::from_ref(body), out);
+            }
+            StmtKind::Switch(c, b) => {
+                expr(c, out);
+                names_in(b, out);
+            }
+            _ => {}
+        }
+    }
+}
 
 /// How many `return` statements `stmts` has.
 fn count_returns(stmts: &[ast::Stmt]) -> usize {
