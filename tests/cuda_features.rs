@@ -1014,6 +1014,39 @@ fn lambdas_capturing_arrays_by_value_are_refused() {
     );
 }
 
+/// Constructs whose C++ meaning warpsim does not keep are refused where they are written: a
+/// bit-field (its width), member functions told apart only by `const`, a using-declaration in
+/// a function.
+#[test]
+fn bitfields_const_overloads_and_local_using_declarations_are_refused() {
+    for (src, line, want) in [
+        (
+            "struct B { unsigned a : 3; };\n__global__ void k(int *o) {\n  B b;\n  b.a = 9;\n  o[0] = b.a;\n}\n",
+            1,
+            "the bit-field in `B`",
+        ),
+        (
+            "struct M { __device__ int f() { return 1; } __device__ int f() const { return 2; } };\n\
+             __global__ void k(int *o) {\n  M m;\n  o[0] = m.f();\n}\n",
+            4,
+            "overloads that differ only in `const`",
+        ),
+        (
+            "namespace ns { __device__ int g(int) { return 3; } }\n__device__ int g(int) { return 5; }\n\
+             __global__ void k(int *o) {\n  using ns::g;\n  o[0] = g(0);\n}\n",
+            4,
+            "a using-declaration inside a function",
+        ),
+    ] {
+        let e = Module::from_source("bad.cu", src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err(want);
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
+}
+
 #[test]
 fn memcpy_memset_sizeof_and_alignment() {
     let src = r#"

@@ -288,6 +288,8 @@ pub struct Function {
     pub syntax_error: Option<Site>,
     /// `static` (a static member function has no `this`).
     pub is_static: bool,
+    /// A `const` member function (`int f() const`).
+    pub is_const: bool,
     /// A constructor's member initializers: `: x(0), y(a)`.
     pub inits: Vec<(String, Vec<Expr>)>,
     /// An explicit specialization's template arguments (`template <> f<int>(...)`).
@@ -329,6 +331,8 @@ pub struct StructDef {
     pub defaults: Vec<(String, Expr)>,
     /// Whether it is a `union`.
     pub union: bool,
+    /// Where its first bit-field's width is (`unsigned a : 3;`), if it has one.
+    pub bitfield: Option<Site>,
     /// Where it is.
     pub site: Site,
 }

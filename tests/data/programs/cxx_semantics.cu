@@ -1,7 +1,7 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
 // return, copy constructors and copy-assignment operators, the order of `=`'s operands,
-// lambdas' captures by value. The program prints, per function, how many of 256 threads agree with the host and
+// lambdas' captures by value, sizeof of an array parameter, #if's unsigned arithmetic. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
 
@@ -125,9 +125,24 @@ __host__ __device__ long long lambdas(int t) {
     return (long long)h;
 }
 
+__host__ __device__ int size_of_param(int a[4]) { return sizeof(a); }
+
+// #if arithmetic is in intmax_t, or uintmax_t where an operand is unsigned.
+#if -1 > 0u && (0u - 1) / 2 > 0 && 18446744073709551615 > 0 && -1 < 0 && (-1 >> 1) < 0
+#define UNSIGNED_IF 1
+#else
+#define UNSIGNED_IF 0
+#endif
+
+__host__ __device__ long long odds(int t) {
+    int a[4] = {t, 0, 0, 0};
+    return size_of_param(a) * 1000 + UNSIGNED_IF * 100 + a[0];
+}
+
 __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
 __global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
 __global__ void k_lambdas(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = lambdas(t); }
+__global__ void k_odds(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = odds(t); }
 __global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
 
 // Through a reference into global memory.
@@ -154,6 +169,8 @@ int main() {
     report("sequencing", dl, sequencing);
     k_lambdas<<<2, n / 2>>>(dl);
     report("lambdas", dl, lambdas);
+    k_odds<<<2, n / 2>>>(dl);
+    report("odds", dl, odds);
     Acc *da;
     cudaMalloc(&da, n * sizeof(Acc));
     cudaMemset(da, 0, n * sizeof(Acc));

@@ -648,6 +648,13 @@ impl Lowerer<'_> {
                 let ty = self.ty(&ast::TypeExpr::Name(n.clone()), site)?;
                 Ok(size_t(ty.size(&self.structs)))
             }
+            // `sizeof(a)` of a parameter `int a[4]`: a pointer's size.
+            ExprKind::SizeofExpr(x)
+                if matches!(&x.kind, ExprKind::Ident(n)
+                    if self.frames.last().is_some_and(|f| f.array_params.contains(n))) =>
+            {
+                Ok(size_t(8))
+            }
             ExprKind::Alignof(t) => {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.align(&self.structs)))

@@ -233,6 +233,8 @@ struct Frame {
     /// For a function returning a reference (`T &operator[](int)`): `Some` while its one
     /// `return` has not named a place warpsim can keep, then `Some(Some(place))`.
     ret_place: Option<Option<Place>>,
+    /// The parameters declared as arrays (`int a[4]`): pointers, whatever they are bound to.
+    array_params: Vec<String>,
 }
 
 /// What `break`/`continue` leave.
@@ -422,6 +424,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         deduce_ret: false,
         ret_pointers: None,
         ret_place: None,
+        array_params: Vec::new(),
     });
     // Parameters.
     let mut params = Vec::new();
@@ -1781,6 +1784,7 @@ impl<'m> Lowerer<'m> {
             deduce_ret: false,
             ret_pointers: None,
             ret_place: None,
+            array_params: Vec::new(),
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -3073,6 +3077,7 @@ impl<'m> Lowerer<'m> {
             deduce_ret: false,
             ret_pointers: None,
             ret_place: None,
+            array_params: Vec::new(),
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -3115,6 +3120,12 @@ impl<'m> Lowerer<'m> {
             // Only a function with one `return` refers to one place.
             ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && count_returns(&f.body) == 1)
                 .then_some(None),
+            array_params: f
+                .params
+                .iter()
+                .filter(|p| matches!(p.ty, TypeExpr::Array(..)))
+                .map(|p| p.name.clone())
+                .collect(),
         });
         self.open_scope();
         self.inline_stack.push(key);

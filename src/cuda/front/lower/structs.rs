@@ -129,6 +129,14 @@ impl<'m> Lowerer<'m> {
                 Some("reinterpret bits with __float_as_int, __int_as_float, __double_as_longlong and the like"),
             ));
         }
+        // Its fields would be whole integers: refuse rather than keep 9 in a 3-bit field.
+        if let Some(at) = d.bitfield {
+            return Err(self.unsupported(
+                at,
+                &format!("the bit-field in `{name}`"),
+                Some("use whole integer fields, or pack the bits into one with shifts and masks"),
+            ));
+        }
         if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
@@ -345,6 +353,23 @@ impl<'m> Lowerer<'m> {
                     args.len()
                 ),
                 Some("only member functions marked __device__ exist in device code".into()),
+            ));
+        }
+        // Which objects are const is not tracked: overloads told apart only by it would be
+        // chosen at random.
+        if cands.iter().any(|a| {
+            cands.iter().any(|b| {
+                a.is_const != b.is_const
+                    && a.params
+                        .iter()
+                        .map(|p| &p.ty)
+                        .eq(b.params.iter().map(|p| &p.ty))
+            })
+        }) {
+            return Err(self.unsupported(
+                site,
+                &format!("calling `{name}`, which has overloads that differ only in `const`"),
+                Some("give the const and non-const member functions different names"),
             ));
         }
         let f = self.overload(&cands, targs, &args, site)?;
