@@ -946,33 +946,105 @@ __global__ void k(float *out) {
     let out = dev.alloc_zeroed::<f32>("out", 4);
     run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
     assert_eq!(out.to_vec(), [4423.0; 4]);
-    // Assigning through a returned reference is refused where it is written.
-    let bad = "__device__ float &at(float *p, int i) { return p[i]; }\n\
-               __global__ void k(float *out) {\n  at(out, 0) = 1;\n}\n";
+    // Assigning through a returned reference, and through `operator[]`'s, writes what it
+    // refers to (in global and shared memory).
+    let src = "template <class T> struct View { T *p; __device__ T &operator[](int i) { return p[i]; } };\n\
+               __device__ float &at(float *p, int i) { return p[i]; }\n\
+               __global__ void k(float *out) {\n  __shared__ float sh[4];\n  View<float> v;\n  v.p = out;\n  at(sh, threadIdx.x) = threadIdx.x;\n  at(sh, threadIdx.x) += 1;\n  __syncthreads();\n  v[threadIdx.x] = sh[3 - threadIdx.x];\n  if (threadIdx.x == 0) v[0] *= 10;\n}\n";
+    let out = dev.alloc_zeroed::<f32>("out", 4);
+    run_on(&dev, src, "k", 1, 4, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), [40.0, 3.0, 2.0, 1.0]);
+    // A reference from a function with several `return`s names no one place: assigning through
+    // it, or calling a member function on it, is refused where it is written.
+    for (use_, what) in [
+        ("at(out, 0, 1) = 1", "assigning through"),
+        ("at(out, 0, 1).add()", "as an object"),
+    ] {
+        let bad = format!(
+            "struct A {{ float v; __device__ void add() {{ v += 1; }} }};\n\
+             __device__ A &at(A *p, int i, int j) {{ if (i) return p[i]; return p[j]; }}\n\
+             __global__ void k(A *out) {{\n  {use_};\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err(use_);
+        assert_eq!(e.line, 4, "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("several `return`s") && msg.contains(what),
+            "{msg}"
+        );
+    }
+}
+
+/// Implicit copies that would run members' copy constructors are refused where they are written
+/// (a struct's own copy constructor and `operator=` run: tests/data/programs/cxx_semantics.cu).
+#[test]
+fn copies_running_members_copy_constructors_are_refused() {
+    let bad = "struct C { int n; __device__ C() : n(0) {} __device__ C(const C &o) : n(o.n + 1) {} };\n\
+               struct H { C c; };\n\
+               __global__ void k(int *o) {\n  H h;\n  H g = h;\n  o[0] = g.c.n;\n}\n";
     let e = Module::from_source("bad.cu", bad, &Options::default())
         .unwrap()
         .lower("k")
-        .expect_err("an assignment through a returned reference");
+        .expect_err("a copy running a member's copy constructor");
+    assert_eq!(e.line, 5, "{e}");
+    assert!(
+        e.to_string()
+            .contains("copying a `H`, whose members have their own copy constructor"),
+        "{e}"
+    );
+}
+
+/// A lambda capturing a local array or `*this` by value is refused where it is written (other
+/// captures by value: tests/data/programs/cxx_semantics.cu).
+#[test]
+fn lambdas_capturing_arrays_by_value_are_refused() {
+    let bad = "__global__ void k(int *o) {\n  int a[3] = {1, 2, 3};\n  auto f = [=]() { return a[1]; };\n  o[0] = f();\n}\n";
+    let e = Module::from_source("bad.cu", bad, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("an array captured by value");
     assert_eq!(e.line, 3, "{e}");
     assert!(
         e.to_string()
-            .contains("through a reference a function returns"),
+            .contains("capturing `a` (a `int[3]`) by value"),
         "{e}"
     );
-    // Through `operator[]` too, and the help points at a pointer.
-    let bad = "template <class T> struct Smem { __device__ T &operator[](int i) { extern __shared__ float s[]; return s[i]; } };\n\
-               __global__ void k(float *out) {\n  Smem<float> s;\n  s[threadIdx.x] = 1;\n}\n";
-    let e = Module::from_source("bad.cu", bad, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("an assignment through operator[]");
-    assert_eq!(e.line, 4, "{e}");
-    let msg = e.to_string();
-    assert!(
-        msg.contains("`Smem<float>::operator[]`'s reference"),
-        "{msg}"
-    );
-    assert!(msg.contains("write through a pointer instead"), "{msg}");
+}
+
+/// Constructs whose C++ meaning warpsim does not keep are refused where they are written: a
+/// bit-field (its width), member functions told apart only by `const`, a using-declaration in
+/// a function.
+#[test]
+fn bitfields_const_overloads_and_local_using_declarations_are_refused() {
+    for (src, line, want) in [
+        (
+            "struct B { unsigned a : 3; };\n__global__ void k(int *o) {\n  B b;\n  b.a = 9;\n  o[0] = b.a;\n}\n",
+            1,
+            "the bit-field in `B`",
+        ),
+        (
+            "struct M { __device__ int f() { return 1; } __device__ int f() const { return 2; } };\n\
+             __global__ void k(int *o) {\n  M m;\n  o[0] = m.f();\n}\n",
+            4,
+            "overloads that differ only in `const`",
+        ),
+        (
+            "namespace ns { __device__ int g(int) { return 3; } }\n__device__ int g(int) { return 5; }\n\
+             __global__ void k(int *o) {\n  using ns::g;\n  o[0] = g(0);\n}\n",
+            4,
+            "a using-declaration inside a function",
+        ),
+    ] {
+        let e = Module::from_source("bad.cu", src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err(want);
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.to_string().contains(want), "{e}");
+    }
 }
 
 #[test]

@@ -1179,6 +1179,16 @@ fn c_rules_found_broken_by_differential_testing_hold() {
 }
 
 #[test]
+fn cxx_rules_found_broken_by_differential_testing_hold() {
+    agrees_with_the_host_on_both_tiers(
+        "cxx_semantics.cu",
+        "references 256 of 256, last 258260704994\ncopies 256 of 256, last 2570258595858572030\n\
+         sequencing 256 of 256, last 272\nlambdas 256 of 256, last -6380508242419552195\n\
+         odds 256 of 256, last 8355\nview 256 of 256\n",
+    );
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());

@@ -151,8 +151,9 @@ pub enum ExprKind {
     /// `this` (in a member function).
     This,
     /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
-    /// named `lambda`. It sees the variables in scope where it is written (by reference).
-    Lambda(Box<Function>),
+    /// named `lambda`, and what it captures by value; it sees the other variables in scope
+    /// where it is written by reference.
+    Lambda(Box<Function>, Captures),
     /// A construct the lowering rejects, with what it is and what to use instead.
     Unsupported(String, Option<String>),
 }
@@ -170,6 +171,19 @@ pub struct VarDecl {
     pub init: Option<Expr>,
     /// Where the name is.
     pub site: Site,
+}
+
+/// What a lambda captures by value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Captures {
+    /// `[=]`: every variable it names that is not captured by reference (`[=, &j]`).
+    pub all: bool,
+    /// Captured by value by name (`[k]`), with an initializer (`[k = e]`) or not.
+    pub named: Vec<(String, Option<Expr>)>,
+    /// Captured by reference by name (`[=, &j]`).
+    pub by_ref: Vec<String>,
+    /// `[*this]`: the object, by value.
+    pub this_copy: bool,
 }
 
 /// A statement.
@@ -274,6 +288,8 @@ pub struct Function {
     pub syntax_error: Option<Site>,
     /// `static` (a static member function has no `this`).
     pub is_static: bool,
+    /// A `const` member function (`int f() const`).
+    pub is_const: bool,
     /// A constructor's member initializers: `: x(0), y(a)`.
     pub inits: Vec<(String, Vec<Expr>)>,
     /// An explicit specialization's template arguments (`template <> f<int>(...)`).
@@ -315,6 +331,8 @@ pub struct StructDef {
     pub defaults: Vec<(String, Expr)>,
     /// Whether it is a `union`.
     pub union: bool,
+    /// Where its first bit-field's width is (`unsigned a : 3;`), if it has one.
+    pub bitfield: Option<Site>,
     /// Where it is.
     pub site: Site,
 }

@@ -504,6 +504,7 @@ impl<'a> P<'a> {
                 site: self.site(decl),
                 syntax_error: self.first_error(n),
                 is_static: false,
+                is_const: false,
                 inits: Vec::new(),
                 specialization: Vec::new(),
             }));
@@ -560,6 +561,9 @@ impl<'a> P<'a> {
             .child_by_field_name("parameters")
             .map(|p| self.params(p))
             .unwrap_or_default();
+        let is_const = named_children(d)
+            .iter()
+            .any(|c| c.kind() == "type_qualifier" && self.text(*c) == "const");
         let body = n
             .child_by_field_name("body")
             .map(|b| self.block(b))
@@ -595,6 +599,7 @@ impl<'a> P<'a> {
             site: self.site(name_node),
             syntax_error: self.first_error(n),
             is_static: q.is_static,
+            is_const,
             inits,
             specialization,
         }))
@@ -727,6 +732,7 @@ impl<'a> P<'a> {
         let mut methods = Vec::new();
         let mut statics = Vec::new();
         let mut static_methods = Vec::new();
+        let mut bitfield = None;
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -799,6 +805,9 @@ impl<'a> P<'a> {
             let mut c = f.walk();
             let mut last = None;
             for (at, d) in f.children(&mut c).enumerate() {
+                if d.kind() == "bitfield_clause" {
+                    bitfield.get_or_insert(self.site(d));
+                }
                 match f.field_name_for_child(at as u32) {
                     Some("declarator") if d.kind() != "function_declarator" => {
                         let (fname, ty) = self.declarator(d, base.clone());
@@ -826,6 +835,7 @@ impl<'a> P<'a> {
             align,
             defaults,
             union: n.kind() == "union_specifier",
+            bitfield,
             site: self.site(n),
         });
         Some(name)
@@ -1395,7 +1405,15 @@ impl<'a> P<'a> {
             }
             // `namespace cg = cooperative_groups;` (collected with the file's aliases) and
             // `using namespace ...;`.
-            "namespace_alias_definition" | "using_declaration" => StmtKind::Empty,
+            "namespace_alias_definition" => StmtKind::Empty,
+            "using_declaration" if self.text(n).starts_with("using namespace") => StmtKind::Empty,
+            // `using ns::g;` would make `g` name ns::g in this block only.
+            "using_declaration" => {
+                return unsupported(
+                    "a using-declaration inside a function (`using ns::g;`)",
+                    Some("call the function by its qualified name (`ns::g(x)`)"),
+                );
+            }
             "try_statement" | "throw_statement" => {
                 return unsupported(
                     "C++ exceptions",
@@ -1755,20 +1773,53 @@ impl<'a> P<'a> {
                     .and_then(|r| named_children(r).into_iter().next())
                     .map_or(TypeExpr::Auto, |t| self.type_descriptor(t));
                 let body = field("body").map(|b| self.block(b)).unwrap_or_default();
-                mk(ExprKind::Lambda(Box::new(Function {
-                    name: "lambda".into(),
-                    global: false,
-                    device: true,
-                    template: Vec::new(),
-                    ret,
-                    params,
-                    body,
-                    site,
-                    syntax_error: self.first_error(n),
-                    is_static: false,
-                    inits: Vec::new(),
-                    specialization: Vec::new(),
-                })))
+                let mut captures = crate::cuda::front::ast::Captures::default();
+                if let Some(spec) = field("captures") {
+                    let mut cur = spec.walk();
+                    let mut by_ref = false;
+                    let mut deref = false;
+                    for c in spec.children(&mut cur) {
+                        match c.kind() {
+                            "&" => by_ref = true,
+                            "*" => deref = true,
+                            "lambda_default_capture" => captures.all = self.text(c) == "=",
+                            "identifier" if by_ref => {
+                                captures.by_ref.push(self.text(c).to_string())
+                            }
+                            "identifier" => captures.named.push((self.text(c).to_string(), None)),
+                            "lambda_capture_initializer" if !by_ref => {
+                                let name =
+                                    c.child_by_field_name("left").map_or("", |x| self.text(x));
+                                let init = c.child_by_field_name("right").map(|x| self.expr(x));
+                                captures.named.push((name.to_string(), init));
+                            }
+                            "this" => captures.this_copy = deref,
+                            "," => {
+                                by_ref = false;
+                                deref = false;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                mk(ExprKind::Lambda(
+                    Box::new(Function {
+                        name: "lambda".into(),
+                        global: false,
+                        device: true,
+                        template: Vec::new(),
+                        ret,
+                        params,
+                        body,
+                        site,
+                        syntax_error: self.first_error(n),
+                        is_static: false,
+                        is_const: false,
+                        inits: Vec::new(),
+                        specialization: Vec::new(),
+                    }),
+                    captures,
+                ))
             }
             "new_expression" | "delete_expression" => self.unsupported(
                 n,

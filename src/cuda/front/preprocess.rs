@@ -812,7 +812,7 @@ impl Pp<'_> {
         };
         let v = p.ternary();
         match v {
-            Some(v) if p.pos == toks.len() => Ok(v != 0),
+            Some(v) if p.pos == toks.len() => Ok(v.v != 0),
             _ => Err(self.err(
                 site,
                 "cannot evaluate this #if expression",
@@ -1045,7 +1045,7 @@ impl CondParser<'_> {
         }
     }
 
-    fn ternary(&mut self) -> Option<i64> {
+    fn ternary(&mut self) -> Option<PpInt> {
         let c = self.binary(0)?;
         if self.eat("?") {
             let a = self.ternary()?;
@@ -1053,12 +1053,15 @@ impl CondParser<'_> {
                 return None;
             }
             let b = self.ternary()?;
-            return Some(if c != 0 { a } else { b });
+            // The result has the two branches' common type.
+            let unsigned = a.unsigned || b.unsigned;
+            let v = if c.v != 0 { a.v } else { b.v };
+            return Some(PpInt { v, unsigned });
         }
         Some(c)
     }
 
-    fn binary(&mut self, min: u8) -> Option<i64> {
+    fn binary(&mut self, min: u8) -> Option<PpInt> {
         let mut l = self.unary()?;
         while let Some(op) = self.peek() {
             let prec = match op {
@@ -1080,49 +1083,94 @@ impl CondParser<'_> {
             let op = op.to_string();
             self.pos += 1;
             let r = self.binary(prec)?;
+            // `#if` arithmetic is in intmax_t, or uintmax_t where an operand is unsigned
+            // (`-1 > 0u` is true); a shift has its left operand's type.
+            let unsigned = l.unsigned || r.unsigned;
+            let (a, b) = (l.v, r.v);
+            let (ua, ub) = (a as u64, b as u64);
+            let truth = |c: bool| PpInt::signed(i64::from(c));
+            let same = |v: i64| PpInt { v, unsigned };
             l = match op.as_str() {
-                "||" => i64::from(l != 0 || r != 0),
-                "&&" => i64::from(l != 0 && r != 0),
-                "|" => l | r,
-                "^" => l ^ r,
-                "&" => l & r,
-                "==" => i64::from(l == r),
-                "!=" => i64::from(l != r),
-                "<" => i64::from(l < r),
-                ">" => i64::from(l > r),
-                "<=" => i64::from(l <= r),
-                ">=" => i64::from(l >= r),
-                "<<" => l.wrapping_shl(r as u32),
-                ">>" => l.wrapping_shr(r as u32),
-                "+" => l.wrapping_add(r),
-                "-" => l.wrapping_sub(r),
-                "*" => l.wrapping_mul(r),
-                "/" => l.checked_div(r)?,
-                _ => l.checked_rem(r)?,
+                "||" => truth(a != 0 || b != 0),
+                "&&" => truth(a != 0 && b != 0),
+                "|" => same(a | b),
+                "^" => same(a ^ b),
+                "&" => same(a & b),
+                "==" => truth(a == b),
+                "!=" => truth(a != b),
+                "<" => truth(if unsigned { ua < ub } else { a < b }),
+                ">" => truth(if unsigned { ua > ub } else { a > b }),
+                "<=" => truth(if unsigned { ua <= ub } else { a <= b }),
+                ">=" => truth(if unsigned { ua >= ub } else { a >= b }),
+                "<<" => PpInt {
+                    v: a.wrapping_shl(b as u32),
+                    ..l
+                },
+                ">>" if l.unsigned => PpInt {
+                    v: ua.wrapping_shr(b as u32) as i64,
+                    ..l
+                },
+                ">>" => PpInt {
+                    v: a.wrapping_shr(b as u32),
+                    ..l
+                },
+                "+" => same(a.wrapping_add(b)),
+                "-" => same(a.wrapping_sub(b)),
+                "*" => same(a.wrapping_mul(b)),
+                "/" if unsigned => same(ua.checked_div(ub)? as i64),
+                "/" => same(a.checked_div(b)?),
+                _ if unsigned => same(ua.checked_rem(ub)? as i64),
+                _ => same(a.checked_rem(b)?),
             };
         }
         Some(l)
     }
 
-    fn unary(&mut self) -> Option<i64> {
+    fn unary(&mut self) -> Option<PpInt> {
         let t = self.toks.get(self.pos)?;
         self.pos += 1;
         match t.text.as_str() {
-            "-" => Some(self.unary()?.wrapping_neg()),
+            "-" => {
+                let x = self.unary()?;
+                Some(PpInt {
+                    v: x.v.wrapping_neg(),
+                    ..x
+                })
+            }
             "+" => self.unary(),
-            "~" => Some(!self.unary()?),
-            "!" => Some(i64::from(self.unary()? == 0)),
+            "~" => {
+                let x = self.unary()?;
+                Some(PpInt { v: !x.v, ..x })
+            }
+            "!" => Some(PpInt::signed(i64::from(self.unary()?.v == 0))),
             "(" => {
                 let v = self.ternary()?;
                 self.eat(")").then_some(v)
             }
-            "true" => Some(1),
-            _ if t.kind == Kind::Number => parse_int(&t.text).map(|l| l.value as i64),
-            _ if t.kind == Kind::Char => char_value(&t.text),
+            "true" => Some(PpInt::signed(1)),
+            // A literal beyond intmax_t is a uintmax_t.
+            _ if t.kind == Kind::Number => parse_int(&t.text).map(|l| PpInt {
+                v: l.value as i64,
+                unsigned: l.unsigned || l.value > i64::MAX as u64,
+            }),
+            _ if t.kind == Kind::Char => char_value(&t.text).map(PpInt::signed),
             // Identifiers left after expansion are 0.
-            _ if t.kind == Kind::Ident => Some(0),
+            _ if t.kind == Kind::Ident => Some(PpInt::signed(0)),
             _ => None,
         }
+    }
+}
+
+/// A value of `#if` arithmetic: an intmax_t, or a uintmax_t (its bits in `v`).
+#[derive(Clone, Copy)]
+struct PpInt {
+    v: i64,
+    unsigned: bool,
+}
+
+impl PpInt {
+    fn signed(v: i64) -> PpInt {
+        PpInt { v, unsigned: false }
     }
 }
 

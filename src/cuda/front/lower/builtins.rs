@@ -323,6 +323,9 @@ impl Lowerer<'_> {
                         },
                         _ => return Err(self.err(site, "`->` needs a pointer", None)),
                     }
+                } else if self.is_call_like(obj) {
+                    // `w.first().add(1)`, `v[i].add(1)`: on what the returned reference names.
+                    self.call_object(obj)?
                 } else if super::expr::is_lvalue_like(obj) {
                     match self.place(obj) {
                         Ok(p) => p,
@@ -363,8 +366,8 @@ impl Lowerer<'_> {
             ExprKind::Unsupported(what, help) => {
                 Err(self.unsupported(f.site, what, help.as_deref()))
             }
-            ExprKind::Lambda(l) => {
-                let Val::Closure(c) = self.closure(l) else {
+            ExprKind::Lambda(l, caps) => {
+                let Val::Closure(c) = self.closure(l, caps)? else {
                     unreachable!("a lambda is a closure")
                 };
                 self.call_closure(c, args.iter().map(ArgIn::Expr).collect(), site)
@@ -2240,8 +2243,8 @@ impl Lowerer<'_> {
 
     /// The operation of `cg::reduce`'s third argument.
     fn reduce_op(&mut self, e: &ast::Expr) -> R<ReduceOp> {
-        if let ExprKind::Lambda(l) = &e.kind {
-            let Val::Closure(c) = self.closure(l) else {
+        if let ExprKind::Lambda(l, caps) = &e.kind {
+            let Val::Closure(c) = self.closure(l, caps)? else {
                 unreachable!("a lambda is a closure")
             };
             return Ok(ReduceOp::Closure(c));

@@ -423,7 +423,7 @@ impl Lowerer<'_> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             ExprKind::Ident(name) => self.ident(name, site),
-            ExprKind::Lambda(f) => Ok(self.closure(f)),
+            ExprKind::Lambda(f, c) => self.closure(f, c),
             ExprKind::This => match self.this_place(site)? {
                 Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
                 _ => Err(self.unsupported(
@@ -656,6 +656,13 @@ impl Lowerer<'_> {
                 let ty = self.ty(&ast::TypeExpr::Name(n.clone()), site)?;
                 Ok(size_t(ty.size(&self.structs)))
             }
+            // `sizeof(a)` of a parameter `int a[4]`: a pointer's size.
+            ExprKind::SizeofExpr(x)
+                if matches!(&x.kind, ExprKind::Ident(n)
+                    if self.frames.last().is_some_and(|f| f.array_params.contains(n))) =>
+            {
+                Ok(size_t(8))
+            }
             ExprKind::Alignof(t) => {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.align(&self.structs)))
@@ -860,6 +867,18 @@ impl Lowerer<'_> {
                     Err(self.err(site, format!("`{name}` cannot be assigned"), None))
                 }
             },
+            _ if self.is_call_like(e) => match self.call_place(e)? {
+                Ok(p) => Ok(p),
+                Err((_, by_ref)) => Err(self.unsupported(
+                    site,
+                    if by_ref {
+                        "assigning through, or taking the address of, a reference returned by a function with several `return`s"
+                    } else {
+                        "assigning to, or taking the address of, the value a function returns"
+                    },
+                    Some("have the function take the value to store, or return a pointer and write through it"),
+                )),
+            },
             ExprKind::Index(a, i) => {
                 let (idx, ity) = self.integer(i)?;
                 if is_lvalue_like(a) {
@@ -894,16 +913,7 @@ impl Lowerer<'_> {
                         other => {
                             let t = self.place_ty(&other);
                             let shown = t.show(&self.structs);
-                            // Reading through `operator[]` works; an assignment would need the
-                            // reference it returns, which warpsim does not keep.
-                            Err(match t {
-                                Ty::Struct(_) => self.unsupported(
-                                    site,
-                                    &format!("assigning through `{shown}::operator[]`'s reference"),
-                                    Some("write through a pointer instead: a member that returns `T *` (as the samples' `SharedMemory<T>`'s `operator T *()`) and `p[i] = x`"),
-                                ),
-                                _ => self.err(site, format!("cannot index a `{shown}`"), None),
-                            })
+                            Err(self.err(site, format!("cannot index a `{shown}`"), None))
                         }
                     };
                 }
@@ -960,11 +970,6 @@ impl Lowerer<'_> {
                 _ => Err(self.err(site, "`*` needs a pointer", None)),
             },
             ExprKind::Cast(_, x) if is_lvalue_like(x) => self.place(x),
-            ExprKind::Call(..) => Err(self.unsupported(
-                site,
-                "assigning through a reference a function returns",
-                Some("have the function take the value to store, or return a pointer and write through it"),
-            )),
             ExprKind::Unsupported(what, help) => Err(self.unsupported(site, what, help.as_deref())),
             _ => Err(self.err(
                 site,
@@ -1018,6 +1023,15 @@ impl Lowerer<'_> {
             .iter()
             .find(|(path, _)| *path == [f])
             .map(|(_, idx)| Place::Ptr(*idx))
+    }
+
+    /// Whether `e` is a call: of a function, or of a struct's `operator[]` (`v[i]`).
+    pub fn is_call_like(&mut self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Call(..) => true,
+            ExprKind::Index(a, _) => self.is_struct(a),
+            _ => false,
+        }
     }
 
     /// Whether `e` is a struct (lowered into a block that is dropped; an error is "no").
@@ -1962,6 +1976,36 @@ impl Lowerer<'_> {
     }
 
     /// A buffer's name for messages.
+    /// `v` with the program's variables it reads copied as they are now (a value evaluated
+    /// before something that may change them; the lowering's temporaries keep their values).
+    fn settle(&mut self, v: Val, site: Site) -> Val {
+        // A pointer's offset may be a pointer variable's own.
+        let pointer = matches!(v, Val::Ptr(_));
+        let copy = |l: &mut Self, o: Operand| match o {
+            Operand::Var(x) if pointer || l.declared_at.contains_key(&x) => {
+                let ty = l.vars[x.0 as usize].ty;
+                l.assign(ty, Op::Copy { src: o }, site)
+            }
+            other => other,
+        };
+        match v {
+            Val::Scalar(o, s) => Val::Scalar(copy(self, o), s),
+            Val::Agg(ty, leaves) => {
+                Val::Agg(ty, leaves.into_iter().map(|o| copy(self, o)).collect())
+            }
+            Val::Ptr(mut p) => {
+                p.offset = copy(self, p.offset);
+                p.terms = p
+                    .terms
+                    .into_iter()
+                    .map(|(o, k)| (copy(self, o), k))
+                    .collect();
+                Val::Ptr(p)
+            }
+            other => other,
+        }
+    }
+
     pub fn base_name(&self, b: crate::cuda::ir::Base) -> String {
         match b {
             crate::cuda::ir::Base::Param(i) => format!("parameter {i}"),
@@ -2359,24 +2403,51 @@ impl Lowerer<'_> {
         b: &ast::Expr,
         site: Site,
     ) -> R<Val> {
+        // C++17: the right operand of an assignment is evaluated before the left (`a[i++] = i`,
+        // `a[j] += ++j`); its variables hold its value only until the left side changes them.
+        let rhs = match &b.kind {
+            ast::ExprKind::InitList(_) => None,
+            _ => {
+                let v = self.rvalue(b)?;
+                Some(if changes_nothing(a) {
+                    v
+                } else {
+                    self.settle(v, site)
+                })
+            }
+        };
         let p = self.place(a)?;
         let ty = self.place_ty(&p);
-        let v = match op {
-            None => match &b.kind {
-                ast::ExprKind::InitList(items) => self.init_list(items, &ty, b.site)?,
-                _ => self.rvalue(b)?,
-            },
-            Some(op) if matches!(ty, Ty::Struct(_) | Ty::Vector(..)) => {
+        let v = match (op, rhs) {
+            (None, Some(v)) => {
+                if let Some(done) = self.copy_assigned(&p, v.clone(), site)? {
+                    return Ok(done);
+                }
+                v
+            }
+            (_, None) => {
+                let ast::ExprKind::InitList(items) = &b.kind else {
+                    unreachable!("evaluated above")
+                };
+                if op.is_some() {
+                    return Err(self.err(site, "invalid operands to a compound assignment", None));
+                }
+                self.init_list(items, &ty, b.site)?
+            }
+            (Some(op), Some(rhs)) if matches!(ty, Ty::Struct(_) | Ty::Vector(..)) => {
                 let name = format!("operator{}=", binary_spelling(op));
-                if let Some(v) =
-                    self.operator(&name, vec![ArgIn::Place(p.clone()), ArgIn::Expr(b)], site)?
+                if self
+                    .operator(
+                        &name,
+                        vec![ArgIn::Place(p.clone()), ArgIn::Val(rhs.clone())],
+                        site,
+                    )?
+                    .is_some()
                 {
                     // `operator+=` wrote the place itself (by reference or through `this`).
-                    let _ = v;
                     return self.read(&p, site);
                 }
                 let old = self.read(&p, site)?;
-                let rhs = self.rvalue(b)?;
                 let name = format!("operator{}", binary_spelling(op));
                 match self.operator(&name, vec![ArgIn::Val(old), ArgIn::Val(rhs)], site)? {
                     Some(v) => v,
@@ -2389,9 +2460,8 @@ impl Lowerer<'_> {
                     }
                 }
             }
-            Some(op) => {
+            (Some(op), Some(rhs)) => {
                 let old = self.read(&p, site)?;
-                let rhs = self.rvalue(b)?;
                 match (old, rhs) {
                     (Val::Scalar(x, xt), Val::Scalar(y, yt)) => {
                         self.arith(op, (x, xt), (y, yt), site)?
@@ -2486,6 +2556,25 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
             | ExprKind::Member(..)
             | ExprKind::Unary(Unary::Deref, _)
     )
+}
+
+/// Whether evaluating `e` cannot change a variable: no assignment, `++`/`--` or call in it.
+fn changes_nothing(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(..) | ExprKind::IncDec(..) | ExprKind::Call(..) | ExprKind::Lambda(..) => {
+            false
+        }
+        ExprKind::Unary(_, x) | ExprKind::Member(x, _, _) | ExprKind::Cast(_, x) => {
+            changes_nothing(x)
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+            changes_nothing(a) && changes_nothing(b)
+        }
+        ExprKind::Cond(c, a, b) => changes_nothing(c) && changes_nothing(a) && changes_nothing(b),
+        ExprKind::InitList(items) => items.iter().all(changes_nothing),
+        ExprKind::Unsupported(..) => false,
+        _ => true,
+    }
 }
 
 /// The comparison a binary operator is, if it is one.

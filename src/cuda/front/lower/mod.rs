@@ -223,13 +223,18 @@ struct Frame {
     /// The object of a member function.
     this: Option<Place>,
     /// For a lambda: the scopes where it was written (it sees their variables), with the
-    /// serial number of the innermost, to tell that they still exist.
-    captures: Option<(usize, usize, u64)>,
+    /// serial number of the innermost, to tell that they still exist, and the lambda.
+    captures: Option<(usize, usize, u64, usize)>,
     /// Whether the return type is deduced from the first `return` (`auto`, a lambda's).
     deduce_ret: bool,
     /// The pointer fields of the struct this function returns, when its `return`s name
     /// struct variables that carry them (pointer variables of the call's own).
     ret_pointers: Option<PointerFields>,
+    /// For a function returning a reference (`T &operator[](int)`): `Some` while its one
+    /// `return` has not named a place warpsim can keep, then `Some(Some(place))`.
+    ret_place: Option<Option<Place>>,
+    /// The parameters declared as arrays (`int a[4]`): pointers, whatever they are bound to.
+    array_params: Vec<String>,
 }
 
 /// What `break`/`continue` leave.
@@ -281,7 +286,8 @@ pub struct Lowerer<'m> {
     /// the element type) and that element type.
     pub(crate) local_groups: HashMap<u32, (Vec<u32>, Ty)>,
     /// The lambdas written so far, with the scopes they see.
-    pub(crate) closures: Vec<(Function, (usize, usize, u64))>,
+    /// Each with the copies of what it captures by value, by name.
+    pub(crate) closures: Vec<(Function, (usize, usize, u64), Captured)>,
     /// A serial number per open scope (parallel to `scopes`).
     scope_ids: Vec<u64>,
     next_scope_id: u64,
@@ -290,6 +296,9 @@ pub struct Lowerer<'m> {
     field_pointers: Vec<FieldPointers>,
     /// The pointer fields of the struct the last inlined call returned ([`Frame::ret_pointers`]).
     returned_pointers: Option<PointerFields>,
+    /// The last inlined call that returned a reference, with the place it refers to when
+    /// warpsim could name it (its function has one `return`, of a place): the call's site.
+    pub(crate) returned_ref: Option<(Site, Option<Place>)>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
     /// Blocks being lowered inside one another, inlined functions' included
@@ -298,6 +307,9 @@ pub struct Lowerer<'m> {
     /// The statement being lowered.
     at: Site,
 }
+
+/// The copies a lambda holds of what it captures by value, by name.
+pub type Captured = HashMap<String, Sym>;
 
 /// Pointer fields: each one's path of member names (`["in", "x"]`) and pointer variable.
 pub type PointerFields = Vec<(Vec<String>, usize)>;
@@ -414,6 +426,8 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         captures: None,
         deduce_ret: false,
         ret_pointers: None,
+        ret_place: None,
+        array_params: Vec::new(),
     });
     // Parameters.
     let mut params = Vec::new();
@@ -685,6 +699,7 @@ impl<'m> Lowerer<'m> {
             next_scope_id: 1,
             field_pointers: Vec::new(),
             returned_pointers: None,
+            returned_ref: None,
             typedef_depth: 0,
             nesting: 0,
             at: Site::default(),
@@ -863,18 +878,80 @@ impl<'m> Lowerer<'m> {
         self.scope_ids.truncate(len);
     }
 
-    /// A lambda written here: it sees the current function's scopes as they are.
-    pub fn closure(&mut self, f: &Function) -> Val {
+    /// A lambda written here: it sees the current function's scopes as they are, and copies,
+    /// made now, of what it captures by value.
+    pub fn closure(&mut self, f: &Function, captures: &ast::Captures) -> R<Val> {
         let start = self.frames.last().map_or(0, |f| f.scope_start);
         let end = self.scopes.len();
         let id = self.scope_ids.last().copied().unwrap_or(0);
-        self.closures.push((f.clone(), (start, end, id)));
-        Val::Closure(self.closures.len() - 1)
+        if captures.this_copy {
+            return Err(self.unsupported(
+                f.site,
+                "capturing `*this` by value",
+                Some("capture `this`, or copy the members the lambda uses into variables and capture those"),
+            ));
+        }
+        let mut named: Vec<(String, Option<&ast::Expr>)> = captures
+            .named
+            .iter()
+            .map(|(n, e)| (n.clone(), e.as_ref()))
+            .collect();
+        if captures.all {
+            let mut used = Vec::new();
+            names_in(&f.body, &mut used);
+            for n in used {
+                if !captures.by_ref.contains(&n) && named.iter().all(|(m, _)| *m != n) {
+                    named.push((n, None));
+                }
+            }
+        }
+        // The fields a member function sees by name are reached through `this`, which a
+        // lambda captures as a pointer.
+        let this_vars: Vec<VarId> = match self.frames.last().and_then(|f| f.this.clone()) {
+            Some(Place::Reg { vars, .. }) => vars,
+            _ => Vec::new(),
+        };
+        let mut copies = HashMap::new();
+        for (name, init) in named {
+            let sym = match init {
+                Some(e) => {
+                    let v = self.rvalue(e)?;
+                    Sym::Place(self.temp_place(v, e.site))
+                }
+                None => match self.lookup(&name).cloned() {
+                    Some(Sym::Place(p @ Place::Reg { .. })) if !matches!(&p, Place::Reg { vars, .. } if vars.iter().all(|v| this_vars.contains(v))) =>
+                    {
+                        let v = self.read(&p, f.site)?;
+                        Sym::Place(self.temp_place(v, f.site))
+                    }
+                    Some(Sym::Place(Place::Ptr(k))) => {
+                        let pointee = self.ptrs[k].pointee.clone();
+                        let own = self.new_ptr(&name, pointee, f.site);
+                        let v = self.read(&Place::Ptr(k), f.site)?;
+                        self.write(&Place::Ptr(own), v, f.site)?;
+                        Sym::Place(Place::Ptr(own))
+                    }
+                    Some(Sym::Place(p @ (Place::Local { .. } | Place::Pick { .. }))) => {
+                        let t = self.place_ty(&p);
+                        return Err(self.unsupported(
+                            f.site,
+                            &format!("capturing `{name}` (a `{}`) by value", t.show(&self.structs)),
+                            Some("capture it by reference (`[&]`, `[&name]`) and copy what the lambda must keep into a variable"),
+                        ));
+                    }
+                    // Constants, buffers, handles and lambdas are the same either way.
+                    _ => continue,
+                },
+            };
+            copies.insert(name, sym);
+        }
+        self.closures.push((f.clone(), (start, end, id), copies));
+        Ok(Val::Closure(self.closures.len() - 1))
     }
 
     /// Call lambda `c`.
     pub fn call_closure(&mut self, c: usize, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
-        let (f, (start, end, id)) = self.closures[c].clone();
+        let (f, (start, end, id), _) = self.closures[c].clone();
         if end > self.scope_ids.len() || self.scope_ids[end - 1] != id {
             return Err(self.unsupported(
                 site,
@@ -893,7 +970,7 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         }
-        self.inline_captured(&f, args, Some((start, end, id)), site)
+        self.inline_captured(&f, args, Some((start, end, id, c)), site)
     }
 
     /// A new pointer variable (its buffer set by its first assignment).
@@ -1186,11 +1263,13 @@ impl<'m> Lowerer<'m> {
             .rev()
             .find_map(|s| s.get(name))
             .or_else(|| {
-                let (a, b, _) = f.and_then(|f| f.captures)?;
-                self.scopes[a..b.min(start)]
-                    .iter()
-                    .rev()
-                    .find_map(|s| s.get(name))
+                let (a, b, _, c) = f.and_then(|f| f.captures)?;
+                self.closures[c].2.get(name).or_else(|| {
+                    self.scopes[a..b.min(start)]
+                        .iter()
+                        .rev()
+                        .find_map(|s| s.get(name))
+                })
             })
     }
 
@@ -1705,6 +1784,8 @@ impl<'m> Lowerer<'m> {
             captures: None,
             deduce_ret: false,
             ret_pointers: None,
+            ret_place: None,
+            array_params: Vec::new(),
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -1915,9 +1996,18 @@ impl<'m> Lowerer<'m> {
         let ret = self.frames.last().and_then(|f| f.ret.clone());
         match (v, ret) {
             (Some(e), Some((place, ty))) => {
-                let val = match &e.kind {
-                    ast::ExprKind::InitList(items) => self.init_list(items, &ty, e.site)?,
-                    _ => self.rvalue(e)?,
+                let val = match (self.returned_place(e)?, &e.kind) {
+                    // A reference's place is kept for the caller; its value is the call's.
+                    (Some(Ok(at)), _) => {
+                        let v = self.read(&at, e.site)?;
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ret_place = Some(Some(at));
+                        }
+                        v
+                    }
+                    (Some(Err(v)), _) => v,
+                    (None, ast::ExprKind::InitList(items)) => self.init_list(items, &ty, e.site)?,
+                    (None, _) => self.rvalue(e)?,
                 };
                 let val = self.convert_val(val, &ty, e.site)?;
                 self.write(&place, val, site)?;
@@ -1945,6 +2035,33 @@ impl<'m> Lowerer<'m> {
             self.emit(Stmt::Return);
         }
         Ok(())
+    }
+
+    /// The place `return e;` refers to in a function that returns a reference warpsim follows
+    /// (its run-time indices as they are at the `return`): `Err` with the value of a call
+    /// that returned none; `None` where `e` is to be lowered as a value.
+    fn returned_place(&mut self, e: &ast::Expr) -> R<Option<Result<Place, Val>>> {
+        if self
+            .frames
+            .last()
+            .and_then(|f| f.ret_place.as_ref())
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let p = match &e.kind {
+            ast::ExprKind::Call(..) => match self.call_place(e)? {
+                Ok(p) => p,
+                Err((v, _)) => return Ok(Some(Err(v))),
+            },
+            // Decide on a lowering that is dropped: an expression that is no place is returned
+            // by value.
+            _ if expr::is_lvalue_like(e) && self.sub_block(|l| l.place(e).map(|_| ())).is_ok() => {
+                self.place(e)?
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Ok(self.freeze(p, e.site))))
     }
 
     fn for_loop(
@@ -2208,7 +2325,10 @@ impl<'m> Lowerer<'m> {
                     return self.init_array(&d.name, &items, site);
                 }
                 (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
-                _ => Some(self.rvalue(e)?),
+                _ => match self.copy_constructed(&ty, e, site)? {
+                    Some(v) => Some(v),
+                    None => Some(self.rvalue(e)?),
+                },
             },
             // `S s;` runs a default constructor, if `S` has one.
             None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
@@ -2826,7 +2946,7 @@ impl<'m> Lowerer<'m> {
         &mut self,
         f: &Function,
         args: Vec<ArgIn<'_>>,
-        captures: Option<(usize, usize, u64)>,
+        captures: Option<(usize, usize, u64, usize)>,
         site: Site,
     ) -> R<Val> {
         self.inline_full(f, &[], args, None, captures, site)
@@ -2838,7 +2958,7 @@ impl<'m> Lowerer<'m> {
         targs: &[TemplateArg],
         args: Vec<ArgIn<'_>>,
         owner: Option<(usize, Option<Place>)>,
-        captures: Option<(usize, usize, u64)>,
+        captures: Option<(usize, usize, u64, usize)>,
         site: Site,
     ) -> R<Val> {
         if let Some(s) = f.syntax_error {
@@ -2893,6 +3013,7 @@ impl<'m> Lowerer<'m> {
                         Ok(v)
                     }
                 }
+                (ArgIn::Expr(e), true) if self.is_call_like(e) => Err(self.call_object(e)?),
                 (ArgIn::Expr(e), true) => match self.place(e) {
                     Ok(pl) => Err(self.freeze(pl, site)),
                     // A temporary bound to a `const T &`.
@@ -2924,7 +3045,25 @@ impl<'m> Lowerer<'m> {
                 {
                     Err(Place::Alias(Box::new(target)))
                 }
-                (ArgIn::Expr(e), false) => Ok(self.rvalue(e)?),
+                (ArgIn::Expr(e), false) => {
+                    // A by-value parameter of a struct with a copy constructor is a copy.
+                    let of_template = f
+                        .template
+                        .iter()
+                        .any(|t| p.ty == TypeExpr::Name(t.name().to_string()));
+                    let ty = if of_template {
+                        self.arg_ty(&ArgIn::Expr(e)).ok()
+                    } else {
+                        self.ty(&p.ty, p.site).ok()
+                    };
+                    match ty {
+                        Some(ty) => match self.copy_constructed(&ty, e, site)? {
+                            Some(v) => Ok(v),
+                            None => Ok(self.rvalue(e)?),
+                        },
+                        None => Ok(self.rvalue(e)?),
+                    }
+                }
                 (ArgIn::Val(v), true) => Err(self.temp_place(v, site)),
                 (ArgIn::Val(v), false) => Ok(v),
                 (ArgIn::Place(pl), true) => Err(pl),
@@ -2941,6 +3080,8 @@ impl<'m> Lowerer<'m> {
             captures: None,
             deduce_ret: false,
             ret_pointers: None,
+            ret_place: None,
+            array_params: Vec::new(),
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -2980,14 +3121,57 @@ impl<'m> Lowerer<'m> {
             captures,
             deduce_ret: f.ret == TypeExpr::Auto,
             ret_pointers: None,
+            // Only a function with one `return` refers to one place.
+            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && count_returns(&f.body) == 1)
+                .then_some(None),
+            array_params: f
+                .params
+                .iter()
+                .filter(|p| matches!(p.ty, TypeExpr::Array(..)))
+                .map(|p| p.name.clone())
+                .collect(),
         });
         self.open_scope();
         self.inline_stack.push(key);
         let r = self.inline_body(f, vals, carried, this, site);
         self.inline_stack.pop();
         self.close_scopes(self.frames.last().map_or(1, |fr| fr.scope_start));
-        self.returned_pointers = self.frames.pop().and_then(|f| f.ret_pointers);
+        let frame = self.frames.pop();
+        self.returned_ref = matches!(f.ret, TypeExpr::Ref(_)).then(|| {
+            (
+                site,
+                frame.as_ref().and_then(|f| f.ret_place.clone().flatten()),
+            )
+        });
+        self.returned_pointers = frame.and_then(|f| f.ret_pointers);
         r
+    }
+
+    /// Lower the call `e` once: the place it refers to when it returns a reference warpsim can
+    /// follow (`Acc &first() { return a; }`), else its value, with whether it was a reference.
+    pub fn call_place(&mut self, e: &ast::Expr) -> R<Result<Place, (Val, bool)>> {
+        self.returned_ref = None;
+        let v = self.rvalue(e)?;
+        Ok(match self.returned_ref.take() {
+            Some((site, Some(p))) if site == e.site => Ok(p),
+            Some((site, None)) if site == e.site => Err((v, true)),
+            _ => Err((v, false)),
+        })
+    }
+
+    /// The object a member function is called on, or a reference parameter is bound to, when
+    /// `e` is a call: what its reference refers to, or a temporary holding its value; a
+    /// reference warpsim cannot follow is refused, as the callee could change it.
+    pub fn call_object(&mut self, e: &ast::Expr) -> R<Place> {
+        match self.call_place(e)? {
+            Ok(p) => Ok(p),
+            Err((v, false)) => Ok(self.temp_place(v, e.site)),
+            Err((_, true)) => Err(self.unsupported(
+                e.site,
+                "using the reference returned by a function with several `return`s as an object",
+                Some("give the function a single `return` of the element, or return a pointer and use `->`"),
+            )),
+        }
     }
 
     /// The value of a template argument for parameter `p`.
@@ -3327,6 +3511,103 @@ const WMMA_NAMES: &[&str] = &[
     "fill_fragment",
     "mma_sync",
 ];
+
+/// The names `stmts` mention, in order of first mention (what a `[=]` lambda captures).
+fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
+    fn expr(e: &ast::Expr, out: &mut Vec<String>) {
+        use ast::ExprKind as E;
+        match &e.kind {
+            E::Ident(n) if !out.contains(n) => out.push(n.clone()),
+            E::Unary(_, x) | E::Member(x, _, _) | E::Cast(_, x) | E::SizeofExpr(x) => expr(x, out),
+            E::IncDec(_, _, x) => expr(x, out),
+            E::Binary(_, a, b) | E::Assign(_, a, b) | E::Index(a, b) | E::Comma(a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Cond(c, a, b) => {
+                expr(c, out);
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Call(f, _, args) => {
+                expr(f, out);
+                args.iter().for_each(|a| expr(a, out));
+            }
+            E::InitList(items) => items.iter().for_each(|a| expr(a, out)),
+            E::Lambda(f, c) => {
+                names_in(&f.body, out);
+                c.named
+                    .iter()
+                    .filter_map(|(_, e)| e.as_ref())
+                    .for_each(|e| expr(e, out));
+            }
+            _ => {}
+        }
+    }
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Decl(ds) => ds
+                .iter()
+                .filter_map(|d| d.init.as_ref())
+                .for_each(|e| expr(e, out)),
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Case(Some(e), _) => {
+                expr(e, out);
+                if let StmtKind::Case(_, b) = &s.kind {
+                    names_in(b, out);
+                }
+            }
+            StmtKind::Block(b) | StmtKind::Case(None, b) => names_in(b, out),
+            StmtKind::If(c, a, b) => {
+                expr(c, out);
+                names_in(std::slice::from_ref(a), out);
+                if let Some(b) = b {
+                    names_in(std::slice::from_ref(b), out);
+                }
+            }
+            StmtKind::For(init, c, step, body) => {
+                if let Some(i) = init {
+                    names_in(std::slice::from_ref(i), out);
+                }
+                c.iter().chain(step).for_each(|e| expr(e, out));
+                names_in(std::slice::from_ref(body), out);
+            }
+            StmtKind::While(c, body) | StmtKind::DoWhile(body, c) => {
+                expr(c, out);
+                names_in(std::slice::from_ref(body), out);
+            }
+            StmtKind::Switch(c, b) => {
+                expr(c, out);
+                names_in(b, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How many `return` statements `stmts` has.
+fn count_returns(stmts: &[ast::Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Return(_) => 1,
+            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => count_returns(b),
+            StmtKind::If(_, a, b) => {
+                count_returns(std::slice::from_ref(a))
+                    + b.as_deref()
+                        .map_or(0, |b| count_returns(std::slice::from_ref(b)))
+            }
+            StmtKind::For(init, _, _, body) => {
+                init.as_deref()
+                    .map_or(0, |i| count_returns(std::slice::from_ref(i)))
+                    + count_returns(std::slice::from_ref(body))
+            }
+            StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+                count_returns(std::slice::from_ref(body))
+            }
+            _ => 0,
+        })
+        .sum()
+}
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
 fn contains_continue(s: &ast::Stmt) -> bool {

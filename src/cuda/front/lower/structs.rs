@@ -129,6 +129,14 @@ impl<'m> Lowerer<'m> {
                 Some("reinterpret bits with __float_as_int, __int_as_float, __double_as_longlong and the like"),
             ));
         }
+        // Its fields would be whole integers: refuse rather than keep 9 in a 3-bit field.
+        if let Some(at) = d.bitfield {
+            return Err(self.unsupported(
+                at,
+                &format!("the bit-field in `{name}`"),
+                Some("use whole integer fields, or pack the bits into one with shifts and masks"),
+            ));
+        }
         if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
@@ -347,6 +355,23 @@ impl<'m> Lowerer<'m> {
                 Some("only member functions marked __device__ exist in device code".into()),
             ));
         }
+        // Which objects are const is not tracked: overloads told apart only by it would be
+        // chosen at random.
+        if cands.iter().any(|a| {
+            cands.iter().any(|b| {
+                a.is_const != b.is_const
+                    && a.params
+                        .iter()
+                        .map(|p| &p.ty)
+                        .eq(b.params.iter().map(|p| &p.ty))
+            })
+        }) {
+            return Err(self.unsupported(
+                site,
+                &format!("calling `{name}`, which has overloads that differ only in `const`"),
+                Some("give the const and non-const member functions different names"),
+            ));
+        }
         let f = self.overload(&cands, targs, &args, site)?;
         let this = (!f.is_static).then_some(obj);
         self.inline(f, targs, args, Some((i, this)), site)
@@ -409,6 +434,112 @@ impl<'m> Lowerer<'m> {
     /// Whether struct type `ty` has a constructor that takes no arguments.
     pub fn has_default_ctor(&self, ty: &Ty) -> bool {
         self.ctors(ty).iter().any(|f| f.takes(0))
+    }
+
+    /// Whether copying a value of type `ty` runs code of the program's: `Some(true)` where its
+    /// struct declares a copy constructor (`for_assign`: a copy-assignment operator),
+    /// `Some(false)` where only members' (or array elements') types do.
+    fn user_copy(&mut self, ty: &Ty, for_assign: bool) -> Option<bool> {
+        let Ty::Struct(i) = *ty else {
+            return None;
+        };
+        let own = if for_assign {
+            self.methods(i, "operator=")
+        } else {
+            self.ctors(ty)
+        };
+        if own.iter().any(|f| {
+            f.takes(1)
+                && f.params.first().is_some_and(|p| {
+                    let inner = match &p.ty {
+                        TypeExpr::Ref(inner) => inner,
+                        t => t,
+                    };
+                    self.ty(inner, p.site).ok().as_ref() == Some(ty)
+                })
+        }) {
+            return Some(true);
+        }
+        let fields: Vec<Ty> = self.structs.list[i]
+            .fields
+            .iter()
+            .map(|f| f.1.clone())
+            .collect();
+        fields
+            .iter()
+            .any(|t| {
+                let t = match t {
+                    Ty::Array(e, _) => e,
+                    t => t,
+                };
+                self.user_copy(t, for_assign).is_some()
+            })
+            .then_some(false)
+    }
+
+    /// `e` copied into a new object of its type `ty` (`S b = a;`, a by-value parameter), where
+    /// the copy runs the struct's copy constructor: `None` for a copy of the bits.
+    pub fn copy_constructed(
+        &mut self,
+        ty: &Ty,
+        e: &crate::cuda::front::ast::Expr,
+        site: Site,
+    ) -> R<Option<Val>> {
+        // A prvalue initializes the object itself (C++17).
+        if !super::expr::is_lvalue_like(e) && !self.is_call_like(e) {
+            return Ok(None);
+        }
+        let Some(own) = self.user_copy(ty, false) else {
+            return Ok(None);
+        };
+        if self.is_call_like(e) {
+            // A call returning a value initializes the object itself; one returning a
+            // reference is copied from what it refers to.
+            return match self.call_place(e)? {
+                Ok(p) if self.place_ty(&p) == *ty && own => {
+                    self.construct(ty, vec![ArgIn::Place(p)], site).map(Some)
+                }
+                Ok(_) | Err((_, true)) => Err(self.unsupported(
+                    site,
+                    &format!("copying the reference a function returns into a `{}`, which has a copy constructor", ty.show(&self.structs)),
+                    Some("copy the object it refers to"),
+                )),
+                Err((v, false)) => Ok(Some(v)),
+            };
+        }
+        if self.arg_ty(&ArgIn::Expr(e))? != *ty {
+            return Ok(None);
+        }
+        if !own {
+            return Err(self.member_copy(ty, site));
+        }
+        self.construct(ty, vec![ArgIn::Expr(e)], site).map(Some)
+    }
+
+    /// `a = b` of a struct with a copy-assignment operator: `None` where it copies the bits.
+    pub fn copy_assigned(&mut self, p: &Place, v: Val, site: Site) -> R<Option<Val>> {
+        let ty = self.place_ty(p);
+        match self.user_copy(&ty, true) {
+            None => Ok(None),
+            Some(false) => Err(self.member_copy(&ty, site)),
+            Some(true) => {
+                self.operator(
+                    "operator=",
+                    vec![ArgIn::Place(p.clone()), ArgIn::Val(v)],
+                    site,
+                )?;
+                self.read(p, site).map(Some)
+            }
+        }
+    }
+
+    /// The refusal of an implicit copy that would run members' copy constructors or operators.
+    fn member_copy(&self, ty: &Ty, site: Site) -> crate::cuda::Diagnostic {
+        self.unsupported(
+            site,
+            &format!("copying a `{}`, whose members have their own copy constructor or `operator=`", ty.show(&self.structs)),
+            Some("give the struct its own copy constructor and `operator=`, or copy the members one by one"),
+        )
     }
 
     /// `S(args)` or `S{args}`: a struct value, by its constructor if it has one, else field by
