@@ -773,18 +773,39 @@ impl<'a> Splitter<'a> {
 }
 
 /// `text` with every invocation of a macro it defines as nothing (`#define NAME` or
-/// `#define NAME(args)` with no body) replaced by spaces, newlines kept.
+/// `#define NAME(args)` with no body), and every `__restrict`, replaced by spaces, newlines
+/// kept; so is a line that invokes a macro whose body is whole declarations or statements
+/// (ends in `;` or `}`: `DECLARE(int, 8)` with no `;` after it, which the grammar would read
+/// as the start of a declaration running into the next ones), unless it holds a launch.
 fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
+    #[derive(PartialEq)]
+    enum Blank {
+        Word,
+        Call,
+        Line,
+    }
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut names: Vec<(String, bool)> = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
+    // GCC's `__restrict`, which the grammar takes only right after a `*` (`float *const
+    // __restrict p` would declare `__restrict`), reads as nothing, as in the device pass.
+    let mut names: Vec<(String, Blank)> = vec![("__restrict".to_string(), Blank::Word)];
+    let mut lines = text.lines();
+    while let Some(first) = lines.next() {
+        let Some(rest) = first.trim_start().strip_prefix('#') else {
             continue;
         };
         let Some(rest) = rest.trim_start().strip_prefix("define") else {
             continue;
         };
-        let rest = rest.trim_start();
+        // The definition with its continuation lines.
+        let mut def = rest.to_string();
+        while def.ends_with('\\') {
+            def.pop();
+            match lines.next() {
+                Some(l) => def.push_str(l),
+                None => break,
+            }
+        }
+        let rest = def.trim_start();
         let n = rest.bytes().take_while(|&c| ident(c)).count();
         if n == 0 {
             continue;
@@ -799,10 +820,13 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
         };
         let body = body.split("//").next().unwrap_or("").trim();
         if body.is_empty() && !name.starts_with("__") {
-            names.push((name.to_string(), function));
+            let kind = if function { Blank::Call } else { Blank::Word };
+            names.push((name.to_string(), kind));
+        } else if function && (body.ends_with(';') || body.ends_with('}')) {
+            names.push((name.to_string(), Blank::Line));
         }
     }
-    if names.is_empty() {
+    if !names.iter().any(|(n, _)| text.contains(n.as_str())) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = text.as_bytes().to_vec();
@@ -817,7 +841,8 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         }
-        if line_start && !c.is_ascii_whitespace() {
+        let first = line_start && !c.is_ascii_whitespace();
+        if first {
             directive = c == b'#';
             line_start = false;
         }
@@ -829,7 +854,8 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
         let word = &text[i..i + n];
         let mut end = i + n;
         match names.iter().find(|(m, _)| m == word) {
-            Some((_, true)) => {
+            Some((_, Blank::Word)) => {}
+            Some((_, kind)) if *kind == Blank::Call || first => {
                 // The argument list, balanced.
                 let mut j = end;
                 while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
@@ -855,9 +881,17 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
                     i = end;
                     continue;
                 }
+                // A declaration macro's line: the invocation alone on it, holding no launch.
+                if *kind == Blank::Line {
+                    let tail = text[end..].split('\n').next().unwrap_or("");
+                    let tail = tail.split("//").next().unwrap_or("");
+                    if !tail.trim().is_empty() || text[i..end].contains("<<<") {
+                        i = end;
+                        continue;
+                    }
+                }
             }
-            Some((_, false)) => {}
-            None => {
+            _ => {
                 i = end;
                 continue;
             }
@@ -889,6 +923,27 @@ mod tests {
         assert!(
             out.contains("  PERF_BEGIN\n") && out.contains("PERF_END(\"k (1)\")"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn restrict_and_declaration_macros_do_not_derail_the_parse() {
+        // `__restrict` after `const` (HeCBench bh): the parameter is `r`, not `__restrict`.
+        let h = host("__global__ void k(const float *const __restrict r, int n) {}\n");
+        assert!(h.contains("{(void *)&r, (void *)&n}"), "{h}");
+        // A macro invoked as declarations with no `;` after it (HeCBench blockAccess's
+        // utils.h): the device function after the invocations still goes, the invocations
+        // stay for the host compiler, and a launch in such an invocation is still rewritten.
+        let src = "#define ALIGN(t, b) \\\n  template <> struct A<t> \\\n  { enum { V = b }; };\n\
+                   ALIGN(short4, 8)\nALIGN(long long, 8)\n\
+                   __device__ int tid() { return threadIdx.x; }\n\
+                   #define RUN(x) { x; }\nvoid f(float *p) {\nRUN(k<<<1, 1>>>(p))\n}\n";
+        let h = host(src);
+        assert!(!h.contains("threadIdx"), "{h}");
+        assert!(h.contains("ALIGN(short4, 8)\nALIGN(long long, 8)\n"), "{h}");
+        assert!(
+            h.contains("(__cudaPushCallConfiguration(1, 1), k(p))"),
+            "{h}"
         );
     }
 
