@@ -347,7 +347,7 @@ impl<'m> Lowerer<'m> {
                 Some("only member functions marked __device__ exist in device code".into()),
             ));
         }
-        let f = self.overload(&cands, targs, &args, site)?;
+        let f = self.overload(&cands, &args)?;
         let this = (!f.is_static).then_some(obj);
         self.inline(f, targs, args, Some((i, this)), site)
     }
@@ -372,7 +372,7 @@ impl<'m> Lowerer<'m> {
         if cands.is_empty() {
             return Ok(None);
         }
-        let f = self.overload(&cands, targs, &args, site)?;
+        let f = self.overload(&cands, &args)?;
         let declared_static = self.structs.list[i].def.is_some_and(|d| {
             self.m.ast.structs[d]
                 .static_methods
@@ -428,7 +428,7 @@ impl<'m> Lowerer<'m> {
             .filter(|f| f.takes(args.len()))
             .collect();
         if !ctors.is_empty() {
-            let f = self.overload(&ctors, &[], &args, site)?;
+            let f = self.overload(&ctors, &args)?;
             let zero = self.zero(ty, site)?;
             let place = self.temp_place(zero, site);
             // Pointer fields are pointer variables of the value's own, which the constructor
@@ -551,7 +551,7 @@ impl<'m> Lowerer<'m> {
                         }
                     }
                 };
-                let f = self.overload(&cands, &[], &args, site)?;
+                let f = self.overload(&cands, &args)?;
                 return self
                     .inline(f, &[], args, Some((i, Some(this))), site)
                     .map(Some);
