@@ -54,12 +54,13 @@ pub fn has_device_code(text: &str) -> bool {
     .any(|w| text.contains(w))
 }
 
-/// The host pass's text of `text` (the file `name`).
+/// The host pass's text of `text` (the file `name`), which includes (directly or not) the
+/// local files `headers`: their macros too are read as the host compiler will expand them.
 ///
 /// Registrations name their translation unit with the macro `__WARPSIM_UNIT`, which the build
 /// defines for each `.cu` file it compiles (a header with kernels belongs to every unit that
 /// includes it).
-pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
+pub fn host_file(name: &str, text: &str, headers: &[&str]) -> Result<HostFile, Diagnostic> {
     let mut parser = tree_sitter::Parser::new();
     let mut sources = Sources::default();
     let file = sources.add(name, text);
@@ -81,7 +82,7 @@ pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
     // (`PERF_BEGIN`, `TIMER_STOP(t);`) would read as a declaration swallowing the next
     // statement, a launch among them. The tree is of the file with those invocations blanked
     // (same length, lines kept); the edits apply to the file as written.
-    let parsed = blank_empty_macros(text);
+    let parsed = blank_empty_macros(text, headers);
     let tree = parser
         .parse(parsed.as_bytes(), None)
         .ok_or_else(|| fail("the parser gave up on this file"))?;
@@ -772,12 +773,12 @@ impl<'a> Splitter<'a> {
     }
 }
 
-/// `text` with every invocation of a macro it defines as nothing (`#define NAME` or
+/// `text` with every invocation of a macro it or its `headers` define as nothing (`#define NAME` or
 /// `#define NAME(args)` with no body), and every `__restrict`, replaced by spaces, newlines
 /// kept; so is a line that invokes a macro whose body is whole declarations or statements
 /// (ends in `;` or `}`: `DECLARE(int, 8)` with no `;` after it, which the grammar would read
 /// as the start of a declaration running into the next ones), unless it holds a launch.
-fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
+fn blank_empty_macros<'t>(text: &'t str, headers: &[&str]) -> std::borrow::Cow<'t, str> {
     #[derive(PartialEq)]
     enum Blank {
         Word,
@@ -788,7 +789,7 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
     // GCC's `__restrict`, which the grammar takes only right after a `*` (`float *const
     // __restrict p` would declare `__restrict`), reads as nothing, as in the device pass.
     let mut names: Vec<(String, Blank)> = vec![("__restrict".to_string(), Blank::Word)];
-    let mut lines = text.lines();
+    let mut lines = headers.iter().chain([&text]).flat_map(|t| t.lines());
     while let Some(first) = lines.next() {
         let Some(rest) = first.trim_start().strip_prefix('#') else {
             continue;
@@ -947,8 +948,25 @@ mod tests {
         );
     }
 
+    #[test]
+    fn macros_of_included_headers_are_read_too() {
+        // Rodinia dwt2d: PERF_BEGIN and PERF_END are defined as nothing in common.h, and the
+        // launch between them sits in a function template.
+        let header = "#ifdef T\n#define PERF_BEGIN {\n#else\n#define PERF_BEGIN\n\
+                      #define PERF_END(n) }\n#endif\n";
+        let src = "template <int X, int Y>\nvoid run(float *p) {\n  PERF_BEGIN\n  \
+                   k<X, Y><<<1, X>>>(p);\n  PERF_END(\"k\")\n}\n";
+        let out = host_file("t.cu", src, &[header]).unwrap().text;
+        assert!(
+            out.contains("(__cudaPushCallConfiguration(1, X), k<X, Y>(p))"),
+            "{out}"
+        );
+        let alone = host_file("t.cu", src, &[]).unwrap().text;
+        assert!(!alone.contains("__cudaPushCallConfiguration"), "{alone}");
+    }
+
     fn host(src: &str) -> String {
-        host_file("t.cu", src)
+        host_file("t.cu", src, &[])
             .unwrap_or_else(|d| panic!("{d}"))
             .text
     }
@@ -980,7 +998,7 @@ mod tests {
                    __global__ void red(const T *a) {}\n}\n\
                    __constant__ float coef[16];\nstatic __device__ int counter = 0;\n\
                    extern __device__ int elsewhere;\ntexture<float, 2> tex;\n";
-        let h = host_file("t.cu", src).unwrap();
+        let h = host_file("t.cu", src, &[]).unwrap();
         assert_eq!(h.kernels, vec!["ns::red"]);
         assert_eq!(h.symbols, vec!["coef", "counter", "tex"]);
         let t = h.text;
@@ -992,7 +1010,7 @@ mod tests {
         );
         // Another file's generated names differ (a header with kernels is split apart from
         // the file that includes it).
-        let other = host_file("u.cuh", src).unwrap().text;
+        let other = host_file("u.cuh", src, &[]).unwrap().text;
         assert!(
             !other.contains(&format!("__warpsim_kernel_{tag}")),
             "{other}"
@@ -1005,7 +1023,7 @@ mod tests {
         // A parameter whose type name contains its own name, with a default.
         let src = "enum class Op { Add };\ntemplate <typename T, Op O = Op::Add>\n\
                    __global__ void k(T *a) {}\n";
-        let t = host_file("e.cu", src).unwrap().text;
+        let t = host_file("e.cu", src, &[]).unwrap().text;
         assert!(
             t.contains("template <typename T, Op O> struct __warpsim_kernel_"),
             "{t}"
@@ -1022,7 +1040,7 @@ mod tests {
             "{h}"
         );
         assert_eq!(h.lines().count(), src.lines().count() + 1);
-        let bad = host_file("t.cu", "void f() { k<<<1>>>(); }").unwrap_err();
+        let bad = host_file("t.cu", "void f() { k<<<1>>>(); }", &[]).unwrap_err();
         assert!(
             bad.message.contains("a launch configuration of 1 values"),
             "{bad}"
@@ -1045,7 +1063,7 @@ mod tests {
         );
         assert!(h.contains("#define PLAIN 3"), "{h}");
         assert_eq!(h.lines().count(), src.lines().count() + 1);
-        let bad = host_file("t.cu", "#define BAD k<<<1>>>()\n").unwrap_err();
+        let bad = host_file("t.cu", "#define BAD k<<<1>>>()\n", &[]).unwrap_err();
         assert!(
             bad.message.contains("a launch configuration of 1 values") && bad.line == 1,
             "{bad}"
