@@ -306,6 +306,19 @@ impl<'a> Splitter<'a> {
                     if marks.device && !marks.host && !marks.global {
                         self.remove(template.unwrap_or(c));
                     }
+                } else if template.is_some()
+                    && (marks.device || marks.constant || marks.managed)
+                    && !marks.shared
+                {
+                    // Each instance would need its own symbol, registered where the host
+                    // names it: warpsim has no such registration.
+                    return Err(self.error(
+                        c,
+                        "a variable template in device memory (`template <typename T> \
+                         __constant__ T name[...]`) is not supported by warpsim",
+                        "declare one variable for each type used (`__constant__ float \
+                         mask_float[...]`), or pass the values as a kernel parameter",
+                    ));
                 } else {
                     self.variable(c);
                 }
@@ -410,8 +423,10 @@ impl<'a> Splitter<'a> {
                     "variadic_parameter" | "variadic_parameter_declaration" => {
                         return Err(self.error(
                             p,
-                            "a variadic kernel",
-                            "kernels take a fixed list of parameters",
+                            "a variadic kernel (a parameter pack such as `ArgTypes... args`, \
+                             or C's `...`) is not supported by warpsim",
+                            "give the kernel a fixed list of parameters: one kernel template \
+                             for each number of arguments used, or the arguments in a struct",
                         ));
                     }
                     _ => continue,
@@ -946,6 +961,27 @@ mod tests {
             h.contains("(__cudaPushCallConfiguration(1, 1), k(p))"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn variable_templates_in_device_memory_and_variadic_kernels_are_refused() {
+        // HeCBench convolution1D: g++ said "missing template arguments" of the registration.
+        let src = "#define W 8\ntemplate <typename T>\n__constant__ T mask [W];\n";
+        let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.cu:3:1"), "{e}");
+        assert!(e.contains("a variable template in device memory"), "{e}");
+        // A kernel template over a parameter pack (HeCBench axpby's multi_tensor_apply.cuh).
+        let src = "template <typename T, typename... A>\n__global__ void k(T t, A... args) {}\n";
+        let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.cu:2:24"), "{e}");
+        assert!(e.contains("a variadic kernel"), "{e}");
+        assert!(
+            e.contains("one kernel template for each number of arguments"),
+            "{e}"
+        );
+        // A host variable template is the host's.
+        let ok = host_file("t.cu", "template <typename T> T zero = T();\n", &[]);
+        assert!(ok.is_ok());
     }
 
     #[test]
