@@ -1212,3 +1212,17 @@ fn wmma_is_refused_at_its_first_use_and_other_kernels_lower() {
     );
     assert!(!e.to_string().contains("WMMA"), "{e}");
 }
+
+#[test]
+fn gcc_restrict_after_const_declares_the_parameter() {
+    // HeCBench bh: `T *const __restrict p`, where the grammar takes `__restrict` only right
+    // after the `*` (it was a syntax error near `p`).
+    let k = lower(
+        "__global__ void k(const float *const __restrict r, int *const __restrict p) \
+         { p[0] = r[0]; }",
+        "k",
+    );
+    let names: Vec<&str> = k.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["r", "p"]);
+    assert_eq!((loads(&k), stores(&k)), (1, 1));
+}

@@ -1891,3 +1891,12 @@ fn cooperative_launches_wait_for_every_block_at_grid_sync() {
         assert!(r.stderr.contains(error), "{mode}: {}", r.show());
     }
 }
+
+#[test]
+fn explicit_specialisations_and_overloads_beside_templates_are_chosen_as_cpp_chooses() {
+    agrees_with_the_host_on_both_tiers(
+        "templates.cu",
+        "specialisations 256 of 256, last 2211845.0\noverloads 256 of 256, last 151301026.0\n\
+         fill<float, float> 256 of 256, 6.0\nfill<double, double> 256 of 256, 4.0\n",
+    );
+}

@@ -292,8 +292,10 @@ pub struct Function {
     pub is_const: bool,
     /// A constructor's member initializers: `: x(0), y(a)`.
     pub inits: Vec<(String, Vec<Expr>)>,
-    /// An explicit specialization's template arguments (`template <> f<int>(...)`).
-    pub specialization: Vec<TemplateArg>,
+    /// An explicit specialization (declared after `template <>`): its explicit template
+    /// arguments, `[int]` for `f<int>(int)`, none for `f(int)`, where they are deduced from its
+    /// type. `None`: not a specialization.
+    pub specialization: Option<Vec<TemplateArg>>,
 }
 
 impl Function {

@@ -335,9 +335,16 @@ impl<'a> P<'a> {
                     .child_by_field_name("parameters")
                     .map(|p| self.template_params(p))
                     .unwrap_or_default();
+                let first = unit.functions.len();
                 for d in named_children(c) {
                     if d.kind() != "template_parameter_list" {
                         self.item(d, ns, unit, &params);
+                    }
+                }
+                // `template <>`: the functions it defines are explicit specializations.
+                if params.is_empty() {
+                    for f in &mut unit.functions[first..] {
+                        f.specialization.get_or_insert_with(Vec::new);
                     }
                 }
             }
@@ -506,7 +513,7 @@ impl<'a> P<'a> {
                 is_static: false,
                 is_const: false,
                 inits: Vec::new(),
-                specialization: Vec::new(),
+                specialization: None,
             }));
         }
         // Peel pointer declarators off the return type down to the function declarator.
@@ -528,20 +535,23 @@ impl<'a> P<'a> {
             d = next;
         }
         let name_node = d.child_by_field_name("declarator")?;
-        // `f<int>` in `template <> f<int>(...)`: an explicit specialization.
+        // `f<int>` in `template <> f<int>(...)`: an explicit specialization's arguments (the
+        // caller marks one declared without them).
         let (base, specialization) = if name_node.kind() == "template_function" {
             (
                 name_node
                     .child_by_field_name("name")
                     .map_or("", |x| self.text(x))
                     .to_string(),
-                name_node
-                    .child_by_field_name("arguments")
-                    .map(|a| self.template_args(a))
-                    .unwrap_or_default(),
+                Some(
+                    name_node
+                        .child_by_field_name("arguments")
+                        .map(|a| self.template_args(a))
+                        .unwrap_or_default(),
+                ),
             )
         } else {
-            (self.text(name_node).replace(' ', ""), Vec::new())
+            (self.text(name_node).replace(' ', ""), None)
         };
         // `I<T>::lower` defined outside its class template is a member of `I`, whose template
         // parameters it sees as the class's.
@@ -1816,7 +1826,7 @@ impl<'a> P<'a> {
                         is_static: false,
                         is_const: false,
                         inits: Vec::new(),
-                        specialization: Vec::new(),
+                        specialization: None,
                     }),
                     captures,
                 ))

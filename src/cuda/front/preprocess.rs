@@ -424,6 +424,9 @@ pub fn preprocess(
         // Device code ignores `__host__` (a function without `__device__` is the host's either
         // way); the grammar cannot read it before a conversion operator's name.
         ("__host__", ""),
+        // GCC's `__restrict` (a hint, as `__restrict__` is to warpsim), which the grammar
+        // takes only right after a `*`: `float *const __restrict p` would declare `__restrict`.
+        ("__restrict", ""),
     ];
     for (k, v) in predefined {
         pp.define_text(k, v);

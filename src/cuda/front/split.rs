@@ -54,12 +54,13 @@ pub fn has_device_code(text: &str) -> bool {
     .any(|w| text.contains(w))
 }
 
-/// The host pass's text of `text` (the file `name`).
+/// The host pass's text of `text` (the file `name`), which includes (directly or not) the
+/// local files `headers`: their macros too are read as the host compiler will expand them.
 ///
 /// Registrations name their translation unit with the macro `__WARPSIM_UNIT`, which the build
 /// defines for each `.cu` file it compiles (a header with kernels belongs to every unit that
 /// includes it).
-pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
+pub fn host_file(name: &str, text: &str, headers: &[&str]) -> Result<HostFile, Diagnostic> {
     let mut parser = tree_sitter::Parser::new();
     let mut sources = Sources::default();
     let file = sources.add(name, text);
@@ -81,7 +82,7 @@ pub fn host_file(name: &str, text: &str) -> Result<HostFile, Diagnostic> {
     // (`PERF_BEGIN`, `TIMER_STOP(t);`) would read as a declaration swallowing the next
     // statement, a launch among them. The tree is of the file with those invocations blanked
     // (same length, lines kept); the edits apply to the file as written.
-    let parsed = blank_empty_macros(text);
+    let parsed = blank_empty_macros(text, headers);
     let tree = parser
         .parse(parsed.as_bytes(), None)
         .ok_or_else(|| fail("the parser gave up on this file"))?;
@@ -305,6 +306,19 @@ impl<'a> Splitter<'a> {
                     if marks.device && !marks.host && !marks.global {
                         self.remove(template.unwrap_or(c));
                     }
+                } else if template.is_some()
+                    && (marks.device || marks.constant || marks.managed)
+                    && !marks.shared
+                {
+                    // Each instance would need its own symbol, registered where the host
+                    // names it: warpsim has no such registration.
+                    return Err(self.error(
+                        c,
+                        "a variable template in device memory (`template <typename T> \
+                         __constant__ T name[...]`) is not supported by warpsim",
+                        "declare one variable for each type used (`__constant__ float \
+                         mask_float[...]`), or pass the values as a kernel parameter",
+                    ));
                 } else {
                     self.variable(c);
                 }
@@ -409,8 +423,10 @@ impl<'a> Splitter<'a> {
                     "variadic_parameter" | "variadic_parameter_declaration" => {
                         return Err(self.error(
                             p,
-                            "a variadic kernel",
-                            "kernels take a fixed list of parameters",
+                            "a variadic kernel (a parameter pack such as `ArgTypes... args`, \
+                             or C's `...`) is not supported by warpsim",
+                            "give the kernel a fixed list of parameters: one kernel template \
+                             for each number of arguments used, or the arguments in a struct",
                         ));
                     }
                     _ => continue,
@@ -772,19 +788,40 @@ impl<'a> Splitter<'a> {
     }
 }
 
-/// `text` with every invocation of a macro it defines as nothing (`#define NAME` or
-/// `#define NAME(args)` with no body) replaced by spaces, newlines kept.
-fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
+/// `text` with every invocation of a macro it or its `headers` define as nothing (`#define NAME` or
+/// `#define NAME(args)` with no body), and every `__restrict`, replaced by spaces, newlines
+/// kept; so is a line that invokes a macro whose body is whole declarations or statements
+/// (ends in `;` or `}`: `DECLARE(int, 8)` with no `;` after it, which the grammar would read
+/// as the start of a declaration running into the next ones), unless it holds a launch.
+fn blank_empty_macros<'t>(text: &'t str, headers: &[&str]) -> std::borrow::Cow<'t, str> {
+    #[derive(PartialEq)]
+    enum Blank {
+        Word,
+        Call,
+        Line,
+    }
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut names: Vec<(String, bool)> = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
+    // GCC's `__restrict`, which the grammar takes only right after a `*` (`float *const
+    // __restrict p` would declare `__restrict`), reads as nothing, as in the device pass.
+    let mut names: Vec<(String, Blank)> = vec![("__restrict".to_string(), Blank::Word)];
+    let mut lines = headers.iter().chain([&text]).flat_map(|t| t.lines());
+    while let Some(first) = lines.next() {
+        let Some(rest) = first.trim_start().strip_prefix('#') else {
             continue;
         };
         let Some(rest) = rest.trim_start().strip_prefix("define") else {
             continue;
         };
-        let rest = rest.trim_start();
+        // The definition with its continuation lines.
+        let mut def = rest.to_string();
+        while def.ends_with('\\') {
+            def.pop();
+            match lines.next() {
+                Some(l) => def.push_str(l),
+                None => break,
+            }
+        }
+        let rest = def.trim_start();
         let n = rest.bytes().take_while(|&c| ident(c)).count();
         if n == 0 {
             continue;
@@ -799,10 +836,13 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
         };
         let body = body.split("//").next().unwrap_or("").trim();
         if body.is_empty() && !name.starts_with("__") {
-            names.push((name.to_string(), function));
+            let kind = if function { Blank::Call } else { Blank::Word };
+            names.push((name.to_string(), kind));
+        } else if function && (body.ends_with(';') || body.ends_with('}')) {
+            names.push((name.to_string(), Blank::Line));
         }
     }
-    if names.is_empty() {
+    if !names.iter().any(|(n, _)| text.contains(n.as_str())) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = text.as_bytes().to_vec();
@@ -817,7 +857,8 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         }
-        if line_start && !c.is_ascii_whitespace() {
+        let first = line_start && !c.is_ascii_whitespace();
+        if first {
             directive = c == b'#';
             line_start = false;
         }
@@ -829,7 +870,8 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
         let word = &text[i..i + n];
         let mut end = i + n;
         match names.iter().find(|(m, _)| m == word) {
-            Some((_, true)) => {
+            Some((_, Blank::Word)) => {}
+            Some((_, kind)) if *kind == Blank::Call || first => {
                 // The argument list, balanced.
                 let mut j = end;
                 while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
@@ -855,9 +897,17 @@ fn blank_empty_macros(text: &str) -> std::borrow::Cow<'_, str> {
                     i = end;
                     continue;
                 }
+                // A declaration macro's line: the invocation alone on it, holding no launch.
+                if *kind == Blank::Line {
+                    let tail = text[end..].split('\n').next().unwrap_or("");
+                    let tail = tail.split("//").next().unwrap_or("");
+                    if !tail.trim().is_empty() || text[i..end].contains("<<<") {
+                        i = end;
+                        continue;
+                    }
+                }
             }
-            Some((_, false)) => {}
-            None => {
+            _ => {
                 i = end;
                 continue;
             }
@@ -892,8 +942,67 @@ mod tests {
         );
     }
 
+    #[test]
+    fn restrict_and_declaration_macros_do_not_derail_the_parse() {
+        // `__restrict` after `const` (HeCBench bh): the parameter is `r`, not `__restrict`.
+        let h = host("__global__ void k(const float *const __restrict r, int n) {}\n");
+        assert!(h.contains("{(void *)&r, (void *)&n}"), "{h}");
+        // A macro invoked as declarations with no `;` after it (HeCBench blockAccess's
+        // utils.h): the device function after the invocations still goes, the invocations
+        // stay for the host compiler, and a launch in such an invocation is still rewritten.
+        let src = "#define ALIGN(t, b) \\\n  template <> struct A<t> \\\n  { enum { V = b }; };\n\
+                   ALIGN(short4, 8)\nALIGN(long long, 8)\n\
+                   __device__ int tid() { return threadIdx.x; }\n\
+                   #define RUN(x) { x; }\nvoid f(float *p) {\nRUN(k<<<1, 1>>>(p))\n}\n";
+        let h = host(src);
+        assert!(!h.contains("threadIdx"), "{h}");
+        assert!(h.contains("ALIGN(short4, 8)\nALIGN(long long, 8)\n"), "{h}");
+        assert!(
+            h.contains("(__cudaPushCallConfiguration(1, 1), k(p))"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn variable_templates_in_device_memory_and_variadic_kernels_are_refused() {
+        // HeCBench convolution1D: g++ said "missing template arguments" of the registration.
+        let src = "#define W 8\ntemplate <typename T>\n__constant__ T mask [W];\n";
+        let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.cu:3:1"), "{e}");
+        assert!(e.contains("a variable template in device memory"), "{e}");
+        // A kernel template over a parameter pack (HeCBench axpby's multi_tensor_apply.cuh).
+        let src = "template <typename T, typename... A>\n__global__ void k(T t, A... args) {}\n";
+        let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.cu:2:24"), "{e}");
+        assert!(e.contains("a variadic kernel"), "{e}");
+        assert!(
+            e.contains("one kernel template for each number of arguments"),
+            "{e}"
+        );
+        // A host variable template is the host's.
+        let ok = host_file("t.cu", "template <typename T> T zero = T();\n", &[]);
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn macros_of_included_headers_are_read_too() {
+        // Rodinia dwt2d: PERF_BEGIN and PERF_END are defined as nothing in common.h, and the
+        // launch between them sits in a function template.
+        let header = "#ifdef T\n#define PERF_BEGIN {\n#else\n#define PERF_BEGIN\n\
+                      #define PERF_END(n) }\n#endif\n";
+        let src = "template <int X, int Y>\nvoid run(float *p) {\n  PERF_BEGIN\n  \
+                   k<X, Y><<<1, X>>>(p);\n  PERF_END(\"k\")\n}\n";
+        let out = host_file("t.cu", src, &[header]).unwrap().text;
+        assert!(
+            out.contains("(__cudaPushCallConfiguration(1, X), k<X, Y>(p))"),
+            "{out}"
+        );
+        let alone = host_file("t.cu", src, &[]).unwrap().text;
+        assert!(!alone.contains("__cudaPushCallConfiguration"), "{alone}");
+    }
+
     fn host(src: &str) -> String {
-        host_file("t.cu", src)
+        host_file("t.cu", src, &[])
             .unwrap_or_else(|d| panic!("{d}"))
             .text
     }
@@ -925,7 +1034,7 @@ mod tests {
                    __global__ void red(const T *a) {}\n}\n\
                    __constant__ float coef[16];\nstatic __device__ int counter = 0;\n\
                    extern __device__ int elsewhere;\ntexture<float, 2> tex;\n";
-        let h = host_file("t.cu", src).unwrap();
+        let h = host_file("t.cu", src, &[]).unwrap();
         assert_eq!(h.kernels, vec!["ns::red"]);
         assert_eq!(h.symbols, vec!["coef", "counter", "tex"]);
         let t = h.text;
@@ -937,7 +1046,7 @@ mod tests {
         );
         // Another file's generated names differ (a header with kernels is split apart from
         // the file that includes it).
-        let other = host_file("u.cuh", src).unwrap().text;
+        let other = host_file("u.cuh", src, &[]).unwrap().text;
         assert!(
             !other.contains(&format!("__warpsim_kernel_{tag}")),
             "{other}"
@@ -950,7 +1059,7 @@ mod tests {
         // A parameter whose type name contains its own name, with a default.
         let src = "enum class Op { Add };\ntemplate <typename T, Op O = Op::Add>\n\
                    __global__ void k(T *a) {}\n";
-        let t = host_file("e.cu", src).unwrap().text;
+        let t = host_file("e.cu", src, &[]).unwrap().text;
         assert!(
             t.contains("template <typename T, Op O> struct __warpsim_kernel_"),
             "{t}"
@@ -967,7 +1076,7 @@ mod tests {
             "{h}"
         );
         assert_eq!(h.lines().count(), src.lines().count() + 1);
-        let bad = host_file("t.cu", "void f() { k<<<1>>>(); }").unwrap_err();
+        let bad = host_file("t.cu", "void f() { k<<<1>>>(); }", &[]).unwrap_err();
         assert!(
             bad.message.contains("a launch configuration of 1 values"),
             "{bad}"
@@ -990,7 +1099,7 @@ mod tests {
         );
         assert!(h.contains("#define PLAIN 3"), "{h}");
         assert_eq!(h.lines().count(), src.lines().count() + 1);
-        let bad = host_file("t.cu", "#define BAD k<<<1>>>()\n").unwrap_err();
+        let bad = host_file("t.cu", "#define BAD k<<<1>>>()\n", &[]).unwrap_err();
         assert!(
             bad.message.contains("a launch configuration of 1 values") && bad.line == 1,
             "{bad}"

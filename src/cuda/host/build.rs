@@ -353,15 +353,18 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
         .iter()
         .map(|d| absolute(d))
         .collect::<Result<_, _>>()?;
+    // Every file first, with the local files it includes: a file's host pass reads the
+    // macros of the headers it includes.
+    let mut read: BTreeMap<PathBuf, (String, Vec<u8>, Vec<PathBuf>)> = BTreeMap::new();
     while let Some(path) = todo.pop() {
-        if out.contains_key(&path) {
+        if read.contains_key(&path) {
             continue;
         }
         let bytes = std::fs::read(&path)
             .map_err(|e| BuildError::Usage(format!("cannot read {}: {e}", path.display())))?;
-        // A file without device code is mirrored byte for byte (but for a byte order mark).
-        let text = crate::cuda::source::text(&bytes);
+        let text = crate::cuda::source::text(&bytes).to_string();
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut included = Vec::new();
         for (name, quoted) in includes(&text) {
             let found = quoted
                 .then(|| dir.join(&name))
@@ -369,24 +372,38 @@ fn mirror(opts: &BuildOptions) -> Result<BTreeMap<PathBuf, Mirrored>, BuildError
                 .chain(dirs.iter().map(|d| d.join(&name)))
                 .find(|p| p.is_file());
             if let Some(p) = found {
-                todo.push(absolute(&p)?);
+                included.push(absolute(&p)?);
             }
         }
-        let shown = display_name(&path);
-        let host = if split::has_device_code(&text) {
-            split::host_file(&shown, &text)
+        todo.extend(included.iter().cloned());
+        read.insert(path, (text, bytes, included));
+    }
+    for (path, (text, bytes, _)) in &read {
+        let shown = display_name(path);
+        // A file without device code is mirrored byte for byte (but for a byte order mark).
+        let host = if split::has_device_code(text) {
+            let mut headers = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
+            let mut next: Vec<&PathBuf> = read[path].2.iter().collect();
+            while let Some(h) = next.pop() {
+                if h != path && seen.insert(h) {
+                    headers.push(read[h].0.as_str());
+                    next.extend(&read[h].2);
+                }
+            }
+            split::host_file(&shown, text, &headers)
                 .map_err(BuildError::Split)?
                 .text
                 .into_bytes()
         } else {
             let mut h = format!("#line 1 \"{}\"\n", shown.replace('"', "\\\"")).into_bytes();
-            h.extend_from_slice(crate::cuda::source::without_bom(&bytes));
+            h.extend_from_slice(crate::cuda::source::without_bom(bytes));
             h
         };
         out.insert(
             path.clone(),
             Mirrored {
-                original: path,
+                original: path.clone(),
                 text: host,
             },
         );

@@ -354,23 +354,33 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         .iter()
         .filter(|f| f.global && f.name == base)
         .collect();
+    // The primary template (or plain kernel) is chosen first; an explicit specialization for
+    // its arguments replaces it below.
+    let primaries: Vec<&Function> = kernels
+        .iter()
+        .copied()
+        .filter(|f| f.specialization.is_none())
+        .collect();
+    if let (None, Some(g)) = (primaries.first(), kernels.first()) {
+        return Err(l.unsupported(
+            g.site,
+            &format!("an explicit specialization of kernel template `{base}` without the template's definition"),
+            Some("define the primary template (warpsim deduces which instance a specialization is from it)"),
+        ));
+    }
     // An overload named with its parameter types is the one declared with them (compared
     // without spaces); else, as when the types are macros the device pass expanded, the last.
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     let chosen = signature.and_then(|sig| {
         let sig = squeeze(sig);
-        kernels.iter().copied().find(|f| {
+        primaries.iter().copied().find(|f| {
             let params: Vec<&str> = f.params.iter().map(|p| p.written.as_str()).collect();
             squeeze(&params.join(",")) == sig
         })
     });
-    let Some(f) = chosen.or(kernels.last().copied()) else {
+    let Some(mut f) = chosen.or(primaries.last().copied()) else {
         return Err(not_found(m, base));
     };
-    l.inline_stack = vec![f.name.clone()];
-    if let Some(site) = f.syntax_error {
-        return Err(l.syntax_error(site));
-    }
     // Template arguments.
     let mut tenv = HashMap::new();
     let mut shown_args = Vec::new();
@@ -412,6 +422,19 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
             });
             tenv.insert(p.name().to_string(), v);
         }
+    }
+    if !f.template.is_empty() {
+        for g in kernels.iter().filter(|g| g.specialization.is_some()) {
+            if l.specializes(f, g)?.is_some_and(|args| args == tenv) {
+                f = g;
+                tenv.clear();
+                break;
+            }
+        }
+    }
+    l.inline_stack = vec![f.name.clone()];
+    if let Some(site) = f.syntax_error {
+        return Err(l.syntax_error(site));
     }
     let ns = f
         .name
@@ -535,7 +558,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     };
     if kernels
         .iter()
-        .filter(|g| g.specialization.is_empty())
+        .filter(|g| g.specialization.is_none())
         .count()
         > 1
     {
@@ -2781,6 +2804,21 @@ impl<'m> Lowerer<'m> {
             ));
         }
         cands.retain(|f| !f.global && f.takes(args.len()));
+        // Explicit specializations take no part in overload resolution: the primary template
+        // is chosen, and its specialization for the deduced arguments replaces it when inlined.
+        // Where the template is only declared (`template <typename T> T f(T);` and then its
+        // specializations), they are the candidates: those for the explicit arguments given.
+        let (specs, primaries): (Vec<&Function>, Vec<&Function>) =
+            cands.into_iter().partition(|f| f.specialization.is_some());
+        cands = primaries;
+        if cands.is_empty() {
+            for f in specs {
+                let given = f.specialization.as_deref().unwrap_or_default();
+                if given.is_empty() || self.same_targs(given, targs, site)? {
+                    cands.push(f);
+                }
+            }
+        }
         // The program's overloads add to the built-in ones (helper_math.h's
         // `make_float3(float)`, `fminf(float3, float3)`): with none that can take these
         // arguments, the built-in function is called.
@@ -2795,7 +2833,7 @@ impl<'m> Lowerer<'m> {
         if viable.is_empty() {
             return Ok(None);
         }
-        let f = self.overload(&viable, targs, &args, site)?;
+        let f = self.overload(&viable, &args)?;
         self.inline(f, targs, args, None, site).map(Some)
     }
 
@@ -2807,6 +2845,10 @@ impl<'m> Lowerer<'m> {
             let Some(at) = at else {
                 return true;
             };
+            // (Resolved in the caller, `T` would be the caller's own `T`.)
+            if dependent(&p.ty, &f.template) {
+                return true;
+            }
             let pt = match &p.ty {
                 TypeExpr::Ref(inner) => (**inner).clone(),
                 t => t.clone(),
@@ -2860,15 +2902,9 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// The best of several functions for `args`: explicit specializations whose template
-    /// arguments match, then parameter types equal to the arguments', then of the same kind.
-    pub fn overload<'f>(
-        &mut self,
-        cands: &[&'f Function],
-        targs: &[TemplateArg],
-        args: &[ArgIn<'_>],
-        site: Site,
-    ) -> R<&'f Function> {
+    /// The best of several functions for `args`: parameter types equal to the arguments',
+    /// then of the same kind.
+    pub fn overload<'f>(&mut self, cands: &[&'f Function], args: &[ArgIn<'_>]) -> R<&'f Function> {
         if cands.len() == 1 {
             return Ok(cands[0]);
         }
@@ -2876,17 +2912,17 @@ impl<'m> Lowerer<'m> {
         for a in args {
             arg_tys.push(self.arg_ty(a)?);
         }
-        let mut best = (i32::MIN, cands[0]);
+        // C++ prefers a function that is no template where the conversions tie.
+        let mut best = ((i32::MIN, false), cands[0]);
         for f in cands {
             let mut score = 0;
-            if !f.specialization.is_empty() {
-                // `template <> f<int>`: only with the same explicit arguments, and then first.
-                if !self.same_targs(&f.specialization, targs, site)? {
+            for (p, at) in f.params.iter().zip(&arg_tys) {
+                // A type that depends on the callee's template parameters is deduced from the
+                // argument: an exact match.
+                if dependent(&p.ty, &f.template) {
+                    score += 2;
                     continue;
                 }
-                score += 100;
-            }
-            for (p, at) in f.params.iter().zip(&arg_tys) {
                 let pt = match &p.ty {
                     TypeExpr::Ref(inner) => (**inner).clone(),
                     t => t.clone(),
@@ -2899,8 +2935,9 @@ impl<'m> Lowerer<'m> {
                     _ => {}
                 }
             }
-            if score > best.0 {
-                best = (score, f);
+            let rank = (score, f.template.is_empty());
+            if rank > best.0 {
+                best = (rank, f);
             }
         }
         Ok(best.1)
@@ -3088,6 +3125,23 @@ impl<'m> Lowerer<'m> {
         for (k, v) in deduced? {
             tenv.insert(k, v);
         }
+        // A function template's explicit specialization for these arguments is what runs.
+        let m = self.m;
+        let mut f = f;
+        if owner.is_none() && !f.template.is_empty() {
+            for g in m.ast.functions.iter().filter(|g| {
+                g.name == f.name
+                    && g.global == f.global
+                    && g.specialization.is_some()
+                    && g.params.len() == f.params.len()
+            }) {
+                if self.specializes(f, g)?.is_some_and(|args| args == tenv) {
+                    f = g;
+                    tenv.clear();
+                    break;
+                }
+            }
+        }
         let key = format!("{}{:?}", f.name, {
             let mut v: Vec<_> = tenv.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
             v.sort();
@@ -3172,6 +3226,63 @@ impl<'m> Lowerer<'m> {
                 Some("give the function a single `return` of the element, or return a pointer and use `->`"),
             )),
         }
+    }
+
+    /// The template arguments of `f` that explicit specialization `g` is for: its explicit
+    /// ones, the rest deduced from its parameter and return types as a call's are
+    /// (`template <> int f(long long)` is `f<long long>`, `template <> T get<int>()` too
+    /// deduced from nothing); `None` when `g` specializes no instance of `f`.
+    fn specializes(&mut self, f: &Function, g: &Function) -> R<Option<HashMap<String, TArg>>> {
+        let given = g.specialization.as_deref().unwrap_or_default();
+        if given.len() > f.template.len() || g.params.len() != f.params.len() {
+            return Ok(None);
+        }
+        self.file_scope(|l| {
+            let mut args = HashMap::new();
+            for (p, a) in f.template.iter().zip(given) {
+                args.insert(p.name().to_string(), l.targ_value(p, a, g.site)?);
+            }
+            let strip = |t: &TypeExpr| match t {
+                TypeExpr::Ref(inner) => (**inner).clone(),
+                t => t.clone(),
+            };
+            // The specialization's types, as the arguments' types a call deduces from.
+            let mut pairs = Vec::new();
+            for (fp, gp) in f.params.iter().zip(&g.params).map(|(a, b)| (&a.ty, &b.ty)) {
+                pairs.push((fp, l.ty(&strip(gp), g.site)?));
+            }
+            if g.ret != TypeExpr::Auto {
+                pairs.push((&f.ret, l.ty(&strip(&g.ret), g.site)?));
+            }
+            for p in &f.template[given.len()..] {
+                let found = pairs.iter().find_map(|(pt, at)| {
+                    deduce(pt, at, p.name(), &l.structs).filter(|t| {
+                        matches!(
+                            (p, t),
+                            (ast::TemplateParam::Type(_), TArg::Type(_))
+                                | (ast::TemplateParam::Value(..), TArg::Value(_))
+                        )
+                    })
+                });
+                let t = match (found, p) {
+                    (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                        let s = l.ty(ty, g.site)?.scalar().unwrap_or(Scalar::I32);
+                        TArg::Value(consts::convert(c, s))
+                    }
+                    (Some(t), _) => t,
+                    (None, _) => return Ok(None),
+                };
+                args.insert(p.name().to_string(), t);
+            }
+            // With those arguments the template's parameters are the specialization's.
+            l.frames.last_mut().expect("file scope has a frame").tenv = args.clone();
+            for (fp, (_, at)) in f.params.iter().zip(&pairs) {
+                if l.ty(&strip(&fp.ty), g.site)? != *at {
+                    return Ok(None);
+                }
+            }
+            Ok(Some(args))
+        })
     }
 
     /// The value of a template argument for parameter `p`.
@@ -3454,6 +3565,31 @@ pub enum ArgIn<'e> {
     Val(Val),
     /// A place (for a reference parameter).
     Place(Place),
+}
+
+/// Whether type `t` names one of the template parameters `params` (`T`, `T *`, `Box<T>`,
+/// `T[N]`, `typename T::value_type`).
+fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
+    let named = |n: &str| {
+        params.iter().any(|p| {
+            n == p.name()
+                || n.strip_prefix(p.name())
+                    .is_some_and(|r| r.starts_with("::"))
+        })
+    };
+    let in_expr = |e: &ast::Expr| matches!(&e.kind, ast::ExprKind::Ident(n) if named(n));
+    match t {
+        TypeExpr::Name(n) => named(n),
+        TypeExpr::Template(_, args) => args.iter().any(|a| match a {
+            TemplateArg::Type(t) => dependent(t, params),
+            TemplateArg::Expr(e) => in_expr(e),
+        }),
+        TypeExpr::Pointer(inner) | TypeExpr::Ref(inner) => dependent(inner, params),
+        TypeExpr::Array(inner, size) => {
+            dependent(inner, params) || size.as_deref().is_some_and(in_expr)
+        }
+        TypeExpr::Auto | TypeExpr::Struct(_) => false,
+    }
 }
 
 /// Deduce template type parameter `tn` from a parameter type and an argument type.

@@ -372,7 +372,7 @@ impl<'m> Lowerer<'m> {
                 Some("give the const and non-const member functions different names"),
             ));
         }
-        let f = self.overload(&cands, targs, &args, site)?;
+        let f = self.overload(&cands, &args)?;
         let this = (!f.is_static).then_some(obj);
         self.inline(f, targs, args, Some((i, this)), site)
     }
@@ -397,7 +397,7 @@ impl<'m> Lowerer<'m> {
         if cands.is_empty() {
             return Ok(None);
         }
-        let f = self.overload(&cands, targs, &args, site)?;
+        let f = self.overload(&cands, &args)?;
         let declared_static = self.structs.list[i].def.is_some_and(|d| {
             self.m.ast.structs[d]
                 .static_methods
@@ -559,7 +559,7 @@ impl<'m> Lowerer<'m> {
             .filter(|f| f.takes(args.len()))
             .collect();
         if !ctors.is_empty() {
-            let f = self.overload(&ctors, &[], &args, site)?;
+            let f = self.overload(&ctors, &args)?;
             let zero = self.zero(ty, site)?;
             let place = self.temp_place(zero, site);
             // Pointer fields are pointer variables of the value's own, which the constructor
@@ -682,7 +682,7 @@ impl<'m> Lowerer<'m> {
                         }
                     }
                 };
-                let f = self.overload(&cands, &[], &args, site)?;
+                let f = self.overload(&cands, &args)?;
                 return self
                     .inline(f, &[], args, Some((i, Some(this))), site)
                     .map(Some);
