@@ -1,6 +1,7 @@
 // Standard C++ that device code uses, each checked against the host compiler's run of the same
 // __host__ __device__ function: hexadecimal floating literals, std::numeric_limits' members for
-// the arithmetic types, and <type_traits>' predicates and transformations. The program prints,
+// the arithmetic types, <type_traits>' predicates and transformations, and declarations whose
+// type comes from the initializer (`auto *`, `const auto &`, `char s[] = "..."`, `int a[] = {..}`). The program prints,
 // per function, how many of 256 threads agree with the host and thread 255's value.
 #include <cstdio>
 #include <limits>
@@ -73,6 +74,21 @@ __host__ __device__ double traits(int t) {
            twice((unsigned char)t);
 }
 
+__host__ __device__ double declarations(int t) {
+    const char digits[] = "0123456789abcdef";
+    unsigned char weights[] = {3, 1, 4, 1, 5};
+    float values[4] = {1.5f, 2.5f, 3.5f, 4.5f};
+    auto *p = &values[t % 4];
+    p[0] += t;
+    const auto &first = values[0];
+    auto &second = values[1];
+    second *= 2;
+    const auto &sum = first + second;
+    return digits[t % 16] + digits[sizeof digits - 2] * 10 + weights[t % 5] * 100 +
+           sizeof(weights) * 1000 + *p + first + sum;
+}
+
+__global__ void k_declarations(double *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = declarations(t); }
 __global__ void k_hex_literals(double *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = hex_literals(t); }
 __global__ void k_limits(double *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = limits(t); }
 __global__ void k_traits(double *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = traits(t); }
@@ -96,5 +112,7 @@ int main() {
     report("limits", d, limits);
     k_traits<<<2, n / 2>>>(d);
     report("traits", d, traits);
+    k_declarations<<<2, n / 2>>>(d);
+    report("declarations", d, declarations);
     return 0;
 }

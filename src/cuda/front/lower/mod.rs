@@ -2228,26 +2228,31 @@ impl<'m> Lowerer<'m> {
                 Some("use a local variable, or pass the data as a kernel parameter"),
             ));
         }
-        if d.ty == TypeExpr::Auto {
+        // `auto x = e;`, `auto *p = e;`: the initializer's type (a pointer's, for `auto *`).
+        let auto = match &d.ty {
+            TypeExpr::Auto => true,
+            TypeExpr::Pointer(t) => **t == TypeExpr::Auto,
+            _ => false,
+        };
+        if auto {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "`auto` needs an initializer", None));
             };
             let v = self.rvalue(init)?;
             let ty = self.val_ty(&v);
+            if d.ty != TypeExpr::Auto && !matches!(ty, Ty::Pointer(_)) {
+                return Err(self.err(site, "`auto *` needs a pointer initializer", None));
+            }
             return self.declare_with(d, ty, Some(v));
         }
-        let ty = sized_by_init(self.ty(&d.ty, site)?, d.init.as_ref());
-        if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
-            self.bind(&d.name, Sym::Place(Place::Group(*g)));
-            return Ok(());
-        }
-        if d.quals.shared {
-            return self.declare_shared(d, ty);
-        }
-        if let TypeExpr::Ref(_) = d.ty {
+        if let TypeExpr::Ref(inner) = &d.ty {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "a reference needs an initializer", None));
             };
+            // `const auto &r = e;` takes the initializer's type, as `auto` does.
+            if **inner != TypeExpr::Auto {
+                self.ty(&d.ty, site)?;
+            }
             // A `const` reference to what is not an object (`x.lower()`, `a + b`) binds a
             // temporary holding its value, as C++ does; one to a function's reference result
             // reads it as of the declaration.
@@ -2259,6 +2264,37 @@ impl<'m> Lowerer<'m> {
             let p = self.place(init)?;
             self.bind(&d.name, Sym::Place(p));
             return Ok(());
+        }
+        let ty = self.ty(&d.ty, site)?;
+        // `char s[] = "abc";` is `char s[] = {'a', 'b', 'c', 0};`.
+        if let (Ty::Array(elem, _), Some(init)) = (&ty, &d.init)
+            && let ast::ExprKind::Str(text) = &init.kind
+            && matches!(**elem, Ty::Scalar(Scalar::I8 | Scalar::U8))
+        {
+            let chars = text
+                .bytes()
+                .chain([0])
+                .map(|b| ast::Expr {
+                    kind: ast::ExprKind::Char(i64::from(b)),
+                    ..init.clone()
+                })
+                .collect();
+            let init = ast::Expr {
+                kind: ast::ExprKind::InitList(chars),
+                ..init.clone()
+            };
+            return self.declare(&ast::VarDecl {
+                init: Some(init),
+                ..d.clone()
+            });
+        }
+        let ty = sized_by_init(ty, d.init.as_ref());
+        if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
+            self.bind(&d.name, Sym::Place(Place::Group(*g)));
+            return Ok(());
+        }
+        if d.quals.shared {
+            return self.declare_shared(d, ty);
         }
         // `const int n = 4;` with a constant value is a compile-time constant, as in C++.
         if d.quals.is_const
