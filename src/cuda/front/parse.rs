@@ -1795,6 +1795,12 @@ impl<'a> P<'a> {
                 Some("use local arrays or buffers passed as parameters"),
             ),
             "this" => mk(ExprKind::This),
+            // `({ int t = a; t * 2; })`, the GNU extension macros use for a value.
+            "compound_statement" => self.unsupported(
+                n,
+                "a GNU statement expression `({ ... })`",
+                Some("compute the value in the statements before, or in an inline __device__ function"),
+            ),
             "primitive_type" | "sized_type_specifier" => {
                 mk(ExprKind::Ident(self.text(n).to_string()))
             }
