@@ -873,6 +873,23 @@ __global__ void k(float *out) {
 }
 
 #[test]
+fn a_statement_expression_is_refused_at_its_line() {
+    // Its value is the last statement's, which the device pass does not compute.
+    let src =
+        "__global__ void k(int *out) {\n  int a = 3;\n  out[0] = ({ int t = a; t * 2; });\n}\n";
+    let e = Module::from_source("bad.cu", src, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("a statement expression");
+    let e = e.to_string();
+    assert!(
+        e.contains("bad.cu:3:13: error: a GNU statement expression `({ ... })` is not supported"),
+        "{e}"
+    );
+    assert!(e.contains("inline __device__ function"), "{e}");
+}
+
+#[test]
 fn a_union_is_refused_where_it_is_declared() {
     // Its members would be fields of their own, each read back as what was written to it.
     let src = "union Bits { float f; unsigned u; };\n\

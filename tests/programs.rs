@@ -1189,6 +1189,15 @@ fn cxx_rules_found_broken_by_differential_testing_hold() {
 }
 
 #[test]
+fn hex_float_literals_numeric_limits_type_traits_and_deduced_declarations_agree_with_the_host() {
+    agrees_with_the_host_on_both_tiers(
+        "standard_library.cu",
+        "hex_literals 256 of 256, last 1.6778e+07\nlimits 256 of 256, last 1002\n\
+         traits 256 of 256, last 23205.5\ndeclarations 256 of 256, last 6689.5\n",
+    );
+}
+
+#[test]
 fn build_errors_point_at_the_users_source() {
     let r = warpsim(&["cu", &program("host_error.cu")]);
     assert_eq!(r.code, Some(2), "{}", r.show());

@@ -979,6 +979,14 @@ impl<'a> P<'a> {
                     None => TypeExpr::Name(String::new()),
                 }
             }
+            // `typename std::make_unsigned<T>::type`.
+            "dependent_type" => named_children(n)
+                .first()
+                .map_or(TypeExpr::Name(String::new()), |t| self.type_expr(*t)),
+            "qualified_identifier" if self.std_template_member(n).is_some() => {
+                let (name, targs) = self.std_template_member(n).unwrap_or_default();
+                TypeExpr::Template(name, targs)
+            }
             "qualified_identifier" => {
                 // `cg::thread_block_tile<32>`: the last part may be a template type.
                 let mut scope = String::new();
@@ -1589,6 +1597,17 @@ impl<'a> P<'a> {
                         ));
                     }
                 }
+                // `std::numeric_limits<T>::max`, `std::is_same<A, B>::value`: a member of a
+                // standard class template's instance, kept as `std::numeric_limits::max` with its
+                // template arguments, like a callee with them (the lowering knows these members;
+                // a program's own templates' members keep their names).
+                if let Some((name, targs)) = self.std_template_member(n) {
+                    return mk(ExprKind::Call(
+                        Box::new(mk(ExprKind::Ident(name))),
+                        targs,
+                        Vec::new(),
+                    ));
+                }
                 mk(ExprKind::Ident(
                     self.text(n).split_whitespace().collect::<String>(),
                 ))
@@ -1837,10 +1856,60 @@ impl<'a> P<'a> {
                 Some("use local arrays or buffers passed as parameters"),
             ),
             "this" => mk(ExprKind::This),
+            // `({ int t = a; t * 2; })`, the GNU extension macros use for a value.
+            "compound_statement" => self.unsupported(
+                n,
+                "a GNU statement expression `({ ... })`",
+                Some("compute the value in the statements before, or in an inline __device__ function"),
+            ),
             "primitive_type" | "sized_type_specifier" => {
                 mk(ExprKind::Ident(self.text(n).to_string()))
             }
             other => self.bad(n, &format!("the expression `{other}`")),
+        }
+    }
+
+    /// `std::C<A, B>::m` (a qualified name whose last scope is an instance of a standard class
+    /// template: `std::numeric_limits<T>::max`, `std::make_unsigned<T>::type`) as `std::C::m` and
+    /// the instance's template arguments.
+    fn std_template_member(&self, n: Node<'_>) -> Option<(String, Vec<TemplateArg>)> {
+        self.member_of_template_instance(n).filter(|(name, _)| {
+            matches!(
+                name.trim_start_matches("::").rsplitn(3, "::").nth(2),
+                Some("std" | "cuda::std")
+            )
+        })
+    }
+
+    /// `ns::C<A, B>::m` (a qualified name whose last scope is a template instance) as
+    /// `ns::C::m` and the instance's template arguments.
+    fn member_of_template_instance(&self, n: Node<'_>) -> Option<(String, Vec<TemplateArg>)> {
+        let mut prefix = String::new();
+        let mut cur = n;
+        loop {
+            let scope = cur.child_by_field_name("scope")?;
+            let name = cur.child_by_field_name("name")?;
+            if scope.kind() == "template_type" {
+                if !matches!(
+                    name.kind(),
+                    "identifier" | "field_identifier" | "type_identifier"
+                ) {
+                    return None;
+                }
+                let class = scope.child_by_field_name("name")?;
+                let targs = scope
+                    .child_by_field_name("arguments")
+                    .map(|a| self.template_args(a))
+                    .unwrap_or_default();
+                let member = format!("{prefix}{}::{}", self.text(class), self.text(name));
+                return Some((member, targs));
+            }
+            prefix.push_str(self.text(scope));
+            prefix.push_str("::");
+            if name.kind() != "qualified_identifier" {
+                return None;
+            }
+            cur = name;
         }
     }
 
@@ -1963,8 +2032,43 @@ fn number(t: &str) -> Option<ExprKind> {
     if is_float || (!is_hex && lower.ends_with('f') && lower.len() > 1) {
         let f32_suffix = lower.ends_with('f');
         let body = lower.trim_end_matches(['f', 'l']);
-        let v: f64 = body.parse().ok()?;
+        let v: f64 = match body.strip_prefix("0x") {
+            Some(hex) => hex_float(hex)?,
+            None => body.parse().ok()?,
+        };
         return Some(ExprKind::Float(v, f32_suffix));
     }
     parse_int(t).map(ExprKind::Int)
+}
+
+/// The value of a hexadecimal floating literal's digits after `0x` (`1.8p+1` is 3.0), or `None`
+/// where its mantissa has more than 53 significant bits: rounding it here and again to `float`
+/// could differ from the compiler's one rounding, so such a literal is refused.
+fn hex_float(hex: &str) -> Option<f64> {
+    let (mantissa, exp) = hex.split_once('p')?;
+    let mut exp: i64 = exp.parse().ok()?;
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{frac}");
+    let digits = digits.trim_start_matches('0');
+    let significant = digits.trim_end_matches('0');
+    exp += 4 * (digits.len() as i64 - significant.len() as i64 - frac.len() as i64);
+    let digits = significant;
+    if digits.is_empty() {
+        return Some(0.0);
+    }
+    let bits = u64::from_str_radix(digits, 16).ok()?;
+    if digits.len() > 16 || 64 - (bits.leading_zeros() + bits.trailing_zeros()) > 53 {
+        return None;
+    }
+    // Each step but the last keeps the value normal, so it scales exactly; the last rounds once.
+    let mut v = bits as f64;
+    while exp > 1000 {
+        v *= 2f64.powi(1000);
+        exp -= 1000;
+    }
+    while exp < -1000 {
+        v *= 2f64.powi(-1000);
+        exp += 1000;
+    }
+    Some(v * 2f64.powi(exp as i32))
 }

@@ -7,7 +7,7 @@
 
 use super::consts;
 use super::types::{Group, Ty, promote, scalar_type, usual, vector_type};
-use super::{ArgIn, Lowerer, Place, R, Val};
+use super::{ArgIn, Lowerer, Place, R, Val, bool_const};
 use crate::cuda::front::ast::{self, ExprKind, TemplateArg};
 use crate::cuda::ir::{
     Arith, AtomicOp, Axis, Base, BinOp, Builtin, CmpOp, FpTest, MathFn, Op, Operand, Round, Scalar,
@@ -712,7 +712,18 @@ impl Lowerer<'_> {
     ) -> R<Val> {
         let short = n
             .trim_start_matches("cooperative_groups::")
+            .trim_start_matches("cuda::")
             .trim_start_matches("std::");
+        if let Some(member) = short.strip_prefix("numeric_limits::") {
+            self.arity(short, args, 0..=0, site)?;
+            let s = self.scalar_targ(short, targs, site)?;
+            return numeric_limit(s, member)
+                .ok_or_else(|| self.unsupported(site, &format!("`std::{short}<{s}>`"), None));
+        }
+        if let Some(v) = self.type_trait(short, targs, site)? {
+            self.arity(short, args, 0..=0, site)?;
+            return Ok(Val::Scalar(bool_const(v), Scalar::Bool));
+        }
         // Math.
         if let Some((_, op, ty)) = UNARY_MATH.iter().find(|(name, ..)| *name == short) {
             self.arity(short, args, 1..=1, site)?;
@@ -2747,4 +2758,140 @@ fn texture_fetch(name: &str) -> Option<texture::Fetch> {
         "tex3D" => texture::Fetch::Coords(3),
         _ => return None,
     })
+}
+
+impl Lowerer<'_> {
+    /// The arithmetic type that is the only template argument of `what` (`numeric_limits<T>`).
+    fn scalar_targ(&mut self, what: &str, targs: &[TemplateArg], site: Site) -> R<Scalar> {
+        match targs {
+            [TemplateArg::Type(t)] => match self.ty(t, site)? {
+                Ty::Scalar(s) => Ok(s),
+                other => Err(self.unsupported(
+                    site,
+                    &format!("`std::{what}` of the type `{other:?}`"),
+                    Some("warpsim knows it for the arithmetic types"),
+                )),
+            },
+            _ => Err(self.err(site, format!("`std::{what}` needs one type"), None)),
+        }
+    }
+
+    /// The value of a `<type_traits>` predicate (`is_same<A, B>::value`, `is_same_v<A, B>`,
+    /// `is_integral_v<T>`, ...), or `None` where `name` is none.
+    pub(super) fn type_trait(
+        &mut self,
+        name: &str,
+        targs: &[TemplateArg],
+        site: Site,
+    ) -> R<Option<bool>> {
+        let Some(trait_name) = name
+            .strip_suffix("::value")
+            .or_else(|| name.strip_suffix("_v"))
+        else {
+            return Ok(None);
+        };
+        const TRAITS: [&str; 7] = [
+            "is_same",
+            "is_integral",
+            "is_floating_point",
+            "is_arithmetic",
+            "is_signed",
+            "is_unsigned",
+            "is_pointer",
+        ];
+        if !TRAITS.contains(&trait_name) {
+            return Ok(None);
+        }
+        let types = targs
+            .iter()
+            .map(|t| match t {
+                TemplateArg::Type(t) => self.ty(t, site),
+                TemplateArg::Expr(e) => {
+                    Err(self.err(e.site, format!("`std::{trait_name}` takes types"), None))
+                }
+            })
+            .collect::<R<Vec<Ty>>>()?;
+        let value = match (trait_name, types.as_slice()) {
+            ("is_same", [a, b]) => a == b,
+            ("is_integral", [t]) => matches!(t, Ty::Scalar(s) if !s.is_float()),
+            ("is_floating_point", [t]) => matches!(t, Ty::Scalar(s) if s.is_float()),
+            ("is_arithmetic", [t]) => matches!(t, Ty::Scalar(_)),
+            ("is_signed", [t]) => matches!(t, Ty::Scalar(s) if s.is_signed() || s.is_float()),
+            ("is_unsigned", [t]) => {
+                matches!(t, Ty::Scalar(s) if !s.is_signed() && !s.is_float())
+            }
+            ("is_pointer", [t]) => matches!(t, Ty::Pointer(_)),
+            _ => {
+                return Err(self.err(
+                    site,
+                    format!("`std::{trait_name}` has the wrong number of types"),
+                    None,
+                ));
+            }
+        };
+        Ok(Some(value))
+    }
+}
+
+/// `std::numeric_limits<s>::member` (a constant: `max()`, `digits`, ...), or `None` for a member
+/// warpsim does not know.
+fn numeric_limit(s: Scalar, member: &str) -> Option<Val> {
+    let float = |v: f64| Some(Val::Scalar(Operand::Const(consts::float(s, v)), s));
+    let int = |v: i128| Some(Val::Scalar(Operand::Const(consts::int(s, v)), s));
+    let int_member = |v: i128| {
+        Some(Val::Scalar(
+            Operand::Const(consts::int(Scalar::I32, v)),
+            Scalar::I32,
+        ))
+    };
+    let bool_member = |v: bool| Some(Val::Scalar(bool_const(v), Scalar::Bool));
+    let double = s == Scalar::F64;
+    let pick = |f: f32, d: f64| if double { d } else { f64::from(f) };
+    // Value bits of an integer type (`bool` has one).
+    let bits = if s == Scalar::Bool {
+        1
+    } else {
+        8 * i128::from(s.size()) - i128::from(s.is_signed())
+    };
+    let (int_min, int_max) = match s {
+        Scalar::Bool => (0, 1),
+        _ if s.is_signed() => (-(1 << bits), (1 << bits) - 1),
+        _ => (0, (1 << bits) - 1),
+    };
+    match member {
+        "is_specialized" | "is_bounded" => bool_member(true),
+        "is_signed" => bool_member(s.is_signed() || s.is_float()),
+        "is_integer" | "is_exact" => bool_member(!s.is_float()),
+        "has_infinity" | "has_quiet_NaN" | "has_signaling_NaN" | "is_iec559" => {
+            bool_member(s.is_float())
+        }
+        "is_modulo" => bool_member(!s.is_float() && !s.is_signed() && s != Scalar::Bool),
+        "radix" => int_member(2),
+        "digits" if s.is_float() => int_member(if double { 53 } else { 24 }),
+        "digits" => int_member(bits),
+        "digits10" if s.is_float() => int_member(if double { 15 } else { 6 }),
+        // floor(digits * log10(2)).
+        "digits10" => int_member(bits * 30103 / 100_000),
+        "max_digits10" => int_member(match s {
+            Scalar::F64 => 17,
+            Scalar::F32 => 9,
+            _ => 0,
+        }),
+        "min_exponent" if s.is_float() => int_member(if double { -1021 } else { -125 }),
+        "max_exponent" if s.is_float() => int_member(if double { 1024 } else { 128 }),
+        "min_exponent10" if s.is_float() => int_member(if double { -307 } else { -37 }),
+        "max_exponent10" if s.is_float() => int_member(if double { 308 } else { 38 }),
+        "min" if s.is_float() => float(pick(f32::MIN_POSITIVE, f64::MIN_POSITIVE)),
+        "max" if s.is_float() => float(pick(f32::MAX, f64::MAX)),
+        "lowest" if s.is_float() => float(pick(f32::MIN, f64::MIN)),
+        "epsilon" if s.is_float() => float(pick(f32::EPSILON, f64::EPSILON)),
+        "round_error" if s.is_float() => float(0.5),
+        "infinity" if s.is_float() => float(f64::INFINITY),
+        "quiet_NaN" if s.is_float() => float(f64::NAN),
+        "denorm_min" if s.is_float() => float(pick(f32::from_bits(1), f64::from_bits(1))),
+        "min" | "lowest" => int(int_min),
+        "max" => int(int_max),
+        "epsilon" | "round_error" | "infinity" | "quiet_NaN" | "denorm_min" => int(0),
+        _ => None,
+    }
 }

@@ -1363,6 +1363,9 @@ impl<'m> Lowerer<'m> {
                 if let Some(t) = self.struct_instance(&n, args, site)? {
                     return Ok(t);
                 }
+                if let Some(t) = self.type_transform(&n, args, site)? {
+                    return Ok(t);
+                }
                 if short == "block_tile_memory" {
                     // Scratch space for tiles of several warps: warpsim needs none.
                     return Ok(Ty::Group(Group::Block));
@@ -1401,6 +1404,83 @@ impl<'m> Lowerer<'m> {
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
         }
+    }
+
+    /// The type a `<type_traits>` transformation names (`std::make_unsigned<T>::type`,
+    /// `std::conditional_t<c, A, B>`, `std::enable_if<c, T>::type`, ...), or `None` where `name`
+    /// is none.
+    fn type_transform(&mut self, name: &str, args: &[TemplateArg], site: Site) -> R<Option<Ty>> {
+        let name = name.trim_start_matches("::").trim_start_matches("cuda::");
+        let Some(name) = name.strip_prefix("std::") else {
+            return Ok(None);
+        };
+        let Some(transform) = name
+            .strip_suffix("::type")
+            .or_else(|| name.strip_suffix("_t"))
+        else {
+            return Ok(None);
+        };
+        let ty = |i: usize, l: &mut Self| match args.get(i) {
+            Some(TemplateArg::Type(t)) => l.ty(t, site),
+            _ => Err(l.err(site, format!("`std::{transform}` needs a type here"), None)),
+        };
+        let cond = |l: &mut Self| match args.first() {
+            Some(TemplateArg::Expr(e)) => l.const_int(e).map(|v| v != 0),
+            // `std::is_integral<T>::value` reads as a type here.
+            Some(TemplateArg::Type(TypeExpr::Template(n, a))) => {
+                let n = n.trim_start_matches("::").trim_start_matches("cuda::");
+                match l.type_trait(n.trim_start_matches("std::"), a, site)? {
+                    Some(v) => Ok(v),
+                    None => Err(l.err(site, format!("`std::{transform}` needs a condition"), None)),
+                }
+            }
+            _ => Err(l.err(site, format!("`std::{transform}` needs a condition"), None)),
+        };
+        let t = match transform {
+            "make_unsigned" | "make_signed" => {
+                let unsigned = transform == "make_unsigned";
+                match ty(0, self)? {
+                    Ty::Scalar(s) if !s.is_float() && s != Scalar::Bool => {
+                        Ty::Scalar(types::with_signedness(s, !unsigned))
+                    }
+                    _ => {
+                        return Err(self.err(
+                            site,
+                            format!("`std::{transform}` needs an integer type"),
+                            None,
+                        ));
+                    }
+                }
+            }
+            "remove_const" | "remove_volatile" | "remove_cv" | "remove_reference"
+            | "remove_cvref" | "decay" | "type_identity" => ty(0, self)?,
+            "remove_pointer" => match ty(0, self)? {
+                Ty::Pointer(t) => *t,
+                t => t,
+            },
+            "add_pointer" => Ty::Pointer(Box::new(ty(0, self)?)),
+            "conditional" => {
+                let i = if cond(self)? { 1 } else { 2 };
+                ty(i, self)?
+            }
+            "enable_if" => {
+                if !cond(self)? {
+                    return Err(self.unsupported(
+                        site,
+                        "`std::enable_if` with a false condition (choosing an overload by \
+                         substitution failure)",
+                        Some("choose with `if constexpr` or a template specialization instead"),
+                    ));
+                }
+                if args.len() > 1 {
+                    ty(1, self)?
+                } else {
+                    Ty::Void
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(t))
     }
 
     /// A tile size check: a power of two up to a block of 1024 threads (tiles of more than 32
@@ -2292,26 +2372,31 @@ impl<'m> Lowerer<'m> {
                 Some("use a local variable, or pass the data as a kernel parameter"),
             ));
         }
-        if d.ty == TypeExpr::Auto {
+        // `auto x = e;`, `auto *p = e;`: the initializer's type (a pointer's, for `auto *`).
+        let auto = match &d.ty {
+            TypeExpr::Auto => true,
+            TypeExpr::Pointer(t) => **t == TypeExpr::Auto,
+            _ => false,
+        };
+        if auto {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "`auto` needs an initializer", None));
             };
             let v = self.rvalue(init)?;
             let ty = self.val_ty(&v);
+            if d.ty != TypeExpr::Auto && !matches!(ty, Ty::Pointer(_)) {
+                return Err(self.err(site, "`auto *` needs a pointer initializer", None));
+            }
             return self.declare_with(d, ty, Some(v));
         }
-        let ty = sized_by_init(self.ty(&d.ty, site)?, d.init.as_ref());
-        if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
-            self.bind(&d.name, Sym::Place(Place::Group(*g)));
-            return Ok(());
-        }
-        if d.quals.shared {
-            return self.declare_shared(d, ty);
-        }
-        if let TypeExpr::Ref(_) = d.ty {
+        if let TypeExpr::Ref(inner) = &d.ty {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "a reference needs an initializer", None));
             };
+            // `const auto &r = e;` takes the initializer's type, as `auto` does.
+            if **inner != TypeExpr::Auto {
+                self.ty(&d.ty, site)?;
+            }
             // A `const` reference to what is not an object (`x.lower()`, `a + b`) binds a
             // temporary holding its value, as C++ does; one to a function's reference result
             // reads it as of the declaration.
@@ -2323,6 +2408,37 @@ impl<'m> Lowerer<'m> {
             let p = self.place(init)?;
             self.bind(&d.name, Sym::Place(p));
             return Ok(());
+        }
+        let ty = self.ty(&d.ty, site)?;
+        // `char s[] = "abc";` is `char s[] = {'a', 'b', 'c', 0};`.
+        if let (Ty::Array(elem, _), Some(init)) = (&ty, &d.init)
+            && let ast::ExprKind::Str(text) = &init.kind
+            && matches!(**elem, Ty::Scalar(Scalar::I8 | Scalar::U8))
+        {
+            let chars = text
+                .bytes()
+                .chain([0])
+                .map(|b| ast::Expr {
+                    kind: ast::ExprKind::Char(i64::from(b)),
+                    ..init.clone()
+                })
+                .collect();
+            let init = ast::Expr {
+                kind: ast::ExprKind::InitList(chars),
+                ..init.clone()
+            };
+            return self.declare(&ast::VarDecl {
+                init: Some(init),
+                ..d.clone()
+            });
+        }
+        let ty = sized_by_init(ty, d.init.as_ref());
+        if let (true, Ty::Group(g)) = (d.quals.shared, &ty) {
+            self.bind(&d.name, Sym::Place(Place::Group(*g)));
+            return Ok(());
+        }
+        if d.quals.shared {
+            return self.declare_shared(d, ty);
         }
         // `const int n = 4;` with a constant value is a compile-time constant, as in C++.
         if d.quals.is_const

@@ -428,3 +428,17 @@ pub fn same_width_other(s: Scalar) -> Option<Scalar> {
 pub fn is_integer(s: Scalar) -> bool {
     !s.is_float()
 }
+
+/// The integer type of `s`'s size that is signed or not (`make_signed`, `make_unsigned`).
+pub fn with_signedness(s: Scalar, signed: bool) -> Scalar {
+    match (s.size(), signed) {
+        (1, true) => Scalar::I8,
+        (1, false) => Scalar::U8,
+        (2, true) => Scalar::I16,
+        (2, false) => Scalar::U16,
+        (4, true) => Scalar::I32,
+        (4, false) => Scalar::U32,
+        (8, true) => Scalar::I64,
+        _ => Scalar::U64,
+    }
+}
