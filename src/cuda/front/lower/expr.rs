@@ -1553,7 +1553,7 @@ impl Lowerer<'_> {
         }
         let within = disp.rem_euclid(i128::from(size)) as u32;
         // Misaligned on the GPU (a fault): left to the caller's refusal.
-        if within % s.size() != 0 {
+        if !within.is_multiple_of(s.size()) {
             return Ok(None);
         }
         let whole = disp.div_euclid(i128::from(size));
