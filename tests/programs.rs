@@ -1169,6 +1169,17 @@ fn pointers_into_a_threads_variables_and_postfix_steps_compute_what_the_host_com
 }
 
 #[test]
+fn kernels_and_device_functions_that_macros_define_get_their_host_stubs() {
+    // Families of kernels from macros with parameters, through other macros, as templates,
+    // from a header's macro and in a namespace: the host compiler sees stubs, not bodies.
+    agrees_with_the_host_on_both_tiers(
+        "macro_kernels.cu",
+        "twice 126 4032\nsquare 3969 85344\nlane 63 2016\nscale 297 49.75\n\
+         negate -7 -441\nattributes 1\n",
+    );
+}
+
+#[test]
 fn c_rules_found_broken_by_differential_testing_hold() {
     agrees_with_the_host_on_both_tiers(
         "semantics.cu",

@@ -63,7 +63,28 @@ pub fn has_device_code(text: &str) -> bool {
 pub fn host_file(name: &str, text: &str, headers: &[&str]) -> Result<HostFile, Diagnostic> {
     let mut parser = tree_sitter::Parser::new();
     let mut sources = Sources::default();
+    // Diagnostics show the file as written (the expansions below keep its lines).
     let file = sources.add(name, text);
+    // Kernels and device functions that macros define (`KERNEL(twice)`) are split as the
+    // device pass sees them: those invocations are expanded in place first.
+    let expanded = expand_device_macros(text, headers).map_err(|(at, msg)| {
+        let line = text[..at].matches('\n').count();
+        let col = at - text[..at].rfind('\n').map_or(0, |n| n + 1);
+        sources.error(
+            Site {
+                file,
+                line: line as u32 + 1,
+                col: col as u32 + 1,
+            },
+            format!("warpsim could not expand this macro for the host compiler: {msg}"),
+            Some(
+                "its expansion defines device code, which the host pass must see expanded; \
+                 define the kernel without the macro"
+                    .to_string(),
+            ),
+        )
+    })?;
+    let text = expanded.as_ref();
     let fail = |msg: &str| {
         sources.error(
             Site {
@@ -788,6 +809,236 @@ impl<'a> Splitter<'a> {
     }
 }
 
+/// A `#define` of a file or of the headers it includes.
+struct Definition {
+    name: String,
+    /// Whether it is function-like (`K(f)`).
+    function: bool,
+    /// The replacement text.
+    body: String,
+}
+
+/// The directives of `headers` and then of `text`, in order, each with its continuation
+/// lines joined and without its `#` (`define K(f) body`).
+fn directives(text: &str, headers: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = headers.iter().chain([&text]).flat_map(|t| t.lines());
+    while let Some(first) = lines.next() {
+        let Some(rest) = first.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let mut d = rest.trim_start().to_string();
+        while d.ends_with('\\') {
+            d.pop();
+            match lines.next() {
+                Some(l) => d.push_str(l),
+                None => break,
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The `#define`s of `headers` and then of `text`, in order.
+fn definitions(text: &str, headers: &[&str]) -> Vec<Definition> {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    for d in directives(text, headers) {
+        let Some(rest) = d.strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let n = rest.bytes().take_while(|&c| ident(c)).count();
+        if n == 0 {
+            continue;
+        }
+        let (name, after) = rest.split_at(n);
+        let (function, body) = match after.strip_prefix('(') {
+            Some(a) => match a.find(')') {
+                Some(close) => (true, &a[close + 1..]),
+                None => continue,
+            },
+            None => (false, after),
+        };
+        out.push(Definition {
+            name: name.to_string(),
+            function,
+            body: body.to_string(),
+        });
+    }
+    out
+}
+
+/// `text` with every invocation of a macro whose expansion defines device code (`KERNEL(f)`
+/// for `#define KERNEL(f) __global__ void k_##f(...) {...}`, directly or through other
+/// macros) replaced by that expansion, as warpsim's preprocessor makes it from the
+/// directives of `text` and its `headers`: the split must see those kernels to write their
+/// stubs, or the host compiler would compile their bodies. The expansion takes the
+/// invocation's first line and the invocation's newlines follow it, so lines are kept.
+/// An invocation that cannot be expanded is an error: its byte offset and what went wrong.
+fn expand_device_macros<'t>(
+    text: &'t str,
+    headers: &[&str],
+) -> Result<std::borrow::Cow<'t, str>, (usize, String)> {
+    const MARKS: [&str; 4] = ["__global__", "__device__", "__constant__", "__managed__"];
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let defs = definitions(text, headers);
+    // Macros that expand to device code, directly or through one another.
+    let mut device: HashSet<String> = HashSet::new();
+    loop {
+        let before = device.len();
+        for d in &defs {
+            if words(&d.body)
+                .iter()
+                .any(|w| MARKS.contains(&w.as_str()) || device.contains(w))
+            {
+                device.insert(d.name.clone());
+            }
+        }
+        if device.len() == before {
+            break;
+        }
+    }
+    if !device.iter().any(|n| text.contains(n.as_str())) {
+        return Ok(std::borrow::Cow::Borrowed(text));
+    }
+    // The macros as the host compiler defines them: the conditionals are kept and read
+    // without `__CUDA_ARCH__`; includes (read in `headers`) and diagnostics are left out.
+    let prelude: String = ["undef __CUDA_ARCH__".to_string()]
+        .into_iter()
+        .chain(directives(text, headers))
+        .filter(|d| {
+            let word = d.split(|c: char| !c.is_ascii_alphabetic()).next();
+            matches!(
+                word,
+                Some("define" | "undef" | "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif")
+            )
+        })
+        .map(|d| format!("#{d}\n"))
+        .collect();
+    // Expansions by invocation (`HD` may be written many times).
+    let mut expansions: std::collections::HashMap<&str, String> = Default::default();
+    let mut expand = |invocation: &'t str| -> Result<String, String> {
+        if let Some(e) = expansions.get(invocation) {
+            return Ok(e.clone());
+        }
+        let mut sources = Sources::default();
+        let source = format!("{prelude}{invocation}\n");
+        let options = super::preprocess::Options::default();
+        let pp = super::preprocess::preprocess(
+            &mut sources,
+            "macro",
+            &source,
+            std::path::Path::new("."),
+            &options,
+        )
+        .map_err(|d| d.message)?;
+        let e = pp.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        expansions.insert(invocation, e.clone());
+        Ok(e)
+    };
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut at, mut i) = (0, 0);
+    let mut line_start = true;
+    let mut directive = false;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                // A directive's continuation lines are the directive's.
+                if !(directive && i > 0 && b[i - 1] == b'\\') {
+                    (line_start, directive) = (true, false);
+                }
+                i += 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i += text[i..].find('\n').unwrap_or(text.len() - i);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += text[i + 2..].find("*/").map_or(text.len() - i, |e| e + 4);
+                continue;
+            }
+            b'"' | b'\'' => {
+                // A literal, to its closing quote.
+                let mut j = i + 1;
+                while j < b.len() && b[j] != c && b[j] != b'\n' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+                continue;
+            }
+            _ => {}
+        }
+        if line_start && !c.is_ascii_whitespace() {
+            directive = c == b'#';
+            line_start = false;
+        }
+        if directive || !ident(c) || (i > 0 && ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let n = b[i..].iter().take_while(|&&c| ident(c)).count();
+        let word = &text[i..i + n];
+        let mut end = i + n;
+        let def = defs.iter().rev().find(|d| d.name == word);
+        match def {
+            Some(d) if device.contains(word) => {
+                if d.function {
+                    // The argument list, balanced (a function-like macro's name alone is no
+                    // invocation).
+                    let j = end
+                        + b[end..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_whitespace())
+                            .count();
+                    if b.get(j) != Some(&b'(') {
+                        i = end;
+                        continue;
+                    }
+                    let mut depth = 0;
+                    let mut k = j;
+                    while k < b.len() {
+                        match b[k] {
+                            b'(' => depth += 1,
+                            b')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        k += 1;
+                    }
+                    end = (k + 1).min(b.len());
+                }
+                let e = expand(&text[i..end]).map_err(|msg| (i, msg))?;
+                out.push_str(&text[at..i]);
+                out.push_str(&e);
+                out.push_str(&newlines(&text[i..end]));
+                at = end;
+            }
+            _ => {}
+        }
+        i = end;
+    }
+    if at == 0 {
+        return Ok(std::borrow::Cow::Borrowed(text));
+    }
+    out.push_str(&text[at..]);
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 /// `text` with every invocation of a macro it or its `headers` define as nothing (`#define NAME` or
 /// `#define NAME(args)` with no body), and every `__restrict`, replaced by spaces, newlines
 /// kept; so is a line that invokes a macro whose body is whole declarations or statements
@@ -804,42 +1055,13 @@ fn blank_empty_macros<'t>(text: &'t str, headers: &[&str]) -> std::borrow::Cow<'
     // GCC's `__restrict`, which the grammar takes only right after a `*` (`float *const
     // __restrict p` would declare `__restrict`), reads as nothing, as in the device pass.
     let mut names: Vec<(String, Blank)> = vec![("__restrict".to_string(), Blank::Word)];
-    let mut lines = headers.iter().chain([&text]).flat_map(|t| t.lines());
-    while let Some(first) = lines.next() {
-        let Some(rest) = first.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        // The definition with its continuation lines.
-        let mut def = rest.to_string();
-        while def.ends_with('\\') {
-            def.pop();
-            match lines.next() {
-                Some(l) => def.push_str(l),
-                None => break,
-            }
-        }
-        let rest = def.trim_start();
-        let n = rest.bytes().take_while(|&c| ident(c)).count();
-        if n == 0 {
-            continue;
-        }
-        let (name, after) = rest.split_at(n);
-        let (function, body) = match after.strip_prefix('(') {
-            Some(a) => match a.find(')') {
-                Some(close) => (true, &a[close + 1..]),
-                None => continue,
-            },
-            None => (false, after),
-        };
-        let body = body.split("//").next().unwrap_or("").trim();
-        if body.is_empty() && !name.starts_with("__") {
-            let kind = if function { Blank::Call } else { Blank::Word };
-            names.push((name.to_string(), kind));
-        } else if function && (body.ends_with(';') || body.ends_with('}')) {
-            names.push((name.to_string(), Blank::Line));
+    for d in definitions(text, headers) {
+        let body = d.body.split("//").next().unwrap_or("").trim();
+        if body.is_empty() && !d.name.starts_with("__") {
+            let kind = if d.function { Blank::Call } else { Blank::Word };
+            names.push((d.name.to_string(), kind));
+        } else if d.function && (body.ends_with(';') || body.ends_with('}')) {
+            names.push((d.name.to_string(), Blank::Line));
         }
     }
     if !names.iter().any(|(n, _)| text.contains(n.as_str())) {
@@ -999,6 +1221,49 @@ mod tests {
         );
         let alone = host_file("t.cu", src, &[]).unwrap().text;
         assert!(!alone.contains("__cudaPushCallConfiguration"), "{alone}");
+    }
+
+    #[test]
+    fn kernels_and_device_functions_from_macros_are_split_as_expanded() {
+        // Macros of a header, read as the host compiler reads them (without __CUDA_ARCH__).
+        let header = "#ifdef __CUDA_ARCH__\n#define SIDE device_side\n#else\n\
+                      #define SIDE host_side\n#endif\n\
+                      #define DEV(n) __device__ int n() { return 1; }\n";
+        let src = "#define KERNEL(f) \\\n  __global__ void k_##f(int *o) { o[threadIdx.x] = f(); } \\\n  \
+                   int SIDE;\n#define BOTH(f) DEV(f) KERNEL(f)\n\
+                   BOTH(one)\n// KERNEL(comment)\nconst char *s = \"KERNEL(s)\";\n\
+                   int main() { k_one<<<1, 1>>>(0); }\n";
+        let h = host_file("t.cu", src, &[header]).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(h.kernels, ["k_one"]);
+        assert_eq!(
+            h.text.lines().count(),
+            src.lines().count() + 1,
+            "{}",
+            h.text
+        );
+        // The kernel, on its invocation's line, is a stub; the device function is gone.
+        let line = h.text.lines().nth(5).unwrap();
+        assert!(line.contains("void k_one ( int * o ) {"), "{line}");
+        assert!(
+            line.contains("launch_stub") && line.contains("int host_side ;"),
+            "{line}"
+        );
+        assert!(
+            !line.contains("threadIdx") && !line.contains("one()"),
+            "{line}"
+        );
+        // Comments and literals are left as written.
+        assert!(
+            h.text
+                .contains("// KERNEL(comment)\nconst char *s = \"KERNEL(s)\";\n")
+        );
+        // Where the expansion fails, the invocation is the error, not the host compiler's.
+        let src = "#if FOO(1)\n#endif\n#define K __global__ void k() {}\nint x; K\n";
+        let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("t.cu:4:8") && e.contains("could not expand"),
+            "{e}"
+        );
     }
 
     fn host(src: &str) -> String {
