@@ -1005,22 +1005,7 @@ fn expand_device_macros<'t>(
                         i = end;
                         continue;
                     }
-                    let mut depth = 0;
-                    let mut k = j;
-                    while k < b.len() {
-                        match b[k] {
-                            b'(' => depth += 1,
-                            b')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        k += 1;
-                    }
-                    end = (k + 1).min(b.len());
+                    end = past_parens(b, j);
                 }
                 let e = expand(&text[i..end]).map_err(|msg| (i, msg))?;
                 out.push_str(&text[at..i]);
@@ -1100,21 +1085,7 @@ fn blank_empty_macros<'t>(text: &'t str, headers: &[&str]) -> std::borrow::Cow<'
                     j += 1;
                 }
                 if j < b.len() && b[j] == b'(' {
-                    let mut depth = 0;
-                    while j < b.len() {
-                        match b[j] {
-                            b'(' => depth += 1,
-                            b')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    end = (j + 1).min(b.len());
+                    end = past_parens(b, j);
                 } else {
                     i = end;
                     continue;
@@ -1142,6 +1113,24 @@ fn blank_empty_macros<'t>(text: &'t str, headers: &[&str]) -> std::borrow::Cow<'
         i = end;
     }
     std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
+/// The index just past the `)` that closes the `(` at `open` (the end of `b` if none does).
+fn past_parens(b: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    b.len()
 }
 
 #[cfg(test)]
