@@ -1654,6 +1654,18 @@ fn a_threads_variables_read_through_pointers_of_other_types_give_their_bytes() {
 }
 
 #[test]
+fn half_math_functions_round_the_float_result_once_as_the_host_does() {
+    // hexp10: one operand of 65,536 rounds the other way, the device's exp10f (libm's) and the
+    // host's (glibc's) differing by an ulp of float there.
+    agrees_with_the_host_on_both_tiers(
+        "half_math.cu",
+        "hexp 65536\nhalf2 65536\nhexp2 65536\nhexp10 65535\nhlog 65536\nhlog2 65536\n\
+         hlog10 65536\nhsqrt 65536\nhrsqrt 65536\nhrcp 65536\nhsin 65536\nhcos 65536\n\
+         htanh 65536\nhceil 65536\nhfloor 65536\nhtrunc 65536\nhrint 65536\n",
+    );
+}
+
+#[test]
 fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
     agrees_with_the_host_on_both_tiers(
         "float_intrinsics.cu",

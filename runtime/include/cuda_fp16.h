@@ -7,8 +7,11 @@
  * nearest even unless their name says otherwise. Both passes read this file: host code may
  * convert and compute with halves too.
  *
- * Not here: half-precision math functions (hsin, hexp, ...), atomics on halves. bfloat16 is in
- * cuda_bf16.h. */
+ * The math functions (hexp, hsqrt, hsin, h2log, ...) are computed in float and rounded to half
+ * once, as the GPU computes them in float (with its approximate instructions: a result can differ
+ * from the GPU's by one half ulp where the float value lies that close to a rounding boundary).
+ *
+ * Not here: atomics on halves. bfloat16 is in cuda_bf16.h. */
 #ifndef WARPSIM_CUDA_FP16_H
 #define WARPSIM_CUDA_FP16_H
 #define __CUDA_FP16_H__
@@ -148,6 +151,32 @@ __host__ __device__ inline __half2 __h2div(__half2 a, __half2 b) { return __half
 __device__ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
     return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
 }
+
+#ifndef __CUDA_ARCH__
+#include <math.h>
+#endif
+__device__ inline float __warpsim_rcpf(float x) { return 1.0f / x; }
+/* `h(a)` on a half and `h2(a)` on each half of a half2: `f` in float, rounded once. */
+#define __WARPSIM_HALF_MATH(h, h2, f) \
+    __device__ inline __half h(__half a) { return __float2half(f(__half2float(a))); } \
+    __device__ inline __half2 h2(__half2 a) { return __half2(h(a.x), h(a.y)); }
+__WARPSIM_HALF_MATH(hexp, h2exp, expf)
+__WARPSIM_HALF_MATH(hexp2, h2exp2, exp2f)
+__WARPSIM_HALF_MATH(hexp10, h2exp10, exp10f)
+__WARPSIM_HALF_MATH(hlog, h2log, logf)
+__WARPSIM_HALF_MATH(hlog2, h2log2, log2f)
+__WARPSIM_HALF_MATH(hlog10, h2log10, log10f)
+__WARPSIM_HALF_MATH(hsqrt, h2sqrt, sqrtf)
+__WARPSIM_HALF_MATH(hrsqrt, h2rsqrt, rsqrtf)
+__WARPSIM_HALF_MATH(hrcp, h2rcp, __warpsim_rcpf)
+__WARPSIM_HALF_MATH(hsin, h2sin, sinf)
+__WARPSIM_HALF_MATH(hcos, h2cos, cosf)
+__WARPSIM_HALF_MATH(htanh, h2tanh, tanhf)
+__WARPSIM_HALF_MATH(hceil, h2ceil, ceilf)
+__WARPSIM_HALF_MATH(hfloor, h2floor, floorf)
+__WARPSIM_HALF_MATH(htrunc, h2trunc, truncf)
+__WARPSIM_HALF_MATH(hrint, h2rint, rintf)
+#undef __WARPSIM_HALF_MATH
 __host__ __device__ inline __half2 __hneg2(__half2 a) { return __half2(__hneg(a.x), __hneg(a.y)); }
 __host__ __device__ inline __half2 __habs2(__half2 a) { return __half2(__habs(a.x), __habs(a.y)); }
 
