@@ -1461,34 +1461,9 @@ impl Lowerer<'_> {
                 ),
             )
         };
-        // The offset in whole elements, and the byte within the element where `ty` starts.
-        let mut index = Vec::new();
-        for (op, scale) in &ptr.terms {
-            if scale % size != 0 {
-                return Err(misfit(self));
-            }
-            index.push((*op, scale / size));
-        }
-        let mut disp = i128::from(ptr.disp);
-        match ptr.offset {
-            Operand::Const(c) => disp += consts::as_int(c),
-            // A pointer variable's offset, a multiple of the element's size by construction
-            // (every term is checked above when it is assigned).
-            off => {
-                let s = Operand::Const(consts::int(Scalar::I64, i128::from(size)));
-                let op = Op::Binary {
-                    op: crate::cuda::ir::BinOp::Div,
-                    a: off,
-                    b: s,
-                };
-                index.push((self.assign(Scalar::I64, op, site), 1));
-            }
-        }
-        let whole = disp.div_euclid(i128::from(size));
-        let within = disp.rem_euclid(i128::from(size)) as u32;
-        if whole != 0 {
-            index.push((Operand::Const(consts::int(Scalar::I64, whole)), 1));
-        }
+        let Some((index, within)) = self.local_offset(ptr, size, site) else {
+            return Err(misfit(self));
+        };
         // `ty` is the element, a sub-array of elements, or leaves of the element.
         let mut inner = ty;
         while let Ty::Array(t, _) = inner {
@@ -1519,21 +1494,28 @@ impl Lowerer<'_> {
         })
     }
 
-    /// A scalar read through a pointer into per-thread arrays whose element's leaves it does
-    /// not coincide with (`*(char *)&word`, `*reinterpret_cast<unsigned *>(&half2)`): the bytes
-    /// of the leaves it covers, little-endian as on the GPU, as `s`. `None` where the bytes are
-    /// not all a leaf's, or not aligned for `s`.
-    fn local_bytes(&mut self, ptr: &PtrVal, s: Scalar, site: Site) -> R<Option<Operand>> {
-        let target = ptr.local.as_ref().expect("a pointer into local arrays");
-        let size = i64::from(target.elem.size(&self.structs).max(1));
-        if s == Scalar::Bool {
-            return Ok(None);
-        }
+    /// Where a pointer into per-thread arrays of `size`-byte elements points: the index in
+    /// whole elements, and the byte within the element (constant terms folded in); `None`
+    /// where a term steps by part of an element.
+    fn local_offset(
+        &mut self,
+        ptr: &PtrVal,
+        size: i64,
+        site: Site,
+    ) -> Option<(Vec<(Operand, i64)>, u32)> {
         let mut disp = i128::from(ptr.disp);
-        let mut index: Vec<(Operand, i64)> = Vec::new();
+        let mut index = Vec::new();
+        for &(op, scale) in &ptr.terms {
+            match op {
+                Operand::Const(c) => disp += consts::as_int(c) * i128::from(scale),
+                _ if scale % size == 0 => index.push((op, scale / size)),
+                _ => return None,
+            }
+        }
         match ptr.offset {
             Operand::Const(c) => disp += consts::as_int(c),
-            // A pointer variable's offset: whole elements by construction (as in local_place).
+            // A pointer variable's offset, a multiple of the element's size by construction
+            // (every term is checked when it is assigned).
             off => {
                 let s = Operand::Const(consts::int(Scalar::I64, i128::from(size)));
                 let op = Op::Binary {
@@ -1544,21 +1526,29 @@ impl Lowerer<'_> {
                 index.push((self.assign(Scalar::I64, op, site), 1));
             }
         }
-        for &(op, scale) in &ptr.terms {
-            match op {
-                Operand::Const(c) => disp += consts::as_int(c) * i128::from(scale),
-                _ if scale % size == 0 => index.push((op, scale / size)),
-                _ => return Ok(None),
-            }
-        }
-        let within = disp.rem_euclid(i128::from(size)) as u32;
-        // Misaligned on the GPU (a fault): left to the caller's refusal.
-        if !within.is_multiple_of(s.size()) {
-            return Ok(None);
-        }
         let whole = disp.div_euclid(i128::from(size));
         if whole != 0 {
             index.push((Operand::Const(consts::int(Scalar::I64, whole)), 1));
+        }
+        Some((index, disp.rem_euclid(i128::from(size)) as u32))
+    }
+
+    /// A scalar read through a pointer into per-thread arrays whose element's leaves it does
+    /// not coincide with (`*(char *)&word`, `*reinterpret_cast<unsigned *>(&half2)`): the bytes
+    /// of the leaves it covers, little-endian as on the GPU, as `s`. `None` where the bytes are
+    /// not all a leaf's, or not aligned for `s`.
+    fn local_bytes(&mut self, ptr: &PtrVal, s: Scalar, site: Site) -> R<Option<Operand>> {
+        let target = ptr.local.as_ref().expect("a pointer into local arrays");
+        let size = i64::from(target.elem.size(&self.structs).max(1));
+        if s == Scalar::Bool {
+            return Ok(None);
+        }
+        let Some((index, within)) = self.local_offset(ptr, size, site) else {
+            return Ok(None);
+        };
+        // Misaligned on the GPU (a fault): left to the caller's refusal.
+        if !within.is_multiple_of(s.size()) {
+            return Ok(None);
         }
         let (start, end) = (within, within + s.size());
         let leaves = target.elem.leaves(&self.structs);
