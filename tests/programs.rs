@@ -1666,6 +1666,15 @@ fn half_math_functions_round_the_float_result_once_as_the_host_does() {
 }
 
 #[test]
+fn a_barrier_in_a_loop_threads_leave_for_their_exit_waits_for_those_still_looping() {
+    // The misuse error before: the threads that left were "in another loop iteration".
+    agrees_with_the_host_on_both_tiers(
+        "barrier_exits.cu",
+        "leave_then_exit: no error, 0 wrong\nleave_then_work: no error, 0 wrong\n",
+    );
+}
+
+#[test]
 fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
     agrees_with_the_host_on_both_tiers(
         "float_intrinsics.cu",

@@ -641,27 +641,27 @@ impl<'a> Block<'a> {
     /// threads did not take) stops the launch with [`Error::BarrierMisuse`].
     #[track_caller]
     pub fn sync_threads(&mut self) {
-        self.barrier(Site::here(), None);
+        self.barrier(Site::here(), None, &[0; MAX_WARPS]);
     }
 
     /// `__syncthreads_count(pred)`: a barrier that returns how many threads of the block had
     /// `pred` set (uniform: plain Rust).
     #[track_caller]
     pub fn sync_threads_count(&mut self, pred: Pred) -> u32 {
-        self.barrier(Site::here(), Some(&pred)).0
+        self.barrier(Site::here(), Some(&pred), &[0; MAX_WARPS]).0
     }
 
     /// `__syncthreads_and(pred)`: a barrier that returns whether every thread had `pred` set.
     #[track_caller]
     pub fn sync_threads_and(&mut self, pred: Pred) -> bool {
-        let (count, total) = self.barrier(Site::here(), Some(&pred));
+        let (count, total) = self.barrier(Site::here(), Some(&pred), &[0; MAX_WARPS]);
         count == total
     }
 
     /// `__syncthreads_or(pred)`: a barrier that returns whether any thread had `pred` set.
     #[track_caller]
     pub fn sync_threads_or(&mut self, pred: Pred) -> bool {
-        self.barrier(Site::here(), Some(&pred)).0 > 0
+        self.barrier(Site::here(), Some(&pred), &[0; MAX_WARPS]).0 > 0
     }
 
     /// `grid.sync()` (cooperative groups' `this_grid().sync()`): a barrier for every thread
@@ -678,7 +678,7 @@ impl<'a> Block<'a> {
 
     /// [`Block::sync_grid`] at `site`.
     pub(crate) fn sync_grid_at(&mut self, site: Site) {
-        self.barrier(site, None);
+        self.barrier(site, None, &[0; MAX_WARPS]);
         let launch = self.launch;
         let Some(barrier) = &launch.grid_barrier else {
             self.misuse(
@@ -709,15 +709,18 @@ impl<'a> Block<'a> {
         }
     }
 
-    /// The barrier: (threads with `pred`, threads arrived).
-    pub(crate) fn barrier(&mut self, site: Site, pred: Option<&Pred>) -> (u32, u32) {
+    /// The barrier: (threads with `pred`, threads arrived). Threads in `finishing` will exit
+    /// without reaching another barrier: like exited ones, the barrier does not wait for them.
+    pub(crate) fn barrier(
+        &mut self,
+        site: Site,
+        pred: Option<&Pred>,
+        finishing: &Masks,
+    ) -> (u32, u32) {
         let (active, live, diverged, result) = frame::with(|fr| {
             let n = fr.warps;
-            let diverged = if fr.active[..n] == fr.live[..n] {
-                None
-            } else {
-                (0..n).find(|&w| fr.active[w] != fr.live[w])
-            };
+            let live: Masks = std::array::from_fn(|w| fr.live[w] & !finishing[w]);
+            let diverged = (0..n).find(|&w| fr.active[w] != live[w]);
             if diverged.is_none()
                 && let Some(c) = &mut self.st.count
             {
@@ -730,7 +733,7 @@ impl<'a> Block<'a> {
                     (c + (p.bits[w] & a).count_ones(), t + a.count_ones())
                 })
             });
-            (fr.active, fr.live, diverged, result)
+            (fr.active, live, diverged, result)
         });
         if let Some(w) = diverged {
             self.misuse(

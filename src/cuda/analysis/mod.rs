@@ -1,5 +1,6 @@
 //! Analyses of a lowered kernel that every tier relies on.
 
+pub(crate) mod barriers;
 mod fresh;
 pub(crate) mod shape;
 pub(crate) mod uniformity;

@@ -130,8 +130,8 @@ pub(crate) struct Exec<'k, 'b, 'a> {
     locals: Vec<Vec<Val>>,
     /// Byte offsets of the static shared arrays in the block's arena.
     shared: Vec<usize>,
-    /// Per enclosing loop: lanes that broke, lanes that continued this iteration.
-    loops: Vec<(Masks, Masks)>,
+    /// The enclosing loops, innermost last.
+    loops: Vec<LoopLanes>,
     /// Per enclosing inlined call: lanes that returned.
     calls: Vec<Masks>,
     printed: &'k Mutex<Vec<(PrintKey, Printed)>>,
@@ -169,6 +169,17 @@ fn constant(c: Const) -> Val {
         t if t.is_wide() => Val::D(R64::uniform(c.bits)),
         _ => Val::W(R32::uniform(c.bits as u32)),
     }
+}
+
+/// What an enclosing loop holds back while it runs.
+struct LoopLanes {
+    /// Lanes that broke out of it.
+    broke: Masks,
+    /// Lanes that continued this iteration.
+    cont: Masks,
+    /// Whether no barrier follows it ([`Stmt::Loop`]'s flag): lanes that broke out count as
+    /// exited at a barrier inside.
+    barrier_free_after: bool,
 }
 
 /// Rows of a frame compacted at a loop's back edge once it allocated this many per warp.
@@ -307,20 +318,21 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                 body,
                 step,
                 unrolled,
+                barrier_free_after,
                 site: s,
                 ..
-            } => self.loop_(body, step, *unrolled, site(*s)),
+            } => self.loop_(body, step, *unrolled, *barrier_free_after, site(*s)),
             Stmt::Break => {
                 let active = frame::with(|fr| fr.active);
-                if let Some((broke, _)) = self.loops.last_mut() {
-                    *broke = or(broke, &active);
+                if let Some(l) = self.loops.last_mut() {
+                    l.broke = or(&l.broke, &active);
                 }
                 frame::with(|fr| fr.set_active(&[0; MAX_WARPS]));
             }
             Stmt::Continue => {
                 let active = frame::with(|fr| fr.active);
-                if let Some((_, cont)) = self.loops.last_mut() {
-                    *cont = or(cont, &active);
+                if let Some(l) = self.loops.last_mut() {
+                    l.cont = or(&l.cont, &active);
                 }
                 frame::with(|fr| fr.set_active(&[0; MAX_WARPS]));
             }
@@ -350,7 +362,13 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
                     return;
                 }
                 let p = pred.as_ref().map(|p| self.pred(p));
-                let (count, total) = self.b.barrier(site(*s), p.as_ref());
+                // Lanes that left a loop after which no barrier comes run on to their exit.
+                let finishing = self
+                    .loops
+                    .iter()
+                    .filter(|l| l.barrier_free_after)
+                    .fold([0; MAX_WARPS], |m, l| or(&m, &l.broke));
+                let (count, total) = self.b.barrier(site(*s), p.as_ref(), &finishing);
                 if let Some(d) = dst {
                     let r = match kind {
                         SyncKind::Count => count,
@@ -909,18 +927,29 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
         });
     }
 
-    fn loop_(&mut self, body: &[Stmt], step: &[Stmt], unrolled: bool, st: Site) {
+    fn loop_(
+        &mut self,
+        body: &[Stmt],
+        step: &[Stmt],
+        unrolled: bool,
+        barrier_free_after: bool,
+        st: Site,
+    ) {
         let (entry, base) = frame::with(|fr| (fr.active, fr.mark()));
-        self.loops.push(([0; MAX_WARPS], [0; MAX_WARPS]));
+        self.loops.push(LoopLanes {
+            broke: [0; MAX_WARPS],
+            cont: [0; MAX_WARPS],
+            barrier_free_after,
+        });
         loop {
             self.block(body);
             // Lanes that continued rejoin for the step.
-            let cont = self.loops.last().expect("a loop").1;
+            let cont = self.loops.last().expect("a loop").cont;
             frame::with(|fr| {
                 let m: Masks = std::array::from_fn(|w| (fr.active[w] | cont[w]) & fr.live[w]);
                 fr.set_active(&m)
             });
-            self.loops.last_mut().expect("a loop").1 = [0; MAX_WARPS];
+            self.loops.last_mut().expect("a loop").cont = [0; MAX_WARPS];
             self.block(step);
             if !self.running() {
                 break;
@@ -931,9 +960,8 @@ impl<'k, 'b, 'a> Exec<'k, 'b, 'a> {
             self.watchdog(st);
             self.compact(base);
         }
-        let (broke, _) = self.loops.pop().expect("a loop");
+        self.loops.pop();
         let returned = self.calls.last().copied().unwrap_or([0; MAX_WARPS]);
-        let _ = broke;
         frame::with(|fr| {
             let m: Masks = std::array::from_fn(|w| entry[w] & fr.live[w] & !returned[w]);
             fr.set_active(&m)

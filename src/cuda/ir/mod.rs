@@ -810,6 +810,11 @@ pub enum Stmt {
         /// then one straight line of code, which decides where load batches end
         /// ([`crate::Counters::gld_batches`]). Set after lowering, by an analysis.
         unrolled: bool,
+        /// Whether no barrier can be reached once a thread has left the loop (up to the
+        /// kernel's end): a barrier inside then waits only for the threads still looping, as on
+        /// a GPU since Volta. Set after lowering, by an analysis
+        /// ([`crate::cuda::analysis::barriers`]).
+        barrier_free_after: bool,
         /// Where it is in the source.
         site: Site,
     },

@@ -590,6 +590,7 @@ fn plan<'k>(
                 varying: false,
                 unrolled,
                 site,
+                ..
             } => items.push(Item::Loop {
                 body: plan(order, body, true, true, regions)?,
                 step: plan(order, step, true, true, regions)?,

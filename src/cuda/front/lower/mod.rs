@@ -586,6 +586,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     }
     crate::cuda::analysis::uniformity::analyze(&mut k);
     crate::cuda::analysis::unroll::analyze(&mut k.body);
+    crate::cuda::analysis::barriers::analyze(&mut k.body);
     Ok(k)
 }
 
@@ -2076,6 +2077,7 @@ impl<'m> Lowerer<'m> {
                     step,
                     varying: false,
                     unrolled: false,
+                    barrier_free_after: false,
                     site,
                 });
                 Ok(())
@@ -2213,6 +2215,7 @@ impl<'m> Lowerer<'m> {
             step,
             varying: false,
             unrolled: false,
+            barrier_free_after: false,
             site,
         });
         Ok(())
@@ -2346,6 +2349,7 @@ impl<'m> Lowerer<'m> {
             step: Vec::new(),
             varying: false,
             unrolled: false,
+            barrier_free_after: false,
             site,
         });
         if let Some(f) = cont {
