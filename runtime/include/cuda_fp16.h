@@ -7,9 +7,10 @@
  * nearest even unless their name says otherwise. Both passes read this file: host code may
  * convert and compute with halves too.
  *
- * The math functions (hexp, hsqrt, hsin, h2log, ...) are computed in float and rounded to half
- * once, as the GPU computes them in float (with its approximate instructions: a result can differ
- * from the GPU's by one half ulp where the float value lies that close to a rounding boundary).
+ * The math functions (hexp, hsqrt, hsin, h2log, ...) are computed in double and rounded to half
+ * once: the GPU's are correctly rounded (an H100's hexp, hexp2, hexp10, hlog, hlog2, hlog10,
+ * hsin and hcos agree on every finite half with the double result rounded once; computed in
+ * float, 1 to 5 operands of each rounded twice the other way).
  *
  * Not here: atomics on halves. bfloat16 is in cuda_bf16.h. */
 #ifndef WARPSIM_CUDA_FP16_H
@@ -155,27 +156,27 @@ __device__ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
 #ifndef __CUDA_ARCH__
 #include <math.h>
 #endif
-__device__ inline float __warpsim_rcpf(float x) { return 1.0f / x; }
-/* `h(a)` on a half and `h2(a)` on each half of a half2: `f` in float, rounded once. */
+__device__ inline double __warpsim_rcp(double x) { return 1.0 / x; }
+/* `h(a)` on a half and `h2(a)` on each half of a half2: `f` in double, rounded once. */
 #define __WARPSIM_HALF_MATH(h, h2, f) \
-    __device__ inline __half h(__half a) { return __float2half(f(__half2float(a))); } \
+    __device__ inline __half h(__half a) { return __double2half(f((double)__half2float(a))); } \
     __device__ inline __half2 h2(__half2 a) { return __half2(h(a.x), h(a.y)); }
-__WARPSIM_HALF_MATH(hexp, h2exp, expf)
-__WARPSIM_HALF_MATH(hexp2, h2exp2, exp2f)
-__WARPSIM_HALF_MATH(hexp10, h2exp10, exp10f)
-__WARPSIM_HALF_MATH(hlog, h2log, logf)
-__WARPSIM_HALF_MATH(hlog2, h2log2, log2f)
-__WARPSIM_HALF_MATH(hlog10, h2log10, log10f)
-__WARPSIM_HALF_MATH(hsqrt, h2sqrt, sqrtf)
-__WARPSIM_HALF_MATH(hrsqrt, h2rsqrt, rsqrtf)
-__WARPSIM_HALF_MATH(hrcp, h2rcp, __warpsim_rcpf)
-__WARPSIM_HALF_MATH(hsin, h2sin, sinf)
-__WARPSIM_HALF_MATH(hcos, h2cos, cosf)
-__WARPSIM_HALF_MATH(htanh, h2tanh, tanhf)
-__WARPSIM_HALF_MATH(hceil, h2ceil, ceilf)
-__WARPSIM_HALF_MATH(hfloor, h2floor, floorf)
-__WARPSIM_HALF_MATH(htrunc, h2trunc, truncf)
-__WARPSIM_HALF_MATH(hrint, h2rint, rintf)
+__WARPSIM_HALF_MATH(hexp, h2exp, exp)
+__WARPSIM_HALF_MATH(hexp2, h2exp2, exp2)
+__WARPSIM_HALF_MATH(hexp10, h2exp10, exp10)
+__WARPSIM_HALF_MATH(hlog, h2log, log)
+__WARPSIM_HALF_MATH(hlog2, h2log2, log2)
+__WARPSIM_HALF_MATH(hlog10, h2log10, log10)
+__WARPSIM_HALF_MATH(hsqrt, h2sqrt, sqrt)
+__WARPSIM_HALF_MATH(hrsqrt, h2rsqrt, rsqrt)
+__WARPSIM_HALF_MATH(hrcp, h2rcp, __warpsim_rcp)
+__WARPSIM_HALF_MATH(hsin, h2sin, sin)
+__WARPSIM_HALF_MATH(hcos, h2cos, cos)
+__WARPSIM_HALF_MATH(htanh, h2tanh, tanh)
+__WARPSIM_HALF_MATH(hceil, h2ceil, ceil)
+__WARPSIM_HALF_MATH(hfloor, h2floor, floor)
+__WARPSIM_HALF_MATH(htrunc, h2trunc, trunc)
+__WARPSIM_HALF_MATH(hrint, h2rint, rint)
 #undef __WARPSIM_HALF_MATH
 __host__ __device__ inline __half2 __hneg2(__half2 a) { return __half2(__hneg(a.x), __hneg(a.y)); }
 __host__ __device__ inline __half2 __habs2(__half2 a) { return __half2(__habs(a.x), __habs(a.y)); }

@@ -1,5 +1,5 @@
 // cuda_fp16.h's math functions over every half value: the device's results against the host's
-// run of the same header (both compute in float and round once), per function the number of
+// run of the same header (both compute in double and round once), per function the number of
 // the 65,536 operands whose result bits agree.
 #include <cstdio>
 #include <cuda_fp16.h>
