@@ -999,19 +999,25 @@ __global__ void k(float *out) {
 /// (a struct's own copy constructor and `operator=` run: tests/data/programs/cxx_semantics.cu).
 #[test]
 fn copies_running_members_copy_constructors_are_refused() {
-    let bad = "struct C { int n; __device__ C() : n(0) {} __device__ C(const C &o) : n(o.n + 1) {} };\n\
-               struct H { C c; };\n\
-               __global__ void k(int *o) {\n  H h;\n  H g = h;\n  o[0] = g.c.n;\n}\n";
-    let e = Module::from_source("bad.cu", bad, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("a copy running a member's copy constructor");
-    assert_eq!(e.line, 5, "{e}");
-    assert!(
-        e.to_string()
-            .contains("copying a `H`, whose members have their own copy constructor"),
-        "{e}"
-    );
+    // `S b = a;`, `auto b = a;` and `return` of what is not the function's own local.
+    for copy in ["H g = h;", "auto g = h;", "H g = h.self();"] {
+        let bad = format!(
+            "struct C {{ int n; __device__ C() : n(0) {{}} __device__ C(const C &o) : n(o.n + 1) {{}} }};\n\
+             struct H {{ C c; __device__ H self() const {{ return *this; }} }};\n\
+             __global__ void k(int *o) {{\n  H h;\n  {copy}\n  o[0] = g.c.n;\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("a copy running a member's copy constructor");
+        let line = if copy.contains("self") { 2 } else { 5 };
+        assert_eq!(e.line, line, "{copy}: {e}");
+        assert!(
+            e.to_string()
+                .contains("copying a `H`, whose members have their own copy constructor"),
+            "{e}"
+        );
+    }
 }
 
 /// A lambda capturing a local array or `*this` by value is refused where it is written (other

@@ -235,6 +235,11 @@ struct Frame {
     ret_place: Option<Option<Place>>,
     /// The parameters declared as arrays (`int a[4]`): pointers, whatever they are bound to.
     array_params: Vec<String>,
+    /// Whether `return e;` copies `e` into the caller's object: `None` where the function
+    /// returns a reference; `Some(Some(v))` where every `return` names local variable `v`,
+    /// which is the caller's object itself (the named return value optimization g++ and nvcc
+    /// make).
+    elided: Option<Option<String>>,
 }
 
 /// What `break`/`continue` leave.
@@ -451,6 +456,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         ret_pointers: None,
         ret_place: None,
         array_params: Vec::new(),
+        elided: Some(None),
     });
     // Parameters.
     let mut params = Vec::new();
@@ -1889,6 +1895,7 @@ impl<'m> Lowerer<'m> {
             ret_pointers: None,
             ret_place: None,
             array_params: Vec::new(),
+            elided: Some(None),
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -2110,6 +2117,7 @@ impl<'m> Lowerer<'m> {
                     }
                     (Some(Err(v)), _) => v,
                     (None, ast::ExprKind::InitList(items)) => self.init_list(items, &ty, e.site)?,
+                    (None, _) if self.returns_copy(e) => self.copied(&ty, e, e.site)?,
                     (None, _) => self.rvalue(e)?,
                 };
                 let val = self.convert_val(val, &ty, e.site)?;
@@ -2118,7 +2126,11 @@ impl<'m> Lowerer<'m> {
             }
             (Some(e), None) if deduce => {
                 // The first `return` of a deduced return type: a place of its value's type.
-                let val = self.rvalue(e)?;
+                let val = if self.returns_copy(e) {
+                    self.copy_of(e, e.site)?
+                } else {
+                    self.rvalue(e)?
+                };
                 let place = self.temp_place(val.clone(), site);
                 let ty = self.val_ty(&val);
                 if let Some(f) = self.frames.last_mut() {
@@ -2138,6 +2150,16 @@ impl<'m> Lowerer<'m> {
             self.emit(Stmt::Return);
         }
         Ok(())
+    }
+
+    /// Whether `return e;` copies `e` into the caller's object (else `e` is that object or a
+    /// reference is returned).
+    fn returns_copy(&self, e: &ast::Expr) -> bool {
+        match self.frames.last().and_then(|f| f.elided.as_ref()) {
+            None => false,
+            Some(Some(v)) => !matches!(&e.kind, ast::ExprKind::Ident(n) if n == v),
+            Some(None) => true,
+        }
     }
 
     /// The place `return e;` refers to in a function that returns a reference warpsim follows
@@ -2382,7 +2404,7 @@ impl<'m> Lowerer<'m> {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "`auto` needs an initializer", None));
             };
-            let v = self.rvalue(init)?;
+            let v = self.copy_of(init, site)?;
             let ty = self.val_ty(&v);
             if d.ty != TypeExpr::Auto && !matches!(ty, Ty::Pointer(_)) {
                 return Err(self.err(site, "`auto *` needs a pointer initializer", None));
@@ -2464,10 +2486,7 @@ impl<'m> Lowerer<'m> {
                     return self.init_array(&d.name, &items, site);
                 }
                 (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
-                _ => match self.copy_constructed(&ty, e, site)? {
-                    Some(v) => Some(v),
-                    None => Some(self.rvalue(e)?),
-                },
+                _ => Some(self.copied(&ty, e, site)?),
             },
             // `S s;` runs a default constructor, if `S` has one.
             None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
@@ -2696,7 +2715,7 @@ impl<'m> Lowerer<'m> {
                     continue;
                 }
                 (ast::ExprKind::InitList(sub), _) => self.init_list(sub, &ty, item.site)?,
-                _ => self.rvalue(item)?,
+                _ => self.copied(&ty, item, item.site)?,
             };
             let v = self.convert_val(v, &ty, item.site)?;
             self.write(&ep, v, item.site)?;
@@ -2742,7 +2761,7 @@ impl<'m> Lowerer<'m> {
                         Some(e) => match &e.kind {
                             ast::ExprKind::InitList(sub) => self.init_list(sub, pt, e.site)?,
                             _ => {
-                                let v = self.rvalue(e)?;
+                                let v = self.copied(pt, e, e.site)?;
                                 self.convert_val(v, pt, e.site)?
                             }
                         },
@@ -3210,10 +3229,7 @@ impl<'m> Lowerer<'m> {
                         self.ty(&p.ty, p.site).ok()
                     };
                     match ty {
-                        Some(ty) => match self.copy_constructed(&ty, e, site)? {
-                            Some(v) => Ok(v),
-                            None => Ok(self.rvalue(e)?),
-                        },
+                        Some(ty) => Ok(self.copied(&ty, e, site)?),
                         None => Ok(self.rvalue(e)?),
                     }
                 }
@@ -3235,6 +3251,7 @@ impl<'m> Lowerer<'m> {
             ret_pointers: None,
             ret_place: None,
             array_params: Vec::new(),
+            elided: Some(None),
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -3292,7 +3309,7 @@ impl<'m> Lowerer<'m> {
             deduce_ret: f.ret == TypeExpr::Auto,
             ret_pointers: None,
             // Only a function with one `return` refers to one place.
-            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && count_returns(&f.body) == 1)
+            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && returns(&f.body).len() == 1)
                 .then_some(None),
             array_params: f
                 .params
@@ -3300,6 +3317,7 @@ impl<'m> Lowerer<'m> {
                 .filter(|p| matches!(p.ty, TypeExpr::Array(..)))
                 .map(|p| p.name.clone())
                 .collect(),
+            elided: (!matches!(f.ret, TypeExpr::Ref(_))).then(|| elided_local(f)),
         });
         self.open_scope();
         self.inline_stack.push(key);
@@ -3616,7 +3634,10 @@ impl<'m> Lowerer<'m> {
                         let t = self.place_ty(&fp);
                         self.zero(&t, site)?
                     }
-                    [one] => self.rvalue(one)?,
+                    [one] => {
+                        let t = self.place_ty(&fp);
+                        self.copied(&t, one, site)?
+                    }
                     many => {
                         let t = self.place_ty(&fp);
                         self.init_list(many, &t, site)?
@@ -3836,29 +3857,62 @@ fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
     }
 }
 
-/// How many `return` statements `stmts` has.
-fn count_returns(stmts: &[ast::Stmt]) -> usize {
-    stmts
-        .iter()
-        .map(|s| match &s.kind {
-            StmtKind::Return(_) => 1,
-            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => count_returns(b),
+/// The `return` statements of `stmts` (those of lambdas in it aside), with their values.
+fn returns(stmts: &[ast::Stmt]) -> Vec<Option<&ast::Expr>> {
+    let mut out = Vec::new();
+    each_stmt(stmts, &mut |s| {
+        if let StmtKind::Return(v) = &s.kind {
+            out.push(v.as_ref());
+        }
+    });
+    out
+}
+
+/// Calls `f` on each statement of `stmts` and each statement nested in them.
+fn each_stmt<'s>(stmts: &'s [ast::Stmt], f: &mut impl FnMut(&'s ast::Stmt)) {
+    for s in stmts {
+        f(s);
+        match &s.kind {
+            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => each_stmt(b, f),
             StmtKind::If(_, a, b) => {
-                count_returns(std::slice::from_ref(a))
-                    + b.as_deref()
-                        .map_or(0, |b| count_returns(std::slice::from_ref(b)))
+                each_stmt(std::slice::from_ref(a), f);
+                if let Some(b) = b {
+                    each_stmt(std::slice::from_ref(b), f);
+                }
             }
             StmtKind::For(init, _, _, body) => {
-                init.as_deref()
-                    .map_or(0, |i| count_returns(std::slice::from_ref(i)))
-                    + count_returns(std::slice::from_ref(body))
+                if let Some(i) = init {
+                    each_stmt(std::slice::from_ref(i), f);
+                }
+                each_stmt(std::slice::from_ref(body), f);
             }
             StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
-                count_returns(std::slice::from_ref(body))
+                each_stmt(std::slice::from_ref(body), f)
             }
-            _ => 0,
-        })
-        .sum()
+            _ => {}
+        }
+    }
+}
+
+/// The local variable of `f` that every `return` of its names (`S r; ..; return r;`), whose
+/// copy into the caller's object g++ and nvcc elide: not a parameter, a field or a static.
+fn elided_local(f: &Function) -> Option<String> {
+    let rs = returns(&f.body);
+    let Some(Some(ast::Expr {
+        kind: ast::ExprKind::Ident(name),
+        ..
+    })) = rs.first()
+    else {
+        return None;
+    };
+    let names = |e: &Option<&ast::Expr>| matches!(e, Some(ast::Expr { kind: ast::ExprKind::Ident(n), .. }) if n == name);
+    let mut local = false;
+    each_stmt(&f.body, &mut |s| {
+        if let StmtKind::Decl(ds) = &s.kind {
+            local |= ds.iter().any(|d| d.name == *name && !d.quals.is_static);
+        }
+    });
+    (local && rs.iter().all(names)).then(|| name.clone())
 }
 
 /// Whether a statement has a `continue` that is not inside a nested loop.

@@ -516,6 +516,28 @@ impl<'m> Lowerer<'m> {
         self.construct(ty, vec![ArgIn::Expr(e)], site).map(Some)
     }
 
+    /// The value of `e` copy-initializing an object of type `ty` (`S b = a;`, a list's
+    /// element, a by-value parameter, `return a;`): by the struct's copy constructor where one
+    /// runs, else `e`'s value.
+    pub fn copied(&mut self, ty: &Ty, e: &crate::cuda::front::ast::Expr, site: Site) -> R<Val> {
+        match self.copy_constructed(ty, e, site)? {
+            Some(v) => Ok(v),
+            None => self.rvalue(e),
+        }
+    }
+
+    /// The value of `e` copied into a new object of its own type (`auto b = a;`, `return a;`
+    /// of a deduced return type): by its struct's copy constructor where one runs.
+    pub fn copy_of(&mut self, e: &crate::cuda::front::ast::Expr, site: Site) -> R<Val> {
+        if super::expr::is_lvalue_like(e) || self.is_call_like(e) {
+            let ty = self.arg_ty(&ArgIn::Expr(e))?;
+            if matches!(ty, Ty::Struct(_)) {
+                return self.copied(&ty, e, site);
+            }
+        }
+        self.rvalue(e)
+    }
+
     /// `a = b` of a struct with a copy-assignment operator: `None` where it copies the bits.
     pub fn copy_assigned(&mut self, p: &Place, v: Val, site: Site) -> R<Option<Val>> {
         let ty = self.place_ty(p);
@@ -602,6 +624,10 @@ impl<'m> Lowerer<'m> {
         let mut args = args.into_iter();
         for ft in fields {
             let v = match args.next() {
+                Some(ArgIn::Expr(e)) => {
+                    let v = self.copied(&ft, e, site)?;
+                    self.convert_val(v, &ft, site)?
+                }
                 Some(a) => {
                     let v = self.arg_val(a, site)?;
                     self.convert_val(v, &ft, site)?
