@@ -1671,3 +1671,27 @@ __global__ void k(float *out, int *iout) {
         assert_eq!(iout.to_vec(), vec![3000 + 310 + 100000; 32], "{engine:?}");
     }
 }
+
+/// A struct template given fewer arguments than its parameters without defaults, or more than
+/// all its parameters, is an error that says how many it takes (defaults filling in the rest:
+/// tests/data/programs/templates.cu).
+#[test]
+fn struct_templates_say_how_many_arguments_they_take() {
+    for (args, given) in [("int", 1), ("int, 2, 3, 4", 4)] {
+        let bad = format!(
+            "template <typename T, int N, int M = N * 2> struct Box {{ T v[N + M]; }};\n\
+             __global__ void k(int *o) {{\n  Box<{args}> b;\n  o[0] = sizeof(b);\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("a wrong number of template arguments");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "`Box` takes 2 to 3 template argument(s), {given} given"
+            )),
+            "{e}"
+        );
+    }
+}

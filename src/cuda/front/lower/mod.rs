@@ -411,7 +411,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     f.template
                         .iter()
                         .map(|p| match p {
-                            ast::TemplateParam::Type(_) => "float".to_string(),
+                            ast::TemplateParam::Type(..) => "float".to_string(),
                             ast::TemplateParam::Value(..) => "256".to_string(),
                         })
                         .collect::<Vec<_>>()
@@ -1704,7 +1704,7 @@ impl<'m> Lowerer<'m> {
     /// Parse one textual template argument of the kernel name.
     fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
         match p {
-            ast::TemplateParam::Type(_) => {
+            ast::TemplateParam::Type(..) => {
                 let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 let t = TypeExpr::Name(match norm.as_str() {
                     "unsigned" => "unsigned int".into(),
@@ -1712,7 +1712,7 @@ impl<'m> Lowerer<'m> {
                 });
                 self.ty(&t, site).map(TArg::Type)
             }
-            ast::TemplateParam::Value(name, ty) => {
+            ast::TemplateParam::Value(name, ty, _) => {
                 let ty = self.ty(ty, site)?;
                 let t = text.trim();
                 let v = match t {
@@ -3393,13 +3393,13 @@ impl<'m> Lowerer<'m> {
                     deduce(pt, at, p.name(), &l.structs).filter(|t| {
                         matches!(
                             (p, t),
-                            (ast::TemplateParam::Type(_), TArg::Type(_))
+                            (ast::TemplateParam::Type(..), TArg::Type(_))
                                 | (ast::TemplateParam::Value(..), TArg::Value(_))
                         )
                     })
                 });
                 let t = match (found, p) {
-                    (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                    (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty, _)) => {
                         let s = l.ty(ty, g.site)?.scalar().unwrap_or(Scalar::I32);
                         TArg::Value(consts::convert(c, s))
                     }
@@ -3419,11 +3419,30 @@ impl<'m> Lowerer<'m> {
         })
     }
 
+    /// The value of parameter `p`'s default argument `d`, which sees the parameters before it
+    /// as given in `earlier` (`typename U = T`, `int M = N * 2`).
+    pub fn default_targ(
+        &mut self,
+        p: &ast::TemplateParam,
+        d: &TemplateArg,
+        earlier: impl IntoIterator<Item = (String, TArg)>,
+        site: Site,
+    ) -> R<TArg> {
+        self.file_scope(|l| {
+            l.frames
+                .last_mut()
+                .expect("file scope has a frame")
+                .tenv
+                .extend(earlier);
+            l.targ_value(p, d, site)
+        })
+    }
+
     /// The value of a template argument for parameter `p`.
     fn targ_value(&mut self, p: &ast::TemplateParam, a: &TemplateArg, site: Site) -> R<TArg> {
         Ok(match (p, a) {
-            (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
-            (ast::TemplateParam::Value(_, ty), arg) => {
+            (ast::TemplateParam::Type(..), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
+            (ast::TemplateParam::Value(_, ty, _), arg) => {
                 let e = match arg {
                     TemplateArg::Expr(e) => e.clone(),
                     TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
@@ -3439,7 +3458,7 @@ impl<'m> Lowerer<'m> {
                 let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
                 TArg::Value(consts::convert(c, s))
             }
-            (ast::TemplateParam::Type(_), TemplateArg::Expr(e)) => {
+            (ast::TemplateParam::Type(..), TemplateArg::Expr(e)) => {
                 // A name the parser could not tell from a type: `f<T>` with `T` a type.
                 if let ast::ExprKind::Ident(n) = &e.kind {
                     return Ok(TArg::Type(self.ty(&TypeExpr::Name(n.clone()), site)?));
@@ -3474,7 +3493,7 @@ impl<'m> Lowerer<'m> {
                 found = deduce(&fp.ty, &at, tn, &self.structs).filter(|t| {
                     matches!(
                         (p, t),
-                        (ast::TemplateParam::Type(_), TArg::Type(_))
+                        (ast::TemplateParam::Type(..), TArg::Type(_))
                             | (ast::TemplateParam::Value(..), TArg::Value(_))
                     )
                 });
@@ -3483,11 +3502,12 @@ impl<'m> Lowerer<'m> {
                 }
             }
             let t = match (found, p) {
-                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty, _)) => {
                     let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
                     TArg::Value(consts::convert(c, s))
                 }
                 (Some(t), _) => t,
+                (None, _) if p.default().is_some() => continue,
                 (None, _) => {
                     return Err(self.err(
                         site,
@@ -3497,6 +3517,22 @@ impl<'m> Lowerer<'m> {
                 }
             };
             out.push((tn.to_string(), t));
+        }
+        // The parameters neither given nor deduced take their defaults, which see the others.
+        for p in &f.template {
+            if self.targ(p.name()).is_some() || out.iter().any(|(n, _)| n == p.name()) {
+                continue;
+            }
+            let Some(d) = p.default() else { continue };
+            let known = self
+                .frames
+                .last()
+                .map(|fr| fr.tenv.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .chain(out.iter().cloned());
+            let t = self.default_targ(p, &d, known.collect::<Vec<_>>(), site)?;
+            out.push((p.name().to_string(), t));
         }
         Ok(out)
     }
