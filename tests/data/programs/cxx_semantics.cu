@@ -1,6 +1,7 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
-// return, copy constructors (in every form of copy) and copy-assignment operators, the order of `=`'s operands,
+// return, copy constructors (in every form of copy) and copy-assignment operators, names
+// looked up in enclosing namespaces, the order of `=`'s operands,
 // lambdas' captures by value, sizeof of an array parameter, #if's unsigned arithmetic. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
@@ -134,6 +135,24 @@ __host__ __device__ long long more_copies(int t) {
     return (long long)(r + p.k + q.k);
 }
 
+__host__ __device__ int g(int x) { return x * 7; }
+namespace outer {
+namespace warps {
+__host__ __device__ int f(int x) { return x + 1; }
+}
+__host__ __device__ int g(int x) { return x * 3; }
+__host__ __device__ int h(int x) { return x * 11; }
+namespace kernels {
+__host__ __device__ int g(int x) { return x * 5; }
+// A name is looked up in the enclosing namespaces, innermost first: `warps::f` is
+// outer::warps::f, `g` is kernels::g (hiding outer::g and ::g), `h` is outer::h.
+__host__ __device__ long long lookup(int t) {
+    return warps::f(t) + g(t) * 1000LL + h(t) * 1000000LL + outer::g(t) * 1000000000LL +
+           ::g(t) * 1000000000000LL;
+}
+}  // namespace kernels
+}  // namespace outer
+
 // C++17: the right operand of `=` is evaluated before the left.
 __host__ __device__ long long sequencing(int t) {
     int a[3] = {0, 0, 0};
@@ -193,6 +212,7 @@ __host__ __device__ long long odds(int t) {
 __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
 __global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
 __global__ void k_more_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = more_copies(t); }
+__global__ void k_lookup(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = outer::kernels::lookup(t); }
 __global__ void k_lambdas(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = lambdas(t); }
 __global__ void k_odds(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = odds(t); }
 __global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
@@ -219,6 +239,8 @@ int main() {
     report("copies", dl, copies);
     k_more_copies<<<2, n / 2>>>(dl);
     report("more_copies", dl, more_copies);
+    k_lookup<<<2, n / 2>>>(dl);
+    report("lookup", dl, outer::kernels::lookup);
     k_sequencing<<<2, n / 2>>>(dl);
     report("sequencing", dl, sequencing);
     k_lambdas<<<2, n / 2>>>(dl);

@@ -2911,8 +2911,8 @@ impl<'m> Lowerer<'m> {
 
     // ------------------------------------------------------------------ calls
 
-    /// Call a user `__device__` function by inlining it; `None` when no user function has
-    /// this name.
+    /// Call a user `__device__` function by inlining it (`name` as written, namespace
+    /// aliases resolved); `None` when no user function has this name.
     pub fn call_user(
         &mut self,
         name: &str,
@@ -2922,12 +2922,22 @@ impl<'m> Lowerer<'m> {
     ) -> R<Option<Val>> {
         let ns = self.frames.last().map_or(String::new(), |f| f.ns.clone());
         let m = self.m;
-        let mut cands: Vec<&Function> = m
-            .ast
-            .functions
-            .iter()
-            .filter(|f| f.name == name || f.name == format!("{ns}{name}"))
-            .collect();
+        // As C++ looks a name up: in the caller's namespace, then in each enclosing one
+        // (`warps::f` called in `A::kernels` is `A::kernels::warps::f`, else `A::warps::f`,
+        // else `warps::f`); the innermost that declares it hides the others. `::f` is the
+        // global namespace's.
+        let (scopes, name): (Vec<&str>, &str) = match name.strip_prefix("::") {
+            Some(name) => (vec![""], name),
+            None => (enclosing(&ns).collect(), name),
+        };
+        let mut cands: Vec<&Function> = Vec::new();
+        for scope in scopes {
+            let full = format!("{scope}{name}");
+            cands = m.ast.functions.iter().filter(|f| f.name == full).collect();
+            if !cands.is_empty() {
+                break;
+            }
+        }
         if cands.is_empty() {
             return Ok(None);
         }
@@ -3891,6 +3901,16 @@ fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
             _ => {}
         }
     }
+}
+
+/// The namespaces a name written in namespace `ns` (`A::B::`) is looked up in, innermost
+/// first: `A::B::`, `A::`, ``.
+fn enclosing(ns: &str) -> impl Iterator<Item = &str> {
+    let inner = ns.strip_suffix("::").unwrap_or(ns);
+    let cuts: Vec<usize> = inner.match_indices("::").map(|(i, _)| i + 2).collect();
+    std::iter::once(ns)
+        .chain(cuts.into_iter().rev().map(move |i| &ns[..i]))
+        .chain((!ns.is_empty()).then_some(""))
 }
 
 /// The `return` statements of `stmts` (those of lambdas in it aside), with their values.
