@@ -1695,3 +1695,37 @@ fn struct_templates_say_how_many_arguments_they_take() {
         );
     }
 }
+
+/// `decltype` where C++ gives a reference type is refused where it is written: of an lvalue
+/// expression, a name declared as a reference, `decltype((x))` (other forms:
+/// tests/data/programs/cxx_semantics.cu).
+#[test]
+fn decltype_of_a_reference_is_refused() {
+    for (decl, what) in [
+        (
+            "decltype(o[0]) x = o[0];",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "decltype(*o) x = o[0];",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "int &r = o[0];\n  decltype(r) x = r;",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "int y = 1;\n  decltype((y)) x = y;",
+            "`decltype((e))` (a reference type)",
+        ),
+    ] {
+        let bad = format!("__global__ void k(int *o) {{\n  {decl}\n  x = 2;\n  o[1] = x;\n}}\n");
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("decltype of a reference");
+        let line = 2 + decl.matches('\n').count();
+        assert_eq!(e.line as usize, line, "{decl}: {e}");
+        assert!(e.to_string().contains(what), "{decl}: {e}");
+    }
+}

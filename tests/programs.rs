@@ -1195,7 +1195,8 @@ fn cxx_rules_found_broken_by_differential_testing_hold() {
         "cxx_semantics.cu",
         "references 256 of 256, last 258260704994\ncopies 256 of 256, last 2570258595858572030\n\
          more_copies 256 of 256, last 9065330950640966579\n\
-         lookup 256 of 256, last 1785767806275256\nsequencing 256 of 256, last 272\nlambdas 256 of 256, last -6380508242419552195\n\
+         lookup 256 of 256, last 1785767806275256\ndecltypes 256 of 256, last 84815311657259260\n\
+         sequencing 256 of 256, last 272\nlambdas 256 of 256, last -6380508242419552195\n\
          odds 256 of 256, last 8355\nview 256 of 256\n",
     );
 }

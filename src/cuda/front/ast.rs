@@ -23,6 +23,8 @@ pub enum TypeExpr {
     Auto,
     /// An anonymous struct (`typedef struct { .. } Name;`): the struct's name given by parse.
     Struct(String),
+    /// `decltype(e)`: the type of expression `e`.
+    Decltype(Box<Expr>),
 }
 
 /// A template argument as written.

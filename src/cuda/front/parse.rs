@@ -983,6 +983,14 @@ impl<'a> P<'a> {
                     None => TypeExpr::Name(String::new()),
                 }
             }
+            "decltype" => match named_children(n).first() {
+                // `decltype((x))` is a reference type, which warpsim's types do not carry.
+                Some(e) if e.kind() == "parenthesized_expression" => {
+                    TypeExpr::Decltype(Box::new(self.bad(*e, "`decltype((e))` (a reference type)")))
+                }
+                Some(e) => TypeExpr::Decltype(Box::new(self.expr(*e))),
+                None => TypeExpr::Name(self.text(n).to_string()),
+            },
             // `typename std::make_unsigned<T>::type`.
             "dependent_type" => named_children(n)
                 .first()

@@ -1,7 +1,7 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
 // return, copy constructors (in every form of copy) and copy-assignment operators, names
-// looked up in enclosing namespaces, the order of `=`'s operands,
+// looked up in enclosing namespaces, decltype, the order of `=`'s operands,
 // lambdas' captures by value, sizeof of an array parameter, #if's unsigned arithmetic. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
@@ -153,6 +153,34 @@ __host__ __device__ long long lookup(int t) {
 }  // namespace kernels
 }  // namespace outer
 
+struct Pt {
+    float x;
+    int n;
+};
+__host__ __device__ float halve(float a) { return a / 2; }
+
+// `decltype(e)`: a name's declared type (that of the variable being declared too, as in
+// `T (*p)[N] = reinterpret_cast<decltype(p)>(...)`), else the type of e's value.
+__host__ __device__ long long decltypes(int t) {
+    int grid[3][4];
+    for (int i = 0; i < 12; i++) grid[i / 4][i % 4] = t * 10 + i;
+    int (*rows)[4] = reinterpret_cast<decltype(rows)>(grid[0]);
+    decltype(rows) next = rows + 1;
+    next[1][2] += 1000;
+    decltype(t) u = t * 3;
+    Pt p;
+    p.x = t * 0.25f;
+    p.n = t;
+    decltype(p) q = p;
+    decltype(p.x) f = q.x + u;
+    decltype(halve(1.0f)) h = halve(f);
+    decltype(u + 0.5) d = u + 0.5;
+    decltype(grid) copy;
+    return grid[2][2] + rows[1][3] * 100LL + (long long)(h * 4) * 1000000LL +
+           (long long)(d * 2) * 10000000000LL + sizeof(copy) * 100000000000000LL +
+           sizeof(decltype(next)) * 10000000000000000LL;
+}
+
 // C++17: the right operand of `=` is evaluated before the left.
 __host__ __device__ long long sequencing(int t) {
     int a[3] = {0, 0, 0};
@@ -213,6 +241,7 @@ __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x 
 __global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
 __global__ void k_more_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = more_copies(t); }
 __global__ void k_lookup(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = outer::kernels::lookup(t); }
+__global__ void k_decltypes(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = decltypes(t); }
 __global__ void k_lambdas(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = lambdas(t); }
 __global__ void k_odds(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = odds(t); }
 __global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
@@ -241,6 +270,8 @@ int main() {
     report("more_copies", dl, more_copies);
     k_lookup<<<2, n / 2>>>(dl);
     report("lookup", dl, outer::kernels::lookup);
+    k_decltypes<<<2, n / 2>>>(dl);
+    report("decltypes", dl, decltypes);
     k_sequencing<<<2, n / 2>>>(dl);
     report("sequencing", dl, sequencing);
     k_lambdas<<<2, n / 2>>>(dl);

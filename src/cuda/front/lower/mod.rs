@@ -304,6 +304,12 @@ pub struct Lowerer<'m> {
     /// The last inlined call that returned a reference, with the place it refers to when
     /// warpsim could name it (its function has one `return`, of a place): the call's site.
     pub(crate) returned_ref: Option<(Site, Option<Place>)>,
+    /// The variables whose declarations are being lowered, innermost last, with their
+    /// declared types: an initializer may name its variable in `decltype`.
+    declaring: Vec<(String, TypeExpr)>,
+    /// The names bound as references anywhere in the kernel (`int &r = a[i];`, `float &x`
+    /// parameters): `decltype` of one is refused, its type in warpsim being no reference.
+    ref_names: std::collections::HashSet<String>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
     /// Blocks being lowered inside one another, inlined functions' included
@@ -729,6 +735,8 @@ impl<'m> Lowerer<'m> {
             field_pointers: Vec::new(),
             returned_pointers: None,
             returned_ref: None,
+            declaring: Vec::new(),
+            ref_names: std::collections::HashSet::new(),
             typedef_depth: 0,
             nesting: 0,
             at: Site::default(),
@@ -1409,7 +1417,64 @@ impl<'m> Lowerer<'m> {
             }
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
+            TypeExpr::Decltype(e) => self.decltype(e, site),
         }
+    }
+
+    /// `decltype(e)`: the declared type of the variable, parameter or field `e` names (the
+    /// variable being declared too: `float (*p)[4] = reinterpret_cast<decltype(p)>(s);`), else
+    /// the type of `e`'s value. Where C++ gives a reference type (a name declared as a
+    /// reference, an lvalue such as `a[i]` or `*p`, a call returning a reference) it is refused:
+    /// warpsim's types carry no references.
+    fn decltype(&mut self, e: &ast::Expr, site: Site) -> R<Ty> {
+        use ast::ExprKind as E;
+        let reference = |l: &Self| {
+            l.unsupported(
+                e.site,
+                "`decltype` of an expression whose type is a reference",
+                Some("write the type"),
+            )
+        };
+        match &e.kind {
+            E::Ident(n) => {
+                if let Some((_, t)) = self.declaring.last().filter(|(d, _)| d == n) {
+                    let t = t.clone();
+                    return self.ty(&t, site);
+                }
+                if self.ref_names.contains(n) {
+                    return Err(reference(self));
+                }
+            }
+            E::Index(..)
+            | E::Unary(ast::Unary::Deref, _)
+            | E::Assign(..)
+            | E::IncDec(_, true, _)
+            | E::Cond(..)
+            | E::Comma(..) => return Err(reference(self)),
+            E::Call(..) => {
+                let mut by_ref = false;
+                self.sub_block(|l| {
+                    by_ref = matches!(l.call_place(e), Ok(Ok(_) | Err((_, true))));
+                    Ok(())
+                })?;
+                if by_ref {
+                    return Err(reference(self));
+                }
+            }
+            _ => {}
+        }
+        // A variable's or field's own type (an array's is the array).
+        if expr::is_lvalue_like(e) {
+            let mut t = None;
+            self.sub_block(|l| {
+                t = l.place(e).ok().map(|p| l.place_ty(&p));
+                Ok(())
+            })?;
+            if let Some(t) = t {
+                return Ok(t);
+            }
+        }
+        self.arg_ty(&ArgIn::Expr(e))
     }
 
     /// The type a `<type_traits>` transformation names (`std::make_unsigned<T>::type`,
@@ -2012,7 +2077,10 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(())
             }
-            StmtKind::Expr(e) => self.discard(e),
+            StmtKind::Expr(e) => match self.disguised_declaration(e) {
+                Some(d) => self.declare(&d),
+                None => self.discard(e),
+            },
             StmtKind::Block(b) => self.nested(|l| {
                 l.push_scope();
                 let r = l.stmts(b);
@@ -2099,6 +2167,49 @@ impl<'m> Lowerer<'m> {
             StmtKind::Continue => self.lower_continue(site),
             StmtKind::Return(v) => self.ret(v.as_ref(), site, false),
         }
+    }
+
+    /// A declaration the grammar read as an expression: `T (*p)[N][M] = init;`, a pointer to
+    /// an array, parses as `T(*p)[N][M] = init`, an indexed functional cast assigned to. C++
+    /// takes it as a declaration where `T` is a type.
+    fn disguised_declaration(&mut self, e: &ast::Expr) -> Option<ast::VarDecl> {
+        use ast::ExprKind as E;
+        let (mut lhs, init) = match &e.kind {
+            E::Assign(None, l, r) => (&**l, Some((**r).clone())),
+            _ => (e, None),
+        };
+        let mut dims = Vec::new();
+        while let E::Index(a, i) = &lhs.kind {
+            dims.push(i.clone());
+            lhs = a;
+        }
+        let (ty, declarator) = match &lhs.kind {
+            E::Cast(t, x) => (t.clone(), &**x),
+            E::Call(f, targs, args) if targs.is_empty() && args.len() == 1 => match &f.kind {
+                E::Ident(n) => (TypeExpr::Name(n.clone()), &args[0]),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let E::Unary(ast::Unary::Deref, x) = &declarator.kind else {
+            return None;
+        };
+        let E::Ident(name) = &x.kind else {
+            return None;
+        };
+        if dims.is_empty() || self.sub_block(|l| l.ty(&ty, e.site).map(|_| ())).is_err() {
+            return None;
+        }
+        let ty = dims
+            .into_iter()
+            .fold(ty, |t, n| TypeExpr::Array(Box::new(t), Some(n)));
+        Some(ast::VarDecl {
+            name: name.clone(),
+            ty: TypeExpr::Pointer(Box::new(ty)),
+            quals: ast::Quals::default(),
+            init,
+            site: x.site,
+        })
     }
 
     fn ret(&mut self, v: Option<&ast::Expr>, site: Site, tail: bool) -> R<()> {
@@ -2386,6 +2497,13 @@ impl<'m> Lowerer<'m> {
     // ------------------------------------------------------------------ declarations
 
     fn declare(&mut self, d: &ast::VarDecl) -> R<()> {
+        self.declaring.push((d.name.clone(), d.ty.clone()));
+        let r = self.declare_now(d);
+        self.declaring.pop();
+        r
+    }
+
+    fn declare_now(&mut self, d: &ast::VarDecl) -> R<()> {
         let site = d.site;
         if d.quals.is_static && !d.quals.shared || d.quals.constant {
             return Err(self.unsupported(
@@ -2415,6 +2533,7 @@ impl<'m> Lowerer<'m> {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "a reference needs an initializer", None));
             };
+            self.ref_names.insert(d.name.clone());
             // `const auto &r = e;` takes the initializer's type, as `auto` does.
             if **inner != TypeExpr::Auto {
                 self.ty(&d.ty, site)?;
@@ -3613,6 +3732,9 @@ impl<'m> Lowerer<'m> {
             }
         }
         for (p, a) in f.params.iter().zip(args) {
+            if matches!(p.ty, TypeExpr::Ref(_)) {
+                self.ref_names.insert(p.name.clone());
+            }
             match a {
                 Err(place) => self.bind(&p.name, Sym::Place(place)),
                 Ok(v) => {
@@ -3772,6 +3894,8 @@ fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
             dependent(inner, params) || size.as_deref().is_some_and(in_expr)
         }
         TypeExpr::Auto | TypeExpr::Struct(_) => false,
+        // (What it names may have a dependent type.)
+        TypeExpr::Decltype(_) => true,
     }
 }
 
