@@ -999,19 +999,25 @@ __global__ void k(float *out) {
 /// (a struct's own copy constructor and `operator=` run: tests/data/programs/cxx_semantics.cu).
 #[test]
 fn copies_running_members_copy_constructors_are_refused() {
-    let bad = "struct C { int n; __device__ C() : n(0) {} __device__ C(const C &o) : n(o.n + 1) {} };\n\
-               struct H { C c; };\n\
-               __global__ void k(int *o) {\n  H h;\n  H g = h;\n  o[0] = g.c.n;\n}\n";
-    let e = Module::from_source("bad.cu", bad, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("a copy running a member's copy constructor");
-    assert_eq!(e.line, 5, "{e}");
-    assert!(
-        e.to_string()
-            .contains("copying a `H`, whose members have their own copy constructor"),
-        "{e}"
-    );
+    // `S b = a;`, `auto b = a;` and `return` of what is not the function's own local.
+    for copy in ["H g = h;", "auto g = h;", "H g = h.self();"] {
+        let bad = format!(
+            "struct C {{ int n; __device__ C() : n(0) {{}} __device__ C(const C &o) : n(o.n + 1) {{}} }};\n\
+             struct H {{ C c; __device__ H self() const {{ return *this; }} }};\n\
+             __global__ void k(int *o) {{\n  H h;\n  {copy}\n  o[0] = g.c.n;\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("a copy running a member's copy constructor");
+        let line = if copy.contains("self") { 2 } else { 5 };
+        assert_eq!(e.line, line, "{copy}: {e}");
+        assert!(
+            e.to_string()
+                .contains("copying a `H`, whose members have their own copy constructor"),
+            "{e}"
+        );
+    }
 }
 
 /// A lambda capturing a local array or `*this` by value is refused where it is written (other
@@ -1663,5 +1669,63 @@ __global__ void k(float *out, int *iout) {
         assert_eq!(out.to_vec(), want, "{engine:?}");
         // len 3; cells 2 rows of 3 doubles: 20 + 3 + 8 = 31; 7 + 250 wraps to 1.
         assert_eq!(iout.to_vec(), vec![3000 + 310 + 100000; 32], "{engine:?}");
+    }
+}
+
+/// A struct template given fewer arguments than its parameters without defaults, or more than
+/// all its parameters, is an error that says how many it takes (defaults filling in the rest:
+/// tests/data/programs/templates.cu).
+#[test]
+fn struct_templates_say_how_many_arguments_they_take() {
+    for (args, given) in [("int", 1), ("int, 2, 3, 4", 4)] {
+        let bad = format!(
+            "template <typename T, int N, int M = N * 2> struct Box {{ T v[N + M]; }};\n\
+             __global__ void k(int *o) {{\n  Box<{args}> b;\n  o[0] = sizeof(b);\n}}\n"
+        );
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("a wrong number of template arguments");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "`Box` takes 2 to 3 template argument(s), {given} given"
+            )),
+            "{e}"
+        );
+    }
+}
+
+/// `decltype` where C++ gives a reference type is refused where it is written: of an lvalue
+/// expression, a name declared as a reference, `decltype((x))` (other forms:
+/// tests/data/programs/cxx_semantics.cu).
+#[test]
+fn decltype_of_a_reference_is_refused() {
+    for (decl, what) in [
+        (
+            "decltype(o[0]) x = o[0];",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "decltype(*o) x = o[0];",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "int &r = o[0];\n  decltype(r) x = r;",
+            "`decltype` of an expression whose type is a reference",
+        ),
+        (
+            "int y = 1;\n  decltype((y)) x = y;",
+            "`decltype((e))` (a reference type)",
+        ),
+    ] {
+        let bad = format!("__global__ void k(int *o) {{\n  {decl}\n  x = 2;\n  o[1] = x;\n}}\n");
+        let e = Module::from_source("bad.cu", &bad, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("decltype of a reference");
+        let line = 2 + decl.matches('\n').count();
+        assert_eq!(e.line as usize, line, "{decl}: {e}");
+        assert!(e.to_string().contains(what), "{decl}: {e}");
     }
 }

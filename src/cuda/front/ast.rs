@@ -23,6 +23,8 @@ pub enum TypeExpr {
     Auto,
     /// An anonymous struct (`typedef struct { .. } Name;`): the struct's name given by parse.
     Struct(String),
+    /// `decltype(e)`: the type of expression `e`.
+    Decltype(Box<Expr>),
 }
 
 /// A template argument as written.
@@ -233,17 +235,25 @@ pub enum StmtKind {
 /// A template parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplateParam {
-    /// `typename T` / `class T`.
-    Type(String),
-    /// `int N`, `unsigned int blockSize`.
-    Value(String, TypeExpr),
+    /// `typename T` / `class T`, with its default (`typename T = float`).
+    Type(String, Option<TypeExpr>),
+    /// `int N`, `unsigned int blockSize`, with its default (`int N = 4`).
+    Value(String, TypeExpr, Option<Expr>),
 }
 
 impl TemplateParam {
     /// The parameter's name.
     pub fn name(&self) -> &str {
         match self {
-            TemplateParam::Type(n) | TemplateParam::Value(n, _) => n,
+            TemplateParam::Type(n, _) | TemplateParam::Value(n, ..) => n,
+        }
+    }
+
+    /// Its default argument, which may name the parameters before it.
+    pub fn default(&self) -> Option<TemplateArg> {
+        match self {
+            TemplateParam::Type(_, t) => t.clone().map(TemplateArg::Type),
+            TemplateParam::Value(_, _, e) => e.clone().map(TemplateArg::Expr),
         }
     }
 }

@@ -639,7 +639,10 @@ impl<'a> P<'a> {
                         .into_iter()
                         .find(|x| x.kind() == "type_identifier")
                         .map_or("", |x| self.text(x));
-                    out.push(TemplateParam::Type(name.to_string()));
+                    let default = c
+                        .child_by_field_name("default_type")
+                        .map(|t| self.type_expr(t));
+                    out.push(TemplateParam::Type(name.to_string(), default));
                 }
                 "parameter_declaration" | "optional_parameter_declaration" => {
                     let ty = c
@@ -649,7 +652,8 @@ impl<'a> P<'a> {
                         Some(d) => self.declarator(d, ty),
                         None => (String::new(), ty),
                     };
-                    out.push(TemplateParam::Value(name, ty));
+                    let default = c.child_by_field_name("default_value").map(|v| self.expr(v));
+                    out.push(TemplateParam::Value(name, ty, default));
                 }
                 _ => {}
             }
@@ -979,6 +983,14 @@ impl<'a> P<'a> {
                     None => TypeExpr::Name(String::new()),
                 }
             }
+            "decltype" => match named_children(n).first() {
+                // `decltype((x))` is a reference type, which warpsim's types do not carry.
+                Some(e) if e.kind() == "parenthesized_expression" => {
+                    TypeExpr::Decltype(Box::new(self.bad(*e, "`decltype((e))` (a reference type)")))
+                }
+                Some(e) => TypeExpr::Decltype(Box::new(self.expr(*e))),
+                None => TypeExpr::Name(self.text(n).to_string()),
+            },
             // `typename std::make_unsigned<T>::type`.
             "dependent_type" => named_children(n)
                 .first()

@@ -1,6 +1,7 @@
 // C++ rules in device code, each checked against the host compiler's run of the same
 // __host__ __device__ function: member functions called through the references functions
-// return, copy constructors and copy-assignment operators, the order of `=`'s operands,
+// return, copy constructors (in every form of copy) and copy-assignment operators, names
+// looked up in enclosing namespaces, decltype, the order of `=`'s operands,
 // lambdas' captures by value, sizeof of an array parameter, #if's unsigned arithmetic. The program prints, per function, how many of 256 threads agree with the host and
 // thread 255's value.
 #include <cstdio>
@@ -83,6 +84,103 @@ __host__ __device__ long long copies(int t) {
            z.x * 10000000000000000LL;
 }
 
+struct Holder {
+    Counted c;
+    Counted arr[2];
+    __host__ __device__ Holder(const Counted &o) : c(o) { arr[0] = c; arr[1] = o; }
+    __host__ __device__ Counted get() const { return c; }
+    __host__ __device__ Counted at(int i) const { return arr[i]; }
+    __host__ __device__ auto deduced() const { return c; }
+};
+
+struct Pair {
+    Counted c;
+    int k;
+};
+
+__host__ __device__ Counted passed_on(Counted c) { return c; }
+// Each `return` names one local, which is the caller's object (no copy).
+__host__ __device__ Counted named(int t) {
+    Counted c;
+    c.copies = t;
+    if (t > 100) return c;
+    c.copies += 1;
+    return c;
+}
+// Two locals returned: the one returned is copied.
+__host__ __device__ Counted either(int t) {
+    Counted a, b;
+    a.copies = t;
+    b.copies = 2 * t;
+    if (t % 2) return a;
+    return b;
+}
+
+// Every other form of copy runs the copy constructor too: `auto`, `return` of what is not the
+// function's own local, braced lists of a struct, an array and an aggregate, member
+// initializers.
+__host__ __device__ long long more_copies(int t) {
+    Counted a(t);
+    auto b = a;
+    const auto c = b;
+    Holder h(a);
+    Counted s{a};
+    Counted arr[2] = {a, b};
+    Pair p = {a, 3};
+    Pair q{b, 4};
+    Counted got[] = {b, c, h.c, h.arr[0], h.arr[1], h.get(), h.at(1), h.deduced(),
+                     passed_on(a), named(t), either(t), s, arr[0], arr[1], p.c, q.c};
+    unsigned long long r = 0;
+    for (int i = 0; i < 16; i++) r = r * 1000003 + got[i].copies;
+    return (long long)(r + p.k + q.k);
+}
+
+__host__ __device__ int g(int x) { return x * 7; }
+namespace outer {
+namespace warps {
+__host__ __device__ int f(int x) { return x + 1; }
+}
+__host__ __device__ int g(int x) { return x * 3; }
+__host__ __device__ int h(int x) { return x * 11; }
+namespace kernels {
+__host__ __device__ int g(int x) { return x * 5; }
+// A name is looked up in the enclosing namespaces, innermost first: `warps::f` is
+// outer::warps::f, `g` is kernels::g (hiding outer::g and ::g), `h` is outer::h.
+__host__ __device__ long long lookup(int t) {
+    return warps::f(t) + g(t) * 1000LL + h(t) * 1000000LL + outer::g(t) * 1000000000LL +
+           ::g(t) * 1000000000000LL;
+}
+}  // namespace kernels
+}  // namespace outer
+
+struct Pt {
+    float x;
+    int n;
+};
+__host__ __device__ float halve(float a) { return a / 2; }
+
+// `decltype(e)`: a name's declared type (that of the variable being declared too, as in
+// `T (*p)[N] = reinterpret_cast<decltype(p)>(...)`), else the type of e's value.
+__host__ __device__ long long decltypes(int t) {
+    int grid[3][4];
+    for (int i = 0; i < 12; i++) grid[i / 4][i % 4] = t * 10 + i;
+    int (*rows)[4] = reinterpret_cast<decltype(rows)>(grid[0]);
+    decltype(rows) next = rows + 1;
+    next[1][2] += 1000;
+    decltype(t) u = t * 3;
+    Pt p;
+    p.x = t * 0.25f;
+    p.n = t;
+    decltype(p) q = p;
+    decltype(p.x) f = q.x + u;
+    decltype(halve(1.0f)) h = halve(f);
+    decltype(u + 0.5) d = u + 0.5;
+    decltype(grid) copy;
+    return grid[2][2] + rows[1][3] * 100LL + (long long)(h * 4) * 1000000LL +
+           (long long)(d * 2) * 10000000000LL + sizeof(copy) * 100000000000000LL +
+           sizeof(decltype(next)) * 10000000000000000LL;
+}
+
 // C++17: the right operand of `=` is evaluated before the left.
 __host__ __device__ long long sequencing(int t) {
     int a[3] = {0, 0, 0};
@@ -141,6 +239,9 @@ __host__ __device__ long long odds(int t) {
 
 __global__ void k_references(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = references(t); }
 __global__ void k_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
+__global__ void k_more_copies(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = more_copies(t); }
+__global__ void k_lookup(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = outer::kernels::lookup(t); }
+__global__ void k_decltypes(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = decltypes(t); }
 __global__ void k_lambdas(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = lambdas(t); }
 __global__ void k_odds(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = odds(t); }
 __global__ void k_sequencing(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = sequencing(t); }
@@ -165,6 +266,12 @@ int main() {
     report("references", dl, references);
     k_copies<<<2, n / 2>>>(dl);
     report("copies", dl, copies);
+    k_more_copies<<<2, n / 2>>>(dl);
+    report("more_copies", dl, more_copies);
+    k_lookup<<<2, n / 2>>>(dl);
+    report("lookup", dl, outer::kernels::lookup);
+    k_decltypes<<<2, n / 2>>>(dl);
+    report("decltypes", dl, decltypes);
     k_sequencing<<<2, n / 2>>>(dl);
     report("sequencing", dl, sequencing);
     k_lambdas<<<2, n / 2>>>(dl);

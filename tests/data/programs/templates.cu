@@ -1,7 +1,8 @@
 // Templates as C++ instantiates them, checked against the host compiler's run of the same
 // __host__ __device__ functions: an explicit specialisation replaces its primary template only
 // for exactly the arguments it specialises (deduced from its type when not written), and takes
-// no part in choosing a function; a function that is no template wins a tie. A kernel template's explicit specialisation is the kernel
+// no part in choosing a function; a function that is no template wins a tie; default template
+// arguments fill in what is neither given nor deduced. A kernel template's explicit specialisation is the kernel
 // launched for its arguments, from a host function template too. The program prints, per
 // check, how many of 256 threads agree with the host and thread 255's value.
 #include <cstdio>
@@ -43,6 +44,45 @@ __host__ __device__ long long overloads(int t) {
     return sum_of<int>(t) + 10000LL * sum_of<int2>(t) + 100000000LL * (sum_of<float>(t) + 1);
 }
 
+// Default template arguments, of struct and function templates, naming the parameters before
+// them; a struct instance is the same type whether its defaults are written or not.
+enum Mode { PLAIN, DOUBLED };
+template <typename T, int N, Mode M = PLAIN, int S = N * 2, typename U = T> struct Box {
+    T v[N];
+    __host__ __device__ U total() const {
+        U s = 0;
+        for (int i = 0; i < N; i++) s += v[i];
+        return M == DOUBLED ? s * 2 + S : s + S;
+    }
+};
+// The explicit specialization for Box<char, 2, PLAIN, 4, char>, however it is named.
+template <> struct Box<char, 2> {
+    char v[2];
+    __host__ __device__ int total() const { return 7; }
+};
+template <typename T, int K = sizeof(T)> __host__ __device__ int width(T x) { return K * 100 + (int)x; }
+template <typename T = float, typename R = T> __host__ __device__ R half_of(int v) { return (R)v / 2; }
+template <int N = 3> __host__ __device__ int times(int x) { return x * N; }
+
+__host__ __device__ long long defaults(int t) {
+    Box<int, 3> a;
+    Box<int, 2, DOUBLED> b;
+    Box<float, 2, PLAIN, 1, double> c;
+    for (int i = 0; i < 3; i++) a.v[i] = t + i;
+    for (int i = 0; i < 2; i++) {
+        b.v[i] = t * i;
+        c.v[i] = t * 0.5f + i;
+    }
+    Box<int, 3, PLAIN, 6, int> same = a;
+    Box<char, 2, PLAIN, 4, char> special;
+    return a.total() + 10 * b.total() + (long long)(c.total() * 4) * 100 + same.total() * 1000 +
+           width(t) + width((char)1) * 10000 + (long long)(half_of(t) * 2) * 100000 +
+           (long long)(half_of<double>(t) * 2) * 1000000 + times(t) * 10000000LL +
+           times<2>(t) * 100000000LL + sizeof(Box<char, 5>) * 1000000000LL +
+           special.total() * 10000000000000LL;
+}
+
+__global__ void k_defaults(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = defaults(t); }
 __global__ void k_overloads(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = overloads(t); }
 __global__ void k_specialisations(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = specialisations(t); }
 
@@ -78,6 +118,8 @@ int main() {
     report("specialisations", dl, specialisations);
     k_overloads<<<2, n / 2>>>(dl);
     report("overloads", dl, overloads);
+    k_defaults<<<2, n / 2>>>(dl);
+    report("defaults", dl, defaults);
     run_fill<float>("fill<float, float>");
     run_fill<double>("fill<double, double>");
     return 0;

@@ -289,7 +289,12 @@ impl Lowerer<'_> {
                 {
                     return self.call_method(this, &n, targs, exprs(), site);
                 }
-                if let Some(v) = self.call_user(&n, targs, exprs(), site)? {
+                let written = if name.starts_with("::") {
+                    format!("::{n}")
+                } else {
+                    n.clone()
+                };
+                if let Some(v) = self.call_user(&written, targs, exprs(), site)? {
                     return Ok(v);
                 }
                 // `T(x)` where `T` names a type (a template parameter, a typedef, `size_t`) and

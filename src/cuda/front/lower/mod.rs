@@ -235,6 +235,11 @@ struct Frame {
     ret_place: Option<Option<Place>>,
     /// The parameters declared as arrays (`int a[4]`): pointers, whatever they are bound to.
     array_params: Vec<String>,
+    /// Whether `return e;` copies `e` into the caller's object: `None` where the function
+    /// returns a reference; `Some(Some(v))` where every `return` names local variable `v`,
+    /// which is the caller's object itself (the named return value optimization g++ and nvcc
+    /// make).
+    elided: Option<Option<String>>,
 }
 
 /// What `break`/`continue` leave.
@@ -299,6 +304,12 @@ pub struct Lowerer<'m> {
     /// The last inlined call that returned a reference, with the place it refers to when
     /// warpsim could name it (its function has one `return`, of a place): the call's site.
     pub(crate) returned_ref: Option<(Site, Option<Place>)>,
+    /// The variables whose declarations are being lowered, innermost last, with their
+    /// declared types: an initializer may name its variable in `decltype`.
+    declaring: Vec<(String, TypeExpr)>,
+    /// The names bound as references anywhere in the kernel (`int &r = a[i];`, `float &x`
+    /// parameters): `decltype` of one is refused, its type in warpsim being no reference.
+    ref_names: std::collections::HashSet<String>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
     /// Blocks being lowered inside one another, inlined functions' included
@@ -406,7 +417,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     f.template
                         .iter()
                         .map(|p| match p {
-                            ast::TemplateParam::Type(_) => "float".to_string(),
+                            ast::TemplateParam::Type(..) => "float".to_string(),
                             ast::TemplateParam::Value(..) => "256".to_string(),
                         })
                         .collect::<Vec<_>>()
@@ -451,6 +462,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         ret_pointers: None,
         ret_place: None,
         array_params: Vec::new(),
+        elided: Some(None),
     });
     // Parameters.
     let mut params = Vec::new();
@@ -724,6 +736,8 @@ impl<'m> Lowerer<'m> {
             field_pointers: Vec::new(),
             returned_pointers: None,
             returned_ref: None,
+            declaring: Vec::new(),
+            ref_names: std::collections::HashSet::new(),
             typedef_depth: 0,
             nesting: 0,
             at: Site::default(),
@@ -1404,7 +1418,64 @@ impl<'m> Lowerer<'m> {
             }
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
+            TypeExpr::Decltype(e) => self.decltype(e, site),
         }
+    }
+
+    /// `decltype(e)`: the declared type of the variable, parameter or field `e` names (the
+    /// variable being declared too: `float (*p)[4] = reinterpret_cast<decltype(p)>(s);`), else
+    /// the type of `e`'s value. Where C++ gives a reference type (a name declared as a
+    /// reference, an lvalue such as `a[i]` or `*p`, a call returning a reference) it is refused:
+    /// warpsim's types carry no references.
+    fn decltype(&mut self, e: &ast::Expr, site: Site) -> R<Ty> {
+        use ast::ExprKind as E;
+        let reference = |l: &Self| {
+            l.unsupported(
+                e.site,
+                "`decltype` of an expression whose type is a reference",
+                Some("write the type"),
+            )
+        };
+        match &e.kind {
+            E::Ident(n) => {
+                if let Some((_, t)) = self.declaring.last().filter(|(d, _)| d == n) {
+                    let t = t.clone();
+                    return self.ty(&t, site);
+                }
+                if self.ref_names.contains(n) {
+                    return Err(reference(self));
+                }
+            }
+            E::Index(..)
+            | E::Unary(ast::Unary::Deref, _)
+            | E::Assign(..)
+            | E::IncDec(_, true, _)
+            | E::Cond(..)
+            | E::Comma(..) => return Err(reference(self)),
+            E::Call(..) => {
+                let mut by_ref = false;
+                self.sub_block(|l| {
+                    by_ref = matches!(l.call_place(e), Ok(Ok(_) | Err((_, true))));
+                    Ok(())
+                })?;
+                if by_ref {
+                    return Err(reference(self));
+                }
+            }
+            _ => {}
+        }
+        // A variable's or field's own type (an array's is the array).
+        if expr::is_lvalue_like(e) {
+            let mut t = None;
+            self.sub_block(|l| {
+                t = l.place(e).ok().map(|p| l.place_ty(&p));
+                Ok(())
+            })?;
+            if let Some(t) = t {
+                return Ok(t);
+            }
+        }
+        self.arg_ty(&ArgIn::Expr(e))
     }
 
     /// The type a `<type_traits>` transformation names (`std::make_unsigned<T>::type`,
@@ -1699,7 +1770,7 @@ impl<'m> Lowerer<'m> {
     /// Parse one textual template argument of the kernel name.
     fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
         match p {
-            ast::TemplateParam::Type(_) => {
+            ast::TemplateParam::Type(..) => {
                 let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 let t = TypeExpr::Name(match norm.as_str() {
                     "unsigned" => "unsigned int".into(),
@@ -1707,7 +1778,7 @@ impl<'m> Lowerer<'m> {
                 });
                 self.ty(&t, site).map(TArg::Type)
             }
-            ast::TemplateParam::Value(name, ty) => {
+            ast::TemplateParam::Value(name, ty, _) => {
                 let ty = self.ty(ty, site)?;
                 let t = text.trim();
                 let v = match t {
@@ -1890,6 +1961,7 @@ impl<'m> Lowerer<'m> {
             ret_pointers: None,
             ret_place: None,
             array_params: Vec::new(),
+            elided: Some(None),
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -2006,7 +2078,10 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(())
             }
-            StmtKind::Expr(e) => self.discard(e),
+            StmtKind::Expr(e) => match self.disguised_declaration(e) {
+                Some(d) => self.declare(&d),
+                None => self.discard(e),
+            },
             StmtKind::Block(b) => self.nested(|l| {
                 l.push_scope();
                 let r = l.stmts(b);
@@ -2096,6 +2171,49 @@ impl<'m> Lowerer<'m> {
         }
     }
 
+    /// A declaration the grammar read as an expression: `T (*p)[N][M] = init;`, a pointer to
+    /// an array, parses as `T(*p)[N][M] = init`, an indexed functional cast assigned to. C++
+    /// takes it as a declaration where `T` is a type.
+    fn disguised_declaration(&mut self, e: &ast::Expr) -> Option<ast::VarDecl> {
+        use ast::ExprKind as E;
+        let (mut lhs, init) = match &e.kind {
+            E::Assign(None, l, r) => (&**l, Some((**r).clone())),
+            _ => (e, None),
+        };
+        let mut dims = Vec::new();
+        while let E::Index(a, i) = &lhs.kind {
+            dims.push(i.clone());
+            lhs = a;
+        }
+        let (ty, declarator) = match &lhs.kind {
+            E::Cast(t, x) => (t.clone(), &**x),
+            E::Call(f, targs, args) if targs.is_empty() && args.len() == 1 => match &f.kind {
+                E::Ident(n) => (TypeExpr::Name(n.clone()), &args[0]),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let E::Unary(ast::Unary::Deref, x) = &declarator.kind else {
+            return None;
+        };
+        let E::Ident(name) = &x.kind else {
+            return None;
+        };
+        if dims.is_empty() || self.sub_block(|l| l.ty(&ty, e.site).map(|_| ())).is_err() {
+            return None;
+        }
+        let ty = dims
+            .into_iter()
+            .fold(ty, |t, n| TypeExpr::Array(Box::new(t), Some(n)));
+        Some(ast::VarDecl {
+            name: name.clone(),
+            ty: TypeExpr::Pointer(Box::new(ty)),
+            quals: ast::Quals::default(),
+            init,
+            site: x.site,
+        })
+    }
+
     fn ret(&mut self, v: Option<&ast::Expr>, site: Site, tail: bool) -> R<()> {
         let deduce = self.frames.last().is_some_and(|f| f.deduce_ret);
         let ret = self.frames.last().and_then(|f| f.ret.clone());
@@ -2112,6 +2230,7 @@ impl<'m> Lowerer<'m> {
                     }
                     (Some(Err(v)), _) => v,
                     (None, ast::ExprKind::InitList(items)) => self.init_list(items, &ty, e.site)?,
+                    (None, _) if self.returns_copy(e) => self.copied(&ty, e, e.site)?,
                     (None, _) => self.rvalue(e)?,
                 };
                 let val = self.convert_val(val, &ty, e.site)?;
@@ -2120,7 +2239,11 @@ impl<'m> Lowerer<'m> {
             }
             (Some(e), None) if deduce => {
                 // The first `return` of a deduced return type: a place of its value's type.
-                let val = self.rvalue(e)?;
+                let val = if self.returns_copy(e) {
+                    self.copy_of(e, e.site)?
+                } else {
+                    self.rvalue(e)?
+                };
                 let place = self.temp_place(val.clone(), site);
                 let ty = self.val_ty(&val);
                 if let Some(f) = self.frames.last_mut() {
@@ -2140,6 +2263,16 @@ impl<'m> Lowerer<'m> {
             self.emit(Stmt::Return);
         }
         Ok(())
+    }
+
+    /// Whether `return e;` copies `e` into the caller's object (else `e` is that object or a
+    /// reference is returned).
+    fn returns_copy(&self, e: &ast::Expr) -> bool {
+        match self.frames.last().and_then(|f| f.elided.as_ref()) {
+            None => false,
+            Some(Some(v)) => !matches!(&e.kind, ast::ExprKind::Ident(n) if n == v),
+            Some(None) => true,
+        }
     }
 
     /// The place `return e;` refers to in a function that returns a reference warpsim follows
@@ -2368,6 +2501,13 @@ impl<'m> Lowerer<'m> {
     // ------------------------------------------------------------------ declarations
 
     fn declare(&mut self, d: &ast::VarDecl) -> R<()> {
+        self.declaring.push((d.name.clone(), d.ty.clone()));
+        let r = self.declare_now(d);
+        self.declaring.pop();
+        r
+    }
+
+    fn declare_now(&mut self, d: &ast::VarDecl) -> R<()> {
         let site = d.site;
         if d.quals.is_static && !d.quals.shared || d.quals.constant {
             return Err(self.unsupported(
@@ -2386,7 +2526,7 @@ impl<'m> Lowerer<'m> {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "`auto` needs an initializer", None));
             };
-            let v = self.rvalue(init)?;
+            let v = self.copy_of(init, site)?;
             let ty = self.val_ty(&v);
             if d.ty != TypeExpr::Auto && !matches!(ty, Ty::Pointer(_)) {
                 return Err(self.err(site, "`auto *` needs a pointer initializer", None));
@@ -2397,6 +2537,7 @@ impl<'m> Lowerer<'m> {
             let Some(init) = &d.init else {
                 return Err(self.err(site, "a reference needs an initializer", None));
             };
+            self.ref_names.insert(d.name.clone());
             // `const auto &r = e;` takes the initializer's type, as `auto` does.
             if **inner != TypeExpr::Auto {
                 self.ty(&d.ty, site)?;
@@ -2468,10 +2609,7 @@ impl<'m> Lowerer<'m> {
                     return self.init_array(&d.name, &items, site);
                 }
                 (ast::ExprKind::InitList(items), _) => Some(self.init_list(items, &ty, e.site)?),
-                _ => match self.copy_constructed(&ty, e, site)? {
-                    Some(v) => Some(v),
-                    None => Some(self.rvalue(e)?),
-                },
+                _ => Some(self.copied(&ty, e, site)?),
             },
             // `S s;` runs a default constructor, if `S` has one.
             None if matches!(ty, Ty::Struct(_)) && self.has_default_ctor(&ty) => {
@@ -2700,7 +2838,7 @@ impl<'m> Lowerer<'m> {
                     continue;
                 }
                 (ast::ExprKind::InitList(sub), _) => self.init_list(sub, &ty, item.site)?,
-                _ => self.rvalue(item)?,
+                _ => self.copied(&ty, item, item.site)?,
             };
             let v = self.convert_val(v, &ty, item.site)?;
             self.write(&ep, v, item.site)?;
@@ -2746,7 +2884,7 @@ impl<'m> Lowerer<'m> {
                         Some(e) => match &e.kind {
                             ast::ExprKind::InitList(sub) => self.init_list(sub, pt, e.site)?,
                             _ => {
-                                let v = self.rvalue(e)?;
+                                let v = self.copied(pt, e, e.site)?;
                                 self.convert_val(v, pt, e.site)?
                             }
                         },
@@ -2896,8 +3034,8 @@ impl<'m> Lowerer<'m> {
 
     // ------------------------------------------------------------------ calls
 
-    /// Call a user `__device__` function by inlining it; `None` when no user function has
-    /// this name.
+    /// Call a user `__device__` function by inlining it (`name` as written, namespace
+    /// aliases resolved); `None` when no user function has this name.
     pub fn call_user(
         &mut self,
         name: &str,
@@ -2907,12 +3045,22 @@ impl<'m> Lowerer<'m> {
     ) -> R<Option<Val>> {
         let ns = self.frames.last().map_or(String::new(), |f| f.ns.clone());
         let m = self.m;
-        let mut cands: Vec<&Function> = m
-            .ast
-            .functions
-            .iter()
-            .filter(|f| f.name == name || f.name == format!("{ns}{name}"))
-            .collect();
+        // As C++ looks a name up: in the caller's namespace, then in each enclosing one
+        // (`warps::f` called in `A::kernels` is `A::kernels::warps::f`, else `A::warps::f`,
+        // else `warps::f`); the innermost that declares it hides the others. `::f` is the
+        // global namespace's.
+        let (scopes, name): (Vec<&str>, &str) = match name.strip_prefix("::") {
+            Some(name) => (vec![""], name),
+            None => (enclosing(&ns).collect(), name),
+        };
+        let mut cands: Vec<&Function> = Vec::new();
+        for scope in scopes {
+            let full = format!("{scope}{name}");
+            cands = m.ast.functions.iter().filter(|f| f.name == full).collect();
+            if !cands.is_empty() {
+                break;
+            }
+        }
         if cands.is_empty() {
             return Ok(None);
         }
@@ -3214,10 +3362,7 @@ impl<'m> Lowerer<'m> {
                         self.ty(&p.ty, p.site).ok()
                     };
                     match ty {
-                        Some(ty) => match self.copy_constructed(&ty, e, site)? {
-                            Some(v) => Ok(v),
-                            None => Ok(self.rvalue(e)?),
-                        },
+                        Some(ty) => Ok(self.copied(&ty, e, site)?),
                         None => Ok(self.rvalue(e)?),
                     }
                 }
@@ -3239,6 +3384,7 @@ impl<'m> Lowerer<'m> {
             ret_pointers: None,
             ret_place: None,
             array_params: Vec::new(),
+            elided: Some(None),
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -3296,7 +3442,7 @@ impl<'m> Lowerer<'m> {
             deduce_ret: f.ret == TypeExpr::Auto,
             ret_pointers: None,
             // Only a function with one `return` refers to one place.
-            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && count_returns(&f.body) == 1)
+            ret_place: (matches!(f.ret, TypeExpr::Ref(_)) && returns(&f.body).len() == 1)
                 .then_some(None),
             array_params: f
                 .params
@@ -3304,6 +3450,7 @@ impl<'m> Lowerer<'m> {
                 .filter(|p| matches!(p.ty, TypeExpr::Array(..)))
                 .map(|p| p.name.clone())
                 .collect(),
+            elided: (!matches!(f.ret, TypeExpr::Ref(_))).then(|| elided_local(f)),
         });
         self.open_scope();
         self.inline_stack.push(key);
@@ -3379,13 +3526,13 @@ impl<'m> Lowerer<'m> {
                     deduce(pt, at, p.name(), &l.structs).filter(|t| {
                         matches!(
                             (p, t),
-                            (ast::TemplateParam::Type(_), TArg::Type(_))
+                            (ast::TemplateParam::Type(..), TArg::Type(_))
                                 | (ast::TemplateParam::Value(..), TArg::Value(_))
                         )
                     })
                 });
                 let t = match (found, p) {
-                    (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                    (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty, _)) => {
                         let s = l.ty(ty, g.site)?.scalar().unwrap_or(Scalar::I32);
                         TArg::Value(consts::convert(c, s))
                     }
@@ -3405,11 +3552,30 @@ impl<'m> Lowerer<'m> {
         })
     }
 
+    /// The value of parameter `p`'s default argument `d`, which sees the parameters before it
+    /// as given in `earlier` (`typename U = T`, `int M = N * 2`).
+    pub fn default_targ(
+        &mut self,
+        p: &ast::TemplateParam,
+        d: &TemplateArg,
+        earlier: impl IntoIterator<Item = (String, TArg)>,
+        site: Site,
+    ) -> R<TArg> {
+        self.file_scope(|l| {
+            l.frames
+                .last_mut()
+                .expect("file scope has a frame")
+                .tenv
+                .extend(earlier);
+            l.targ_value(p, d, site)
+        })
+    }
+
     /// The value of a template argument for parameter `p`.
     fn targ_value(&mut self, p: &ast::TemplateParam, a: &TemplateArg, site: Site) -> R<TArg> {
         Ok(match (p, a) {
-            (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
-            (ast::TemplateParam::Value(_, ty), arg) => {
+            (ast::TemplateParam::Type(..), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
+            (ast::TemplateParam::Value(_, ty, _), arg) => {
                 let e = match arg {
                     TemplateArg::Expr(e) => e.clone(),
                     TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
@@ -3425,7 +3591,7 @@ impl<'m> Lowerer<'m> {
                 let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
                 TArg::Value(consts::convert(c, s))
             }
-            (ast::TemplateParam::Type(_), TemplateArg::Expr(e)) => {
+            (ast::TemplateParam::Type(..), TemplateArg::Expr(e)) => {
                 // A name the parser could not tell from a type: `f<T>` with `T` a type.
                 if let ast::ExprKind::Ident(n) = &e.kind {
                     return Ok(TArg::Type(self.ty(&TypeExpr::Name(n.clone()), site)?));
@@ -3460,7 +3626,7 @@ impl<'m> Lowerer<'m> {
                 found = deduce(&fp.ty, &at, tn, &self.structs).filter(|t| {
                     matches!(
                         (p, t),
-                        (ast::TemplateParam::Type(_), TArg::Type(_))
+                        (ast::TemplateParam::Type(..), TArg::Type(_))
                             | (ast::TemplateParam::Value(..), TArg::Value(_))
                     )
                 });
@@ -3469,11 +3635,12 @@ impl<'m> Lowerer<'m> {
                 }
             }
             let t = match (found, p) {
-                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty)) => {
+                (Some(TArg::Value(c)), ast::TemplateParam::Value(_, ty, _)) => {
                     let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
                     TArg::Value(consts::convert(c, s))
                 }
                 (Some(t), _) => t,
+                (None, _) if p.default().is_some() => continue,
                 (None, _) => {
                     return Err(self.err(
                         site,
@@ -3483,6 +3650,22 @@ impl<'m> Lowerer<'m> {
                 }
             };
             out.push((tn.to_string(), t));
+        }
+        // The parameters neither given nor deduced take their defaults, which see the others.
+        for p in &f.template {
+            if self.targ(p.name()).is_some() || out.iter().any(|(n, _)| n == p.name()) {
+                continue;
+            }
+            let Some(d) = p.default() else { continue };
+            let known = self
+                .frames
+                .last()
+                .map(|fr| fr.tenv.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .chain(out.iter().cloned());
+            let t = self.default_targ(p, &d, known.collect::<Vec<_>>(), site)?;
+            out.push((p.name().to_string(), t));
         }
         Ok(out)
     }
@@ -3553,6 +3736,9 @@ impl<'m> Lowerer<'m> {
             }
         }
         for (p, a) in f.params.iter().zip(args) {
+            if matches!(p.ty, TypeExpr::Ref(_)) {
+                self.ref_names.insert(p.name.clone());
+            }
             match a {
                 Err(place) => self.bind(&p.name, Sym::Place(place)),
                 Ok(v) => {
@@ -3620,7 +3806,10 @@ impl<'m> Lowerer<'m> {
                         let t = self.place_ty(&fp);
                         self.zero(&t, site)?
                     }
-                    [one] => self.rvalue(one)?,
+                    [one] => {
+                        let t = self.place_ty(&fp);
+                        self.copied(&t, one, site)?
+                    }
                     many => {
                         let t = self.place_ty(&fp);
                         self.init_list(many, &t, site)?
@@ -3709,6 +3898,8 @@ fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
             dependent(inner, params) || size.as_deref().is_some_and(in_expr)
         }
         TypeExpr::Auto | TypeExpr::Struct(_) => false,
+        // (What it names may have a dependent type.)
+        TypeExpr::Decltype(_) => true,
     }
 }
 
@@ -3840,29 +4031,72 @@ fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
     }
 }
 
-/// How many `return` statements `stmts` has.
-fn count_returns(stmts: &[ast::Stmt]) -> usize {
-    stmts
-        .iter()
-        .map(|s| match &s.kind {
-            StmtKind::Return(_) => 1,
-            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => count_returns(b),
+/// The namespaces a name written in namespace `ns` (`A::B::`) is looked up in, innermost
+/// first: `A::B::`, `A::`, ``.
+fn enclosing(ns: &str) -> impl Iterator<Item = &str> {
+    let inner = ns.strip_suffix("::").unwrap_or(ns);
+    let cuts: Vec<usize> = inner.match_indices("::").map(|(i, _)| i + 2).collect();
+    std::iter::once(ns)
+        .chain(cuts.into_iter().rev().map(move |i| &ns[..i]))
+        .chain((!ns.is_empty()).then_some(""))
+}
+
+/// The `return` statements of `stmts` (those of lambdas in it aside), with their values.
+fn returns(stmts: &[ast::Stmt]) -> Vec<Option<&ast::Expr>> {
+    let mut out = Vec::new();
+    each_stmt(stmts, &mut |s| {
+        if let StmtKind::Return(v) = &s.kind {
+            out.push(v.as_ref());
+        }
+    });
+    out
+}
+
+/// Calls `f` on each statement of `stmts` and each statement nested in them.
+fn each_stmt<'s>(stmts: &'s [ast::Stmt], f: &mut impl FnMut(&'s ast::Stmt)) {
+    for s in stmts {
+        f(s);
+        match &s.kind {
+            StmtKind::Block(b) | StmtKind::Case(_, b) | StmtKind::Switch(_, b) => each_stmt(b, f),
             StmtKind::If(_, a, b) => {
-                count_returns(std::slice::from_ref(a))
-                    + b.as_deref()
-                        .map_or(0, |b| count_returns(std::slice::from_ref(b)))
+                each_stmt(std::slice::from_ref(a), f);
+                if let Some(b) = b {
+                    each_stmt(std::slice::from_ref(b), f);
+                }
             }
             StmtKind::For(init, _, _, body) => {
-                init.as_deref()
-                    .map_or(0, |i| count_returns(std::slice::from_ref(i)))
-                    + count_returns(std::slice::from_ref(body))
+                if let Some(i) = init {
+                    each_stmt(std::slice::from_ref(i), f);
+                }
+                each_stmt(std::slice::from_ref(body), f);
             }
             StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
-                count_returns(std::slice::from_ref(body))
+                each_stmt(std::slice::from_ref(body), f)
             }
-            _ => 0,
-        })
-        .sum()
+            _ => {}
+        }
+    }
+}
+
+/// The local variable of `f` that every `return` of its names (`S r; ..; return r;`), whose
+/// copy into the caller's object g++ and nvcc elide: not a parameter, a field or a static.
+fn elided_local(f: &Function) -> Option<String> {
+    let rs = returns(&f.body);
+    let Some(Some(ast::Expr {
+        kind: ast::ExprKind::Ident(name),
+        ..
+    })) = rs.first()
+    else {
+        return None;
+    };
+    let names = |e: &Option<&ast::Expr>| matches!(e, Some(ast::Expr { kind: ast::ExprKind::Ident(n), .. }) if n == name);
+    let mut local = false;
+    each_stmt(&f.body, &mut |s| {
+        if let StmtKind::Decl(ds) = &s.kind {
+            local |= ds.iter().any(|d| d.name == *name && !d.quals.is_static);
+        }
+    });
+    (local && rs.iter().all(names)).then(|| name.clone())
 }
 
 /// Whether a statement has a `continue` that is not inside a nested loop.

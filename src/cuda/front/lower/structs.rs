@@ -39,6 +39,18 @@ impl<'m> Lowerer<'m> {
     /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
     /// template.
     pub fn struct_instance(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<Option<Ty>> {
+        let primary = self
+            .m
+            .ast
+            .structs
+            .iter()
+            .rposition(|s| s.name == n && !s.template.is_empty());
+        // The primary template's parameters, with the defaults of those `args` leave out, and
+        // the instance's name: what an explicit specialization is matched against.
+        let full = match primary {
+            Some(def) => Some(self.template_args(n, def, args, site)?),
+            None => None,
+        };
         // An explicit specialization for these arguments is the instance.
         let specializations: Vec<usize> = (0..self.m.ast.structs.len())
             .filter(|&d| {
@@ -57,8 +69,16 @@ impl<'m> Lowerer<'m> {
                 ));
             }
             let spec = s.specialization.clone();
-            if self.same_targs(&spec, args, site)? {
-                let name = self.instance_name(n, args, site)?;
+            let name = match (primary, &full) {
+                (Some(def), Some((tenv, name))) => {
+                    (self.template_args(n, def, &spec, site)?.0 == *tenv).then(|| name.clone())
+                }
+                _ => match self.same_targs(&spec, args, site)? {
+                    true => Some(self.instance_name(n, args, site)?),
+                    false => None,
+                },
+            };
+            if let Some(name) = name {
                 if let Some(i) = self.structs.find(&name) {
                     return Ok(Some(Ty::Struct(i)));
                 }
@@ -67,22 +87,40 @@ impl<'m> Lowerer<'m> {
                     .map(|i| Some(Ty::Struct(i)));
             }
         }
-        let Some(def) = self
-            .m
-            .ast
-            .structs
-            .iter()
-            .rposition(|s| s.name == n && !s.template.is_empty())
-        else {
+        let (Some(def), Some((tenv, name))) = (primary, full) else {
             return Ok(None);
         };
+        if let Some(i) = self.structs.find(&name) {
+            return Ok(Some(Ty::Struct(i)));
+        }
+        self.lay_out(def, tenv, name).map(|i| Some(Ty::Struct(i)))
+    }
+
+    /// The arguments of struct template definition `def` (named `n`) given `args`, the
+    /// parameters `args` leave out taking their defaults, and the instance's name
+    /// (`Box<int, 3, 0>`).
+    fn template_args(
+        &mut self,
+        n: &str,
+        def: usize,
+        args: &[TemplateArg],
+        site: Site,
+    ) -> R<(Vec<(String, TArg)>, String)> {
         let params = self.m.ast.structs[def].template.clone();
-        if params.len() != args.len() {
+        let least = params
+            .iter()
+            .rposition(|p| p.default().is_none())
+            .map_or(0, |k| k + 1);
+        if args.len() < least || args.len() > params.len() {
+            let takes = if least == params.len() {
+                least.to_string()
+            } else {
+                format!("{least} to {}", params.len())
+            };
             return Err(self.err(
                 site,
                 format!(
-                    "`{n}` takes {} template argument(s), {} given",
-                    params.len(),
+                    "`{n}` takes {takes} template argument(s), {} given",
                     args.len()
                 ),
                 None,
@@ -90,19 +128,19 @@ impl<'m> Lowerer<'m> {
         }
         let mut tenv = Vec::new();
         let mut shown = Vec::new();
-        for (p, a) in params.iter().zip(args) {
-            let v = self.targ_value(p, a, site)?;
+        for (k, p) in params.iter().enumerate() {
+            let v = match (args.get(k), p.default()) {
+                (Some(a), _) => self.targ_value(p, a, site)?,
+                (None, Some(d)) => self.default_targ(p, &d, tenv.clone(), site)?,
+                (None, None) => unreachable!("counted above"),
+            };
             shown.push(match &v {
                 TArg::Type(t) => t.show(&self.structs),
                 TArg::Value(c) => super::consts::as_int(*c).to_string(),
             });
             tenv.push((p.name().to_string(), v));
         }
-        let name = format!("{n}<{}>", shown.join(", "));
-        if let Some(i) = self.structs.find(&name) {
-            return Ok(Some(Ty::Struct(i)));
-        }
-        self.lay_out(def, tenv, name).map(|i| Some(Ty::Struct(i)))
+        Ok((tenv, format!("{n}<{}>", shown.join(", "))))
     }
 
     /// `n<args>` as the instance's name (`Pick<float>`).
@@ -516,6 +554,28 @@ impl<'m> Lowerer<'m> {
         self.construct(ty, vec![ArgIn::Expr(e)], site).map(Some)
     }
 
+    /// The value of `e` copy-initializing an object of type `ty` (`S b = a;`, a list's
+    /// element, a by-value parameter, `return a;`): by the struct's copy constructor where one
+    /// runs, else `e`'s value.
+    pub fn copied(&mut self, ty: &Ty, e: &crate::cuda::front::ast::Expr, site: Site) -> R<Val> {
+        match self.copy_constructed(ty, e, site)? {
+            Some(v) => Ok(v),
+            None => self.rvalue(e),
+        }
+    }
+
+    /// The value of `e` copied into a new object of its own type (`auto b = a;`, `return a;`
+    /// of a deduced return type): by its struct's copy constructor where one runs.
+    pub fn copy_of(&mut self, e: &crate::cuda::front::ast::Expr, site: Site) -> R<Val> {
+        if super::expr::is_lvalue_like(e) || self.is_call_like(e) {
+            let ty = self.arg_ty(&ArgIn::Expr(e))?;
+            if matches!(ty, Ty::Struct(_)) {
+                return self.copied(&ty, e, site);
+            }
+        }
+        self.rvalue(e)
+    }
+
     /// `a = b` of a struct with a copy-assignment operator: `None` where it copies the bits.
     pub fn copy_assigned(&mut self, p: &Place, v: Val, site: Site) -> R<Option<Val>> {
         let ty = self.place_ty(p);
@@ -602,6 +662,10 @@ impl<'m> Lowerer<'m> {
         let mut args = args.into_iter();
         for ft in fields {
             let v = match args.next() {
+                Some(ArgIn::Expr(e)) => {
+                    let v = self.copied(&ft, e, site)?;
+                    self.convert_val(v, &ft, site)?
+                }
                 Some(a) => {
                     let v = self.arg_val(a, site)?;
                     self.convert_val(v, &ft, site)?
