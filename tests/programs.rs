@@ -1654,6 +1654,16 @@ fn a_threads_variables_read_through_pointers_of_other_types_give_their_bytes() {
 }
 
 #[test]
+fn pointers_to_elements_of_arrays_in_struct_variables_step_through_them() {
+    // `&p.rows[i][0]` and `p.rows[i]` handed to a function, `const Term *ts = &p.terms[i][0]`
+    // kept in a variable: `q[k]`, `q->f` and `*q` read and write the elements.
+    agrees_with_the_host_on_both_tiers(
+        "element_pointers.cu",
+        "row_ops 256 of 256, last 747.906\nterm_ops 256 of 256, last 5.000\n",
+    );
+}
+
+#[test]
 fn half_math_functions_round_the_float_result_once_as_the_host_does() {
     // hexp10: one operand of 65,536 rounds the other way, the device's exp10f (libm's) and the
     // host's (glibc's) differing by an ulp of float there.

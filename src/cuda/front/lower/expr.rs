@@ -199,7 +199,7 @@ impl Lowerer<'_> {
             | Place::Local { ty, .. }
             | Place::Pick { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
-            Place::Alias(t) => Ty::Pointer(Box::new(self.place_ty(t))),
+            Place::Alias(t, _) => Ty::Pointer(Box::new(self.place_ty(t))),
             Place::Group(g) => Ty::Group(*g),
             Place::Closure(c) => Ty::Closure(*c),
         }
@@ -316,7 +316,7 @@ impl Lowerer<'_> {
     }
 
     /// Evaluate an integer expression (an index, a shift amount).
-    fn integer(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
+    pub fn integer(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
         let (op, s) = self.scalar(e)?;
         if s.is_float() {
             return Err(self.err(
@@ -900,8 +900,14 @@ impl Lowerer<'_> {
                             let idx = self.convert(idx, ity, Scalar::I64, site);
                             self.index_place(p, idx, site)
                         }
-                        Place::Alias(t) => match idx {
-                            Operand::Const(c) if consts::as_int(c) == 0 => Ok(*t),
+                        Place::Alias(t, within) => match (idx, within) {
+                            (_, Some(w)) => {
+                                let (array, at) = *w;
+                                let idx = self.convert(idx, ity, Scalar::I64, site);
+                                let k = self.binop(BinOp::Add, Scalar::I64, at, idx, site);
+                                self.index_place(array, k, site)
+                            }
+                            (Operand::Const(c), None) if consts::as_int(c) == 0 => Ok(*t),
                             _ => Err(self.alias_misuse(site)),
                         },
                         Place::Ptr(_) => {
@@ -1309,7 +1315,7 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Alias(_) | Place::Group(_) | Place::Closure(_) => {
+            Place::Ptr(_) | Place::Alias(..) | Place::Group(_) | Place::Closure(_) => {
                 Err(self.err(site, format!("`.{f}` needs a struct"), None))
             }
         }
@@ -1344,7 +1350,7 @@ impl Lowerer<'_> {
                 }))
             }
             Place::Group(g) => Ok(Val::Group(*g)),
-            Place::Alias(_) => Err(self.alias_misuse(site)),
+            Place::Alias(..) => Err(self.alias_misuse(site)),
             Place::Mem {
                 ty: Ty::Texture, ..
             } => Err(self.texture_misuse(site)),
@@ -1957,7 +1963,7 @@ impl Lowerer<'_> {
                 }
                 Ok(v)
             }
-            Place::Alias(_) => Err(self.alias_misuse(site)),
+            Place::Alias(..) => Err(self.alias_misuse(site)),
             Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
             Place::Closure(_) => {
                 Err(self.err(site, "a lambda variable cannot be reassigned", None))
