@@ -1664,6 +1664,17 @@ fn pointers_to_elements_of_arrays_in_struct_variables_step_through_them() {
 }
 
 #[test]
+fn a_threads_arrays_read_and_written_through_pointers_of_other_types_at_run_time_indices() {
+    // `reinterpret_cast<float *>(pack)[i]` of a `uint4 pack[2]`, halves of a `uint4`, bytes and
+    // shorts of `unsigned w[3]` read and written, a `float *` moved along a `float4`.
+    agrees_with_the_host_on_both_tiers(
+        "local_reinterpret.cu",
+        "floats_of_pack 256 of 256, last 7976263257\nhalves_of_pack 256 of 256, last 33286127619\n\
+         bytes_of_words 256 of 256, last 17577251122\nfloat_pointer_along_float4 256 of 256, last 14795\n",
+    );
+}
+
+#[test]
 fn half_math_functions_round_the_float_result_once_as_the_host_does() {
     // hexp10: one operand of 65,536 rounds the other way, the device's exp10f (libm's) and the
     // host's (glibc's) differing by an ulp of float there.
