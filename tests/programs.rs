@@ -1675,6 +1675,16 @@ fn a_threads_arrays_read_and_written_through_pointers_of_other_types_at_run_time
 }
 
 #[test]
+fn string_literals_used_as_data_hold_their_characters() {
+    // `(const uint8_t *)"expand 32-byte k"` read as words, `const char *hex = "0..f"` indexed,
+    // `"xyz"[i]` and a literal passed to a `const char *` parameter.
+    agrees_with_the_host_on_both_tiers(
+        "string_data.cu",
+        "magic_words 256 of 256, last 16648855308\ndigits 256 of 256, last 852186\n",
+    );
+}
+
+#[test]
 fn half_math_functions_round_the_float_result_once_as_the_host_does() {
     // hexp10: one operand of 65,536 rounds the other way, the device's exp10f (libm's) and the
     // host's (glibc's) differing by an ulp of float there.

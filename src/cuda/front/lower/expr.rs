@@ -151,11 +151,10 @@ impl Lowerer<'_> {
                     (**to).clone(),
                 )))
             }
-            (Val::Str(_), _) => Err(self.unsupported(
-                site,
-                "a string literal outside printf",
-                Some("device code passes string literals to printf only, as its format or a %s argument"),
-            )),
+            (Val::Str(text), Ty::Pointer(_) | Ty::Array(..)) => {
+                let p = self.string_storage(&text, site)?;
+                self.convert_val(Val::Ptr(p), ty, site)
+            }
             (v, ty) => {
                 if let Some(c) = self.conversion(&v, ty, site)? {
                     return Ok(c);
@@ -925,6 +924,10 @@ impl Lowerer<'_> {
                 }
                 match self.rvalue(a)? {
                     Val::Ptr(ptr) => self.deref_index(ptr, idx, site),
+                    Val::Str(text) => {
+                        let ptr = self.string_storage(&text, site)?;
+                        self.deref_index(ptr, idx, site)
+                    }
                     v => {
                         let t = self.val_ty(&v);
                         Err(self.err(
@@ -1432,6 +1435,24 @@ impl Lowerer<'_> {
                 })
             }
         }
+    }
+
+    /// A pointer to the characters of a string literal used as data (`const char *s = "ab";`,
+    /// `(uint8_t *)"key"`, `"ab"[i]`) and its terminating 0: a per-thread `char` array that
+    /// holds them from here on.
+    pub fn string_storage(&mut self, text: &str, site: Site) -> R<PtrVal> {
+        let bytes: Vec<u8> = text.bytes().chain([0]).collect();
+        let elem = Ty::Scalar(Scalar::I8);
+        let arrays = self.new_local("string literal", &elem, bytes.len() as u32, site)?;
+        for (k, b) in bytes.iter().enumerate() {
+            self.emit(Stmt::LocalStore {
+                array: arrays[0],
+                index: Operand::Const(consts::int(Scalar::I64, k as i128)),
+                value: Operand::Const(consts::int(Scalar::I8, i128::from(*b as i8))),
+                site,
+            });
+        }
+        self.local_pointer(&arrays, &[], &elem, elem.clone(), site)
     }
 
     /// The element index of a local-array access.
