@@ -42,6 +42,38 @@ __host__ __device__ float term_ops(const Params &p, int t) {
     return s + ts->factor + (*ts).kind;
 }
 
+__host__ __device__ void low_byte(unsigned v, unsigned char *d) { d[0] = v & 0xff; }
+
+// Overloads of one name calling each other (not recursion), `state + 6` and `out + k` moved on
+// from a member array.
+struct Block {
+    unsigned state[8];
+    unsigned char bytes[8];
+    __host__ __device__ void next(unsigned *out) {
+        for (int k = 0; k < 8; k++) out[k] = state[k] * 2654435761u;
+        unsigned *counter = state + 6;
+        counter[0]++;
+        if (counter[0] == 0) counter[1]++;
+    }
+    __host__ __device__ void next(unsigned char *out) {
+        unsigned w[8];
+        next(w);
+        for (int k = 0; k < 8; k++) low_byte(w[k] >> 8, out + k);
+    }
+};
+
+__host__ __device__ float block_ops(int t) {
+    Block b;
+    for (int k = 0; k < 8; k++) b.state[k] = t * 977u + k;
+    b.state[6] = 0xfffffffeu + t % 3;
+    unsigned long long s = 0;
+    for (int r = 0; r < 3; r++) {
+        b.next(b.bytes);
+        for (int k = 0; k < 8; k++) s = s * 7 + b.bytes[k];
+    }
+    return (float)(s % 100000) + b.state[7];
+}
+
 __host__ __device__ Params make(int seed) {
     Params p;
     for (int i = 0; i < 4; i++) {
@@ -54,7 +86,7 @@ __host__ __device__ Params make(int seed) {
 
 template <int F> __global__ void k(float *o, Params p) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    o[t] = F == 0 ? row_ops(p, t) : term_ops(p, t);
+    o[t] = F == 0 ? row_ops(p, t) : F == 1 ? term_ops(p, t) : block_ops(t);
 }
 
 int main() {
@@ -64,6 +96,7 @@ int main() {
     struct { const char *name; void (*kernel)(float *, Params); float (*host)(Params, int); } cases[] = {
         {"row_ops", k<0>, row_ops},
         {"term_ops", k<1>, [](Params q, int t) { return term_ops(q, t); }},
+        {"block_ops", k<2>, [](Params, int t) { return block_ops(t); }},
     };
     for (auto &c : cases) {
         c.kernel<<<N / 64, 64>>>(o, p);

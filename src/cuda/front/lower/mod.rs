@@ -766,19 +766,40 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// The [`Place::Alias`] of the pointer `e` when it is `&a[i]` or `a` (decayed) and `a` is an
-    /// array held in variables (an array member of a struct variable or parameter), which the
-    /// pointer can step through.
+    /// The [`Place::Alias`] of the pointer `e` when it is `&a[i]`, `a + i` or `a` (decayed) and
+    /// `a` is an array held in variables (an array member of a struct variable or parameter),
+    /// which the pointer can step through.
     fn element_address(&mut self, e: &ast::Expr) -> Option<Place> {
         let (a, i) = match &e.kind {
             ast::ExprKind::Unary(ast::Unary::AddrOf, x) => match &x.kind {
                 ast::ExprKind::Index(a, i) => (&**a, Some(&**i)),
                 _ => return None,
             },
+            ast::ExprKind::Binary(ast::Binary::Add, a, i) => (&**a, Some(&**i)),
             _ => (e, None),
         };
         if !expr::is_lvalue_like(a) {
             return None;
+        }
+        let index = |l: &mut Self, i: &ast::Expr| -> Option<Operand> {
+            let (at, ity) = l.integer(i).ok()?;
+            let at = l.convert(at, ity, Scalar::I64, e.site);
+            Some(l.assign(Scalar::I64, Op::Copy { src: at }, e.site))
+        };
+        // Such a pointer moved on (`p + 4`, `&p[i]`, `p`): the same array, further on.
+        if let ast::ExprKind::Ident(n) = &a.kind
+            && let Some(Sym::Place(Place::Alias(_, Some(w)))) = self.lookup(n).cloned()
+        {
+            let (array, base) = *w;
+            let at = match i {
+                Some(i) => {
+                    let k = index(self, i)?;
+                    self.binop(ir::BinOp::Add, Scalar::I64, base, k, e.site)
+                }
+                None => base,
+            };
+            let target = self.index_place(array.clone(), at, e.site).ok()?;
+            return Some(Place::Alias(Box::new(target), Some(Box::new((array, at)))));
         }
         let mut in_variables = false;
         let _ = self.sub_block(|l| {
@@ -801,11 +822,7 @@ impl<'m> Lowerer<'m> {
         let array = self.place(a).ok()?;
         let array = self.freeze(array, e.site);
         let at = match i {
-            Some(i) => {
-                let (at, ity) = self.integer(i).ok()?;
-                let at = self.convert(at, ity, Scalar::I64, e.site);
-                self.assign(Scalar::I64, Op::Copy { src: at }, e.site)
-            }
+            Some(i) => index(self, i)?,
             None => Operand::Const(consts::int(Scalar::I64, 0)),
         };
         let target = self.index_place(array.clone(), at, e.site).ok()?;
@@ -3103,8 +3120,13 @@ impl<'m> Lowerer<'m> {
                     TypeExpr::Ref(inner) => (**inner).clone(),
                     t => t.clone(),
                 };
+                // An array argument matches a pointer to its elements (it decays).
+                let decay = |t: &Ty| match t {
+                    Ty::Array(e, _) => Ty::Pointer(e.clone()),
+                    t => t.clone(),
+                };
                 match self.ty(&pt, p.site) {
-                    Ok(t) if t == *at => score += 2,
+                    Ok(t) if t == *at || decay(&t) == decay(at) => score += 2,
                     Ok(Ty::Scalar(a)) if matches!(at, Ty::Scalar(b) if a.is_float() == b.is_float()) => {
                         score += 1
                     }
@@ -3318,7 +3340,8 @@ impl<'m> Lowerer<'m> {
                 }
             }
         }
-        let key = format!("{}{:?}", f.name, {
+        // Overloads share a name: the definition's site tells them apart.
+        let key = format!("{}@{:?}{:?}", f.name, f.site, {
             let mut v: Vec<_> = tenv.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
             v.sort();
             v
