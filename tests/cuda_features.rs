@@ -862,14 +862,21 @@ __global__ void k(float *out) {
         .map(|t: i32| (-1 + 10 * t.max(3) - 200 + 4000 + 10000 * (t % 4)) as f32)
         .collect();
     assert_eq!(out.to_vec(), want);
-    // Any other use of such a pointer is refused, located.
-    let bad = "__device__ float *keep(float *p) { return p; }\n\
-               __global__ void k(float *out) {\n  float x = 1;\n  out[0] = *keep(&x);\n}\n";
+    // Used as a value, such a pointer points into the variable, kept in a local array.
+    let kept = "__device__ float *keep(float *p) { return p; }\n\
+               __global__ void k(float *out) {\n  float x = 1;\n  out[0] = *keep(&x) + 1;\n}\n";
+    let out = dev.alloc_zeroed::<f32>("out", 1);
+    run_on(&dev, kept, "k", 1, 1, &[Arg::buffer(&out)], Mode::Fast);
+    assert_eq!(out.to_vec(), [2.0]);
+    // One to an element of an array in a struct parameter has no other use: refused, located.
+    let bad = "struct S { float a[4]; };\n__device__ float *keep(float *p) { return p; }\n\
+               __global__ void k(float *out, S s) {\n  out[0] = *keep(&s.a[1]);\n}\n";
     let e = Module::from_source("bad.cu", bad, &Options::default())
         .unwrap()
         .lower("k")
-        .expect_err("a pointer to a local returned");
+        .expect_err("a pointer to a parameter's element returned");
     assert!(e.to_string().contains("pointer to a local variable"), "{e}");
+    assert!(e.to_string().contains("bad.cu:2:"), "{e}");
 }
 
 #[test]

@@ -451,11 +451,6 @@ fn unsupported_constructs_are_rejected_with_help() {
             3,
         ),
         (
-            "__global__ void k(char *a) {\n  const char *s = \"hi\";\n  a[0] = s[0];\n}",
-            "a string literal outside printf",
-            2,
-        ),
-        (
             "__global__ void k(cudaTextureObject_t t, float *a) {\n  a[0] = 1;\n  a[1] = *(const float *)t;\n}",
             "a texture object is read with tex1Dfetch, tex1D, tex2D or tex3D",
             3,

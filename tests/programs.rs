@@ -1667,6 +1667,40 @@ fn a_threads_variables_read_through_pointers_of_other_types_give_their_bytes() {
 }
 
 #[test]
+fn pointers_to_elements_of_arrays_in_struct_variables_step_through_them() {
+    // `&p.rows[i][0]` and `p.rows[i]` handed to a function, `const Term *ts = &p.terms[i][0]`
+    // kept in a variable: `q[k]`, `q->f` and `*q` read and write the elements; `state + 6` and
+    // `out + k` of a member array, with `next(unsigned *)` and `next(unsigned char *)`
+    // overloads calling each other.
+    agrees_with_the_host_on_both_tiers(
+        "element_pointers.cu",
+        "row_ops 256 of 256, last 747.906\nterm_ops 256 of 256, last 5.000\n\
+         block_ops 256 of 256, last 299758.000\n",
+    );
+}
+
+#[test]
+fn a_threads_arrays_read_and_written_through_pointers_of_other_types_at_run_time_indices() {
+    // `reinterpret_cast<float *>(pack)[i]` of a `uint4 pack[2]`, halves of a `uint4`, bytes and
+    // shorts of `unsigned w[3]` read and written, a `float *` moved along a `float4`.
+    agrees_with_the_host_on_both_tiers(
+        "local_reinterpret.cu",
+        "floats_of_pack 256 of 256, last 7976263257\nhalves_of_pack 256 of 256, last 33286127619\n\
+         bytes_of_words 256 of 256, last 17577251122\nfloat_pointer_along_float4 256 of 256, last 14795\n",
+    );
+}
+
+#[test]
+fn string_literals_used_as_data_hold_their_characters() {
+    // `(const uint8_t *)"expand 32-byte k"` read as words, `const char *hex = "0..f"` indexed,
+    // `"xyz"[i]` and a literal passed to a `const char *` parameter.
+    agrees_with_the_host_on_both_tiers(
+        "string_data.cu",
+        "magic_words 256 of 256, last 16648855308\ndigits 256 of 256, last 852186\n",
+    );
+}
+
+#[test]
 fn half_math_functions_round_the_double_result_once_as_the_host_does() {
     agrees_with_the_host_on_both_tiers(
         "half_math.cu",

@@ -151,11 +151,10 @@ impl Lowerer<'_> {
                     (**to).clone(),
                 )))
             }
-            (Val::Str(_), _) => Err(self.unsupported(
-                site,
-                "a string literal outside printf",
-                Some("device code passes string literals to printf only, as its format or a %s argument"),
-            )),
+            (Val::Str(text), Ty::Pointer(_) | Ty::Array(..)) => {
+                let p = self.string_storage(&text, site)?;
+                self.convert_val(Val::Ptr(p), ty, site)
+            }
             (v, ty) => {
                 if let Some(c) = self.conversion(&v, ty, site)? {
                     return Ok(c);
@@ -199,7 +198,7 @@ impl Lowerer<'_> {
             | Place::Local { ty, .. }
             | Place::Pick { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
-            Place::Alias(t) => Ty::Pointer(Box::new(self.place_ty(t))),
+            Place::Alias(t, _) => Ty::Pointer(Box::new(self.place_ty(t))),
             Place::Group(g) => Ty::Group(*g),
             Place::Closure(c) => Ty::Closure(*c),
         }
@@ -316,7 +315,7 @@ impl Lowerer<'_> {
     }
 
     /// Evaluate an integer expression (an index, a shift amount).
-    fn integer(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
+    pub fn integer(&mut self, e: &ast::Expr) -> R<(Operand, Scalar)> {
         let (op, s) = self.scalar(e)?;
         if s.is_float() {
             return Err(self.err(
@@ -900,8 +899,14 @@ impl Lowerer<'_> {
                             let idx = self.convert(idx, ity, Scalar::I64, site);
                             self.index_place(p, idx, site)
                         }
-                        Place::Alias(t) => match idx {
-                            Operand::Const(c) if consts::as_int(c) == 0 => Ok(*t),
+                        Place::Alias(t, within) => match (idx, within) {
+                            (_, Some(w)) => {
+                                let (array, at) = *w;
+                                let idx = self.convert(idx, ity, Scalar::I64, site);
+                                let k = self.binop(BinOp::Add, Scalar::I64, at, idx, site);
+                                self.index_place(array, k, site)
+                            }
+                            (Operand::Const(c), None) if consts::as_int(c) == 0 => Ok(*t),
                             _ => Err(self.alias_misuse(site)),
                         },
                         Place::Ptr(_) => {
@@ -919,6 +924,10 @@ impl Lowerer<'_> {
                 }
                 match self.rvalue(a)? {
                     Val::Ptr(ptr) => self.deref_index(ptr, idx, site),
+                    Val::Str(text) => {
+                        let ptr = self.string_storage(&text, site)?;
+                        self.deref_index(ptr, idx, site)
+                    }
                     v => {
                         let t = self.val_ty(&v);
                         Err(self.err(
@@ -1309,7 +1318,7 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Alias(_) | Place::Group(_) | Place::Closure(_) => {
+            Place::Ptr(_) | Place::Alias(..) | Place::Group(_) | Place::Closure(_) => {
                 Err(self.err(site, format!("`.{f}` needs a struct"), None))
             }
         }
@@ -1344,7 +1353,22 @@ impl Lowerer<'_> {
                 }))
             }
             Place::Group(g) => Ok(Val::Group(*g)),
-            Place::Alias(_) => Err(self.alias_misuse(site)),
+            // The pointer's value: one into the variable's local array, or (a variable in
+            // registers) the variable declared again as addressable when the kernel is lowered
+            // again.
+            Place::Alias(t, None) => match &**t {
+                Place::Local { arrays, index, ty } if !matches!(ty, Ty::Array(..)) => Ok(Val::Ptr(
+                    self.local_pointer(arrays, index, ty, ty.clone(), site)?,
+                )),
+                Place::Reg { vars, .. }
+                    if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
+                {
+                    self.retry_addressed = Some(*at);
+                    Err(self.alias_misuse(site))
+                }
+                _ => Err(self.alias_misuse(site)),
+            },
+            Place::Alias(_, Some(_)) => Err(self.alias_misuse(site)),
             Place::Mem {
                 ty: Ty::Texture, ..
             } => Err(self.texture_misuse(site)),
@@ -1413,6 +1437,24 @@ impl Lowerer<'_> {
         }
     }
 
+    /// A pointer to the characters of a string literal used as data (`const char *s = "ab";`,
+    /// `(uint8_t *)"key"`, `"ab"[i]`) and its terminating 0: a per-thread `char` array that
+    /// holds them from here on.
+    pub fn string_storage(&mut self, text: &str, site: Site) -> R<PtrVal> {
+        let bytes: Vec<u8> = text.bytes().chain([0]).collect();
+        let elem = Ty::Scalar(Scalar::I8);
+        let arrays = self.new_local("string literal", &elem, bytes.len() as u32, site)?;
+        for (k, b) in bytes.iter().enumerate() {
+            self.emit(Stmt::LocalStore {
+                array: arrays[0],
+                index: Operand::Const(consts::int(Scalar::I64, k as i128)),
+                value: Operand::Const(consts::int(Scalar::I8, i128::from(*b as i8))),
+                site,
+            });
+        }
+        self.local_pointer(&arrays, &[], &elem, elem.clone(), site)
+    }
+
     /// The element index of a local-array access.
     fn local_index(&mut self, index: &[(Operand, i64)], site: Site) -> Operand {
         let mut konst = 0i128;
@@ -1448,19 +1490,7 @@ impl Lowerer<'_> {
     fn local_place(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Place> {
         let target = ptr.local.as_ref().expect("a pointer into local arrays");
         let size = i64::from(target.elem.size(&self.structs).max(1));
-        let misfit = |l: &Self| {
-            l.unsupported(
-                site,
-                &format!(
-                    "reading a local array of `{}` as `{}` through a pointer",
-                    target.elem.show(&l.structs),
-                    ty.show(&l.structs)
-                ),
-                Some(
-                    "access a local array through pointers of its element type, in whole elements",
-                ),
-            )
-        };
+        let misfit = |l: &Self| l.local_misfit(ptr, ty, site);
         let Some((index, within)) = self.local_offset(ptr, size, site) else {
             return Err(misfit(self));
         };
@@ -1492,6 +1522,124 @@ impl Lowerer<'_> {
             index,
             ty: ty.clone(),
         })
+    }
+
+    /// The refusal of an access as `ty` through a pointer into per-thread arrays that does not
+    /// fit their elements (misaligned, or partly a `bool`).
+    fn local_misfit(&self, ptr: &PtrVal, ty: &Ty, site: Site) -> crate::cuda::Diagnostic {
+        let target = ptr.local.as_ref().expect("a pointer into local arrays");
+        self.unsupported(
+            site,
+            &format!(
+                "reading or writing a local array of `{}` as `{}` through a pointer, at a \
+                 misaligned byte or across a `bool`",
+                target.elem.show(&self.structs),
+                ty.show(&self.structs)
+            ),
+            Some("access a local array through pointers of its element type, in whole elements"),
+        )
+    }
+
+    /// Whether a pointer into per-thread arrays may point inside an element at a byte known
+    /// only at run time: a term steps by part of an element (`reinterpret_cast<float *>(buf)[i]`
+    /// of a `uint4 buf[4]`), or a pointer variable's offset counts in a smaller pointee (a
+    /// `float *` moved along a `float4`).
+    fn steps_within_elements(&self, ptr: &PtrVal) -> bool {
+        let target = ptr.local.as_ref().expect("a pointer into local arrays");
+        let size = i64::from(target.elem.size(&self.structs).max(1));
+        let part = |step: i64| step % size != 0;
+        ptr.terms
+            .iter()
+            .any(|(op, scale)| !matches!(op, Operand::Const(_)) && part(*scale))
+            || (!matches!(ptr.offset, Operand::Const(_))
+                && part(i64::from(ptr.pointee.size(&self.structs).max(1))))
+    }
+
+    /// For a pointer into per-thread arrays that [`Self::steps_within_elements`]: a pointer to
+    /// the start of the element it points into, and each byte within the element where an
+    /// aligned `ty` fits, with whether the pointer is there. A pointer elsewhere (misaligned
+    /// for `ty`, or `ty` reaching into the next element) stops the thread.
+    fn local_slots(
+        &mut self,
+        ptr: &PtrVal,
+        ty: &Ty,
+        site: Site,
+    ) -> R<(PtrVal, Vec<(u32, Operand)>)> {
+        let target = ptr.local.clone().expect("a pointer into local arrays");
+        let size = target.elem.size(&self.structs).max(1);
+        let (span, align) = (ty.size(&self.structs), ty.align(&self.structs).max(1));
+        let n = if span <= size {
+            ((size - span) / align + 1) as usize
+        } else {
+            0
+        };
+        if n == 0 || n > MAX_PICK {
+            return Err(self.unsupported(
+                site,
+                &format!(
+                    "reading or writing a local array of `{}` as `{}` at a byte known only at \
+                     run time",
+                    target.elem.show(&self.structs),
+                    ty.show(&self.structs)
+                ),
+                Some(
+                    "access a local array through pointers of its element type, in whole elements",
+                ),
+            ));
+        }
+        let mut index = ptr.terms.clone();
+        if ptr.disp != 0 {
+            index.push((
+                Operand::Const(consts::int(Scalar::I64, i128::from(ptr.disp))),
+                1,
+            ));
+        }
+        let offset = ptr.offset;
+        let bytes = self.assign(Scalar::I64, Op::Offset { offset, index }, site);
+        // Unsigned: a negative offset is an element far out of bounds, not one before.
+        let bytes = self.convert(bytes, Scalar::I64, Scalar::U64, site);
+        let u64c = |k: u32| Operand::Const(consts::int(Scalar::U64, i128::from(k)));
+        let elem = self.binop(BinOp::Div, Scalar::U64, bytes, u64c(size), site);
+        let within = self.binop(BinOp::Rem, Scalar::U64, bytes, u64c(size), site);
+        let slot = self.binop(BinOp::Div, Scalar::U64, within, u64c(align), site);
+        let back = self.binop(BinOp::Mul, Scalar::U64, slot, u64c(align), site);
+        let aligned = self.cmp(CmpOp::Eq, Scalar::U64, back, within, site);
+        let slot = self.assign(
+            Scalar::U64,
+            Op::Select {
+                cond: aligned,
+                a: slot,
+                b: u64c(n as u32),
+            },
+            site,
+        );
+        let fits = self.cmp(CmpOp::Lt, Scalar::U64, slot, u64c(n as u32), site);
+        self.emit(Stmt::If {
+            cond: fits,
+            then: Vec::new(),
+            els: vec![Stmt::Trap {
+                message: format!(
+                    "a `{}` accessed through a pointer into a local array of `{}`, at a byte \
+                     misaligned for it or reaching into the next element",
+                    ty.show(&self.structs),
+                    target.elem.show(&self.structs)
+                ),
+                site,
+            }],
+            varying: false,
+            site,
+        });
+        let elem = self.convert(elem, Scalar::U64, Scalar::I64, site);
+        let mut start = PtrVal::at(crate::cuda::ir::Base::Null, ty.clone());
+        start.local = Some(target);
+        let start = start.plus(elem, i64::from(size));
+        let slots = (0..n as u32)
+            .map(|k| {
+                let hit = self.cmp(CmpOp::Eq, Scalar::U64, slot, u64c(k), site);
+                (k * align, hit)
+            })
+            .collect();
+        Ok((start, slots))
     }
 
     /// Where a pointer into per-thread arrays of `size`-byte elements points: the index in
@@ -1606,6 +1754,128 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// A value of type `ty` (its `leaves`) written through a pointer into per-thread arrays into
+    /// the bytes of the element's leaves it covers, little-endian as on the GPU (the rest of each
+    /// leaf kept); only where `cond` holds, when given. `false` where a byte is a `bool`'s or
+    /// a scalar is misaligned.
+    fn store_bytes(
+        &mut self,
+        ptr: &PtrVal,
+        ty: &Ty,
+        leaves: &[Operand],
+        cond: Option<Operand>,
+        site: Site,
+    ) -> R<bool> {
+        let target = ptr.local.clone().expect("a pointer into local arrays");
+        let size = i64::from(target.elem.size(&self.structs).max(1));
+        let elem_leaves = target.elem.leaves(&self.structs);
+        for ((at, s), value) in ty.leaves(&self.structs).into_iter().zip(leaves) {
+            let mut p = ptr.clone();
+            p.disp += i64::from(at);
+            let Some((index, within)) = self.local_offset(&p, size, site) else {
+                return Ok(false);
+            };
+            if s == Scalar::Bool || !within.is_multiple_of(s.size()) {
+                return Ok(false);
+            }
+            let (start, end) = (within, within + s.size());
+            if end > size as u32 {
+                return Ok(false);
+            }
+            // The value's bits as a `U64`, its first byte at bit 0.
+            let unsigned = unsigned_of(s.size());
+            let bits = if s.is_float() {
+                self.assign(
+                    unsigned,
+                    Op::Bitcast {
+                        src: *value,
+                        from: s,
+                    },
+                    site,
+                )
+            } else {
+                self.convert(*value, s, unsigned, site)
+            };
+            let bits = self.convert(bits, unsigned, Scalar::U64, site);
+            for (j, &(leaf_at, leaf)) in elem_leaves.iter().enumerate() {
+                let leaf_end = leaf_at + leaf.size();
+                if leaf_end <= start || leaf_at >= end {
+                    continue;
+                }
+                if leaf == Scalar::Bool {
+                    return Ok(false);
+                }
+                let place = Place::Local {
+                    arrays: vec![target.arrays[j]],
+                    index: index.clone(),
+                    ty: Ty::Scalar(leaf),
+                };
+                let Val::Scalar(old, _) = self.read(&place, site)? else {
+                    unreachable!("a scalar place reads as a scalar")
+                };
+                let lu = unsigned_of(leaf.size());
+                let old_bits = if leaf.is_float() {
+                    self.assign(
+                        lu,
+                        Op::Bitcast {
+                            src: old,
+                            from: leaf,
+                        },
+                        site,
+                    )
+                } else {
+                    self.convert(old, leaf, lu, site)
+                };
+                let old_bits = self.convert(old_bits, lu, Scalar::U64, site);
+                // The bytes of the leaf that the value covers, and the value moved onto them.
+                let (lo, hi) = (leaf_at.max(start), leaf_end.min(end));
+                let ones = if hi - lo == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * (hi - lo))) - 1
+                };
+                let mask = ones << (8 * (lo - leaf_at));
+                let shift = |k: u32| Operand::Const(consts::int(Scalar::U64, i128::from(8 * k)));
+                let moved = if leaf_at >= start {
+                    self.binop(BinOp::Shr, Scalar::U64, bits, shift(leaf_at - start), site)
+                } else {
+                    self.binop(BinOp::Shl, Scalar::U64, bits, shift(start - leaf_at), site)
+                };
+                let m = |k: u64| Operand::Const(consts::int(Scalar::U64, i128::from(k)));
+                let moved = self.binop(BinOp::And, Scalar::U64, moved, m(mask), site);
+                let kept = self.binop(BinOp::And, Scalar::U64, old_bits, m(!mask), site);
+                let new_bits = self.binop(BinOp::Or, Scalar::U64, kept, moved, site);
+                let new_bits = self.convert(new_bits, Scalar::U64, lu, site);
+                let new = if leaf.is_float() {
+                    self.assign(
+                        leaf,
+                        Op::Bitcast {
+                            src: new_bits,
+                            from: lu,
+                        },
+                        site,
+                    )
+                } else {
+                    self.convert(new_bits, lu, leaf, site)
+                };
+                let new = match cond {
+                    Some(c) => self.assign(
+                        leaf,
+                        Op::Select {
+                            cond: c,
+                            a: new,
+                            b: old,
+                        },
+                        site,
+                    ),
+                    None => new,
+                };
+                self.store_local(&[target.arrays[j]], &index, &[new], site);
+            }
+        }
+        Ok(true)
+    }
+
     /// A pointer to what per-thread `arrays` (leaves of the elements of one declaration, a
     /// field's when `ty` is one) hold at `index` (counted in that declaration's elements): it
     /// points into the declaration's element, at the byte where `ty` starts, so that `&v.x`
@@ -1662,6 +1932,26 @@ impl Lowerer<'_> {
 
     /// Memory loads of a value of type `ty` at `ptr`: its leaves.
     pub fn load(&mut self, ptr: &PtrVal, ty: &Ty, site: Site) -> R<Vec<Operand>> {
+        if ptr.local.is_some() && self.steps_within_elements(ptr) {
+            let (start, slots) = self.local_slots(ptr, ty, site)?;
+            let kinds = ty.leaves(&self.structs);
+            let mut out: Vec<Operand> = Vec::new();
+            for (at, hit) in slots {
+                let mut p = start.clone();
+                p.disp = i64::from(at);
+                let leaves = self.load(&p, ty, site)?;
+                out = if out.is_empty() {
+                    leaves
+                } else {
+                    let mut picked = Vec::new();
+                    for ((a, b), (_, s)) in leaves.into_iter().zip(out).zip(&kinds) {
+                        picked.push(self.assign(*s, Op::Select { cond: hit, a, b }, site));
+                    }
+                    picked
+                };
+            }
+            return Ok(out);
+        }
         if ptr.local.is_some() {
             let p = match self.local_place(ptr, ty, site) {
                 Ok(p) => p,
@@ -1788,12 +2078,30 @@ impl Lowerer<'_> {
 
     /// Memory stores of the leaves of a value of type `ty` at `ptr`.
     fn store(&mut self, ptr: &PtrVal, ty: &Ty, leaves: &[Operand], site: Site) -> R<()> {
-        if ptr.local.is_some() {
-            let Place::Local { arrays, index, .. } = self.local_place(ptr, ty, site)? else {
-                unreachable!("local_place gives local elements")
-            };
-            self.store_local(&arrays, &index, leaves, site);
+        if ptr.local.is_some() && self.steps_within_elements(ptr) {
+            let (start, slots) = self.local_slots(ptr, ty, site)?;
+            for (at, hit) in slots {
+                let mut p = start.clone();
+                p.disp = i64::from(at);
+                if !self.store_bytes(&p, ty, leaves, Some(hit), site)? {
+                    return Err(self.local_misfit(&p, ty, site));
+                }
+            }
             return Ok(());
+        }
+        if ptr.local.is_some() {
+            return match self.local_place(ptr, ty, site) {
+                Ok(Place::Local { arrays, index, .. }) => {
+                    self.store_local(&arrays, &index, leaves, site);
+                    Ok(())
+                }
+                Ok(_) => unreachable!("local_place gives local elements"),
+                // Into the bytes of the leaves it covers (a `float` into a `uint4`'s `.y`).
+                Err(e) => match self.store_bytes(ptr, ty, leaves, None, site)? {
+                    true => Ok(()),
+                    false => Err(e),
+                },
+            };
         }
         match ty {
             Ty::Scalar(s) => {
@@ -1957,7 +2265,7 @@ impl Lowerer<'_> {
                 }
                 Ok(v)
             }
-            Place::Alias(_) => Err(self.alias_misuse(site)),
+            Place::Alias(..) => Err(self.alias_misuse(site)),
             Place::Group(_) => Err(self.err(site, "a group handle cannot be reassigned", None)),
             Place::Closure(_) => {
                 Err(self.err(site, "a lambda variable cannot be reassigned", None))

@@ -166,9 +166,12 @@ pub enum Place {
         /// The element type.
         ty: Ty,
     },
-    /// A pointer parameter of an inlined function given the address of a variable (`f(&x)`):
-    /// `*p`, `p->f` and `p[0]` name the variable; the pointer has no other use.
-    Alias(Box<Place>),
+    /// A pointer parameter of an inlined function given the address of a variable (`f(&x)`),
+    /// or a pointer parameter or variable given the address of an element of an array held in
+    /// variables (`&s.a[i]` of a struct variable or parameter): `*p`, `p->f` and `p[0]` name
+    /// the variable or element, and with the array and the element's index (`I64`), `p[k]`
+    /// names element `i + k`; the pointer has no other use.
+    Alias(Box<Place>, Option<Box<(Place, Operand)>>),
     /// A cooperative-groups handle variable.
     Group(Group),
     /// A variable holding a lambda.
@@ -744,10 +747,12 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// What `e` points at when it is the address of a variable held in registers or a local
-    /// array element (`&x`, `&v.y`, `&a[i]`), or a parameter bound to one.
+    /// The [`Place::Alias`] a pointer parameter given `e` is bound as, when `e` is the address
+    /// of a variable held in registers or a local array element (`&x`, `&v.y`, `&a[i]`), or a
+    /// parameter bound to one.
     fn variable_address(&mut self, e: &ast::Expr) -> Option<Place> {
         match &e.kind {
+            _ if let Some(p) = self.element_address(e) => Some(p),
             ast::ExprKind::Unary(ast::Unary::AddrOf, x) if expr::is_lvalue_like(x) => {
                 // Decide on a lowering that is dropped, so that an address in memory is lowered
                 // once, as any other argument (its index computations count once).
@@ -766,14 +771,77 @@ impl<'m> Lowerer<'m> {
                     return None;
                 }
                 let p = self.place(x).ok()?;
-                Some(self.freeze(p, e.site))
+                Some(Place::Alias(Box::new(self.freeze(p, e.site)), None))
             }
             ast::ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
+                Some(Sym::Place(p @ Place::Alias(..))) => Some(p.clone()),
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// The [`Place::Alias`] of the pointer `e` when it is `&a[i]`, `a + i` or `a` (decayed) and
+    /// `a` is an array held in variables (an array member of a struct variable or parameter),
+    /// which the pointer can step through.
+    fn element_address(&mut self, e: &ast::Expr) -> Option<Place> {
+        let (a, i) = match &e.kind {
+            ast::ExprKind::Unary(ast::Unary::AddrOf, x) => match &x.kind {
+                ast::ExprKind::Index(a, i) => (&**a, Some(&**i)),
+                _ => return None,
+            },
+            ast::ExprKind::Binary(ast::Binary::Add, a, i) => (&**a, Some(&**i)),
+            _ => (e, None),
+        };
+        if !expr::is_lvalue_like(a) {
+            return None;
+        }
+        let index = |l: &mut Self, i: &ast::Expr| -> Option<Operand> {
+            let (at, ity) = l.integer(i).ok()?;
+            let at = l.convert(at, ity, Scalar::I64, e.site);
+            Some(l.assign(Scalar::I64, Op::Copy { src: at }, e.site))
+        };
+        // Such a pointer moved on (`p + 4`, `&p[i]`, `p`): the same array, further on.
+        if let ast::ExprKind::Ident(n) = &a.kind
+            && let Some(Sym::Place(Place::Alias(_, Some(w)))) = self.lookup(n).cloned()
+        {
+            let (array, base) = *w;
+            let at = match i {
+                Some(i) => {
+                    let k = index(self, i)?;
+                    self.binop(ir::BinOp::Add, Scalar::I64, base, k, e.site)
+                }
+                None => base,
+            };
+            let target = self.index_place(array.clone(), at, e.site).ok()?;
+            return Some(Place::Alias(Box::new(target), Some(Box::new((array, at)))));
+        }
+        let mut in_variables = false;
+        let _ = self.sub_block(|l| {
+            let p = l.place(a)?;
+            in_variables = matches!(
+                p,
+                Place::Reg {
+                    ty: Ty::Array(..),
+                    ..
+                } | Place::Pick {
+                    ty: Ty::Array(..),
+                    ..
+                }
+            );
+            Ok(())
+        });
+        if !in_variables {
+            return None;
+        }
+        let array = self.place(a).ok()?;
+        let array = self.freeze(array, e.site);
+        let at = match i {
+            Some(i) => index(self, i)?,
+            None => Operand::Const(consts::int(Scalar::I64, 0)),
+        };
+        let target = self.index_place(array.clone(), at, e.site).ok()?;
+        Some(Place::Alias(Box::new(target), Some(Box::new((array, at)))))
     }
 
     /// `p` with its run-time indices copied as they are now: a place bound to a parameter
@@ -815,7 +883,7 @@ impl<'m> Lowerer<'m> {
     pub fn alias_target(&self, e: &ast::Expr) -> Option<Place> {
         match &e.kind {
             ast::ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Sym::Place(Place::Alias(t))) => Some((**t).clone()),
+                Some(Sym::Place(Place::Alias(t, _))) => Some((**t).clone()),
                 _ => None,
             },
             _ => None,
@@ -2555,6 +2623,15 @@ impl<'m> Lowerer<'m> {
             return Ok(());
         }
         let ty = self.ty(&d.ty, site)?;
+        // `const T *p = &s.a[i];` (or `= s.a`) of an array held in variables: `p[k]` names its
+        // elements.
+        if let (Ty::Pointer(pointee), Some(init)) = (&ty, &d.init)
+            && **pointee != Ty::Void
+            && let Some(alias) = self.element_address(init)
+        {
+            self.bind(&d.name, Sym::Place(alias));
+            return Ok(());
+        }
         // `char s[] = "abc";` is `char s[] = {'a', 'b', 'c', 0};`.
         if let (Ty::Array(elem, _), Some(init)) = (&ty, &d.init)
             && let ast::ExprKind::Str(text) = &init.kind
@@ -3195,8 +3272,13 @@ impl<'m> Lowerer<'m> {
                     TypeExpr::Ref(inner) => (**inner).clone(),
                     t => t.clone(),
                 };
+                // An array argument matches a pointer to its elements (it decays).
+                let decay = |t: &Ty| match t {
+                    Ty::Array(e, _) => Ty::Pointer(e.clone()),
+                    t => t.clone(),
+                };
                 match self.ty(&pt, p.site) {
-                    Ok(t) if t == *at => score += 2,
+                    Ok(t) if t == *at || decay(&t) == decay(at) => score += 2,
                     Ok(Ty::Scalar(a)) if matches!(at, Ty::Scalar(b) if a.is_float() == b.is_float()) => {
                         score += 1
                     }
@@ -3342,13 +3424,13 @@ impl<'m> Lowerer<'m> {
                 {
                     Err(self.place(e)?)
                 }
-                // The address of a variable (or such a pointer passed on) to a pointer
-                // parameter: the parameter names the variable.
+                // The address of a variable (or such a pointer passed on), or an array held in
+                // variables, to a pointer parameter: the parameter names the variable.
                 (ArgIn::Expr(e), false)
-                    if matches!(p.ty, TypeExpr::Pointer(_))
-                        && let Some(target) = self.variable_address(e) =>
+                    if matches!(p.ty, TypeExpr::Pointer(_) | TypeExpr::Array(..))
+                        && let Some(alias) = self.variable_address(e) =>
                 {
-                    Err(Place::Alias(Box::new(target)))
+                    Err(alias)
                 }
                 (ArgIn::Expr(e), false) => {
                     // A by-value parameter of a struct with a copy constructor is a copy.
@@ -3408,7 +3490,8 @@ impl<'m> Lowerer<'m> {
                 }
             }
         }
-        let key = format!("{}{:?}", f.name, {
+        // Overloads share a name: the definition's site tells them apart.
+        let key = format!("{}@{:?}{:?}", f.name, f.site, {
             let mut v: Vec<_> = tenv.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
             v.sort();
             v
