@@ -23,6 +23,10 @@ pub enum TypeExpr {
     Auto,
     /// An anonymous struct (`typedef struct { .. } Name;`): the struct's name given by parse.
     Struct(String),
+    /// `decltype(e)`, GNU `__typeof__(e)`/`typeof(e)`: the type of `e`, which is not evaluated
+    /// (a `decltype` that names a reference is `Ref` of this; `e` may also name a type, as
+    /// `__typeof__(int)` does).
+    Typeof(Box<Expr>),
 }
 
 /// A template argument as written.
@@ -150,6 +154,9 @@ pub enum ExprKind {
     InitList(Vec<Expr>),
     /// `this` (in a member function).
     This,
+    /// A GNU statement expression `({ stmt; ...; e; })`: the statements run in their own
+    /// scope and the value is the last one's when it is an expression statement (else `void`).
+    StmtExpr(Vec<Stmt>),
     /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
     /// named `lambda`, and what it captures by value; it sees the other variables in scope
     /// where it is written by reference.

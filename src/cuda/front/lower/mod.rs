@@ -1403,6 +1403,7 @@ impl<'m> Lowerer<'m> {
             }
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
+            TypeExpr::Typeof(e) => self.type_of(e),
         }
     }
 
@@ -1961,6 +1962,71 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// A GNU statement expression `({ ...; e; })`: its statements, in their own scope, then the
+    /// value of the last when it is an expression statement (else `void`).
+    pub fn statement_expression(&mut self, stmts: &[ast::Stmt]) -> R<Val> {
+        if let Some(at) = stmts.iter().find_map(|s| jump_out(s, false, false)) {
+            return Err(self.unsupported(
+                at,
+                "a `return`, `break` or `continue` that leaves a statement expression `({ ... })`",
+                Some("leave after the statement expression, testing its value"),
+            ));
+        }
+        self.push_scope();
+        let r = match stmts.split_last() {
+            Some((last, init)) => self.stmts(init).and_then(|()| {
+                let value = match &last.kind {
+                    StmtKind::Expr(e) => Some(e.clone()),
+                    StmtKind::Decl(decls) => self.product_read_as_declaration(decls, last.site),
+                    _ => None,
+                };
+                let Some(e) = value else {
+                    return self.stmt(last).map(|()| Val::Void);
+                };
+                let outer = std::mem::replace(&mut self.at, last.site);
+                let v = self.rvalue(&e);
+                self.at = outer;
+                v
+            }),
+            None => Ok(Val::Void),
+        };
+        self.pop_scope();
+        r
+    }
+
+    /// The expression statement `a * b;` or `a & b;` that the grammar reads as a declaration of
+    /// `b` (as a `a *` or `a &`), where `a` is a variable here and no type.
+    fn product_read_as_declaration(&self, decls: &[ast::VarDecl], site: Site) -> Option<ast::Expr> {
+        let [d] = decls else { return None };
+        let (op, a) = match &d.ty {
+            TypeExpr::Pointer(a) => (ast::Binary::Mul, a),
+            TypeExpr::Ref(a) => (ast::Binary::BitAnd, a),
+            _ => return None,
+        };
+        let TypeExpr::Name(a) = &**a else { return None };
+        if d.init.is_some()
+            || d.quals != ast::Quals::default()
+            || self.lookup(a).is_none()
+            || self.is_type_name(a)
+        {
+            return None;
+        }
+        let name = |n: &str, site| ast::Expr {
+            kind: ast::ExprKind::Ident(n.to_string()),
+            site,
+            span: (0, 0),
+        };
+        Some(ast::Expr {
+            kind: ast::ExprKind::Binary(
+                op,
+                Box::new(name(a, site)),
+                Box::new(name(&d.name, d.site)),
+            ),
+            site,
+            span: (0, 0),
+        })
+    }
+
     /// Lower a statement in its own scope into a block (a `{ .. }`'s statements directly: the
     /// block is one level of nesting).
     fn scoped_block(&mut self, s: &ast::Stmt) -> R<Vec<Stmt>> {
@@ -2000,6 +2066,9 @@ impl<'m> Lowerer<'m> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             StmtKind::Decl(decls) => {
+                if let Some(e) = self.product_read_as_declaration(decls, site) {
+                    return self.discard(&e);
+                }
                 for d in decls {
                     self.declare(d)?;
                 }
@@ -3704,7 +3773,7 @@ fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
         TypeExpr::Array(inner, size) => {
             dependent(inner, params) || size.as_deref().is_some_and(in_expr)
         }
-        TypeExpr::Auto | TypeExpr::Struct(_) => false,
+        TypeExpr::Auto | TypeExpr::Struct(_) | TypeExpr::Typeof(_) => false,
     }
 }
 
@@ -3786,6 +3855,7 @@ fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
                 args.iter().for_each(|a| expr(a, out));
             }
             E::InitList(items) => items.iter().for_each(|a| expr(a, out)),
+            E::StmtExpr(b) => names_in(b, out),
             E::Lambda(f, c) => {
                 names_in(&f.body, out);
                 c.named
@@ -3859,6 +3929,27 @@ fn count_returns(stmts: &[ast::Stmt]) -> usize {
             _ => 0,
         })
         .sum()
+}
+
+/// Where `s` has a `return`, or a `break` or `continue` not inside a loop (or, for `break`, a
+/// `switch`) of its own: a jump out of the statements `s` is one of.
+fn jump_out(s: &ast::Stmt, in_loop: bool, in_switch: bool) -> Option<Site> {
+    let any = |b: &[ast::Stmt], in_loop, in_switch| {
+        b.iter().find_map(|s| jump_out(s, in_loop, in_switch))
+    };
+    match &s.kind {
+        StmtKind::Return(_) => Some(s.site),
+        StmtKind::Break if !in_loop && !in_switch => Some(s.site),
+        StmtKind::Continue if !in_loop => Some(s.site),
+        StmtKind::Block(b) | StmtKind::Case(_, b) => any(b, in_loop, in_switch),
+        StmtKind::Switch(_, b) => any(b, in_loop, true),
+        StmtKind::If(_, a, b) => jump_out(a, in_loop, in_switch)
+            .or_else(|| b.as_deref().and_then(|b| jump_out(b, in_loop, in_switch))),
+        StmtKind::For(_, _, _, body) | StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+            jump_out(body, true, in_switch)
+        }
+        _ => None,
+    }
 }
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
