@@ -893,6 +893,36 @@ fn a_jump_out_of_a_statement_expression_is_refused_at_its_line() {
 }
 
 #[test]
+fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
+    let lower = |src: &str| {
+        Module::from_source("bad.cu", src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("refused")
+            .to_string()
+    };
+    // A fold expression.
+    let e = lower(
+        "template <typename... Ts>\n__device__ int sum(Ts... xs) {\n  return (xs + ...);\n}\n\
+         __global__ void k(int *out) { out[0] = sum(1, 2); }\n",
+    );
+    assert!(
+        e.contains("bad.cu:3:10: error: a fold expression (`(args + ...)`) is not supported"),
+        "{e}"
+    );
+    // An expansion inside another's pattern.
+    let e = lower(
+        "__device__ int one(int a) { return a; }\n\
+         template <typename... Ts>\n__device__ int f(Ts... xs) {\n  int v[] = {one(xs...)...};\n  \
+         return v[0];\n}\n__global__ void k(int *out) { out[0] = f(1); }\n",
+    );
+    assert!(
+        e.contains("bad.cu:4:18: error: a pack expansion `...` here is not supported"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_union_is_refused_where_it_is_declared() {
     // Its members would be fields of their own, each read back as what was written to it.
     let src = "union Bits { float f; unsigned u; };\n\

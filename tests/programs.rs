@@ -1190,6 +1190,16 @@ fn statement_expressions_and_typeof_compute_what_the_host_computes() {
 }
 
 #[test]
+fn variadic_templates_and_kernels_compute_what_the_host_computes() {
+    agrees_with_the_host_on_both_tiers(
+        "variadic.cu",
+        "functions 256 of 256, last 3565533.0\npack 256 of 256, last 715.0\n\
+         empty 256 of 256, last 510\nforwarded 256 of 256, last 524.5\n\
+         functor 256 of 256, last 378\n",
+    );
+}
+
+#[test]
 fn c_rules_found_broken_by_differential_testing_hold() {
     agrees_with_the_host_on_both_tiers(
         "semantics.cu",

@@ -27,6 +27,9 @@ pub enum TypeExpr {
     /// (a `decltype` that names a reference is `Ref` of this; `e` may also name a type, as
     /// `__typeof__(int)` does).
     Typeof(Box<Expr>),
+    /// `pattern...` in a template argument list (`f<Ts...>`): expanded when the variadic
+    /// template it is in is instantiated.
+    Expansion(Box<TypeExpr>),
 }
 
 /// A template argument as written.
@@ -157,6 +160,11 @@ pub enum ExprKind {
     /// A GNU statement expression `({ stmt; ...; e; })`: the statements run in their own
     /// scope and the value is the last one's when it is an expression statement (else `void`).
     StmtExpr(Vec<Stmt>),
+    /// `pattern...` in a call's arguments, a braced list or template arguments: expanded when
+    /// the variadic template it is in is instantiated.
+    PackExpansion(Box<Expr>),
+    /// `sizeof...(pack)`.
+    SizeofPack(String),
     /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
     /// named `lambda`, and what it captures by value; it sees the other variables in scope
     /// where it is written by reference.
@@ -244,13 +252,15 @@ pub enum TemplateParam {
     Type(String),
     /// `int N`, `unsigned int blockSize`.
     Value(String, TypeExpr),
+    /// A parameter pack: `typename... Ts` (no type) or `int... Ns`.
+    Pack(String, Option<TypeExpr>),
 }
 
 impl TemplateParam {
     /// The parameter's name.
     pub fn name(&self) -> &str {
         match self {
-            TemplateParam::Type(n) | TemplateParam::Value(n, _) => n,
+            TemplateParam::Type(n) | TemplateParam::Value(n, _) | TemplateParam::Pack(n, _) => n,
         }
     }
 }
@@ -268,6 +278,8 @@ pub struct Param {
     pub written: String,
     /// Its default argument (`bool b = true`).
     pub default: Option<Expr>,
+    /// A function parameter pack (`Ts... xs`, `const Ts &... xs`): `ty` is its pattern.
+    pub pack: bool,
     /// Where it is.
     pub site: Site,
 }

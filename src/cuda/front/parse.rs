@@ -715,6 +715,23 @@ impl<'a> P<'a> {
                     };
                     out.push(TemplateParam::Value(name, ty));
                 }
+                "variadic_type_parameter_declaration" => {
+                    let name = named_children(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "type_identifier")
+                        .map_or("", |x| self.text(x));
+                    out.push(TemplateParam::Pack(name.to_string(), None));
+                }
+                "variadic_parameter_declaration" => {
+                    let ty = c
+                        .child_by_field_name("type")
+                        .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+                    let (name, ty) = match c.child_by_field_name("declarator") {
+                        Some(d) => self.declarator(d, ty),
+                        None => (String::new(), ty),
+                    };
+                    out.push(TemplateParam::Pack(name, Some(ty)));
+                }
                 _ => {}
             }
         }
@@ -726,7 +743,9 @@ impl<'a> P<'a> {
         for c in named_children(n) {
             if !matches!(
                 c.kind(),
-                "parameter_declaration" | "optional_parameter_declaration"
+                "parameter_declaration"
+                    | "optional_parameter_declaration"
+                    | "variadic_parameter_declaration"
             ) {
                 continue;
             }
@@ -758,6 +777,7 @@ impl<'a> P<'a> {
                 is_const: q.is_const || self.text(c).contains("const "),
                 written,
                 default: c.child_by_field_name("default_value").map(|v| self.expr(v)),
+                pack: c.kind() == "variadic_parameter_declaration",
                 site: self.site(c),
             });
         }
@@ -1133,7 +1153,11 @@ impl<'a> P<'a> {
         named_children(n)
             .into_iter()
             .map(|a| {
-                if a.kind() == "type_descriptor" {
+                let pattern = a.child_by_field_name("pattern");
+                if let Some(t) = pattern.filter(|t| t.kind() == "type_descriptor") {
+                    // `Ts...`, `Ts *...`.
+                    TemplateArg::Type(TypeExpr::Expansion(Box::new(self.type_descriptor(t))))
+                } else if a.kind() == "type_descriptor" {
                     // `T` alone parses as a type; a name may still be a constant (lowering decides).
                     TemplateArg::Type(self.type_descriptor(a))
                 } else {
@@ -1157,6 +1181,11 @@ impl<'a> P<'a> {
                     None => (String::new(), t),
                 }
             }
+            // A pack's `... args`.
+            "variadic_declarator" => match named_children(d).into_iter().next() {
+                Some(x) => self.declarator(x, base),
+                None => (String::new(), base),
+            },
             "reference_declarator" | "abstract_reference_declarator" => {
                 let t = TypeExpr::Ref(Box::new(base));
                 match named_children(d).into_iter().next() {
@@ -1847,6 +1876,12 @@ impl<'a> P<'a> {
                 mk(ExprKind::Cast(ty, sub("value")))
             }
             "sizeof_expression" => {
+                if children(n).iter().any(|c| c.kind() == "...") {
+                    return match named_children(n).into_iter().next() {
+                        Some(p) => mk(ExprKind::SizeofPack(self.text(p).to_string())),
+                        None => self.bad(n, "`sizeof...` without a pack"),
+                    };
+                }
                 if let Some(t) = field("type") {
                     mk(ExprKind::SizeofType(self.type_descriptor(t)))
                 } else {
@@ -1949,6 +1984,17 @@ impl<'a> P<'a> {
                 Some("use local arrays or buffers passed as parameters"),
             ),
             "this" => mk(ExprKind::This),
+            "parameter_pack_expansion" => match field("pattern") {
+                Some(p) if p.kind() != "type_descriptor" => {
+                    mk(ExprKind::PackExpansion(Box::new(self.expr(p))))
+                }
+                _ => self.bad(n, "a pack expansion of a type here"),
+            },
+            "fold_expression" => self.unsupported(
+                n,
+                "a fold expression (`(args + ...)`)",
+                Some("expand the pack into a call's arguments (`f(args...)`) or a braced list, and combine them there"),
+            ),
             // `({ int t = a; t * 2; })`, the GNU extension macros use for a value.
             "compound_statement" => mk(ExprKind::StmtExpr(self.block(n))),
             "primitive_type" | "sized_type_specifier" => {

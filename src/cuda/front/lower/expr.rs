@@ -624,6 +624,8 @@ impl Lowerer<'_> {
                 self.rvalue(b)
             }
             ExprKind::StmtExpr(stmts) => self.statement_expression(stmts),
+            ExprKind::PackExpansion(_) => Err(super::packs::unexpanded(self, site)),
+            ExprKind::SizeofPack(name) => Err(self.unknown(site, "parameter pack", name)),
             ExprKind::Call(f, targs, args) => self.call(f, targs, args, site, false),
             ExprKind::Cast(ast::TypeExpr::Name(n), _)
                 if !self.is_type_name(n) && self.lookup(n).is_some() =>

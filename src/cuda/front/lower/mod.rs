@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod builtins;
 pub(crate) mod consts;
 mod expr;
+mod packs;
 mod structs;
 pub(crate) mod types;
 
@@ -381,6 +382,16 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     let Some(mut f) = chosen.or(primaries.last().copied()) else {
         return Err(not_found(m, base));
     };
+    // A variadic kernel's pack has the template arguments past its other parameters.
+    let instance;
+    if packs::is_variadic(f)
+        && let Some(n) = targs_text
+            .map_or(0, |t| split_args(t).len())
+            .checked_sub(f.template.len() - 1)
+    {
+        instance = packs::instantiate(f, n).map_err(|(at, what)| l.unsupported(at, &what, None))?;
+        f = &instance;
+    }
     // Template arguments.
     let mut tenv = HashMap::new();
     let mut shown_args = Vec::new();
@@ -406,7 +417,10 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     f.template
                         .iter()
                         .map(|p| match p {
-                            ast::TemplateParam::Type(_) => "float".to_string(),
+                            ast::TemplateParam::Type(_) | ast::TemplateParam::Pack(_, None) => {
+                                "float".to_string()
+                            }
+                            ast::TemplateParam::Pack(_, Some(_)) => "256".to_string(),
                             ast::TemplateParam::Value(..) => "256".to_string(),
                         })
                         .collect::<Vec<_>>()
@@ -1404,6 +1418,7 @@ impl<'m> Lowerer<'m> {
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
             TypeExpr::Typeof(e) => self.type_of(e),
+            TypeExpr::Expansion(_) => Err(packs::unexpanded(self, site)),
         }
     }
 
@@ -1699,6 +1714,7 @@ impl<'m> Lowerer<'m> {
     /// Parse one textual template argument of the kernel name.
     fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
         match p {
+            ast::TemplateParam::Pack(..) => Err(packs::uninstantiated(self, site)),
             ast::TemplateParam::Type(_) => {
                 let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 let t = TypeExpr::Name(match norm.as_str() {
@@ -2972,11 +2988,25 @@ impl<'m> Lowerer<'m> {
     ) -> R<Option<Val>> {
         let ns = self.frames.last().map_or(String::new(), |f| f.ns.clone());
         let m = self.m;
+        let named = |f: &&Function| f.name == name || f.name == format!("{ns}{name}");
+        // A variadic template is a candidate as its instance for this call's pack.
+        let mut instances = Vec::new();
+        for f in m.ast.functions.iter().filter(named) {
+            if packs::is_variadic(f)
+                && let Some(n) = packs::pack_len(f, args.len(), targs.len())
+            {
+                let g = packs::instantiate(f, n)
+                    .map_err(|(at, what)| self.unsupported(at, &what, None))?;
+                instances.push(g);
+            }
+        }
         let mut cands: Vec<&Function> = m
             .ast
             .functions
             .iter()
-            .filter(|f| f.name == name || f.name == format!("{ns}{name}"))
+            .filter(named)
+            .filter(|f| !packs::is_variadic(f))
+            .chain(&instances)
             .collect();
         if cands.is_empty() {
             return Ok(None);
@@ -3185,6 +3215,9 @@ impl<'m> Lowerer<'m> {
     ) -> R<Val> {
         if let Some(s) = f.syntax_error {
             return Err(self.syntax_error(s));
+        }
+        if packs::is_variadic(f) {
+            return Err(packs::uninstantiated(self, f.site));
         }
         // A member function sees its struct's template arguments, and the struct's own name.
         let mut tenv = HashMap::new();
@@ -3473,6 +3506,7 @@ impl<'m> Lowerer<'m> {
     /// The value of a template argument for parameter `p`.
     fn targ_value(&mut self, p: &ast::TemplateParam, a: &TemplateArg, site: Site) -> R<TArg> {
         Ok(match (p, a) {
+            (ast::TemplateParam::Pack(..), _) => return Err(packs::uninstantiated(self, site)),
             (ast::TemplateParam::Type(_), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
             (ast::TemplateParam::Value(_, ty), arg) => {
                 let e = match arg {
@@ -3773,7 +3807,9 @@ fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
         TypeExpr::Array(inner, size) => {
             dependent(inner, params) || size.as_deref().is_some_and(in_expr)
         }
-        TypeExpr::Auto | TypeExpr::Struct(_) | TypeExpr::Typeof(_) => false,
+        TypeExpr::Auto | TypeExpr::Struct(_) | TypeExpr::Typeof(_) | TypeExpr::Expansion(_) => {
+            false
+        }
     }
 }
 
