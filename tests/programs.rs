@@ -1195,7 +1195,8 @@ fn variadic_templates_and_kernels_compute_what_the_host_computes() {
         "variadic.cu",
         "functions 256 of 256, last 3565533.0\npack 256 of 256, last 715.0\n\
          empty 256 of 256, last 510\nforwarded 256 of 256, last 524.5\n\
-         functor 256 of 256, last 378\n",
+         functor 256 of 256, last 378\ntemplate functor 256 of 256, last 362\n\
+         pointers 256 of 256, last 88.0\n",
     );
 }
 

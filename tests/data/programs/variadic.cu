@@ -4,7 +4,8 @@
 // the overload for none), into a braced list, into template arguments, and of patterns
 // (`xs * 2 ...`, `sizeof(Ts)...`); a functor called with a pack; and variadic kernels,
 // launched with elements of several types, with none, and from a host function template
-// that forwards its own pack (`k<<<g, b>>>(out, args...)`). Each per-thread computation is a
+// that forwards its own pack (`k<<<g, b>>>(out, args...)`), their packs holding instances of
+// struct templates and pointers. Each per-thread computation is a
 // __host__ __device__ function: the host runs the same code compiled by the C++ compiler, and
 // the program prints, per kernel, how many threads' results equal the host's and one of them.
 #include <cstdio>
@@ -59,6 +60,14 @@ struct Weigh {
     __host__ __device__ int operator()(int a, int b, int c) const { return weigh(a, b, c); }
 };
 
+// A functor of a struct template, as apex's (the kernel's name names `Offset<long long, -2>`).
+template <typename T, int K>
+struct Offset {
+    __host__ __device__ int operator()(int a, int b, int c) const {
+        return weigh(a, b, c) + K * (int)sizeof(T);
+    }
+};
+
 template <typename F, typename... Args>
 __host__ __device__ int apply(F f, Args... args) {
     return f(args...) + count(args...);
@@ -83,6 +92,13 @@ template <typename F, typename... Args>
 __global__ void k_apply(int *out, F f, Args... args) {
     int t = threadIdx.x + blockIdx.x * blockDim.x;
     out[t] = f(args...) + t;
+}
+
+// A pack of pointers (named `const float*` and `float*`).
+template <typename... Ps>
+__global__ void k_gather(float *out, Ps... ps) {
+    int t = threadIdx.x + blockIdx.x * blockDim.x;
+    out[t] = sum(ps[t % 4]...);
 }
 
 __global__ void k_functions(float *out) {
@@ -132,5 +148,21 @@ int main() {
     same = 0;
     for (int t = 0; t < n; t++) same += hi[t] == weigh(1, 2, 3) + t;
     printf("functor %d of %d, last %d\n", same, n, hi[n - 1]);
+
+    k_apply<<<2, 128>>>(di, Offset<long long, -2>(), 1, 2, 3);
+    cudaMemcpy(hi, di, sizeof hi, cudaMemcpyDeviceToHost);
+    same = 0;
+    for (int t = 0; t < n; t++) same += hi[t] == Offset<long long, -2>()(1, 2, 3) + t;
+    printf("template functor %d of %d, last %d\n", same, n, hi[n - 1]);
+
+    float ab[8] = {1, 2, 3, 4, 10, 20, 30, 40};
+    float *dab;
+    cudaMalloc(&dab, sizeof ab);
+    cudaMemcpy(dab, ab, sizeof ab, cudaMemcpyHostToDevice);
+    k_gather<<<2, 128>>>(df, (const float *)dab, dab + 4);
+    cudaMemcpy(hf, df, sizeof hf, cudaMemcpyDeviceToHost);
+    same = 0;
+    for (int t = 0; t < n; t++) same += hf[t] == sum(ab[t % 4], ab[4 + t % 4]);
+    printf("pointers %d of %d, last %.1f\n", same, n, hf[n - 1]);
     return 0;
 }

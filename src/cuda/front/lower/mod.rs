@@ -639,6 +639,64 @@ pub fn split_template_name(name: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// A type as the host compiler spells it in a kernel's name (`float*`, `unsigned int`,
+/// `TensorListMetadata<3>`, `Pair<float, 2>*`): pointers, and struct templates' instances with
+/// their arguments (an integer is a value).
+fn type_of_text(text: &str) -> TypeExpr {
+    let t = text.trim();
+    if let Some(inner) = t.strip_suffix('*') {
+        return TypeExpr::Pointer(Box::new(type_of_text(inner)));
+    }
+    let t = t
+        .trim_start_matches("const ")
+        .trim_end_matches(" const")
+        .trim_start_matches("struct ")
+        .trim_start_matches("class ");
+    // (Not a lambda's `main()::<lambda(int)>`, which `unknown` explains.)
+    if let (name, Some(args)) = split_template_name(t)
+        && t.ends_with('>')
+        && !name.ends_with(':')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+    {
+        let args = split_args(args)
+            .iter()
+            .map(|a| {
+                let (neg, digits) = a
+                    .strip_prefix('-')
+                    .map_or((false, a.as_str()), |d| (true, d));
+                let e = |kind| ast::Expr {
+                    kind,
+                    site: Site::default(),
+                    span: (0, 0),
+                };
+                match (
+                    a.as_str(),
+                    crate::cuda::front::preprocess::parse_int(digits),
+                ) {
+                    ("true" | "false", _) => TemplateArg::Expr(e(ast::ExprKind::Bool(a == "true"))),
+                    (_, Some(l)) => {
+                        let int = e(ast::ExprKind::Int(l));
+                        TemplateArg::Expr(if neg {
+                            e(ast::ExprKind::Unary(ast::Unary::Neg, Box::new(int)))
+                        } else {
+                            int
+                        })
+                    }
+                    _ => TemplateArg::Type(type_of_text(a)),
+                }
+            })
+            .collect();
+        return TypeExpr::Template(name.to_string(), args);
+    }
+    let norm = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    TypeExpr::Name(match norm.as_str() {
+        "unsigned" => "unsigned int".into(),
+        _ => norm,
+    })
+}
+
 /// Split template arguments at top-level commas.
 fn split_args(s: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -1715,14 +1773,7 @@ impl<'m> Lowerer<'m> {
     fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
         match p {
             ast::TemplateParam::Pack(..) => Err(packs::uninstantiated(self, site)),
-            ast::TemplateParam::Type(_) => {
-                let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                let t = TypeExpr::Name(match norm.as_str() {
-                    "unsigned" => "unsigned int".into(),
-                    other => other.to_string(),
-                });
-                self.ty(&t, site).map(TArg::Type)
-            }
+            ast::TemplateParam::Type(_) => self.ty(&type_of_text(text), site).map(TArg::Type),
             ast::TemplateParam::Value(name, ty) => {
                 let ty = self.ty(ty, site)?;
                 let t = text.trim();
