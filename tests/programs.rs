@@ -1180,6 +1180,27 @@ fn kernels_and_device_functions_that_macros_define_get_their_host_stubs() {
 }
 
 #[test]
+fn statement_expressions_and_typeof_compute_what_the_host_computes() {
+    agrees_with_the_host_on_both_tiers(
+        "statement_expressions.cu",
+        "macros 256 of 256, last 2406\nscoping 256 of 256, last 1788385\n\
+         conditions 256 of 256, last 1131891\nreferences 256 of 256, last 287973\n\
+         values 256 of 256, last 2996.00\ntypeof 256 of 256\n",
+    );
+}
+
+#[test]
+fn variadic_templates_and_kernels_compute_what_the_host_computes() {
+    agrees_with_the_host_on_both_tiers(
+        "variadic.cu",
+        "functions 256 of 256, last 3565533.0\npack 256 of 256, last 715.0\n\
+         empty 256 of 256, last 510\nforwarded 256 of 256, last 524.5\n\
+         functor 256 of 256, last 378\ntemplate functor 256 of 256, last 362\n\
+         pointers 256 of 256, last 88.0\n",
+    );
+}
+
+#[test]
 fn c_rules_found_broken_by_differential_testing_hold() {
     agrees_with_the_host_on_both_tiers(
         "semantics.cu",

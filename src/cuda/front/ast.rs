@@ -23,8 +23,13 @@ pub enum TypeExpr {
     Auto,
     /// An anonymous struct (`typedef struct { .. } Name;`): the struct's name given by parse.
     Struct(String),
-    /// `decltype(e)`: the type of expression `e`.
-    Decltype(Box<Expr>),
+    /// `decltype(e)`, GNU `__typeof__(e)`/`typeof(e)`: the type of `e`, which is not evaluated
+    /// (a `decltype` that names a reference is `Ref` of this; `e` may also name a type, as
+    /// `__typeof__(int)` does).
+    Typeof(Box<Expr>),
+    /// `pattern...` in a template argument list (`f<Ts...>`): expanded when the variadic
+    /// template it is in is instantiated.
+    Expansion(Box<TypeExpr>),
 }
 
 /// A template argument as written.
@@ -152,6 +157,14 @@ pub enum ExprKind {
     InitList(Vec<Expr>),
     /// `this` (in a member function).
     This,
+    /// A GNU statement expression `({ stmt; ...; e; })`: the statements run in their own
+    /// scope and the value is the last one's when it is an expression statement (else `void`).
+    StmtExpr(Vec<Stmt>),
+    /// `pattern...` in a call's arguments, a braced list or template arguments: expanded when
+    /// the variadic template it is in is instantiated.
+    PackExpansion(Box<Expr>),
+    /// `sizeof...(pack)`.
+    SizeofPack(String),
     /// A lambda: its parameters, body and (trailing or `auto`) return type, as a function
     /// named `lambda`, and what it captures by value; it sees the other variables in scope
     /// where it is written by reference.
@@ -239,13 +252,17 @@ pub enum TemplateParam {
     Type(String, Option<TypeExpr>),
     /// `int N`, `unsigned int blockSize`, with its default (`int N = 4`).
     Value(String, TypeExpr, Option<Expr>),
+    /// A parameter pack: `typename... Ts` (no type) or `int... Ns`.
+    Pack(String, Option<TypeExpr>),
 }
 
 impl TemplateParam {
     /// The parameter's name.
     pub fn name(&self) -> &str {
         match self {
-            TemplateParam::Type(n, _) | TemplateParam::Value(n, ..) => n,
+            TemplateParam::Type(n, _) | TemplateParam::Value(n, ..) | TemplateParam::Pack(n, _) => {
+                n
+            }
         }
     }
 
@@ -254,6 +271,7 @@ impl TemplateParam {
         match self {
             TemplateParam::Type(_, t) => t.clone().map(TemplateArg::Type),
             TemplateParam::Value(_, _, e) => e.clone().map(TemplateArg::Expr),
+            TemplateParam::Pack(..) => None,
         }
     }
 }
@@ -271,6 +289,8 @@ pub struct Param {
     pub written: String,
     /// Its default argument (`bool b = true`).
     pub default: Option<Expr>,
+    /// A function parameter pack (`Ts... xs`, `const Ts &... xs`): `ty` is its pattern.
+    pub pack: bool,
     /// Where it is.
     pub site: Site,
 }

@@ -24,7 +24,23 @@ pub fn parse(pp: &Preprocessed) -> Unit {
             .push((Site::default(), "the CUDA grammar failed to load".into()));
         return unit;
     }
-    let Some(mut tree) = parser.parse(&pp.text, None) else {
+    // The grammar knows `decltype` but not GCC's `__typeof__` (the preprocessor spells
+    // `typeof` and `__typeof` so): the copy parsed for the tree's shape reads each as
+    // `decltype` and two spaces, and `type_expr` tells them apart by the text as written; one
+    // of a type (`__typeof__(float)`, which `decltype` does not take) is read as the template
+    // `__typeof__<float>` instead.
+    let mut shaped = pp.text.clone().into_bytes();
+    for &(at, _) in &pp.map {
+        let rest = &pp.text.as_bytes()[at..];
+        if rest.starts_with(TYPEOF.as_bytes())
+            && !rest
+                .get(TYPEOF.len())
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            shaped[at..at + TYPEOF.len()].copy_from_slice(b"decltype  ");
+        }
+    }
+    let Some(mut tree) = parser.parse(&shaped, None) else {
         unit.syntax_errors
             .push((Site::default(), "the parser gave up".into()));
         return unit;
@@ -37,12 +53,17 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     // Likewise `(x) >= (lo) && (x) < (hi)` (a common macro) reads as a cast of `&&(x)` to a
     // type `lo`: where `lo` is declared as a variable and never as a type, its parentheses
     // become spaces in the copy.
-    let mut shaped = pp.text.clone().into_bytes();
     for _ in 0..4 {
         let lts = comparisons_read_as_templates(tree.root_node(), pp.text.as_bytes());
         let casts = variables_read_as_casts(tree.root_node(), pp.text.as_bytes());
-        if lts.is_empty() && casts.is_empty() {
+        let typeof_types = typeof_of_types(tree.root_node(), pp.text.as_bytes());
+        if lts.is_empty() && casts.is_empty() && typeof_types.is_empty() {
             break;
+        }
+        for (at, open, close) in typeof_types {
+            shaped[at..at + TYPEOF.len()].copy_from_slice(TYPEOF.as_bytes());
+            shaped[open] = b'<';
+            shaped[close] = b'>';
         }
         for at in lts {
             shaped[at] = b'>';
@@ -76,6 +97,49 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     }
     p.items(tree.root_node(), "", &mut unit);
     unit
+}
+
+/// GCC's `__typeof__`, as the preprocessor spells all its forms.
+const TYPEOF: &str = "__typeof__";
+
+/// Where a `__typeof__`, read as `decltype`, does not parse (its operand is a type): the
+/// offsets of the keyword and of its operand's parentheses.
+fn typeof_of_types(root: Node<'_>, src: &[u8]) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
+        let mut cur = n.walk();
+        for c in n.children(&mut cur) {
+            let at = c.start_byte();
+            if c.kind() == "decltype" && !c.is_named() && src[at..].starts_with(TYPEOF.as_bytes()) {
+                let mut open = at + TYPEOF.len();
+                while src.get(open).is_some_and(u8::is_ascii_whitespace) {
+                    open += 1;
+                }
+                if src.get(open) != Some(&b'(') {
+                    continue;
+                }
+                let mut depth = 0;
+                let close = (open..src.len()).find(|&i| {
+                    match src[i] {
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                });
+                if let Some(close) = close {
+                    out.push((at, open, close));
+                }
+            } else {
+                stack.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The byte offsets of the `<` of every `name<...>` in `root` that is a comparison read as a
@@ -655,6 +719,23 @@ impl<'a> P<'a> {
                     let default = c.child_by_field_name("default_value").map(|v| self.expr(v));
                     out.push(TemplateParam::Value(name, ty, default));
                 }
+                "variadic_type_parameter_declaration" => {
+                    let name = named_children(c)
+                        .into_iter()
+                        .find(|x| x.kind() == "type_identifier")
+                        .map_or("", |x| self.text(x));
+                    out.push(TemplateParam::Pack(name.to_string(), None));
+                }
+                "variadic_parameter_declaration" => {
+                    let ty = c
+                        .child_by_field_name("type")
+                        .map_or(TypeExpr::Name("int".into()), |t| self.type_expr(t));
+                    let (name, ty) = match c.child_by_field_name("declarator") {
+                        Some(d) => self.declarator(d, ty),
+                        None => (String::new(), ty),
+                    };
+                    out.push(TemplateParam::Pack(name, Some(ty)));
+                }
                 _ => {}
             }
         }
@@ -666,7 +747,9 @@ impl<'a> P<'a> {
         for c in named_children(n) {
             if !matches!(
                 c.kind(),
-                "parameter_declaration" | "optional_parameter_declaration"
+                "parameter_declaration"
+                    | "optional_parameter_declaration"
+                    | "variadic_parameter_declaration"
             ) {
                 continue;
             }
@@ -698,6 +781,7 @@ impl<'a> P<'a> {
                 is_const: q.is_const || self.text(c).contains("const "),
                 written,
                 default: c.child_by_field_name("default_value").map(|v| self.expr(v)),
+                pack: c.kind() == "variadic_parameter_declaration",
                 site: self.site(c),
             });
         }
@@ -983,14 +1067,6 @@ impl<'a> P<'a> {
                     None => TypeExpr::Name(String::new()),
                 }
             }
-            "decltype" => match named_children(n).first() {
-                // `decltype((x))` is a reference type, which warpsim's types do not carry.
-                Some(e) if e.kind() == "parenthesized_expression" => {
-                    TypeExpr::Decltype(Box::new(self.bad(*e, "`decltype((e))` (a reference type)")))
-                }
-                Some(e) => TypeExpr::Decltype(Box::new(self.expr(*e))),
-                None => TypeExpr::Name(self.text(n).to_string()),
-            },
             // `typename std::make_unsigned<T>::type`.
             "dependent_type" => named_children(n)
                 .first()
@@ -1027,10 +1103,39 @@ impl<'a> P<'a> {
                     .child_by_field_name("arguments")
                     .map(|a| self.template_args(a))
                     .unwrap_or_default();
+                // `__typeof__(float)`, shaped as a template by `typeof_of_types`.
+                if name == TYPEOF
+                    && let [arg] = &args[..]
+                {
+                    return match arg {
+                        TemplateArg::Type(t) => t.clone(),
+                        TemplateArg::Expr(e) => TypeExpr::Typeof(Box::new(e.clone())),
+                    };
+                }
                 TypeExpr::Template(name.to_string(), args)
             }
             "placeholder_type_specifier" => TypeExpr::Auto,
             "type_descriptor" => self.type_descriptor(n),
+            "decltype" => {
+                let Some(arg) = named_children(n).into_iter().next() else {
+                    return TypeExpr::Name(self.text(n).to_string());
+                };
+                let e = self.expr(arg);
+                // `decltype` names a reference for an lvalue other than an unparenthesised
+                // variable or member (`decltype((x))`, `decltype(a[i])`); `__typeof__` never.
+                let reference = !self.text(n).starts_with(TYPEOF)
+                    && !matches!(
+                        arg.kind(),
+                        "identifier" | "qualified_identifier" | "field_expression"
+                    )
+                    && is_lvalue(&e);
+                let ty = TypeExpr::Typeof(Box::new(e));
+                if reference {
+                    TypeExpr::Ref(Box::new(ty))
+                } else {
+                    ty
+                }
+            }
             _ => TypeExpr::Name(self.text(n).to_string()),
         }
     }
@@ -1052,7 +1157,11 @@ impl<'a> P<'a> {
         named_children(n)
             .into_iter()
             .map(|a| {
-                if a.kind() == "type_descriptor" {
+                let pattern = a.child_by_field_name("pattern");
+                if let Some(t) = pattern.filter(|t| t.kind() == "type_descriptor") {
+                    // `Ts...`, `Ts *...`.
+                    TemplateArg::Type(TypeExpr::Expansion(Box::new(self.type_descriptor(t))))
+                } else if a.kind() == "type_descriptor" {
                     // `T` alone parses as a type; a name may still be a constant (lowering decides).
                     TemplateArg::Type(self.type_descriptor(a))
                 } else {
@@ -1076,6 +1185,11 @@ impl<'a> P<'a> {
                     None => (String::new(), t),
                 }
             }
+            // A pack's `... args`.
+            "variadic_declarator" => match named_children(d).into_iter().next() {
+                Some(x) => self.declarator(x, base),
+                None => (String::new(), base),
+            },
             "reference_declarator" | "abstract_reference_declarator" => {
                 let t = TypeExpr::Ref(Box::new(base));
                 match named_children(d).into_iter().next() {
@@ -1766,6 +1880,12 @@ impl<'a> P<'a> {
                 mk(ExprKind::Cast(ty, sub("value")))
             }
             "sizeof_expression" => {
+                if children(n).iter().any(|c| c.kind() == "...") {
+                    return match named_children(n).into_iter().next() {
+                        Some(p) => mk(ExprKind::SizeofPack(self.text(p).to_string())),
+                        None => self.bad(n, "`sizeof...` without a pack"),
+                    };
+                }
                 if let Some(t) = field("type") {
                     mk(ExprKind::SizeofType(self.type_descriptor(t)))
                 } else {
@@ -1868,12 +1988,19 @@ impl<'a> P<'a> {
                 Some("use local arrays or buffers passed as parameters"),
             ),
             "this" => mk(ExprKind::This),
-            // `({ int t = a; t * 2; })`, the GNU extension macros use for a value.
-            "compound_statement" => self.unsupported(
+            "parameter_pack_expansion" => match field("pattern") {
+                Some(p) if p.kind() != "type_descriptor" => {
+                    mk(ExprKind::PackExpansion(Box::new(self.expr(p))))
+                }
+                _ => self.bad(n, "a pack expansion of a type here"),
+            },
+            "fold_expression" => self.unsupported(
                 n,
-                "a GNU statement expression `({ ... })`",
-                Some("compute the value in the statements before, or in an inline __device__ function"),
+                "a fold expression (`(args + ...)`)",
+                Some("expand the pack into a call's arguments (`f(args...)`) or a braced list, and combine them there"),
             ),
+            // `({ int t = a; t * 2; })`, the GNU extension macros use for a value.
+            "compound_statement" => mk(ExprKind::StmtExpr(self.block(n))),
             "primitive_type" | "sized_type_specifier" => {
                 mk(ExprKind::Ident(self.text(n).to_string()))
             }
@@ -2022,6 +2149,22 @@ fn without_template_args(scope: &str) -> String {
             false
         })
         .collect()
+}
+
+/// Whether `e` is an lvalue in C++ (what `decltype` makes a reference of).
+fn is_lvalue(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Ident(_)
+        | ExprKind::Index(..)
+        | ExprKind::Member(..)
+        | ExprKind::Str(_)
+        | ExprKind::Unary(Unary::Deref, _)
+        | ExprKind::Assign(..)
+        | ExprKind::IncDec(_, true, _) => true,
+        ExprKind::Cond(_, a, b) => is_lvalue(a) && is_lvalue(b),
+        ExprKind::Comma(_, b) => is_lvalue(b),
+        _ => false,
+    }
 }
 
 /// Replace the innermost placeholder of a nested array type by `t` (C's declarator order).

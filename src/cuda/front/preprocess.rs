@@ -427,6 +427,10 @@ pub fn preprocess(
         // GCC's `__restrict` (a hint, as `__restrict__` is to warpsim), which the grammar
         // takes only right after a `*`: `float *const __restrict p` would declare `__restrict`.
         ("__restrict", ""),
+        // GCC's spellings of `__typeof__`, which parse reads as `decltype` without its
+        // reference rules.
+        ("typeof", "__typeof__"),
+        ("__typeof", "__typeof__"),
     ];
     for (k, v) in predefined {
         pp.define_text(k, v);

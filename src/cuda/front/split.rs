@@ -435,21 +435,25 @@ impl<'a> Splitter<'a> {
         let name = self.text(name_node).to_string();
         // The parameters, named where the source left them unnamed, and their types as written
         // (as the device pass's `Param::written` has them).
+        // A function parameter pack (`ArgTypes... args`) is its elements' addresses, expanded.
         let mut params = Vec::new();
         let mut types = Vec::new();
+        let mut pack = false;
         if let Some(list) = d.child_by_field_name("parameters") {
+            let mut cur = list.walk();
+            if let Some(dots) = list.children(&mut cur).find(|c| c.kind() == "...") {
+                return Err(self.error(
+                    dots,
+                    "a kernel with C's variadic arguments (`...`) is not supported by warpsim \
+                     (nor by nvcc)",
+                    "give the kernel a fixed list of parameters, or a parameter pack \
+                     (`template <typename... Ts> __global__ void k(Ts... args)`)",
+                ));
+            }
             for (k, p) in named_children(list).into_iter().enumerate() {
                 match p.kind() {
                     "parameter_declaration" | "optional_parameter_declaration" => {}
-                    "variadic_parameter" | "variadic_parameter_declaration" => {
-                        return Err(self.error(
-                            p,
-                            "a variadic kernel (a parameter pack such as `ArgTypes... args`, \
-                             or C's `...`) is not supported by warpsim",
-                            "give the kernel a fixed list of parameters: one kernel template \
-                             for each number of arguments used, or the arguments in a struct",
-                        ));
-                    }
+                    "variadic_parameter_declaration" => pack = true,
                     _ => continue,
                 }
                 if self.text(p).trim() == "void" {
@@ -465,6 +469,9 @@ impl<'a> Splitter<'a> {
                     .unwrap_or(written);
                 types.push(written.split_whitespace().collect::<Vec<_>>().join(" "));
                 match named {
+                    Some(Some(n)) if p.kind() == "variadic_parameter_declaration" => {
+                        params.push(format!("{n}..."))
+                    }
                     Some(Some(n)) => params.push(n),
                     Some(None) => {
                         return Err(self.error(
@@ -519,13 +526,18 @@ impl<'a> Splitter<'a> {
         let pack = if params.is_empty() {
             String::new()
         } else {
+            // (An element past the pack's, which may be empty: no array has no elements.)
             format!(
-                "void *__warpsim_args[] = {{{}}}; ",
+                "void *__warpsim_args[] = {{{}{}}}; ",
                 params
                     .iter()
-                    .map(|p| format!("(void *)&{p}"))
+                    .map(|p| match p.strip_suffix("...") {
+                        Some(p) => format!("(void *)&{p}..."),
+                        None => format!("(void *)&{p}"),
+                    })
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if pack { ", nullptr" } else { "" }
             )
         };
         // An overload's name carries its parameter types, which the device pass matches
@@ -551,10 +563,14 @@ impl<'a> Splitter<'a> {
             let spell = targs
                 .iter()
                 .map(|(n, is_type)| {
+                    // A pack's elements each (`Ts...`: `type_name<Ts>()...`).
+                    let (n, dots) = n
+                        .strip_suffix("...")
+                        .map_or((n.as_str(), ""), |n| (n, "..."));
                     if *is_type {
-                        format!("::__warpsim::type_name<{n}>()")
+                        format!("::__warpsim::type_name<{n}>(){dots}")
                     } else {
-                        format!("::__warpsim::value_name({n})")
+                        format!("::__warpsim::value_name({n}){dots}")
                     }
                 })
                 .collect::<Vec<_>>()
@@ -613,16 +629,21 @@ impl<'a> Splitter<'a> {
             | "abstract_reference_declarator" => None,
             _ => match d.child_by_field_name("declarator") {
                 Some(x) => self.declared_name(x),
+                // (`... args` is a pack's, `&... args` a pack of references.)
                 None => named_children(d)
                     .into_iter()
                     .rev()
-                    .find_map(|c| (c.kind() == "identifier").then(|| self.text(c).to_string())),
+                    .find_map(|c| match c.kind() {
+                        "identifier" => Some(self.text(c).to_string()),
+                        "variadic_declarator" => self.declared_name(c),
+                        _ => None,
+                    }),
             },
         }
     }
 
     /// A template's parameters without their defaults (`typename T, int B`) and its arguments
-    /// (name, whether a type).
+    /// (name, whether a type; a pack's name is followed by `...`).
     fn template_params(&self, t: Node<'_>) -> Result<(String, Vec<(String, bool)>), Diagnostic> {
         let Some(list) = t.child_by_field_name("parameters") else {
             return Ok((String::new(), Vec::new()));
@@ -650,6 +671,29 @@ impl<'a> Splitter<'a> {
                     let prefix = self.without_default(p);
                     decls.push(prefix.split_whitespace().collect::<Vec<_>>().join(" "));
                     args.push((n, false));
+                }
+                // `typename... Ts`, `int... Ns`.
+                "variadic_type_parameter_declaration" | "variadic_parameter_declaration" => {
+                    let is_type = p.kind() == "variadic_type_parameter_declaration";
+                    let n = if is_type {
+                        named_children(p)
+                            .into_iter()
+                            .find(|x| x.kind() == "type_identifier")
+                            .map(|x| self.text(x).to_string())
+                    } else {
+                        p.child_by_field_name("declarator")
+                            .and_then(|d| self.declared_name(d))
+                    }
+                    .ok_or_else(|| {
+                        self.error(p, "an unnamed template parameter pack", "name it")
+                    })?;
+                    decls.push(
+                        self.text(p)
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                    args.push((format!("{n}..."), is_type));
                 }
                 _ => {
                     return Err(self.error(
@@ -1175,24 +1219,42 @@ mod tests {
     }
 
     #[test]
-    fn variable_templates_in_device_memory_and_variadic_kernels_are_refused() {
+    fn variable_templates_in_device_memory_and_c_variadic_kernels_are_refused() {
         // HeCBench convolution1D: g++ said "missing template arguments" of the registration.
         let src = "#define W 8\ntemplate <typename T>\n__constant__ T mask [W];\n";
         let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
         assert!(e.contains("t.cu:3:1"), "{e}");
         assert!(e.contains("a variable template in device memory"), "{e}");
-        // A kernel template over a parameter pack (HeCBench axpby's multi_tensor_apply.cuh).
-        let src = "template <typename T, typename... A>\n__global__ void k(T t, A... args) {}\n";
+        // C's variadic arguments.
+        let src = "__global__ void k(int n, ...) {}\n";
         let e = host_file("t.cu", src, &[]).unwrap_err().to_string();
-        assert!(e.contains("t.cu:2:24"), "{e}");
-        assert!(e.contains("a variadic kernel"), "{e}");
-        assert!(
-            e.contains("one kernel template for each number of arguments"),
-            "{e}"
-        );
+        assert!(e.contains("t.cu:1:26"), "{e}");
+        assert!(e.contains("C's variadic arguments"), "{e}");
         // A host variable template is the host's.
         let ok = host_file("t.cu", "template <typename T> T zero = T();\n", &[]);
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn a_variadic_kernel_passes_and_names_its_packs_elements() {
+        // HeCBench axpby's multi_tensor_apply.cuh: a kernel template over a parameter pack.
+        let src =
+            "template <typename T, typename... A>\n__global__ void k(T t, const A &...args) {}\n";
+        let h = host_file("t.cu", src, &[]).unwrap().text;
+        assert!(
+            h.contains("void *__warpsim_args[] = {(void *)&t, (void *)&args..., nullptr};"),
+            "{h}"
+        );
+        assert!(
+            h.contains("{::__warpsim::type_name<T>(), ::__warpsim::type_name<A>()...}"),
+            "{h}"
+        );
+        assert!(h.contains("(void)__warpsim_kernel_"), "{h}");
+        assert!(h.contains("<T, A...>::done"), "{h}");
+        assert!(
+            h.contains("template <typename T, typename... A> struct"),
+            "{h}"
+        );
     }
 
     #[test]

@@ -388,6 +388,42 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The type of `x`, which is not evaluated (`sizeof x`, `decltype(x)`); a name of a type
+    /// is that type (`sizeof(T)`, where the grammar cannot tell `T` from a variable).
+    pub fn type_of(&mut self, x: &ast::Expr) -> R<Ty> {
+        // The variable being declared, in its own initializer:
+        // `float (*p)[4] = reinterpret_cast<decltype(p)>(s);`.
+        if let ExprKind::Ident(n) = &x.kind
+            && let Some((_, t)) = self.declaring.last().filter(|(d, _)| d == n)
+        {
+            let t = t.clone();
+            return self.ty(&t, x.site);
+        }
+        if let ExprKind::Ident(n) = &x.kind
+            && self.lookup(n).is_none()
+            && self.is_type_name(n)
+        {
+            return self.ty(&ast::TypeExpr::Name(n.clone()), x.site);
+        }
+        let mut ty = Ty::Void;
+        self.sub_block(|l| {
+            ty = if is_lvalue_like(x) {
+                match l.place(x) {
+                    Ok(p) => l.place_ty(&p),
+                    Err(_) => {
+                        let v = l.rvalue(x)?;
+                        l.val_ty(&v)
+                    }
+                }
+            } else {
+                let v = l.rvalue(x)?;
+                l.val_ty(&v)
+            };
+            Ok(())
+        })?;
+        Ok(ty)
+    }
+
     // ------------------------------------------------------------------ rvalues
 
     /// Evaluate an expression.
@@ -594,6 +630,9 @@ impl Lowerer<'_> {
                 self.discard(a)?;
                 self.rvalue(b)
             }
+            ExprKind::StmtExpr(stmts) => self.statement_expression(stmts),
+            ExprKind::PackExpansion(_) => Err(super::packs::unexpanded(self, site)),
+            ExprKind::SizeofPack(name) => Err(self.unknown(site, "parameter pack", name)),
             ExprKind::Call(f, targs, args) => self.call(f, targs, args, site, false),
             ExprKind::Cast(ast::TypeExpr::Name(n), _)
                 if !self.is_type_name(n) && self.lookup(n).is_some() =>
@@ -646,15 +685,6 @@ impl Lowerer<'_> {
                 let ty = self.ty(t, site)?;
                 Ok(size_t(ty.size(&self.structs)))
             }
-            ExprKind::SizeofExpr(x) if matches!(&x.kind, ExprKind::Ident(n) if self.lookup(n).is_none() && self.is_type_name(n)) =>
-            {
-                // `sizeof(T)` with `T` a name the grammar cannot tell from a variable.
-                let ExprKind::Ident(n) = &x.kind else {
-                    unreachable!("matched above")
-                };
-                let ty = self.ty(&ast::TypeExpr::Name(n.clone()), site)?;
-                Ok(size_t(ty.size(&self.structs)))
-            }
             // `sizeof(a)` of a parameter `int a[4]`: a pointer's size.
             ExprKind::SizeofExpr(x)
                 if matches!(&x.kind, ExprKind::Ident(n)
@@ -681,37 +711,11 @@ impl Lowerer<'_> {
                 let n = self.canon(n);
                 match self.struct_instance(&n, targs, site)? {
                     Some(ty) => Ok(size_t(ty.size(&self.structs))),
-                    None => {
-                        // A function template's call: its type, not evaluated.
-                        let mut ty = Ty::Void;
-                        self.sub_block(|l| {
-                            let v = l.rvalue(x)?;
-                            ty = l.val_ty(&v);
-                            Ok(())
-                        })?;
-                        Ok(size_t(ty.size(&self.structs)))
-                    }
+                    // A function template's call.
+                    None => Ok(size_t(self.type_of(x)?.size(&self.structs))),
                 }
             }
-            ExprKind::SizeofExpr(x) => {
-                let mut ty = Ty::Void;
-                self.sub_block(|l| {
-                    ty = if is_lvalue_like(x) {
-                        match l.place(x) {
-                            Ok(p) => l.place_ty(&p),
-                            Err(_) => {
-                                let v = l.rvalue(x)?;
-                                l.val_ty(&v)
-                            }
-                        }
-                    } else {
-                        let v = l.rvalue(x)?;
-                        l.val_ty(&v)
-                    };
-                    Ok(())
-                })?;
-                Ok(size_t(ty.size(&self.structs)))
-            }
+            ExprKind::SizeofExpr(x) => Ok(size_t(self.type_of(x)?.size(&self.structs))),
             ExprKind::InitList(_) => {
                 Err(self.err(site, "an initializer list needs a declared type here", None))
             }
@@ -2859,9 +2863,11 @@ pub fn is_lvalue_like(e: &ast::Expr) -> bool {
 /// Whether evaluating `e` cannot change a variable: no assignment, `++`/`--` or call in it.
 fn changes_nothing(e: &ast::Expr) -> bool {
     match &e.kind {
-        ExprKind::Assign(..) | ExprKind::IncDec(..) | ExprKind::Call(..) | ExprKind::Lambda(..) => {
-            false
-        }
+        ExprKind::Assign(..)
+        | ExprKind::IncDec(..)
+        | ExprKind::Call(..)
+        | ExprKind::Lambda(..)
+        | ExprKind::StmtExpr(..) => false,
         ExprKind::Unary(_, x) | ExprKind::Member(x, _, _) | ExprKind::Cast(_, x) => {
             changes_nothing(x)
         }

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 mod builtins;
 pub(crate) mod consts;
 mod expr;
+mod packs;
 mod structs;
 pub(crate) mod types;
 
@@ -311,7 +312,8 @@ pub struct Lowerer<'m> {
     /// declared types: an initializer may name its variable in `decltype`.
     declaring: Vec<(String, TypeExpr)>,
     /// The names bound as references anywhere in the kernel (`int &r = a[i];`, `float &x`
-    /// parameters): `decltype` of one is refused, its type in warpsim being no reference.
+    /// parameters): `decltype(r)` of one is a reference, `__typeof__(r)` not, and the two
+    /// read alike once parsed, so either is refused.
     ref_names: std::collections::HashSet<String>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
@@ -395,6 +397,16 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
     let Some(mut f) = chosen.or(primaries.last().copied()) else {
         return Err(not_found(m, base));
     };
+    // A variadic kernel's pack has the template arguments past its other parameters.
+    let instance;
+    if packs::is_variadic(f)
+        && let Some(n) = targs_text
+            .map_or(0, |t| split_args(t).len())
+            .checked_sub(f.template.len() - 1)
+    {
+        instance = packs::instantiate(f, n).map_err(|(at, what)| l.unsupported(at, &what, None))?;
+        f = &instance;
+    }
     // Template arguments.
     let mut tenv = HashMap::new();
     let mut shown_args = Vec::new();
@@ -420,7 +432,10 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     f.template
                         .iter()
                         .map(|p| match p {
-                            ast::TemplateParam::Type(..) => "float".to_string(),
+                            ast::TemplateParam::Type(..) | ast::TemplateParam::Pack(_, None) => {
+                                "float".to_string()
+                            }
+                            ast::TemplateParam::Pack(_, Some(_)) => "256".to_string(),
                             ast::TemplateParam::Value(..) => "256".to_string(),
                         })
                         .collect::<Vec<_>>()
@@ -639,6 +654,64 @@ pub fn split_template_name(name: &str) -> (&str, Option<&str>) {
         (Some(i), Some(j)) if j > i => (name[..i].trim(), Some(&name[i + 1..j])),
         _ => (name.trim(), None),
     }
+}
+
+/// A type as the host compiler spells it in a kernel's name (`float*`, `unsigned int`,
+/// `TensorListMetadata<3>`, `Pair<float, 2>*`): pointers, and struct templates' instances with
+/// their arguments (an integer is a value).
+fn type_of_text(text: &str) -> TypeExpr {
+    let t = text.trim();
+    if let Some(inner) = t.strip_suffix('*') {
+        return TypeExpr::Pointer(Box::new(type_of_text(inner)));
+    }
+    let t = t
+        .trim_start_matches("const ")
+        .trim_end_matches(" const")
+        .trim_start_matches("struct ")
+        .trim_start_matches("class ");
+    // (Not a lambda's `main()::<lambda(int)>`, which `unknown` explains.)
+    if let (name, Some(args)) = split_template_name(t)
+        && t.ends_with('>')
+        && !name.ends_with(':')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+    {
+        let args = split_args(args)
+            .iter()
+            .map(|a| {
+                let (neg, digits) = a
+                    .strip_prefix('-')
+                    .map_or((false, a.as_str()), |d| (true, d));
+                let e = |kind| ast::Expr {
+                    kind,
+                    site: Site::default(),
+                    span: (0, 0),
+                };
+                match (
+                    a.as_str(),
+                    crate::cuda::front::preprocess::parse_int(digits),
+                ) {
+                    ("true" | "false", _) => TemplateArg::Expr(e(ast::ExprKind::Bool(a == "true"))),
+                    (_, Some(l)) => {
+                        let int = e(ast::ExprKind::Int(l));
+                        TemplateArg::Expr(if neg {
+                            e(ast::ExprKind::Unary(ast::Unary::Neg, Box::new(int)))
+                        } else {
+                            int
+                        })
+                    }
+                    _ => TemplateArg::Type(type_of_text(a)),
+                }
+            })
+            .collect();
+        return TypeExpr::Template(name.to_string(), args);
+    }
+    let norm = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    TypeExpr::Name(match norm.as_str() {
+        "unsigned" => "unsigned int".into(),
+        _ => norm,
+    })
 }
 
 /// Split template arguments at top-level commas.
@@ -1486,64 +1559,16 @@ impl<'m> Lowerer<'m> {
             }
             TypeExpr::Ref(inner) => self.ty(inner, site),
             TypeExpr::Auto => Err(self.err(site, "`auto` needs an initializer", None)),
-            TypeExpr::Decltype(e) => self.decltype(e, site),
+            TypeExpr::Typeof(e) => match &e.kind {
+                ast::ExprKind::Ident(n) if self.ref_names.contains(n) => Err(self.unsupported(
+                    e.site,
+                    "`decltype` or `__typeof__` of a name declared as a reference",
+                    Some("write the type (`T &` for decltype's reference)"),
+                )),
+                _ => self.type_of(e),
+            },
+            TypeExpr::Expansion(_) => Err(packs::unexpanded(self, site)),
         }
-    }
-
-    /// `decltype(e)`: the declared type of the variable, parameter or field `e` names (the
-    /// variable being declared too: `float (*p)[4] = reinterpret_cast<decltype(p)>(s);`), else
-    /// the type of `e`'s value. Where C++ gives a reference type (a name declared as a
-    /// reference, an lvalue such as `a[i]` or `*p`, a call returning a reference) it is refused:
-    /// warpsim's types carry no references.
-    fn decltype(&mut self, e: &ast::Expr, site: Site) -> R<Ty> {
-        use ast::ExprKind as E;
-        let reference = |l: &Self| {
-            l.unsupported(
-                e.site,
-                "`decltype` of an expression whose type is a reference",
-                Some("write the type"),
-            )
-        };
-        match &e.kind {
-            E::Ident(n) => {
-                if let Some((_, t)) = self.declaring.last().filter(|(d, _)| d == n) {
-                    let t = t.clone();
-                    return self.ty(&t, site);
-                }
-                if self.ref_names.contains(n) {
-                    return Err(reference(self));
-                }
-            }
-            E::Index(..)
-            | E::Unary(ast::Unary::Deref, _)
-            | E::Assign(..)
-            | E::IncDec(_, true, _)
-            | E::Cond(..)
-            | E::Comma(..) => return Err(reference(self)),
-            E::Call(..) => {
-                let mut by_ref = false;
-                self.sub_block(|l| {
-                    by_ref = matches!(l.call_place(e), Ok(Ok(_) | Err((_, true))));
-                    Ok(())
-                })?;
-                if by_ref {
-                    return Err(reference(self));
-                }
-            }
-            _ => {}
-        }
-        // A variable's or field's own type (an array's is the array).
-        if expr::is_lvalue_like(e) {
-            let mut t = None;
-            self.sub_block(|l| {
-                t = l.place(e).ok().map(|p| l.place_ty(&p));
-                Ok(())
-            })?;
-            if let Some(t) = t {
-                return Ok(t);
-            }
-        }
-        self.arg_ty(&ArgIn::Expr(e))
     }
 
     /// The type a `<type_traits>` transformation names (`std::make_unsigned<T>::type`,
@@ -1838,14 +1863,8 @@ impl<'m> Lowerer<'m> {
     /// Parse one textual template argument of the kernel name.
     fn parse_targ(&mut self, p: &ast::TemplateParam, text: &str, site: Site) -> R<TArg> {
         match p {
-            ast::TemplateParam::Type(..) => {
-                let norm = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                let t = TypeExpr::Name(match norm.as_str() {
-                    "unsigned" => "unsigned int".into(),
-                    other => other.to_string(),
-                });
-                self.ty(&t, site).map(TArg::Type)
-            }
+            ast::TemplateParam::Pack(..) => Err(packs::uninstantiated(self, site)),
+            ast::TemplateParam::Type(..) => self.ty(&type_of_text(text), site).map(TArg::Type),
             ast::TemplateParam::Value(name, ty, _) => {
                 let ty = self.ty(ty, site)?;
                 let t = text.trim();
@@ -2102,6 +2121,71 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// A GNU statement expression `({ ...; e; })`: its statements, in their own scope, then the
+    /// value of the last when it is an expression statement (else `void`).
+    pub fn statement_expression(&mut self, stmts: &[ast::Stmt]) -> R<Val> {
+        if let Some(at) = stmts.iter().find_map(|s| jump_out(s, false, false)) {
+            return Err(self.unsupported(
+                at,
+                "a `return`, `break` or `continue` that leaves a statement expression `({ ... })`",
+                Some("leave after the statement expression, testing its value"),
+            ));
+        }
+        self.push_scope();
+        let r = match stmts.split_last() {
+            Some((last, init)) => self.stmts(init).and_then(|()| {
+                let value = match &last.kind {
+                    StmtKind::Expr(e) => Some(e.clone()),
+                    StmtKind::Decl(decls) => self.product_read_as_declaration(decls, last.site),
+                    _ => None,
+                };
+                let Some(e) = value else {
+                    return self.stmt(last).map(|()| Val::Void);
+                };
+                let outer = std::mem::replace(&mut self.at, last.site);
+                let v = self.rvalue(&e);
+                self.at = outer;
+                v
+            }),
+            None => Ok(Val::Void),
+        };
+        self.pop_scope();
+        r
+    }
+
+    /// The expression statement `a * b;` or `a & b;` that the grammar reads as a declaration of
+    /// `b` (as a `a *` or `a &`), where `a` is a variable here and no type.
+    fn product_read_as_declaration(&self, decls: &[ast::VarDecl], site: Site) -> Option<ast::Expr> {
+        let [d] = decls else { return None };
+        let (op, a) = match &d.ty {
+            TypeExpr::Pointer(a) => (ast::Binary::Mul, a),
+            TypeExpr::Ref(a) => (ast::Binary::BitAnd, a),
+            _ => return None,
+        };
+        let TypeExpr::Name(a) = &**a else { return None };
+        if d.init.is_some()
+            || d.quals != ast::Quals::default()
+            || self.lookup(a).is_none()
+            || self.is_type_name(a)
+        {
+            return None;
+        }
+        let name = |n: &str, site| ast::Expr {
+            kind: ast::ExprKind::Ident(n.to_string()),
+            site,
+            span: (0, 0),
+        };
+        Some(ast::Expr {
+            kind: ast::ExprKind::Binary(
+                op,
+                Box::new(name(a, site)),
+                Box::new(name(&d.name, d.site)),
+            ),
+            site,
+            span: (0, 0),
+        })
+    }
+
     /// Lower a statement in its own scope into a block (a `{ .. }`'s statements directly: the
     /// block is one level of nesting).
     fn scoped_block(&mut self, s: &ast::Stmt) -> R<Vec<Stmt>> {
@@ -2141,6 +2225,9 @@ impl<'m> Lowerer<'m> {
                 Err(self.unsupported(site, what, help.as_deref()))
             }
             StmtKind::Decl(decls) => {
+                if let Some(e) = self.product_read_as_declaration(decls, site) {
+                    return self.discard(&e);
+                }
                 for d in decls {
                     self.declare(d)?;
                 }
@@ -3130,14 +3217,30 @@ impl<'m> Lowerer<'m> {
             Some(name) => (vec![""], name),
             None => (enclosing(&ns).collect(), name),
         };
-        let mut cands: Vec<&Function> = Vec::new();
+        let mut found: Vec<&Function> = Vec::new();
         for scope in scopes {
             let full = format!("{scope}{name}");
-            cands = m.ast.functions.iter().filter(|f| f.name == full).collect();
-            if !cands.is_empty() {
+            found = m.ast.functions.iter().filter(|f| f.name == full).collect();
+            if !found.is_empty() {
                 break;
             }
         }
+        // A variadic template is a candidate as its instance for this call's pack.
+        let mut instances = Vec::new();
+        for f in &found {
+            if packs::is_variadic(f)
+                && let Some(n) = packs::pack_len(f, args.len(), targs.len())
+            {
+                let g = packs::instantiate(f, n)
+                    .map_err(|(at, what)| self.unsupported(at, &what, None))?;
+                instances.push(g);
+            }
+        }
+        let mut cands: Vec<&Function> = found
+            .into_iter()
+            .filter(|f| !packs::is_variadic(f))
+            .chain(&instances)
+            .collect();
         if cands.is_empty() {
             return Ok(None);
         }
@@ -3350,6 +3453,9 @@ impl<'m> Lowerer<'m> {
     ) -> R<Val> {
         if let Some(s) = f.syntax_error {
             return Err(self.syntax_error(s));
+        }
+        if packs::is_variadic(f) {
+            return Err(packs::uninstantiated(self, f.site));
         }
         // A member function sees its struct's template arguments, and the struct's own name.
         let mut tenv = HashMap::new();
@@ -3657,6 +3763,7 @@ impl<'m> Lowerer<'m> {
     /// The value of a template argument for parameter `p`.
     fn targ_value(&mut self, p: &ast::TemplateParam, a: &TemplateArg, site: Site) -> R<TArg> {
         Ok(match (p, a) {
+            (ast::TemplateParam::Pack(..), _) => return Err(packs::uninstantiated(self, site)),
             (ast::TemplateParam::Type(..), TemplateArg::Type(t)) => TArg::Type(self.ty(t, site)?),
             (ast::TemplateParam::Value(_, ty, _), arg) => {
                 let e = match arg {
@@ -3980,9 +4087,9 @@ fn dependent(t: &TypeExpr, params: &[ast::TemplateParam]) -> bool {
         TypeExpr::Array(inner, size) => {
             dependent(inner, params) || size.as_deref().is_some_and(in_expr)
         }
-        TypeExpr::Auto | TypeExpr::Struct(_) => false,
+        TypeExpr::Auto | TypeExpr::Struct(_) | TypeExpr::Expansion(_) => false,
         // (What it names may have a dependent type.)
-        TypeExpr::Decltype(_) => true,
+        TypeExpr::Typeof(_) => true,
     }
 }
 
@@ -4064,6 +4171,7 @@ fn names_in(stmts: &[ast::Stmt], out: &mut Vec<String>) {
                 args.iter().for_each(|a| expr(a, out));
             }
             E::InitList(items) => items.iter().for_each(|a| expr(a, out)),
+            E::StmtExpr(b) => names_in(b, out),
             E::Lambda(f, c) => {
                 names_in(&f.body, out);
                 c.named
@@ -4180,6 +4288,27 @@ fn elided_local(f: &Function) -> Option<String> {
         }
     });
     (local && rs.iter().all(names)).then(|| name.clone())
+}
+
+/// Where `s` has a `return`, or a `break` or `continue` not inside a loop (or, for `break`, a
+/// `switch`) of its own: a jump out of the statements `s` is one of.
+fn jump_out(s: &ast::Stmt, in_loop: bool, in_switch: bool) -> Option<Site> {
+    let any = |b: &[ast::Stmt], in_loop, in_switch| {
+        b.iter().find_map(|s| jump_out(s, in_loop, in_switch))
+    };
+    match &s.kind {
+        StmtKind::Return(_) => Some(s.site),
+        StmtKind::Break if !in_loop && !in_switch => Some(s.site),
+        StmtKind::Continue if !in_loop => Some(s.site),
+        StmtKind::Block(b) | StmtKind::Case(_, b) => any(b, in_loop, in_switch),
+        StmtKind::Switch(_, b) => any(b, in_loop, true),
+        StmtKind::If(_, a, b) => jump_out(a, in_loop, in_switch)
+            .or_else(|| b.as_deref().and_then(|b| jump_out(b, in_loop, in_switch))),
+        StmtKind::For(_, _, _, body) | StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+            jump_out(body, true, in_switch)
+        }
+        _ => None,
+    }
 }
 
 /// Whether a statement has a `continue` that is not inside a nested loop.
