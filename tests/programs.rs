@@ -1638,6 +1638,17 @@ fn integer_intrinsics_compute_the_gpus_bits_on_both_tiers() {
 }
 
 #[test]
+fn halves_convert_to_and_from_every_integer_type() {
+    // `__half(short)` … `__half(unsigned long long)` (`__half2float(s.x)` of a `short` chooses
+    // the function through the constructor), `__short2half_rn` & co, and the 24 half-to-integer
+    // conversions, saturating, NaN as 0: each device hash is the host's.
+    agrees_with_the_host_on_both_tiers(
+        "half_conversions.cu",
+        "half to integers 65536 of 65536\nintegers to half 65536 of 65536\n",
+    );
+}
+
+#[test]
 fn half_math_functions_give_the_gpus_bits_for_every_half() {
     // hexp … hrint over all 65,536 halves, hashed per function: the H100's hashes (its results
     // are correctly rounded; computed in float, 1 to 5 operands per function rounded otherwise).

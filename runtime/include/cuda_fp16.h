@@ -64,7 +64,16 @@ struct __half {
     __host__ __device__ __half() : __x(0) {}
     __host__ __device__ __half(float f) : __x(__warpsim_float2half_bits(f)) {}
     __host__ __device__ __half(double d) : __x(__warpsim_double2half_bits(d)) {}
+    /* From each integer type, as NVIDIA's header: through float, exact below 2^24, and every
+     * integer from 65,520 up is infinity in half anyway. */
+    __host__ __device__ __half(short i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(unsigned short i) : __x(__warpsim_float2half_bits((float)i)) {}
     __host__ __device__ __half(int i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(unsigned int i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(long i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(unsigned long i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(long long i) : __x(__warpsim_float2half_bits((float)i)) {}
+    __host__ __device__ __half(unsigned long long i) : __x(__warpsim_float2half_bits((float)i)) {}
     __host__ __device__ __half(__half_raw r) : __x(r.x) {}
     __host__ __device__ operator float() const { return __warpsim_half2float_bits(__x); }
 };
@@ -95,11 +104,6 @@ __host__ __device__ inline __half __float2half_rn(float f) { return __float2half
 __host__ __device__ inline __half __double2half(double d) { return __ushort_as_half(__warpsim_double2half_bits(d)); }
 __host__ __device__ inline __half __int2half_rn(int i) { return __double2half((double)i); }
 __host__ __device__ inline __half __uint2half_rn(unsigned int i) { return __double2half((double)i); }
-__host__ __device__ inline int __half2int_rz(__half h) {
-    /* Every finite half fits an int; infinities saturate, NaN is 0. */
-    float f = __half2float(h);
-    return f != f ? 0 : f >= 2147483647.0f ? 2147483647 : f <= -2147483648.0f ? (-2147483647 - 1) : (int)f;
-}
 __host__ __device__ inline __half2 __halves2half2(__half a, __half b) { return __half2(a, b); }
 __host__ __device__ inline __half2 make_half2(__half a, __half b) { return __half2(a, b); }
 __host__ __device__ inline __half2 __half2half2(__half a) { return __half2(a, a); }
@@ -156,6 +160,36 @@ __device__ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
 #ifndef __CUDA_ARCH__
 #include <math.h>
 #endif
+__host__ __device__ inline __half __short2half_rn(short i) { return __double2half((double)i); }
+__host__ __device__ inline __half __ushort2half_rn(unsigned short i) { return __double2half((double)i); }
+__host__ __device__ inline __half __ll2half_rn(long long i) { return __double2half((double)i); }
+__host__ __device__ inline __half __ull2half_rn(unsigned long long i) { return __double2half((double)i); }
+
+/* Half to integer, rounded toward zero (rz), to nearest even (rn), down (rd) or up (ru), saturated
+ * to the type's range as the GPU's conversions are; NaN is 0. */
+__host__ __device__ inline double __warpsim_half_rounded(__half h, int mode) {
+    double f = (double)__half2float(h);
+    return mode == 0 ? trunc(f) : mode == 1 ? rint(f) : mode == 2 ? floor(f) : ceil(f);
+}
+#define __WARPSIM_HALF2INT(name, T, mode, lo, hi) \
+    __host__ __device__ inline T name(__half h) { \
+        double f = __warpsim_half_rounded(h, mode); \
+        return f != f ? (T)0 : f <= (double)(lo) ? (T)(lo) : f >= (double)(hi) ? (T)(hi) : (T)f; \
+    }
+#define __WARPSIM_HALF2INTS(stem, T, lo, hi) \
+    __WARPSIM_HALF2INT(stem##_rz, T, 0, lo, hi) \
+    __WARPSIM_HALF2INT(stem##_rn, T, 1, lo, hi) \
+    __WARPSIM_HALF2INT(stem##_rd, T, 2, lo, hi) \
+    __WARPSIM_HALF2INT(stem##_ru, T, 3, lo, hi)
+__WARPSIM_HALF2INTS(__half2short, short, -32768, 32767)
+__WARPSIM_HALF2INTS(__half2ushort, unsigned short, 0, 65535)
+__WARPSIM_HALF2INTS(__half2int, int, (-2147483647 - 1), 2147483647)
+__WARPSIM_HALF2INTS(__half2uint, unsigned int, 0, 4294967295u)
+__WARPSIM_HALF2INTS(__half2ll, long long, (-9223372036854775807ll - 1), 9223372036854775807ll)
+__WARPSIM_HALF2INTS(__half2ull, unsigned long long, 0, 18446744073709551615ull)
+#undef __WARPSIM_HALF2INTS
+#undef __WARPSIM_HALF2INT
+
 __device__ inline double __warpsim_rcp(double x) { return 1.0 / x; }
 /* `h(a)` on a half and `h2(a)` on each half of a half2: `f` in double, rounded once. */
 #define __WARPSIM_HALF_MATH(h, h2, f) \

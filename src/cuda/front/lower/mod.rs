@@ -3286,8 +3286,9 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Whether `f`'s parameters can take arguments of types `arg_tys`: numbers convert to
-    /// numbers and pointers to pointers; vectors and structs must be the same (a parameter
-    /// whose type depends on a template parameter takes anything).
+    /// numbers, and to structs with a constructor of one parameter, and pointers to pointers;
+    /// vectors and structs must be the same (a parameter whose type depends on a template
+    /// parameter takes anything).
     fn viable(&mut self, f: &Function, arg_tys: &[Option<Ty>], site: Site) -> bool {
         f.params.iter().zip(arg_tys).all(|(p, at)| {
             let Some(at) = at else {
@@ -3314,6 +3315,8 @@ impl<'m> Lowerer<'m> {
                 (Ty::Scalar(_), Ty::Scalar(_))
                 | (Ty::Pointer(_), Ty::Pointer(_))
                 | (Ty::Group(_), Ty::Group(_)) => true,
+                // A converting constructor: `__half2float(s)` of a `short`.
+                (Ty::Struct(_), Ty::Scalar(_)) => self.ctors(&pt).iter().any(|c| c.takes(1)),
                 (Ty::Scalar(_) | Ty::Pointer(_), _) | (_, Ty::Scalar(_) | Ty::Pointer(_)) => false,
                 (a, b) => a == b,
             }
