@@ -812,8 +812,7 @@ pub enum Stmt {
         unrolled: bool,
         /// Whether no barrier can be reached once a thread has left the loop (up to the
         /// kernel's end): a barrier inside then waits only for the threads still looping, as on
-        /// a GPU since Volta. Set after lowering, by an analysis
-        /// ([`crate::cuda::analysis::barriers`]).
+        /// a GPU since Volta. Set after lowering, by an analysis (`analysis/barriers.rs`).
         barrier_free_after: bool,
         /// Where it is in the source.
         site: Site,
