@@ -1054,18 +1054,7 @@ impl Lowerer<'_> {
         {
             return matches!(self.place_ty(p), Ty::Struct(_));
         }
-        let mut t = Ty::Void;
-        let _ = self.sub_block(|l| {
-            t = if is_lvalue_like(e) {
-                let p = l.place(e)?;
-                l.place_ty(&p)
-            } else {
-                let v = l.rvalue(e)?;
-                l.val_ty(&v)
-            };
-            Ok(())
-        });
-        matches!(t, Ty::Struct(_))
+        matches!(self.type_of(e), Ok(Ty::Struct(_)))
     }
 
     /// A pointer to a variable used other than as `*p`, `p->f` or `p[0]`.
