@@ -1752,6 +1752,48 @@ fn a_barrier_in_a_loop_threads_leave_for_their_exit_waits_for_those_still_loopin
 }
 
 #[test]
+fn loops_with_barriers_that_threads_may_leave_apart_compile_and_agree_with_the_host() {
+    // Their exit tests read memory (lavaMD's bound, a queue in shared memory): the compiled
+    // tier decides each exit for the block at run time, or ends the threads that leave a loop
+    // nothing follows. Before, each ran on the interpreter ("a barrier under control flow that
+    // depends on the thread is not compiled").
+    let want = "bound_from_memory: no error, 0 wrong\nuneven_then_nothing: no error, 0 wrong\n\
+                queue: no error, 0 wrong\nbound_then_work: no error, 0 wrong\n\
+                uneven_then_work: unspecified launch failure\n";
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&[
+            "cu",
+            &program("barrier_loops.cu"),
+            "--engine",
+            engine,
+            "--verbose",
+        ]);
+        assert_eq!(r.stdout, want, "{engine}: {}", r.show());
+        // Threads that left the loop wait after it for a barrier the others never pass.
+        assert!(
+            r.stderr
+                .contains("barrier misuse in kernel `bound_then_work`"),
+            "{}",
+            r.show()
+        );
+        if engine == "auto" {
+            for k in [
+                "bound_from_memory",
+                "uneven_then_nothing",
+                "queue",
+                "bound_then_work",
+            ] {
+                assert!(
+                    r.stderr.contains(&format!("`{k}` (1 launch) ran compiled")),
+                    "{k}: {}",
+                    r.show()
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn reciprocal_norm_and_nextafter_functions_agree_with_the_host() {
     agrees_with_the_host_on_both_tiers(
         "float_intrinsics.cu",

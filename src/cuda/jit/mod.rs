@@ -19,7 +19,11 @@
 //! read from shared memory) is decided at run time: a region counts it per warp and gathers
 //! the lanes that take each side; the block then runs the side all its threads took, or, taken
 //! by part of the block with a barrier on the side's own path, stops where the interpreter
-//! reports the barrier misused. An inlined call with a barrier is planned as part of the block;
+//! reports the barrier misused. A loop with a barrier whose exit test depends on the thread
+//! (`k < 1 + box[bx].nn`, read from memory) is a block-level loop whose exits are decided so,
+//! where the threads that stay are sure to reach a barrier before the loop's end (then threads
+//! that disagree are the interpreter's fault too); where nothing follows the loop, a `break`
+//! ends its threads instead, as a `return` would. An inlined call with a barrier is planned as part of the block;
 //! `return`s after its last barrier (`return s[0];`) run in a region of their own that keeps
 //! them to the call.
 //!
@@ -74,8 +78,8 @@
 //! `printf` (a helper keeps the executing lanes' arguments, the launch formats them:
 //! [`print`](mod@print)), texture fetches (a helper samples each lane with the interpreter's
 //! function: [`texture`](mod@texture)). Anything else (`ilogbf` and `frexpf`'s exponent, a `printf` of more than
-//! [`print::MAX_ARGS`] arguments, `__syncthreads_count`, a barrier under a loop that depends
-//! on the thread or only deeper inside a branch that does, pointers that choose their
+//! [`print::MAX_ARGS`] arguments, `__syncthreads_count`, a barrier under a loop that threads
+//! may leave apart otherwise, or only deeper inside a branch that depends on the thread, pointers that choose their
 //! buffer at run time, per-thread arrays over 16 MiB a block) is refused by `compile` with the reason, and the launch runs on the
 //! interpreter. Compiled code is cached per kernel, block shape and mode for the life of the
 //! process and never freed. `WARPSIM_JIT_DUMP=1` prints each kernel's machine code on stderr

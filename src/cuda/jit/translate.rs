@@ -134,7 +134,7 @@ pub(super) fn compile(k: &Kernel, shape: Shape) -> Result<Compiled, String> {
         fresh: &fresh,
         steps: &steps,
     };
-    let items = plan(&order, &k.body, false, false, &mut regions)?;
+    let items = plan(&order, &k.body, At::KERNEL, &mut regions)?;
     for r in &regions {
         for s in &r.stmts {
             supported(k, s)?;
@@ -484,13 +484,52 @@ fn is_sync(s: &Stmt) -> bool {
 const THREAD_DEPENDENT_BARRIER: &str =
     "a barrier under control flow that depends on the thread is not compiled";
 
+/// Where [`plan`] plans a list of statements.
+#[derive(Clone, Copy)]
+struct At {
+    /// Inside a block-level loop.
+    in_loop: bool,
+    /// Inside a block-level `if` or loop ([`Region::guarded`]).
+    guarded: bool,
+    /// Nothing runs after the list in the kernel.
+    tail: bool,
+    /// The innermost block-level loop's `break`s end their threads: nothing follows the loop.
+    breaks_finish: bool,
+}
+
+impl At {
+    const KERNEL: At = At {
+        in_loop: false,
+        guarded: false,
+        tail: true,
+        breaks_finish: false,
+    };
+    const LOOP: At = At {
+        in_loop: true,
+        guarded: true,
+        tail: false,
+        breaks_finish: false,
+    };
+
+    /// The sides of a block-level `if` here, `tail` where nothing follows the `if`.
+    fn inside(self, tail: bool) -> At {
+        At {
+            guarded: true,
+            tail,
+            ..self
+        }
+    }
+}
+
 fn plan<'k>(
     order: &Order<'_>,
     stmts: &'k [Stmt],
-    in_loop: bool,
-    guarded: bool,
+    at: At,
     regions: &mut Vec<Region<'k>>,
 ) -> Result<Vec<Item>, String> {
+    let At {
+        in_loop, guarded, ..
+    } = at;
     let k = order.k;
     let mut items = Vec::new();
     let mut run: Vec<&'k Stmt> = Vec::new();
@@ -514,9 +553,20 @@ fn plan<'k>(
             });
         }
     };
+    // A `break` that finishes its threads stays in its region, as a `return` would.
+    let leaves = |s: &Stmt| {
+        if at.breaks_finish {
+            contains(s, &|s| matches!(s, Stmt::Continue)) && escapes(s)
+        } else {
+            escapes(s)
+        }
+    };
     let block_level =
-        |s: &Stmt| contains(s, &is_sync) || (in_loop && escapes(s)) || order.iteration_major(s);
-    for s in stmts {
+        |s: &Stmt| contains(s, &is_sync) || (in_loop && leaves(s)) || order.iteration_major(s);
+    let last = stmts.len().saturating_sub(1);
+    for (i, s) in stmts.iter().enumerate() {
+        // Whether nothing runs after `s` in the kernel.
+        let tail = at.tail && i == last;
         if !block_level(s) {
             run.push(s);
             continue;
@@ -545,8 +595,8 @@ fn plan<'k>(
                 ..
             } => items.push(Item::If {
                 cond: *cond,
-                then: plan(order, then, in_loop, true, regions)?,
-                els: plan(order, els, in_loop, true, regions)?,
+                then: plan(order, then, at.inside(tail), regions)?,
+                els: plan(order, els, at.inside(tail), regions)?,
             }),
             Stmt::If {
                 cond: Operand::Var(_),
@@ -554,7 +604,7 @@ fn plan<'k>(
                 els,
                 varying: true,
                 site,
-            } if !escapes(s) && !exits(s) => {
+            } if !exits(s) && (in_loop || !escapes(s)) => {
                 // The region that decides comes first: regions are numbered in program order.
                 regions.push(Region {
                     stmts: Vec::new(),
@@ -564,14 +614,15 @@ fn plan<'k>(
                     call_tail: false,
                 });
                 let decides = regions.len() - 1;
-                let then = plan(order, then, in_loop, true, regions)?;
-                let els = plan(order, els, in_loop, true, regions)?;
+                let then = plan(order, then, at.inside(tail), regions)?;
+                let els = plan(order, els, at.inside(tail), regions)?;
                 // A side without a barrier of its own (one only under a further `if` or in a
-                // loop) might let part of the block through, where the interpreter runs on.
+                // loop) might let part of the block through, where the interpreter runs on. A
+                // side that leaves the loop is checked with the loop ([`escapes_meet_barriers`]).
                 if !then
                     .iter()
                     .chain(&els)
-                    .any(|i| matches!(i, Item::Barrier(_)))
+                    .any(|i| matches!(i, Item::Barrier(_) | Item::Break | Item::Continue))
                 {
                     return Err("a barrier under a branch that depends on the thread, only \
                                 inside a further branch or loop there, is not compiled"
@@ -592,11 +643,46 @@ fn plan<'k>(
                 site,
                 ..
             } => items.push(Item::Loop {
-                body: plan(order, body, true, true, regions)?,
-                step: plan(order, step, true, true, regions)?,
+                body: plan(order, body, At::LOOP, regions)?,
+                step: plan(order, step, At::LOOP, regions)?,
                 unrolled: *unrolled,
                 site: *site,
             }),
+            // A loop some threads may leave before others (its test reads memory: lavaMD's
+            // `k < 1 + box[bx].nn`, asta's `lmem[1] < m`), with a barrier inside: each of its
+            // exits is decided for the block at run time, as an `if` with a barrier is. Where
+            // the threads disagree, those that stay reach a barrier of the loop while the others
+            // wait at its end: the interpreter's fault too. Unless no barrier follows the loop
+            // (`barrier_free_after`): then the leavers are done, and where nothing at all
+            // follows it, a `break` ends its threads as a `return` would (their barriers wait
+            // no more for them, as on the interpreter); with code after it, it stays there.
+            Stmt::Loop {
+                body,
+                step,
+                varying: true,
+                unrolled,
+                barrier_free_after,
+                site,
+            } if !exits(s) && (!barrier_free_after || tail) => {
+                let inner = At {
+                    breaks_finish: *barrier_free_after,
+                    ..At::LOOP
+                };
+                let body = plan(order, body, inner, regions)?;
+                let step = plan(order, step, inner, regions)?;
+                let finish = *barrier_free_after;
+                if !escapes_meet_barriers(&body, &[], &[&step, &body], finish)
+                    || !escapes_meet_barriers(&step, &[], &[&body], finish)
+                {
+                    return Err(THREAD_DEPENDENT_BARRIER.into());
+                }
+                items.push(Item::Loop {
+                    body,
+                    step,
+                    unrolled: *unrolled,
+                    site: *site,
+                });
+            }
             // A call whose `return`s all come after its last block-level statement (`return
             // s[0];` after a reduction's barriers): the rest runs as a region of its own that
             // keeps them to the call. Returns of the calls it makes are theirs.
@@ -605,7 +691,8 @@ fn plan<'k>(
                 if body[..cut].iter().any(exits) {
                     return Err(THREAD_DEPENDENT_BARRIER.into());
                 }
-                items.extend(plan(order, &body[..cut], in_loop, guarded, regions)?);
+                let call = At { tail: false, ..at };
+                items.extend(plan(order, &body[..cut], call, regions)?);
                 let tail = &body[cut..];
                 if tail.iter().any(exits) {
                     regions.push(Region {
@@ -617,7 +704,7 @@ fn plan<'k>(
                     });
                     items.push(Item::Region(regions.len() - 1));
                 } else {
-                    items.extend(plan(order, tail, in_loop, guarded, regions)?);
+                    items.extend(plan(order, tail, call, regions)?);
                 }
             }
             _ => return Err(THREAD_DEPENDENT_BARRIER.into()),
@@ -625,6 +712,64 @@ fn plan<'k>(
     }
     flush(&mut run, &mut items, regions);
     Ok(items)
+}
+
+/// Whether, at every exit of a loop decided at run time in `items` ([`Item::Decided`] with a
+/// `break` or `continue` on a side), the threads that do not take it are sure to reach a
+/// barrier before they leave the iteration (`continue`) or the loop (`break`): then threads
+/// that disagree there are a misused barrier on both tiers. `within` is what follows `items` in
+/// the iteration, `beyond` the rest of the loop (its step, the next iteration).
+fn escapes_meet_barriers(
+    items: &[Item],
+    within: &[&[Item]],
+    beyond: &[&[Item]],
+    breaks_finish: bool,
+) -> bool {
+    items.iter().enumerate().all(|(i, it)| {
+        let (decided, then, els) = match it {
+            Item::Decided { then, els, .. } => (true, then, els),
+            Item::If { then, els, .. } => (false, then, els),
+            _ => return true,
+        };
+        let within: Vec<&[Item]> = std::iter::once(&items[i + 1..])
+            .chain(within.iter().copied())
+            .collect();
+        let whole: Vec<&[Item]> = within.iter().chain(beyond).copied().collect();
+        let stays_meets = |leaving: &[Item], staying: &[Item]| {
+            if leaving.iter().any(|i| matches!(i, Item::Break)) {
+                // Threads that finish are no barrier's concern: those that stay go on alone.
+                !breaks_finish && reaches_barrier(staying, &whole)
+            } else if leaving.iter().any(|i| matches!(i, Item::Continue)) {
+                reaches_barrier(staying, &within)
+            } else {
+                true
+            }
+        };
+        (!decided || (stays_meets(then, els) && stays_meets(els, then)))
+            && escapes_meet_barriers(then, &within, beyond, breaks_finish)
+            && escapes_meet_barriers(els, &within, beyond, breaks_finish)
+    })
+}
+
+/// Whether every path through `items`, then `after`, meets a barrier before a `break` or
+/// `continue` (a loop inside may run no iteration: what follows it decides).
+fn reaches_barrier(items: &[Item], after: &[&[Item]]) -> bool {
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            Item::Region(_) | Item::Uniform(_) | Item::Loop { .. } => {}
+            Item::Barrier(_) => return true,
+            Item::Break | Item::Continue => return false,
+            Item::If { then, els, .. } | Item::Decided { then, els, .. } => {
+                let rest: Vec<&[Item]> = std::iter::once(&items[i + 1..])
+                    .chain(after.iter().copied())
+                    .collect();
+                return reaches_barrier(then, &rest) && reaches_barrier(els, &rest);
+            }
+        }
+    }
+    after
+        .split_first()
+        .is_some_and(|(next, more)| reaches_barrier(next, more))
 }
 
 /// What the plan knows of a kernel's variables, to choose the order a loop runs in.
@@ -1220,7 +1365,9 @@ fn build(
             blend: has_blend(),
             call_conv,
             at: 0,
-            exits: k.body.iter().any(exits),
+            // A `return`, or a `break` that finishes its threads (in a region of its own).
+            exits: k.body.iter().any(exits)
+                || regions.iter().any(|r| r.stmts.iter().any(|s| escapes(s))),
             exists,
             affine,
             lane0: false,
@@ -1636,7 +1783,7 @@ impl Tx<'_, '_> {
         self.set_mask(self.alive, m);
         self.set_mask(self.cur, m);
         // A call's tail returns from the call alone: the live lanes stay as they were.
-        let returns = !region.call_tail && region.stmts.iter().any(|s| exits(s));
+        let returns = !region.call_tail && region.stmts.iter().any(|s| exits(s) || escapes(s));
         if self.exits {
             // A warp whose threads have all left skips the region.
             let any = self.any_cur();
@@ -2125,6 +2272,9 @@ impl Tx<'_, '_> {
                     self.set_full();
                 }
             }
+            // A `break` of a block-level loop that nothing follows ([`At::breaks_finish`]):
+            // its lanes are done, as at a `return`.
+            Stmt::Break if self.conts.is_empty() => self.finish_lanes(),
             Stmt::Break => self.leave(),
             Stmt::Continue => {
                 let cont = *self.conts.last().ok_or("continue outside a loop")?;
@@ -2132,18 +2282,14 @@ impl Tx<'_, '_> {
                 self.or_into(cont, m);
                 self.leave();
             }
-            Stmt::Return => {
-                let m = self.get_mask(self.cur);
-                match self.rets.last().copied() {
-                    Some(ret) => self.or_into(ret, m),
-                    None => {
-                        let a = self.get_mask(self.alive);
-                        let n = self.and(a, m, true);
-                        self.set_mask(self.alive, n);
-                    }
+            Stmt::Return => match self.rets.last().copied() {
+                Some(ret) => {
+                    let m = self.get_mask(self.cur);
+                    self.or_into(ret, m);
+                    self.leave();
                 }
-                self.leave();
-            }
+                None => self.finish_lanes(),
+            },
             Stmt::Inline { body } => {
                 let body: Vec<&Stmt> = body.iter().collect();
                 self.call(&body)?;
@@ -2338,6 +2484,15 @@ impl Tx<'_, '_> {
 
     /// The executing lanes leave (`break`, `continue`, `return`): none is left, and if all
     /// of them were executing, every lane or none is.
+    /// The executing lanes leave the kernel.
+    fn finish_lanes(&mut self) {
+        let m = self.get_mask(self.cur);
+        let a = self.get_mask(self.alive);
+        let n = self.and(a, m, true);
+        self.set_mask(self.alive, n);
+        self.leave();
+    }
+
     fn leave(&mut self) {
         let was = self.known;
         self.clear(self.cur);
