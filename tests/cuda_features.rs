@@ -1800,3 +1800,20 @@ __global__ void device(int *out) { out[threadIdx.x] = dtbl[threadIdx.x % 3] + tb
     let want: Vec<i32> = (0..32).map(|t| t % 3 + 1 + 3).collect();
     assert_eq!(out.to_vec(), want);
 }
+
+#[test]
+fn a_pointer_to_a_struct_variable_that_carries_pointers_is_not_moved() {
+    // `V *m = &a;` names `a` (its pointer fields are pointer variables, in no memory a
+    // pointer could address): pointing it at another struct is refused where it is done.
+    let src = r#"
+struct V { int *d; };
+__global__ void k(int *out, V a, V b) {
+    V *m = &a;
+    if (threadIdx.x > 3) m = &b;
+    out[threadIdx.x] = m->d[0];
+}
+"#;
+    let e = module(src, 900).lower("k").unwrap_err().to_string();
+    assert!(e.contains("features.cu:5:"), "{e}");
+    assert!(e.contains("taking the address of a local variable"), "{e}");
+}

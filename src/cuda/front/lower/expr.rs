@@ -1049,7 +1049,16 @@ impl Lowerer<'_> {
                 self.this_place(site)
             }
             ExprKind::Member(a, f, arrow) => {
-                if !*arrow && let Some(p) = self.field_pointer(a, f) {
+                let field = if *arrow {
+                    // `p->f` of a pointer parameter given `&s`: `s.f`.
+                    self.field_pointers_of(e, &[]).and_then(|fields| {
+                        let (_, idx) = fields.iter().find(|(rest, _)| rest.is_empty())?;
+                        Some(Place::Ptr(*idx))
+                    })
+                } else {
+                    self.field_pointer(a, f)
+                };
+                if let Some(p) = field {
                     return Ok(p);
                 }
                 if *arrow

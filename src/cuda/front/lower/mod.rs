@@ -1021,6 +1021,11 @@ impl<'m> Lowerer<'m> {
                     path.insert(0, g.clone());
                     e = x;
                 }
+                // `p->f` of a pointer bound to `&s` (which carries `s`'s pointers): `s.f`.
+                ast::ExprKind::Member(x, g, true) if self.alias_target(x).is_some() => {
+                    path.insert(0, g.clone());
+                    e = x;
+                }
                 ast::ExprKind::Ident(n) => break n,
                 _ => return None,
             }
@@ -2848,6 +2853,18 @@ impl<'m> Lowerer<'m> {
             return Ok(());
         }
         let ty = self.ty(&d.ty, site)?;
+        // `S *p = &s;` of a struct variable whose pointer fields are pointer variables (no
+        // memory holds them for `p` to point into): `p` names `s`, as a pointer parameter given
+        // `&s` does.
+        if let (Ty::Pointer(_), Some(init)) = (&ty, &d.init)
+            && let ast::ExprKind::Unary(ast::Unary::AddrOf, x) = &init.kind
+            && let Some(fields) = self.field_pointers_of(x, &[])
+        {
+            let target = self.place(x)?;
+            self.bind(&d.name, Sym::Place(Place::Alias(Box::new(target), None)));
+            self.carry_pointers(&d.name, fields);
+            return Ok(());
+        }
         // `const T *p = &s.a[i];` (or `= s.a`) of an array held in variables: `p[k]` names its
         // elements.
         if let (Ty::Pointer(pointee), Some(init)) = (&ty, &d.init)
@@ -3625,6 +3642,11 @@ impl<'m> Lowerer<'m> {
         let mut carried = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
             carried.push(match &a {
+                // `f(&s)`: the pointer parameter names `s`, pointer fields and all.
+                ArgIn::Expr(ast::Expr {
+                    kind: ast::ExprKind::Unary(ast::Unary::AddrOf, x),
+                    ..
+                }) if matches!(p.ty, TypeExpr::Pointer(_)) => self.field_pointers_of(x, &[]),
                 ArgIn::Expr(e) => self.field_pointers_of(e, &[]),
                 _ => None,
             });
@@ -4095,8 +4117,9 @@ impl<'m> Lowerer<'m> {
         }
         for (p, fields) in f.params.iter().zip(carried) {
             let Some(fields) = fields else { continue };
-            // A copy of the struct gets pointers of its own, starting where the caller's are.
-            let fields = if matches!(p.ty, TypeExpr::Ref(_)) {
+            // A copy of the struct gets pointers of its own, starting where the caller's are; a
+            // reference, or a pointer to it, shares them.
+            let fields = if matches!(p.ty, TypeExpr::Ref(_) | TypeExpr::Pointer(_)) {
                 fields
             } else {
                 let mut own = Vec::new();
