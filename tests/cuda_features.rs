@@ -1764,3 +1764,56 @@ fn decltype_of_a_name_declared_as_a_reference_is_refused() {
         assert!(e.to_string().contains(what), "{decl}: {e}");
     }
 }
+
+#[test]
+fn host_constants_are_refused_where_their_values_are_known_only_at_run_time() {
+    // nvcc: "identifier is undefined in device code" for a host constexpr array indexed at
+    // run time, its address, or the array itself; `__device__ constexpr` is memory and works.
+    let src = r#"
+constexpr int tbl[3] = {1, 2, 3};
+__device__ constexpr int dtbl[3] = {1, 2, 3};
+__global__ void run_time(int *out) { out[0] = tbl[threadIdx.x % 3]; }
+__global__ void address(int *out) { const int *p = &tbl[1]; out[0] = *p; }
+__global__ void whole(int *out) { const int *p = tbl; out[0] = p[1]; }
+__global__ void outside(int *out) { out[0] = tbl[3]; }
+__global__ void device(int *out) { out[threadIdx.x] = dtbl[threadIdx.x % 3] + tbl[2]; }
+"#;
+    let m = module(src, 900);
+    for (k, what) in [
+        ("run_time", "not an element at a run-time index"),
+        ("address", "not its address, or an assignment"),
+        ("whole", "not the array as a whole"),
+    ] {
+        let e = m.lower(k).unwrap_err().to_string();
+        assert!(
+            e.contains("`tbl` is a file-scope constant of the host"),
+            "{e}"
+        );
+        assert!(e.contains(what), "{e}");
+        assert!(e.contains("__device__ constexpr"), "{e}");
+    }
+    let e = m.lower("outside").unwrap_err().to_string();
+    assert!(e.contains("index 3 is outside `tbl`"), "{e}");
+    let dev = Device::default();
+    let out = ints(&dev, 32);
+    run_on(&dev, src, "device", 1, 32, &[Arg::buffer(&out)], Mode::Fast);
+    let want: Vec<i32> = (0..32).map(|t| t % 3 + 1 + 3).collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+#[test]
+fn a_pointer_to_a_struct_variable_that_carries_pointers_is_not_moved() {
+    // `V *m = &a;` names `a` (its pointer fields are pointer variables, in no memory a
+    // pointer could address): pointing it at another struct is refused where it is done.
+    let src = r#"
+struct V { int *d; };
+__global__ void k(int *out, V a, V b) {
+    V *m = &a;
+    if (threadIdx.x > 3) m = &b;
+    out[threadIdx.x] = m->d[0];
+}
+"#;
+    let e = module(src, 900).lower("k").unwrap_err().to_string();
+    assert!(e.contains("features.cu:5:"), "{e}");
+    assert!(e.contains("taking the address of a local variable"), "{e}");
+}

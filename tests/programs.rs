@@ -1649,6 +1649,36 @@ fn halves_convert_to_and_from_every_integer_type() {
 }
 
 #[test]
+fn file_scope_constants_of_the_host_are_values_in_device_code() {
+    // HeCBench axpby's `constexpr int depth_to_max_tensors[6]` sizing arrays in a struct
+    // template: constexpr arrays, arrays of structs, a 2-D array and scalars as array bounds,
+    // template arguments, case labels, `if constexpr` conditions and values at constant
+    // indices, static constexpr arrays and structs of struct templates, and `__device__
+    // constexpr` ones as bounds and as memory at run time (was "an initializer list needs a
+    // declared type here").
+    agrees_with_the_host_on_both_tiers(
+        "file_constants.cu",
+        "bounds 256 of 256, last 2327349\nselections 256 of 256, last 12547\n\
+         device 256 of 256, last 3129\nmembers 256 of 256, last 3825795\n\
+         meta 256 of 256, last 1204\n\
+         values 256 of 256, last 331.75\n",
+    );
+}
+
+#[test]
+fn pointers_to_struct_parameters_reach_their_pointer_fields() {
+    // HeCBench btree's `memAlloc->getAddressPtr(next)` with `memAlloc` = `&allocator`, a
+    // by-value kernel parameter whose fields are pointers (was "this use of a pointer to a
+    // local variable is not supported"), a pointer to a local copy, and two structs whose
+    // fields are all pointers: each method saw the last one's (`a.get(t)` read `b.d`).
+    agrees_with_the_host_on_both_tiers(
+        "struct_pointer_aliases.cu",
+        "through a pointer 64 of 64, stored 64 of 64, allocations 2, last 6689\n\
+         local copy 64 of 64, last 481\ntwo views 32 of 32, last 404682\n",
+    );
+}
+
+#[test]
 fn half_math_functions_give_the_gpus_bits_for_every_half() {
     // hexp … hrint over all 65,536 halves, hashed per function: the H100's hashes (its results
     // are correctly rounded; computed in float, 1 to 5 operands per function rounded otherwise).

@@ -882,12 +882,21 @@ impl<'a> P<'a> {
                 let mut name = None;
                 for (at, k) in f.children(&mut c).enumerate() {
                     match f.field_name_for_child(at as u32) {
-                        _ if k.kind() == "field_identifier" => name = Some(k),
+                        // `n`, or `tbl[3]` (an array declarator around the name).
+                        _ if k.kind() == "field_identifier" => name = Some((k, base.clone())),
+                        Some("declarator") if k.kind() == "array_declarator" => {
+                            let (_, ty) = self.declarator(k, base.clone());
+                            let mut id = k;
+                            while let Some(inner) = id.child_by_field_name("declarator") {
+                                id = inner;
+                            }
+                            name = Some((id, ty));
+                        }
                         Some("default_value") => {
-                            if let Some(n) = name.take() {
+                            if let Some((n, ty)) = name.take() {
                                 statics.push(VarDecl {
                                     name: self.text(n).to_string(),
-                                    ty: base.clone(),
+                                    ty,
                                     quals,
                                     init: Some(self.expr(k)),
                                     site: self.site(n),

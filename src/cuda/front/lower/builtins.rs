@@ -320,6 +320,9 @@ impl Lowerer<'_> {
                 let place = if matches!(obj.kind, ExprKind::This) {
                     // `this->f()` and `(*this).f()` alike.
                     self.this_place(site)?
+                } else if *arrow && let Some(t) = self.alias_target(obj) {
+                    // `p->f()` with `p` a pointer parameter given `&x`: on `x`.
+                    t
                 } else if *arrow {
                     match self.rvalue(obj)? {
                         Val::Ptr(ptr) => Place::Mem {
@@ -348,9 +351,9 @@ impl Lowerer<'_> {
                     p => {
                         // A struct inside one that carries its pointer fields (`e.name.ptr()`):
                         // the method sees those under the object's path as its own.
-                        let carried = (!*arrow && self.pointers_of_place(&p).is_none())
-                            .then(|| self.field_pointers_of(obj, &[]))
-                            .flatten();
+                        // Found by the object's name: struct variables whose fields are all
+                        // pointers have places alike, which only their names tell apart.
+                        let carried = self.field_pointers_of(obj, &[]);
                         let Some(fields) = carried else {
                             return self.call_method(p, method, targs, exprs, site);
                         };

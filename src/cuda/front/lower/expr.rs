@@ -6,7 +6,7 @@
 
 use super::consts;
 use super::types::{Ty, is_integer, promote, same_width_other, usual};
-use super::{ArgIn, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
+use super::{ArgIn, Constant, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_const};
 use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
 use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
@@ -407,6 +407,10 @@ impl Lowerer<'_> {
         }
         let mut ty = Ty::Void;
         self.sub_block(|l| {
+            if let Some((name, c)) = l.host_constant_root(x)? {
+                ty = l.host_constant_at(x, &name, &c.0)?.0;
+                return Ok(());
+            }
             ty = if is_lvalue_like(x) {
                 match l.place(x) {
                     Ok(p) => l.place_ty(&p),
@@ -467,6 +471,11 @@ impl Lowerer<'_> {
                     Some("use the fields by name, `this->x` or `*this`"),
                 )),
             },
+            ExprKind::Index(..) | ExprKind::Member(_, _, false)
+                if let Some(v) = self.host_constant_value(e).transpose() =>
+            {
+                v
+            }
             ExprKind::Member(a, f, arrow) if let Some(v) = self.static_through(a, f, *arrow) => {
                 Ok(v)
             }
@@ -768,11 +777,19 @@ impl Lowerer<'_> {
         if let Some(v) = math_constant(&n) {
             return Ok(v);
         }
+        // First: a `const` device variable is a constant in a constant expression.
+        if let Some(c) = self.global(&n, site)? {
+            return Ok(Val::Scalar(Operand::Const(c), c.ty));
+        }
         if let Some(p) = self.device_global(&n, site)? {
             return self.read(&p, site);
         }
-        if let Some(c) = self.global(&n, site)? {
-            return Ok(Val::Scalar(Operand::Const(c), c.ty));
+        if let Some(v) = self.host_constant_value(&ast::Expr {
+            kind: ExprKind::Ident(n.clone()),
+            site,
+            span: (0, 0),
+        })? {
+            return Ok(v);
         }
         if let Some((scope, member)) = n.rsplit_once("::")
             && let Some(v) = self.static_member(scope, member, site)
@@ -805,6 +822,83 @@ impl Lowerer<'_> {
             ));
         }
         Err(self.unknown(site, "identifier", &n))
+    }
+
+    /// The file-scope constant ([`Lowerer::host_constant`]) that `e` reads an element or
+    /// member of, or is (`tbl[2]`, `cfg.dims[1]`, `pts[k].x`): its name and value.
+    fn host_constant_root(&mut self, e: &ast::Expr) -> R<Option<(String, Constant)>> {
+        match &e.kind {
+            ExprKind::Ident(n) => Ok(self.host_constant(n)?.map(|c| (n.clone(), c))),
+            ExprKind::Index(a, _) | ExprKind::Member(a, _, false) => self.host_constant_root(a),
+            _ => Ok(None),
+        }
+    }
+
+    /// What an element or member chain `e` of host constant `name` (of type `root`)
+    /// designates: its type and byte offset. Its indices must be constants.
+    fn host_constant_at(&mut self, e: &ast::Expr, name: &str, root: &Ty) -> R<(Ty, u32)> {
+        match &e.kind {
+            ExprKind::Index(a, i) => {
+                let (t, at) = self.host_constant_at(a, name, root)?;
+                let Ty::Array(elem, n) = t else {
+                    let shown = t.show(&self.structs);
+                    return Err(self.err(e.site, format!("cannot index a `{shown}`"), None));
+                };
+                let Operand::Const(k) = self.integer(i)?.0 else {
+                    return Err(self.host_constant_misuse(
+                        e.site,
+                        name,
+                        "an element at a run-time index",
+                    ));
+                };
+                let (k, n) = (consts::as_int(k), n.unwrap_or(0));
+                if !(0..i128::from(n)).contains(&k) {
+                    return Err(self.err(
+                        i.site,
+                        format!("index {k} is outside `{name}`, which has {n} elements here"),
+                        None,
+                    ));
+                }
+                Ok(((*elem).clone(), at + k as u32 * elem.size(&self.structs)))
+            }
+            ExprKind::Member(a, f, false) => {
+                let (t, at) = self.host_constant_at(a, name, root)?;
+                let (fty, off, _) = self.field(&t, false, f, e.site)?;
+                Ok((fty, at + off))
+            }
+            _ => Ok((root.clone(), 0)),
+        }
+    }
+
+    /// The value of `e` when it reads a host constant ([`Lowerer::host_constant_root`]): its
+    /// leaves are constants, as nvcc folds them.
+    fn host_constant_value(&mut self, e: &ast::Expr) -> R<Option<Val>> {
+        let Some((name, c)) = self.host_constant_root(e)? else {
+            return Ok(None);
+        };
+        let (ty, at) = self.host_constant_at(e, &name, &c.0)?;
+        if let Ty::Array(..) = ty {
+            return Err(self.host_constant_misuse(e.site, &name, "the array as a whole"));
+        }
+        let leaves: Vec<Operand> = ty
+            .leaves(&self.structs)
+            .into_iter()
+            .map(|(off, s)| {
+                let from = (at + off) as usize;
+                let mut raw = [0u8; 8];
+                raw[..s.size() as usize].copy_from_slice(&c.1[from..from + s.size() as usize]);
+                let bits = u64::from_le_bytes(raw);
+                Operand::Const(if s.is_float() {
+                    crate::cuda::ir::Const { ty: s, bits }
+                } else {
+                    consts::int(s, i128::from(bits))
+                })
+            })
+            .collect();
+        Ok(Some(match ty {
+            Ty::Scalar(s) => Val::Scalar(leaves[0], s),
+            t => Val::Agg(t, leaves),
+        }))
     }
 
     /// Field `f` of a value of type `ty` (a group handle's members are methods): its type,
@@ -849,6 +943,11 @@ impl Lowerer<'_> {
     /// The place an lvalue expression designates.
     pub fn place(&mut self, e: &ast::Expr) -> R<Place> {
         let site = e.site;
+        if matches!(e.kind, ExprKind::Index(..) | ExprKind::Member(_, _, false))
+            && let Some((name, _)) = self.host_constant_root(e)?
+        {
+            return Err(self.host_constant_misuse(site, &name, "its address, or an assignment"));
+        }
         match &e.kind {
             ExprKind::Ident(name) => match self.lookup(name).cloned() {
                 Some(Sym::Place(p)) => Ok(p),
@@ -950,7 +1049,16 @@ impl Lowerer<'_> {
                 self.this_place(site)
             }
             ExprKind::Member(a, f, arrow) => {
-                if !*arrow && let Some(p) = self.field_pointer(a, f) {
+                let field = if *arrow {
+                    // `p->f` of a pointer parameter given `&s`: `s.f`.
+                    self.field_pointers_of(e, &[]).and_then(|fields| {
+                        let (_, idx) = fields.iter().find(|(rest, _)| rest.is_empty())?;
+                        Some(Place::Ptr(*idx))
+                    })
+                } else {
+                    self.field_pointer(a, f)
+                };
+                if let Some(p) = field {
                     return Ok(p);
                 }
                 if *arrow

@@ -270,6 +270,13 @@ pub struct Lowerer<'m> {
     pub(crate) flow: Vec<Flow>,
     inline_stack: Vec<String>,
     globals_in_progress: Vec<String>,
+    /// File-scope `const`/`constexpr` arrays and structs of the host evaluated so far, by
+    /// name: their types and bytes ([`Lowerer::host_constant`]).
+    host_constants: HashMap<String, Constant>,
+    /// How many constant expressions are being evaluated ([`Lowerer::const_eval`]): in one, a
+    /// `const` device variable with an initializer (`__device__ constexpr int n = 4;`) is its
+    /// value, as it is to nvcc in an array bound or a template argument.
+    const_depth: u32,
     /// The kernel's texture parameters ([`Base::Param`] slots): the textures a fetch reads.
     texture_params: Vec<u32>,
     /// The results of `__fadd_rn`, `__fmul_rn` and the other IEEE-arithmetic intrinsics
@@ -323,6 +330,9 @@ pub struct Lowerer<'m> {
     /// The statement being lowered.
     at: Site,
 }
+
+/// The value of a constant array or struct ([`Lowerer::host_constant`]): its type and bytes.
+pub type Constant = std::rc::Rc<(Ty, Vec<u8>)>;
 
 /// The copies a lambda holds of what it captures by value, by name.
 pub type Captured = HashMap<String, Sym>;
@@ -796,6 +806,8 @@ impl<'m> Lowerer<'m> {
             flow: Vec::new(),
             inline_stack: vec![entry.to_string()],
             globals_in_progress: Vec::new(),
+            host_constants: HashMap::new(),
+            const_depth: 0,
             texture_params: Vec::new(),
             exact: HashSet::new(),
             globals: Vec::new(),
@@ -1006,6 +1018,11 @@ impl<'m> Lowerer<'m> {
         let root = loop {
             match &e.kind {
                 ast::ExprKind::Member(x, g, false) => {
+                    path.insert(0, g.clone());
+                    e = x;
+                }
+                // `p->f` of a pointer bound to `&s` (which carries `s`'s pointers): `s.f`.
+                ast::ExprKind::Member(x, g, true) if self.alias_target(x).is_some() => {
                     path.insert(0, g.clone());
                     e = x;
                 }
@@ -1910,10 +1927,13 @@ impl<'m> Lowerer<'m> {
     /// Evaluate a constant expression; the code it would emit is dropped.
     pub fn const_eval(&mut self, e: &ast::Expr) -> R<Const> {
         let mut out = None;
-        self.sub_block(|l| {
+        self.const_depth += 1;
+        let r = self.sub_block(|l| {
             out = Some(l.scalar(e)?);
             Ok(())
-        })?;
+        });
+        self.const_depth -= 1;
+        r?;
         match out {
             Some((Operand::Const(c), _)) => Ok(c),
             _ => Err(self.err(
@@ -1939,7 +1959,7 @@ impl<'m> Lowerer<'m> {
             return Ok(None);
         };
         let d = g.decl.clone();
-        if d.quals.constant || d.quals.device || d.quals.shared {
+        if (d.quals.constant || d.quals.device || d.quals.shared) && !self.folds(&d) {
             return Ok(None); // device memory: see `device_global`
         }
         if let TypeExpr::Template(t, _) = &d.ty
@@ -1969,14 +1989,137 @@ impl<'m> Lowerer<'m> {
         let v = self.file_scope(|l| {
             let ty = l.ty(&d.ty, d.site)?;
             let init = d.init.as_ref().expect("checked above");
-            let c = l.const_eval(init)?;
             Ok(match ty {
-                Ty::Scalar(s) => consts::convert(c, s),
-                _ => c,
+                Ty::Scalar(s) => Some(consts::convert(l.const_eval(init)?, s)),
+                // Arrays and structs are read element by element: `host_constant`.
+                Ty::Array(..) | Ty::Struct(_) | Ty::Vector(..) => None,
+                _ => Some(l.const_eval(init)?),
             })
         });
         self.globals_in_progress.pop();
-        v.map(Some)
+        v
+    }
+
+    /// Whether device variable `d` is read as its value here: a `const` one with an
+    /// initializer, in a constant expression.
+    fn folds(&self, d: &ast::VarDecl) -> bool {
+        self.const_depth > 0 && d.quals.is_const && !d.quals.shared && d.init.is_some()
+    }
+
+    /// A file-scope `const`/`constexpr` array or struct that `name` names as a constant: one
+    /// of the host (`constexpr int widths[3] = {8, 16, 32};`), or, in a constant expression,
+    /// a `const` device variable. Its type and bytes; `None` when `name` is no such variable.
+    /// nvcc lets device code use the host's only where its value is known at compile time
+    /// (`widths[2]`, `cfg.n`); warpsim reads those from the bytes, and refuses the rest
+    /// ([`Lowerer::host_constant_misuse`]).
+    pub fn host_constant(&mut self, name: &str) -> R<Option<Constant>> {
+        if self.lookup(name).is_some() || self.targ(name).is_some() {
+            return Ok(None);
+        }
+        let name = self.canon(name);
+        let Some(g) = self
+            .m
+            .ast
+            .globals
+            .iter()
+            .rev()
+            .find(|g| g.decl.name == name)
+        else {
+            return Ok(self.static_constant(&name));
+        };
+        let d = g.decl.clone();
+        let host = !(d.quals.constant || d.quals.device || d.quals.shared);
+        if !(host && d.quals.is_const && d.init.is_some() || self.folds(&d)) {
+            return Ok(None);
+        }
+        if let Some(c) = self.host_constants.get(&name) {
+            return Ok(Some(c.clone()));
+        }
+        if self.globals_in_progress.contains(&name) {
+            return Err(self.err(
+                d.site,
+                format!("`{name}` is defined in terms of itself"),
+                None,
+            ));
+        }
+        self.globals_in_progress.push(name.clone());
+        let v = self.file_scope(|l| {
+            let ty = l.ty(&d.ty, d.site)?;
+            l.constant_bytes(&name, ty, d.init.as_ref().expect("checked above"))
+        });
+        self.globals_in_progress.pop();
+        let v = v?;
+        if let Some(c) = &v {
+            self.host_constants.insert(name, c.clone());
+        }
+        Ok(v)
+    }
+
+    /// The value of constant `name` of type `ty` initialized by `init`, when `ty` is an array
+    /// or a struct: its type (an unsized array's size from `init`) and bytes.
+    fn constant_bytes(&mut self, name: &str, ty: Ty, init: &ast::Expr) -> R<Option<Constant>> {
+        let ty = sized_by_init(ty, Some(init));
+        if !matches!(ty, Ty::Array(..) | Ty::Struct(_) | Ty::Vector(..)) {
+            return Ok(None);
+        }
+        if ty.leaf_count(&self.structs) == 0 || has_pointers(&ty, &self.structs) {
+            return Err(self.unsupported(
+                init.site,
+                &format!("`{name}`, a constant of pointers or of no size, in device code"),
+                Some("declare it `__constant__` or `__device__`, or pass the values as kernel parameters"),
+            ));
+        }
+        let mut bytes = vec![0u8; ty.size(&self.structs) as usize];
+        self.init_bytes(&ty, init, &mut bytes, 0)?;
+        Ok(Some(std::rc::Rc::new((ty, bytes))))
+    }
+
+    /// A static data member of a struct that is an array or a struct (`static constexpr int
+    /// w[2] = {N, 2 * N};`), laid out with its struct: named `S<3>::w` anywhere, or bare in its
+    /// struct's member functions and member declarations.
+    fn static_constant(&mut self, name: &str) -> Option<Constant> {
+        if let Some((scope, member)) = name.rsplit_once("::") {
+            let Ok(Some(Ty::Struct(i))) = self.struct_named_text(scope, self.at) else {
+                return None;
+            };
+            let key = format!("{}::{member}", self.structs.list[i].name);
+            return self.host_constants.get(&key).cloned();
+        }
+        // The structs whose members are being lowered: one being laid out, or the struct of
+        // a member function, which sees its struct's name as a type.
+        let mut owners: Vec<String> = self.globals_in_progress.iter().rev().cloned().collect();
+        if let Some(f) = self.frames.last() {
+            owners.extend(f.tenv.iter().filter_map(|(short, v)| {
+                match v {
+                    TArg::Type(Ty::Struct(i)) => self.structs.list[*i]
+                        .def
+                        .filter(|d| self.m.ast.structs[*d].name == *short)
+                        .map(|_| self.structs.list[*i].name.clone()),
+                    _ => None,
+                }
+            }));
+        }
+        owners
+            .iter()
+            .find_map(|o| self.host_constants.get(&format!("{o}::{name}")).cloned())
+    }
+
+    /// The refusal of a use of host constant `name` whose value is not known at compile time
+    /// (an element at a run-time index, its address, the array as a whole), which nvcc refuses
+    /// too ("identifier is undefined in device code").
+    pub fn host_constant_misuse(&self, site: Site, name: &str, what: &str) -> Diagnostic {
+        self.err(
+            site,
+            format!(
+                "`{name}` is a file-scope constant of the host, which device code reads only \
+                 where the value is known at compile time, as with nvcc: not {what}"
+            ),
+            Some(
+                "declare it `__constant__` or `__device__ constexpr`: device memory can be \
+                 indexed at run time and have its address taken"
+                    .into(),
+            ),
+        )
     }
 
     /// A file-scope `__constant__`, `__device__` or `__shared__` variable as a place in memory
@@ -2710,6 +2853,18 @@ impl<'m> Lowerer<'m> {
             return Ok(());
         }
         let ty = self.ty(&d.ty, site)?;
+        // `S *p = &s;` of a struct variable whose pointer fields are pointer variables (no
+        // memory holds them for `p` to point into): `p` names `s`, as a pointer parameter given
+        // `&s` does.
+        if let (Ty::Pointer(_), Some(init)) = (&ty, &d.init)
+            && let ast::ExprKind::Unary(ast::Unary::AddrOf, x) = &init.kind
+            && let Some(fields) = self.field_pointers_of(x, &[])
+        {
+            let target = self.place(x)?;
+            self.bind(&d.name, Sym::Place(Place::Alias(Box::new(target), None)));
+            self.carry_pointers(&d.name, fields);
+            return Ok(());
+        }
         // `const T *p = &s.a[i];` (or `= s.a`) of an array held in variables: `p[k]` names its
         // elements.
         if let (Ty::Pointer(pointee), Some(init)) = (&ty, &d.init)
@@ -3487,6 +3642,11 @@ impl<'m> Lowerer<'m> {
         let mut carried = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
             carried.push(match &a {
+                // `f(&s)`: the pointer parameter names `s`, pointer fields and all.
+                ArgIn::Expr(ast::Expr {
+                    kind: ast::ExprKind::Unary(ast::Unary::AddrOf, x),
+                    ..
+                }) if matches!(p.ty, TypeExpr::Pointer(_)) => self.field_pointers_of(x, &[]),
                 ArgIn::Expr(e) => self.field_pointers_of(e, &[]),
                 _ => None,
             });
@@ -3771,14 +3931,16 @@ impl<'m> Lowerer<'m> {
             (ast::TemplateParam::Value(_, ty, _), arg) => {
                 let e = match arg {
                     TemplateArg::Expr(e) => e.clone(),
-                    TemplateArg::Type(TypeExpr::Name(n)) => ast::Expr {
-                        kind: ast::ExprKind::Ident(n.clone()),
-                        site,
-                        span: (0, 0),
+                    TemplateArg::Type(t) => match type_as_expr(t, site) {
+                        Some(e) => e,
+                        None => {
+                            return Err(self.err(
+                                site,
+                                "a value template argument is needed",
+                                None,
+                            ));
+                        }
                     },
-                    TemplateArg::Type(_) => {
-                        return Err(self.err(site, "a value template argument is needed", None));
-                    }
                 };
                 let c = self.const_eval(&e)?;
                 let s = self.ty(ty, site)?.scalar().unwrap_or(Scalar::I32);
@@ -3955,8 +4117,9 @@ impl<'m> Lowerer<'m> {
         }
         for (p, fields) in f.params.iter().zip(carried) {
             let Some(fields) = fields else { continue };
-            // A copy of the struct gets pointers of its own, starting where the caller's are.
-            let fields = if matches!(p.ty, TypeExpr::Ref(_)) {
+            // A copy of the struct gets pointers of its own, starting where the caller's are; a
+            // reference, or a pointer to it, shares them.
+            let fields = if matches!(p.ty, TypeExpr::Ref(_) | TypeExpr::Pointer(_)) {
                 fields
             } else {
                 let mut own = Vec::new();
@@ -4334,6 +4497,36 @@ pub fn bool_const(v: bool) -> Operand {
 
 /// An array declared without a size (`float m[] = {1, 2, 3};`) takes its size from its
 /// initialiser list, as C gives it.
+/// A template argument the parser read as a type that is an expression to C++: a name (`N`)
+/// or an element of a named array (`sizes[2]`, `grid[1][0]`, read as array types).
+fn type_as_expr(t: &TypeExpr, site: Site) -> Option<ast::Expr> {
+    let kind = match t {
+        TypeExpr::Name(n) => ast::ExprKind::Ident(n.clone()),
+        TypeExpr::Array(inner, Some(i)) => {
+            ast::ExprKind::Index(Box::new(type_as_expr(inner, site)?), i.clone())
+        }
+        _ => return None,
+    };
+    Some(ast::Expr {
+        kind,
+        site,
+        span: (0, 0),
+    })
+}
+
+/// Whether a value of type `ty` holds a pointer.
+fn has_pointers(ty: &Ty, structs: &Structs) -> bool {
+    match ty {
+        Ty::Pointer(_) => true,
+        Ty::Array(t, _) => has_pointers(t, structs),
+        Ty::Struct(i) => structs.list[*i]
+            .fields
+            .iter()
+            .any(|(_, t, _)| has_pointers(t, structs)),
+        _ => false,
+    }
+}
+
 fn sized_by_init(ty: Ty, init: Option<&ast::Expr>) -> Ty {
     match (ty, init.map(|e| &e.kind)) {
         (Ty::Array(elem, None), Some(ast::ExprKind::InitList(items))) => {

@@ -192,6 +192,14 @@ impl<'m> Lowerer<'m> {
                         .const_eval(init)
                         .ok()
                         .map(|c| super::consts::convert(c, t)),
+                    // An array or struct (`static constexpr int w[2] = {N, 2 * N};`): a
+                    // constant of the instance, read as file-scope ones are.
+                    (Ok(t), Some(init)) => {
+                        if let Ok(Some(c)) = l.constant_bytes(&s.name, t, init) {
+                            l.host_constants.insert(format!("{name}::{}", s.name), c);
+                        }
+                        None
+                    }
                     _ => None,
                 };
                 if let Some(c) = value {
