@@ -2,12 +2,13 @@
 // member's rounded up to the largest alignment, and a member other than the one last written
 // read as the same bytes (float/int punning as aobench's `union { float f; int i; } u;`, an
 // array overlaying named fields as d3q19-bgk's `outer_wall`). Local, anonymous and nested
-// unions, anonymous struct and union members found through the struct around them (also in
-// its member functions), arrays of unions indexed at run time, unions copied, initialized,
-// passed and returned by value, as kernel parameters, in global, shared and `__device__`
-// memory and through pointers. Each per-thread computation is a __host__ __device__ function:
-// the host runs the same code compiled by the C++ compiler, and the program prints, per
-// function, how many of the threads' results equal the host's and one of them.
+// unions, anonymous struct and union members found through the struct around them (in its
+// member functions too, and in templates), arrays of unions indexed at run time, unions
+// copied, initialized, passed and returned by value, as kernel parameters, in global, shared
+// and `__device__` memory and through pointers. Each per-thread computation is a
+// __host__ __device__ function: the host runs the same code compiled by the C++ compiler, and
+// the program prints, per function, how many of the threads' results equal the host's and one
+// of them.
 #include <cstdio>
 
 union FloatBits {
@@ -190,6 +191,46 @@ __host__ __device__ int places(int t) {
     return sum() + h.u[0].i + h.u[1].i + h.u[2].i + (int)h.deep.gi + x.i + h.n;
 }
 
+// Anonymous members of a struct template and a local union of a function template, which
+// name the template's parameters: one layout per instance.
+template <typename T>
+struct V3 {
+    union {
+        struct {
+            T x, y, z;
+        };
+        T data[3];
+    };
+    __host__ __device__ T sum() const { return x + data[1] + z; }
+};
+
+template <typename T>
+__host__ __device__ T flip_low_bit(T v) {
+    union {
+        T value;
+        unsigned char bytes[sizeof(T)];
+    } u;
+    u.value = v;
+    u.bytes[0] ^= 1;
+    return u.value;
+}
+
+__host__ __device__ int templates(int t) {
+    V3<float> a;
+    a.x = (float)t;
+    a.y = 2.0f;
+    a.data[2] = 3.0f;
+    V3<double> b;
+    b.data[t % 3] = 1.5;
+    b.x = 0.25;
+    b.data[(t + 1) % 3] = 4.0;
+    b.data[(t + 2) % 3] = 8.0;
+    double d = flip_low_bit(2.0 * (double)t);
+    return (int)(a.sum() * 4.0f) + (int)(b.sum() * 4.0) + flip_low_bit(t * 3) +
+           (int)(flip_low_bit(0.5f * (float)t) * 1024.0f) + (int)(d * 1e6) +
+           (int)(sizeof(a) * 100 + sizeof(b) * 10000 + sizeof(V3<char>));
+}
+
 __host__ __device__ Layouts layouts() {
     Layouts l;
     l.sizes = (int)(sizeof(FloatBits) + sizeof(outer_wall) * 10 + sizeof(Wide) * 100 +
@@ -206,6 +247,7 @@ __global__ void k_nested(int *out) { int t = threadIdx.x + blockIdx.x * blockDim
 __global__ void k_copies(int *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = copies(t); }
 __global__ void k_vectors(int *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = vectors(t); }
 __global__ void k_places(int *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = places(t); }
+__global__ void k_templates(int *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = templates(t); }
 
 // Structs holding unions by value as kernel parameters: the host's bytes.
 __host__ __device__ int from_wall(outer_wall w, Tagged g, int t) {
@@ -267,6 +309,7 @@ int main() {
     report("copies", k_copies, copies, d);
     report("vectors", k_vectors, vectors, d);
     report("places", k_places, places, d);
+    report("templates", k_templates, templates, d);
 
     outer_wall w;
     for (int k = 0; k < 6; k++) w.el[k] = k * k - 4;

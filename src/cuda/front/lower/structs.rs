@@ -14,6 +14,9 @@ use crate::cuda::ir::{Operand, Site};
 impl<'m> Lowerer<'m> {
     /// The (non-template) struct called `n`, laid out at first use.
     pub fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        if crate::cuda::front::ast::is_anonymous(n) {
+            return self.anonymous_ty(n, site);
+        }
         if let Some(i) = self.structs.find(n) {
             return Ok(Ty::Struct(i));
         }
@@ -34,6 +37,37 @@ impl<'m> Lowerer<'m> {
             ));
         }
         self.lay_out(def, Vec::new(), n.to_string()).map(Ty::Struct)
+    }
+
+    /// The anonymous struct or union called `n`, laid out at first use with the template
+    /// arguments where it is written (a member of a struct template, a local of a function
+    /// template may name them): one layout for each set of them.
+    fn anonymous_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        let mut tenv: Vec<(String, TArg)> = self
+            .frames
+            .last()
+            .map(|f| f.tenv.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        tenv.sort_by(|a, b| a.0.cmp(&b.0));
+        let name = if tenv.is_empty() {
+            n.to_string()
+        } else {
+            let shown: Vec<String> = tenv
+                .iter()
+                .map(|(k, v)| match v {
+                    TArg::Type(t) => format!("{k} = {}", t.show(&self.structs)),
+                    TArg::Value(c) => format!("{k} = {}", super::consts::as_int(*c)),
+                })
+                .collect();
+            format!("{n} [{}]", shown.join(", "))
+        };
+        if let Some(i) = self.structs.find(&name) {
+            return Ok(Ty::Struct(i));
+        }
+        let Some(def) = self.m.ast.structs.iter().position(|s| s.name == n) else {
+            return Err(self.unknown(site, "type", n));
+        };
+        self.lay_out(def, tenv, name).map(Ty::Struct)
     }
 
     /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
