@@ -930,20 +930,50 @@ fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
 }
 
 #[test]
-fn a_union_is_refused_where_it_is_declared() {
-    // Its members would be fields of their own, each read back as what was written to it.
-    let src = "union Bits { float f; unsigned u; };\n\
-               __global__ void k(unsigned *out) {\n  Bits b;\n  b.f = 1.0f;\n  out[0] = b.u;\n}\n";
-    let e = Module::from_source("bad.cu", src, &Options::default())
-        .unwrap()
-        .lower("k")
-        .expect_err("a union");
-    let e = e.to_string();
-    assert!(
-        e.contains("bad.cu:1:1: error: the union `Bits` in device code is not supported"),
-        "{e}"
-    );
-    assert!(e.contains("__float_as_int"), "{e}");
+fn a_union_whose_members_are_not_bytes_is_refused_at_its_line() {
+    // A union's value is its bytes: a member that is not (a pointer, a `bool`, an object with
+    // a constructor) or a default member initializer is refused where the union is, as are
+    // unions the lowering cannot name (defined inside a function, or whose members are the
+    // function's variables) and an initializer of two values.
+    let cases = [
+        (
+            "union P { float *p; int i; };\n__global__ void k(int *out) {\n  P u;\n  u.i = 1;\n  out[0] = u.i;\n}\n",
+            "bad.cu:1:1: error: the member `p` of the union `P`, which is or holds a pointer is not supported",
+        ),
+        (
+            "struct C { int a; __device__ C() : a(1) {} };\nunion U { C c; int i; };\n\
+             __global__ void k(int *out) {\n  U u;\n  out[0] = u.i;\n}\n",
+            "bad.cu:2:1: error: the member `c` of the union `U`, which has a constructor is not supported",
+        ),
+        (
+            "union B { bool b; char c; };\n__global__ void k(int *out) {\n  B u;\n  u.c = 2;\n  out[0] = u.b;\n}\n",
+            "bad.cu:1:1: error: the member `b` of the union `B`, which is or holds a `bool` is not supported",
+        ),
+        (
+            "union D { int i = 3; float f; };\n__global__ void k(int *out) {\n  D u;\n  out[0] = u.i;\n}\n",
+            "bad.cu:1:1: error: a default member initializer (`i`) in the union `D` is not supported",
+        ),
+        (
+            "__global__ void k(int *out) {\n  union L { int i; float f; } u;\n  u.f = 1.0f;\n  out[0] = u.i;\n}\n",
+            "bad.cu:2:3: error: a named union defined inside a function is not supported",
+        ),
+        (
+            "__global__ void k(int *out) {\n  union { int i; float f; };\n  f = 1.0f;\n  out[0] = i;\n}\n",
+            "bad.cu:2:3: error: an anonymous struct or union whose members are variables of the function is not supported",
+        ),
+        (
+            "union T { int i; float f; };\n__global__ void k(int *out) {\n  T u = {1, 2.0f};\n  out[0] = u.i;\n}\n",
+            "bad.cu:3:9: error: the union `T` is initialized by one value (its first member's), 2 given",
+        ),
+    ];
+    for (src, want) in cases {
+        let e = Module::from_source("bad.cu", src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err(want)
+            .to_string();
+        assert!(e.contains(want), "{want}\n{e}");
+    }
 }
 
 #[test]

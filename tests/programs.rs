@@ -1180,6 +1180,25 @@ fn kernels_and_device_functions_that_macros_define_get_their_host_stubs() {
 }
 
 #[test]
+fn unions_share_their_bytes_as_on_the_gpu_on_both_tiers() {
+    // Float/int punning in a local anonymous union (aobench's generator), an array overlaying
+    // named fields through anonymous members (d3q19-bgk's `outer_wall`, and in templates),
+    // 8- and 16-byte unions, unions in structs and arrays indexed at run time, copied,
+    // initialized, passed and returned by value, kernel parameters, global, shared,
+    // `__device__` and `__constant__` unions and their layouts: each device result is the
+    // host's.
+    agrees_with_the_host_on_both_tiers(
+        "unions.cu",
+        "punning 256 of 256, last 109076445\noverlay 256 of 256, last 1142031\n\
+         wide 256 of 256, last 1064344663\nnested 256 of 256, last 1124139008\n\
+         copies 256 of 256, last -338667218\nvectors 256 of 256, last -8258538\n\
+         places 256 of 256, last -785120764\ntemplates 256 of 256, last 510373616\n\
+         parameters 256 of 256, last 1087373325\n\
+         memory 256 of 256, globals 1\nlayouts 1653044 1644844, host 1653044 1644844\n",
+    );
+}
+
+#[test]
 fn statement_expressions_and_typeof_compute_what_the_host_computes() {
     agrees_with_the_host_on_both_tiers(
         "statement_expressions.cu",

@@ -352,7 +352,8 @@ pub struct StructDef {
     /// Member functions declared `static` here and defined outside (where `static` is not
     /// written again).
     pub static_methods: Vec<String>,
-    /// Fields: name and type.
+    /// Fields: name and type (an anonymous struct or union member has an [`anonymous_name`],
+    /// its type's).
     pub fields: Vec<(String, TypeExpr)>,
     /// Static data members with a value (`static constexpr int size = 4;`), in order: constants
     /// of each instance, named bare inside the struct and `S::size` outside.
@@ -367,6 +368,18 @@ pub struct StructDef {
     pub bitfield: Option<Site>,
     /// Where it is.
     pub site: Site,
+}
+
+/// The name of an anonymous struct or union (`union { float f; int i; } u;`, or a member
+/// `union { .. };` whose members are named through the struct around it), defined at `line`
+/// and `col`, at byte `at` of the preprocessed text: no identifier has this form.
+pub fn anonymous_name(kind: &str, line: u32, col: u32, at: usize) -> String {
+    format!("(anonymous {kind} at line {line}:{col}, byte {at})")
+}
+
+/// Whether a struct's or field's name is one [`anonymous_name`] made.
+pub fn is_anonymous(name: &str) -> bool {
+    name.starts_with("(anonymous ")
 }
 
 /// A file-scope variable (`const int N = 4;`, `__constant__ float c[16];`, enumerators).

@@ -81,6 +81,7 @@ pub fn parse(pp: &Preprocessed) -> Unit {
         pp,
         depth: std::cell::Cell::new(0),
         stmt_depth: std::cell::Cell::new(0),
+        local_types: std::cell::RefCell::new(Unit::default()),
     };
     p.collect_errors(tree.root_node(), &mut unit.syntax_errors);
     p.aliases(tree.root_node(), &mut unit.aliases);
@@ -96,6 +97,10 @@ pub fn parse(pp: &Preprocessed) -> Unit {
         }
     }
     p.items(tree.root_node(), "", &mut unit);
+    let local = p.local_types.take();
+    unit.structs.extend(local.structs);
+    unit.typedefs.extend(local.typedefs);
+    unit.globals.extend(local.globals);
     unit
 }
 
@@ -275,6 +280,9 @@ struct P<'a> {
     depth: std::cell::Cell<u32>,
     /// Statements being read inside one another (see [`MAX_STATEMENT_NESTING`]).
     stmt_depth: std::cell::Cell<u32>,
+    /// The anonymous structs and unions defined in function bodies (`union { float f; int i; }
+    /// u;`), which statements, read without the unit, put here.
+    local_types: std::cell::RefCell<Unit>,
 }
 
 /// Expressions nested deeper than this are refused: reading and lowering them recurses, and a
@@ -284,6 +292,15 @@ const MAX_NESTING: u32 = 500;
 // Statements nested deeper than `MAX_STATEMENT_NESTING` are refused here, where the source
 // nests them, and again by the lowering once device functions are inlined into one another.
 use crate::cuda::ir::MAX_STATEMENT_NESTING;
+
+/// Whether `n` defines a struct, class or union without naming it (`union { .. }`).
+fn is_anonymous_definition(n: Node<'_>) -> bool {
+    matches!(
+        n.kind(),
+        "struct_specifier" | "class_specifier" | "union_specifier"
+    ) && n.child_by_field_name("name").is_none()
+        && n.child_by_field_name("body").is_some()
+}
 
 /// Whether `n`, a statement, is a level of nesting: a statement around others, or a block
 /// that is not one's body (`if (c) { .. }` is one level).
@@ -335,6 +352,49 @@ impl<'a> P<'a> {
 
     fn site(&self, n: Node<'_>) -> Site {
         self.pp.site(n.start_byte())
+    }
+
+    /// The name an anonymous struct or union definition is known by: where it is, and its
+    /// byte (two can be at one site, from one macro).
+    fn anonymous_name(&self, n: Node<'_>) -> String {
+        let kind = if n.kind() == "union_specifier" {
+            "union"
+        } else {
+            "struct"
+        };
+        let s = self.site(n);
+        anonymous_name(kind, s.line, s.col, n.start_byte())
+    }
+
+    /// A struct or union defined in a function body: an anonymous one (`union { float f; int
+    /// i; } u;`) is a type of the unit's; a named one is refused (its name would be the
+    /// function's own): the refusal, if any.
+    fn local_type(&self, t: Node<'_>) -> Option<Stmt> {
+        if !matches!(
+            t.kind(),
+            "struct_specifier" | "class_specifier" | "union_specifier"
+        ) || t.child_by_field_name("body").is_none()
+        {
+            return None;
+        }
+        if !is_anonymous_definition(t) {
+            return Some(Stmt {
+                kind: StmtKind::Unsupported(
+                    format!(
+                        "a named {} defined inside a function",
+                        if t.kind() == "union_specifier" {
+                            "union"
+                        } else {
+                            "struct"
+                        }
+                    ),
+                    Some("define it at file scope".into()),
+                ),
+                site: self.site(t),
+            });
+        }
+        self.struct_def(t, None, &mut self.local_types.borrow_mut(), &[]);
+        None
     }
 
     /// Every ERROR and MISSING node, in order.
@@ -443,28 +503,32 @@ impl<'a> P<'a> {
                 let Some(ty) = c.child_by_field_name("type") else {
                     return;
                 };
-                let anon = self.struct_def(ty, None, unit, &[]);
                 let mut c2 = c.walk();
-                for d in c.children_by_field_name("declarator", &mut c2) {
-                    let (name, t) = self.declarator(d, self.type_expr(ty));
-                    if name.is_empty() {
-                        continue;
+                let declarators: Vec<Node<'_>> =
+                    c.children_by_field_name("declarator", &mut c2).collect();
+                // An anonymous struct or union is named by the typedef (`typedef struct { .. }
+                // Name;`), as its messages then show it.
+                let named = match declarators.first() {
+                    Some(d) if is_anonymous_definition(ty) && d.kind() == "type_identifier" => {
+                        let name = self.text(*d).trim().to_string();
+                        self.struct_def(ty, Some(&name), unit, &[]);
+                        Some(name)
                     }
-                    let t = match (&anon, t) {
-                        (Some(a), TypeExpr::Name(n)) if n.is_empty() => TypeExpr::Struct(a.clone()),
-                        (_, t) => t,
-                    };
-                    if anon.as_deref() == Some("") {
+                    _ => {
+                        self.struct_def(ty, None, unit, &[]);
+                        None
+                    }
+                };
+                let base = match &named {
+                    Some(name) => TypeExpr::Struct(name.clone()),
+                    None => self.type_expr(ty),
+                };
+                for d in declarators {
+                    let (name, t) = self.declarator(d, base.clone());
+                    if name.is_empty() || named.as_ref() == Some(&name) {
                         continue;
                     }
                     unit.typedefs.push((name, t));
-                }
-                if anon.as_deref() == Some("") {
-                    // An anonymous struct: the typedef names it.
-                    if let Some(d) = c.child_by_field_name("declarator") {
-                        let name = self.text(d).trim().to_string();
-                        self.struct_def(ty, Some(&name), unit, &[]);
-                    }
                 }
                 if ty.kind() == "enum_specifier" {
                     self.enum_def(ty, unit, None);
@@ -480,7 +544,10 @@ impl<'a> P<'a> {
             }
             "declaration" => {
                 if let Some(ty) = c.child_by_field_name("type") {
-                    if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
+                    if matches!(
+                        ty.kind(),
+                        "struct_specifier" | "class_specifier" | "union_specifier"
+                    ) {
                         self.struct_def(ty, None, unit, template);
                     }
                     if ty.kind() == "enum_specifier" {
@@ -818,7 +885,7 @@ impl<'a> P<'a> {
                     .to_string()
             }
             (None, Some(nm)) => self.text(nm).to_string(),
-            (None, None) => return Some(String::new()),
+            (None, None) => self.anonymous_name(n),
         };
         let align = named_children(n)
             .into_iter()
@@ -859,11 +926,21 @@ impl<'a> P<'a> {
             let Some(t) = f.child_by_field_name("type") else {
                 continue;
             };
-            if matches!(t.kind(), "struct_specifier" | "class_specifier") {
+            if matches!(
+                t.kind(),
+                "struct_specifier" | "class_specifier" | "union_specifier"
+            ) {
                 self.struct_def(t, None, unit, &[]);
             }
             if t.kind() == "enum_specifier" {
                 self.enum_def(t, unit, Some(&name));
+            }
+            // An anonymous struct or union member (`union { float f; int i; };`): its members
+            // are named through the enclosing struct, as in C11 and C++.
+            if is_anonymous_definition(t) && f.child_by_field_name("declarator").is_none() {
+                let anon = self.anonymous_name(t);
+                fields.push((anon.clone(), TypeExpr::Struct(anon)));
+                continue;
             }
             // `static` members are not part of the layout; those with a value are constants.
             let quals = self.quals(f).0;
@@ -1073,6 +1150,7 @@ impl<'a> P<'a> {
                     }
                     Some(nm) => TypeExpr::Name(self.text(nm).to_string()),
                     None if n.kind() == "enum_specifier" => TypeExpr::Name("int".into()),
+                    None if is_anonymous_definition(n) => TypeExpr::Struct(self.anonymous_name(n)),
                     None => TypeExpr::Name(String::new()),
                 }
             }
@@ -1382,15 +1460,25 @@ impl<'a> P<'a> {
             "compound_statement" => StmtKind::Block(self.block(n)),
             "declaration" => {
                 if let Some(t) = n.child_by_field_name("type")
-                    && matches!(t.kind(), "struct_specifier" | "class_specifier")
-                    && t.child_by_field_name("body").is_some()
+                    && let Some(refusal) = self.local_type(t)
                 {
-                    return unsupported(
-                        "a struct defined inside a function",
-                        Some("define the struct at file scope"),
-                    );
+                    return refusal;
                 }
                 StmtKind::Decl(self.local_declaration(n))
+            }
+            // `union { int a; float b; };` in a function makes `a` and `b` variables that share
+            // storage; `struct S { .. };` defines a type of the function's.
+            "struct_specifier" | "class_specifier" | "union_specifier" => {
+                if let Some(refusal) = self.local_type(n) {
+                    return refusal;
+                }
+                if is_anonymous_definition(n) {
+                    return unsupported(
+                        "an anonymous struct or union whose members are variables of the function",
+                        Some("name a variable of it (`union { .. } u;`) and use `u.a`"),
+                    );
+                }
+                StmtKind::Empty
             }
             "expression_statement" => match named_children(n).into_iter().next() {
                 Some(e) if e.kind() == "gnu_asm_expression" => {
@@ -1545,6 +1633,9 @@ impl<'a> P<'a> {
                 ) else {
                     return unsupported("this typedef", None);
                 };
+                if let Some(refusal) = self.local_type(ty) {
+                    return refusal;
+                }
                 let (name, t) = self.declarator(d, self.type_expr(ty));
                 StmtKind::Typedef(name, t)
             }

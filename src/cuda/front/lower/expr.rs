@@ -929,6 +929,24 @@ impl Lowerer<'_> {
     /// `v.f` of an rvalue aggregate.
     fn member_val(&mut self, v: Val, f: &str, site: Site) -> R<Val> {
         let ty = self.val_ty(&v);
+        if let Some(path) = ty.member_path(&self.structs, f)
+            && path.len() > 1
+        {
+            let mut v = v;
+            for step in &path {
+                v = self.member_val(v, step, site)?;
+            }
+            return Ok(v);
+        }
+        // A union's member is its bytes read as the member's type: from a copy in per-thread
+        // memory, as from a variable.
+        if let Ty::Struct(i) = ty
+            && self.structs.list[i].union
+        {
+            let p = self.temp_place(v, site);
+            let m = self.member_place(p, f, site)?;
+            return self.read(&m, site);
+        }
         let (fty, _, range) = self.field(&ty, matches!(v, Val::Group(_)), f, site)?;
         let leaves = self.leaves_of(v);
         let sel: Vec<Operand> = leaves[range].to_vec();
@@ -1389,7 +1407,22 @@ impl Lowerer<'_> {
     /// Field `f` of a struct/vector place.
     pub fn member_place(&mut self, p: Place, f: &str, site: Site) -> R<Place> {
         let ty = self.place_ty(&p);
+        // A member of an anonymous struct or union member: through it.
+        if let Some(path) = ty.member_path(&self.structs, f)
+            && path.len() > 1
+        {
+            let mut p = p;
+            for step in &path {
+                p = self.member_place(p, step, site)?;
+            }
+            return Ok(p);
+        }
         let (fty, off, range) = self.field(&ty, matches!(p, Place::Group(_)), f, site)?;
+        if let Ty::Struct(i) = ty
+            && self.structs.list[i].union
+        {
+            return self.union_member(p, fty, site);
+        }
         match p {
             Place::Reg { vars, .. } => Ok(Place::Reg {
                 ty: fty,
@@ -1406,12 +1439,12 @@ impl Lowerer<'_> {
                 Ok(Place::Mem { ptr, ty: fty })
             }
             Place::Local { arrays, index, .. } => {
+                // Its elements through a pointer into the struct's per-thread arrays, as
+                // `(&s)->a[i]` reads them.
                 if matches!(fty, Ty::Array(..)) {
-                    return Err(self.unsupported(
-                        site,
-                        "an array field of a struct in a local array",
-                        None,
-                    ));
+                    let arrays = &arrays[range];
+                    let ptr = self.local_pointer(arrays, &index, &fty, fty.clone(), site)?;
+                    return Ok(Place::Mem { ptr, ty: fty });
                 }
                 Ok(Place::Local {
                     arrays: arrays[range].to_vec(),
@@ -1422,6 +1455,29 @@ impl Lowerer<'_> {
             Place::Ptr(_) | Place::Alias(..) | Place::Group(_) | Place::Closure(_) => {
                 Err(self.err(site, format!("`.{f}` needs a struct"), None))
             }
+        }
+    }
+
+    /// The member of type `fty` of the union at `p`: the union's bytes, read and written as
+    /// `fty` (through a pointer into per-thread memory for a union there), so that a member
+    /// other than the one last written is the bytes reinterpreted, as on the GPU.
+    fn union_member(&mut self, p: Place, fty: Ty, site: Site) -> R<Place> {
+        match p {
+            Place::Mem { mut ptr, .. } => {
+                ptr.pointee = fty.clone();
+                Ok(Place::Mem { ptr, ty: fty })
+            }
+            Place::Local { arrays, index, ty } => {
+                let ptr = self.local_pointer(&arrays, &index, &ty, fty.clone(), site)?;
+                Ok(Place::Mem { ptr, ty: fty })
+            }
+            // Every variable, parameter and temporary holding a union lives in per-thread
+            // memory (`Ty::has_union`).
+            _ => Err(self.unsupported(
+                site,
+                "a member of this union (a union held in registers)",
+                Some("copy the union into a local variable first"),
+            )),
         }
     }
 
@@ -2013,7 +2069,7 @@ impl Lowerer<'_> {
     }
 
     /// `local[index] = leaves` for each leaf's array.
-    fn store_local(
+    pub(super) fn store_local(
         &mut self,
         arrays: &[u32],
         index: &[(Operand, i64)],
@@ -2114,6 +2170,10 @@ impl Lowerer<'_> {
                     .zip(leaves)
                     .map(|(w, s)| self.bitcast(w, bits, s, site))
                     .collect())
+            }
+            // A union as its words.
+            Ty::Struct(i) if let Some((w, n)) = self.structs.words(*i) => {
+                self.load(ptr, &Ty::Array(Box::new(Ty::Scalar(w)), Some(n)), site)
             }
             Ty::Struct(i) => {
                 // Field by field, as nvcc compiles a struct copy.
@@ -2247,6 +2307,12 @@ impl Lowerer<'_> {
                     .collect();
                 self.store(ptr, &v, &words, site)
             }
+            Ty::Struct(i) if let Some((w, n)) = self.structs.words(*i) => self.store(
+                ptr,
+                &Ty::Array(Box::new(Ty::Scalar(w)), Some(n)),
+                leaves,
+                site,
+            ),
             Ty::Struct(i) => {
                 let fields = self.structs.list[*i].fields.clone();
                 let mut at = 0;

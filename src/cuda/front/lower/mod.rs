@@ -539,9 +539,22 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     .zip(&vars)
                     .map(|((o, s), v)| (*o, *s, *v))
                     .collect();
-                let place = Place::Reg {
-                    ty: ty.clone(),
-                    vars,
+                let place = if ty.has_union(&l.structs) {
+                    // A union's members are its bytes read through pointers of their types: a
+                    // copy in per-thread memory.
+                    let arrays = l.new_local(&p.name, &ty, 1, p.site)?;
+                    let leaves: Vec<Operand> = vars.iter().map(|v| Operand::Var(*v)).collect();
+                    l.store_local(&arrays, &[], &leaves, p.site);
+                    Place::Local {
+                        arrays,
+                        index: Vec::new(),
+                        ty: ty.clone(),
+                    }
+                } else {
+                    Place::Reg {
+                        ty: ty.clone(),
+                        vars,
+                    }
                 };
                 l.bind(&p.name, Sym::Place(place.clone()));
                 // Its pointer fields are pointer variables of their own, into buffers the
@@ -1126,6 +1139,14 @@ impl<'m> Lowerer<'m> {
                         let v = self.read(&Place::Ptr(k), f.site)?;
                         self.write(&Place::Ptr(own), v, f.site)?;
                         Sym::Place(Place::Ptr(own))
+                    }
+                    // A variable in per-thread memory (one holding a union, or whose address
+                    // is taken): a copy of its value.
+                    Some(Sym::Place(p @ Place::Local { .. }))
+                        if !matches!(self.place_ty(&p), Ty::Array(..)) =>
+                    {
+                        let v = self.read(&p, f.site)?;
+                        Sym::Place(self.temp_place(v, f.site))
                     }
                     Some(Sym::Place(p @ (Place::Local { .. } | Place::Pick { .. }))) => {
                         let t = self.place_ty(&p);
@@ -2233,6 +2254,9 @@ impl<'m> Lowerer<'m> {
                 Ok(())
             }
             Ty::Struct(i) => {
+                if self.structs.list[*i].union && items.len() > 1 {
+                    return Err(self.union_values(*i, items.len(), e.site));
+                }
                 let fields = self.structs.list[*i].fields.clone();
                 for ((_, fty, off), item) in fields.iter().zip(&items) {
                     self.init_bytes(fty, item, out, at + *off as usize)?;
@@ -3062,8 +3086,12 @@ impl<'m> Lowerer<'m> {
                     return Err(self.err(site, "initialize a local array with `= {..}`", None));
                 }
             }
-            // A variable whose address is taken: an array of one element.
-            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_) if self.addressed.contains(&site) => {
+            // A variable whose address is taken, or one holding a union (whose members are
+            // its bytes read and written through pointers of their types): an array of one
+            // element.
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Struct(_)
+                if self.addressed.contains(&site) || ty.has_union(&self.structs) =>
+            {
                 let arrays = self.new_local(&d.name, &ty, 1, site)?;
                 let place = Place::Local {
                     arrays,
@@ -3186,6 +3214,9 @@ impl<'m> Lowerer<'m> {
             {
                 // A struct with constructors: `S s{a, b}` and `S s(a, b)` call one.
                 self.construct(ty, items.iter().map(ArgIn::Expr).collect(), site)
+            }
+            Ty::Struct(i) if self.structs.list[*i].union => {
+                self.union_value(ty, items.iter().map(ArgIn::Expr).collect(), site)
             }
             Ty::Vector(..) | Ty::Struct(_) => {
                 let mut leaves = Vec::new();
@@ -4034,6 +4065,18 @@ impl<'m> Lowerer<'m> {
                 self.assign_to(t, s, Op::Copy { src: op }, site);
                 Place::Reg { ty, vars: vec![t] }
             }
+            // A union's members are its bytes read through pointers of their types: in
+            // per-thread memory.
+            Val::Agg(_, leaves) if ty.has_union(&self.structs) => {
+                let arrays = self.new_local("temp", &ty, 1, site);
+                let arrays = arrays.expect("a union has bytes");
+                self.store_local(&arrays, &[], &leaves, site);
+                Place::Local {
+                    arrays,
+                    index: Vec::new(),
+                    ty,
+                }
+            }
             Val::Agg(_, leaves) => {
                 let vars: Vec<VarId> = ty
                     .leaves(&self.structs)
@@ -4078,16 +4121,19 @@ impl<'m> Lowerer<'m> {
         site: Site,
     ) -> R<Val> {
         // A member function sees its object's fields by name (parameters shadow them), a
-        // pointer field as its pointer variable where the object carries them.
+        // pointer field as its pointer variable where the object carries them, and the
+        // members of anonymous struct and union members as its own.
         if let Some((p, i)) = &this {
-            let fields: Vec<String> = self.structs.list[*i]
-                .fields
-                .iter()
-                .map(|f| f.0.clone())
-                .collect();
-            for name in fields {
-                let fp = self.field_place(p, &name, site)?;
-                self.bind(&name, Sym::Place(fp));
+            let mut todo = vec![(p.clone(), *i)];
+            while let Some((p, i)) = todo.pop() {
+                let fields = self.structs.list[i].fields.clone();
+                for (name, ty, _) in fields {
+                    let fp = self.field_place(&p, &name, site)?;
+                    match ty {
+                        Ty::Struct(j) if ast::is_anonymous(&name) => todo.push((fp, j)),
+                        _ => self.bind(&name, Sym::Place(fp)),
+                    }
+                }
             }
         }
         for (p, a) in f.params.iter().zip(args) {

@@ -14,6 +14,9 @@ use crate::cuda::ir::{Operand, Site};
 impl<'m> Lowerer<'m> {
     /// The (non-template) struct called `n`, laid out at first use.
     pub fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        if crate::cuda::front::ast::is_anonymous(n) {
+            return self.anonymous_ty(n, site);
+        }
         if let Some(i) = self.structs.find(n) {
             return Ok(Ty::Struct(i));
         }
@@ -34,6 +37,37 @@ impl<'m> Lowerer<'m> {
             ));
         }
         self.lay_out(def, Vec::new(), n.to_string()).map(Ty::Struct)
+    }
+
+    /// The anonymous struct or union called `n`, laid out at first use with the template
+    /// arguments where it is written (a member of a struct template, a local of a function
+    /// template may name them): one layout for each set of them.
+    fn anonymous_ty(&mut self, n: &str, site: Site) -> R<Ty> {
+        let mut tenv: Vec<(String, TArg)> = self
+            .frames
+            .last()
+            .map(|f| f.tenv.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        tenv.sort_by(|a, b| a.0.cmp(&b.0));
+        let name = if tenv.is_empty() {
+            n.to_string()
+        } else {
+            let shown: Vec<String> = tenv
+                .iter()
+                .map(|(k, v)| match v {
+                    TArg::Type(t) => format!("{k} = {}", t.show(&self.structs)),
+                    TArg::Value(c) => format!("{k} = {}", super::consts::as_int(*c)),
+                })
+                .collect();
+            format!("{n} [{}]", shown.join(", "))
+        };
+        if let Some(i) = self.structs.find(&name) {
+            return Ok(Ty::Struct(i));
+        }
+        let Some(def) = self.m.ast.structs.iter().position(|s| s.name == n) else {
+            return Err(self.unknown(site, "type", n));
+        };
+        self.lay_out(def, tenv, name).map(Ty::Struct)
     }
 
     /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
@@ -158,15 +192,6 @@ impl<'m> Lowerer<'m> {
     /// Lay out struct definition `def` with template arguments `tenv`, called `name`.
     fn lay_out(&mut self, def: usize, tenv: Vec<(String, TArg)>, name: String) -> R<usize> {
         let d = self.m.ast.structs[def].clone();
-        // Members that share storage would be fields of their own here: refuse rather than
-        // read a float's bits as 0.
-        if d.union {
-            return Err(self.unsupported(
-                d.site,
-                &format!("the union `{name}` in device code"),
-                Some("reinterpret bits with __float_as_int, __int_as_float, __double_as_longlong and the like"),
-            ));
-        }
         // Its fields would be whole integers: refuse rather than keep 9 in a 3-bit field.
         if let Some(at) = d.bitfield {
             return Err(self.unsupported(
@@ -237,10 +262,64 @@ impl<'m> Lowerer<'m> {
         });
         self.globals_in_progress.pop();
         let (fields, align, statics) = laid?;
+        if d.union {
+            self.check_union_members(&d, &name, &fields)?;
+        }
         // Member functions see the statics as they see the template's arguments.
         let mut tenv = tenv;
         tenv.extend(statics);
-        Ok(self.structs.add(&name, fields, align, Some(def), tenv))
+        Ok(self
+            .structs
+            .add(&name, fields, align, Some(def), tenv, d.union))
+    }
+
+    /// Refuse a union member whose bytes the union's words cannot hold: a pointer (pointers
+    /// are the buffers they point into, not bytes), a `bool`, a member with a constructor or a
+    /// default member initializer (which of them runs would have to be tracked).
+    fn check_union_members(
+        &self,
+        d: &crate::cuda::front::ast::StructDef,
+        name: &str,
+        fields: &[(String, Ty)],
+    ) -> R<()> {
+        if let Some((f, _)) = d.defaults.first() {
+            return Err(self.unsupported(
+                d.site,
+                &format!("a default member initializer (`{f}`) in the union `{name}`"),
+                Some("initialize the union where it is declared (`U u = {x};`)"),
+            ));
+        }
+        for (f, t) in fields {
+            let mut inner = t;
+            while let Ty::Array(e, _) = inner {
+                inner = e;
+            }
+            let why = if matches!(inner, Ty::Pointer(_))
+                || !inner.pointer_fields(&self.structs).is_empty()
+            {
+                "is or holds a pointer"
+            } else if matches!(inner, Ty::Struct(_)) && self.has_ctor(inner) {
+                "has a constructor"
+            } else if matches!(inner, Ty::Group(_) | Ty::Closure(_) | Ty::Texture) {
+                "has no bytes"
+            } else if t
+                .leaves(&self.structs)
+                .iter()
+                .any(|(_, s)| *s == crate::cuda::ir::Scalar::Bool)
+            {
+                // A bool is a value, not a byte, in the words: other members' bytes would
+                // have to be read as one.
+                "is or holds a `bool`"
+            } else {
+                continue;
+            };
+            return Err(self.unsupported(
+                d.site,
+                &format!("the member `{f}` of the union `{name}`, which {why}"),
+                Some("keep pointers, `bool`s and objects with constructors out of unions; a union of integers and floating-point values (and structs and arrays of them) works"),
+            ));
+        }
+        Ok(())
     }
 
     /// `S::name` for a static data member `name` of struct (or instance, typedef) `S`.
@@ -649,6 +728,9 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         }
+        if self.structs.list[i].union {
+            return self.union_value(ty, args, site);
+        }
         let fields: Vec<Ty> = self.structs.list[i]
             .fields
             .iter()
@@ -683,6 +765,53 @@ impl<'m> Lowerer<'m> {
             leaves.extend(self.leaves_of(v));
         }
         Ok(Val::Agg(ty.clone(), leaves))
+    }
+
+    /// A union initialized by `args` (`U u = {x};`, `U{x}`): its first member takes the value,
+    /// the rest of its bytes are zero; no value: all zero.
+    pub fn union_value(&mut self, ty: &Ty, args: Vec<ArgIn<'_>>, site: Site) -> R<Val> {
+        let Ty::Struct(i) = *ty else {
+            unreachable!("a union is a struct type")
+        };
+        if args.len() > 1 {
+            return Err(self.union_values(i, args.len(), site));
+        }
+        let zero = self.zero(ty, site)?;
+        let (Some(a), Some((first, fty, _))) = (
+            args.into_iter().next(),
+            self.structs.list[i].fields.first().cloned(),
+        ) else {
+            return Ok(zero);
+        };
+        let v = match a {
+            ArgIn::Expr(e) if let crate::cuda::front::ast::ExprKind::InitList(sub) = &e.kind => {
+                self.init_list(sub, &fty, e.site)?
+            }
+            ArgIn::Expr(e) => {
+                let v = self.copied(&fty, e, site)?;
+                self.convert_val(v, &fty, site)?
+            }
+            a => {
+                let v = self.arg_val(a, site)?;
+                self.convert_val(v, &fty, site)?
+            }
+        };
+        let place = self.temp_place(zero, site);
+        let member = self.member_place(place.clone(), &first, site)?;
+        self.write(&member, v, site)?;
+        self.read(&place, site)
+    }
+
+    /// The refusal of `n` values for union `i`, which one initializes.
+    pub fn union_values(&self, i: usize, n: usize, site: Site) -> crate::cuda::Diagnostic {
+        self.err(
+            site,
+            format!(
+                "the union `{}` is initialized by one value (its first member's), {n} given",
+                self.structs.list[i].name
+            ),
+            None,
+        )
     }
 
     /// An argument's value.

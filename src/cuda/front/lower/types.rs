@@ -58,6 +58,8 @@ pub struct Layout {
     pub size: u32,
     /// Alignment in bytes.
     pub align: u32,
+    /// Whether it is a union: every field at offset 0, its value held as [`Structs::words`].
+    pub union: bool,
 }
 
 /// The structs of a translation unit, laid out.
@@ -183,11 +185,18 @@ impl Ty {
                     out.push((at + k * s.size(), *s));
                 }
             }
-            Ty::Struct(i) => {
-                for (_, t, off) in &structs.list[*i].fields {
-                    t.push_leaves(structs, at + off, out);
+            Ty::Struct(i) => match structs.words(*i) {
+                Some((w, n)) => {
+                    for k in 0..n {
+                        out.push((at + k * w.size(), w));
+                    }
                 }
-            }
+                None => {
+                    for (_, t, off) in &structs.list[*i].fields {
+                        t.push_leaves(structs, at + off, out);
+                    }
+                }
+            },
             Ty::Array(t, n) => {
                 let step = t.size(structs);
                 for k in 0..n.unwrap_or(0) {
@@ -221,6 +230,19 @@ impl Ty {
         out
     }
 
+    /// Whether a value of this type holds a union (itself, a field's or an element's type),
+    /// which lives in memory or per-thread arrays only, where its bytes are reinterpreted.
+    pub fn has_union(&self, structs: &Structs) -> bool {
+        match self {
+            Ty::Struct(i) => {
+                let l = &structs.list[*i];
+                l.union || l.fields.iter().any(|(_, t, _)| t.has_union(structs))
+            }
+            Ty::Array(t, _) => t.has_union(structs),
+            _ => false,
+        }
+    }
+
     /// The number of scalar leaves.
     pub fn leaf_count(&self, structs: &Structs) -> usize {
         self.leaves(structs).len()
@@ -244,6 +266,16 @@ impl Ty {
                 };
                 (k < *n).then(|| (Ty::Scalar(*s), k * s.size(), k as usize..k as usize + 1))
             }
+            // A union's members all span its words, from byte 0.
+            Ty::Struct(i) if structs.list[*i].union => {
+                let t = structs.list[*i]
+                    .fields
+                    .iter()
+                    .find(|f| f.0 == name)?
+                    .1
+                    .clone();
+                Some((t, 0, 0..self.leaf_count(structs)))
+            }
             Ty::Struct(i) => {
                 let mut first = 0;
                 for (fname, t, off) in &structs.list[*i].fields {
@@ -257,6 +289,25 @@ impl Ty {
             }
             _ => None,
         }
+    }
+
+    /// The fields to go through to reach member `name` of a struct (or vector): `[name]`, or
+    /// the anonymous struct and union members it is in first, as C11 and C++ find it.
+    pub fn member_path(&self, structs: &Structs, name: &str) -> Option<Vec<String>> {
+        if self.member(structs, name).is_some() {
+            return Some(vec![name.to_string()]);
+        }
+        let Ty::Struct(i) = self else {
+            return None;
+        };
+        structs.list[*i].fields.iter().find_map(|(f, t, _)| {
+            if !crate::cuda::front::ast::is_anonymous(f) {
+                return None;
+            }
+            let mut path = t.member_path(structs, name)?;
+            path.insert(0, f.clone());
+            Some(path)
+        })
     }
 
     /// The name a message shows.
@@ -286,7 +337,10 @@ impl Ty {
             Ty::Struct(i) => {
                 let l = &structs.list[*i];
                 let mut fields = Vec::new();
-                flatten_fields(structs, *i, "", 0, &mut fields);
+                match structs.words(*i) {
+                    Some((w, n)) => fields.push((l.name.clone(), 0, w, n)),
+                    None => flatten_fields(structs, *i, "", 0, &mut fields),
+                }
                 TypeName::Struct {
                     name: l.name.clone(),
                     size: l.size,
@@ -320,6 +374,10 @@ fn flatten_fields(
         match t {
             Ty::Scalar(s) => out.push((full, at + off, s, count)),
             Ty::Vector(s, n) => out.push((full, at + off, s, n * count)),
+            // A union as the words that hold it.
+            Ty::Struct(j) if let Some((w, n)) = structs.words(j) => {
+                out.push((full, at + off, w, n * count))
+            }
             Ty::Struct(j) if count == 1 => {
                 flatten_fields(structs, j, &format!("{full}."), at + off, out)
             }
@@ -330,7 +388,8 @@ fn flatten_fields(
 
 impl Structs {
     /// Lay out a struct with C's rules (each field at the next multiple of its alignment, the
-    /// size rounded up to the largest alignment) and return its index.
+    /// size rounded up to the largest alignment), or a union (every field at offset 0, the
+    /// size the largest field's rounded up to the largest alignment), and return its index.
     pub fn add(
         &mut self,
         name: &str,
@@ -338,27 +397,53 @@ impl Structs {
         align: Option<u32>,
         def: Option<usize>,
         tenv: Vec<(String, super::TArg)>,
+        union: bool,
     ) -> usize {
         let mut off = 0u32;
+        let mut end = 0u32;
         let mut max_align = align.unwrap_or(1);
         let mut laid = Vec::new();
         for (n, t) in fields {
             let a = t.align(self);
             max_align = max_align.max(a);
-            off = off.next_multiple_of(a);
+            if !union {
+                off = off.next_multiple_of(a);
+            }
             let size = t.size(self);
             laid.push((n, t, off));
-            off += size;
+            end = end.max(off + size);
+            if !union {
+                off += size;
+            }
         }
         self.list.push(Layout {
             name: name.to_string(),
             def,
             tenv,
             fields: laid,
-            size: off.next_multiple_of(max_align).max(1),
+            size: end.next_multiple_of(max_align).max(1),
             align: max_align,
+            union,
         });
         self.list.len() - 1
+    }
+
+    /// The words that hold a value of union `i` (`None` for a struct): each an unsigned
+    /// integer of its alignment (at most 8 bytes), so that every member's scalars lie within
+    /// one word each, and as many as its size takes. Reading a member other than the one last
+    /// written reads these bytes as its type, as on the GPU.
+    pub fn words(&self, i: usize) -> Option<(Scalar, u32)> {
+        let l = &self.list[i];
+        if !l.union {
+            return None;
+        }
+        let w = match l.align.min(8) {
+            1 => Scalar::U8,
+            2 => Scalar::U16,
+            4 => Scalar::U32,
+            _ => Scalar::U64,
+        };
+        Some((w, l.size / w.size()))
     }
 
     /// The index of the struct called `name`.
