@@ -774,8 +774,8 @@ impl Lowerer<'_> {
         if let Some(c) = self.global(&n, site)? {
             return Ok(Val::Scalar(Operand::Const(c), c.ty));
         }
-        if let Some((scope, member)) = n.rsplit_once("::")
-            && let Some(v) = self.static_member(scope, member, site)
+        if let Some((scope, member)) = super::classes::split_scope(&n)
+            && let Some(v) = self.static_member(scope, member, site)?
         {
             return Ok(v);
         }
