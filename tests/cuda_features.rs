@@ -944,7 +944,7 @@ fn class_template_constructs_warpsim_cannot_honour_are_refused_at_their_line() {
          __global__ void k(float *out) { float x = 0; View v(x); v.r = 1; out[0] = x; }\n",
     );
     assert!(
-        e.contains("bad.cu:1:1: error: the reference member `r` of `View` is not supported"),
+        e.contains("bad.cu:2:9: error: the reference member `r` of `View` is not supported"),
         "{e}"
     );
     assert!(e.contains("make it a pointer member"), "{e}");

@@ -363,6 +363,8 @@ pub struct StructDef {
     pub defaults: Vec<(String, Expr)>,
     /// Whether it is a `union`.
     pub union: bool,
+    /// Its first reference member (`float &r;`) and where it is declared, if it has one.
+    pub reference: Option<(String, Site)>,
     /// Where its first bit-field's width is (`unsigned a : 3;`), if it has one.
     pub bitfield: Option<Site>,
     /// Where it is.

@@ -865,6 +865,7 @@ impl<'a> P<'a> {
         let mut static_methods = Vec::new();
         let mut typedefs = Vec::new();
         let mut bitfield = None;
+        let mut reference = None;
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -974,6 +975,9 @@ impl<'a> P<'a> {
                 match f.field_name_for_child(at as u32) {
                     Some("declarator") if !declares_function(d) => {
                         let (fname, ty) = self.declarator(d, base.clone());
+                        if matches!(ty, TypeExpr::Ref(_)) && reference.is_none() {
+                            reference = Some((fname.clone(), self.site(d)));
+                        }
                         last = Some(fname.clone());
                         fields.push((fname, ty));
                     }
@@ -1003,6 +1007,7 @@ impl<'a> P<'a> {
             defaults,
             union: n.kind() == "union_specifier",
             bitfield,
+            reference,
             site: self.site(n),
             typedefs,
             bases,

@@ -126,9 +126,9 @@ impl<'m> Lowerer<'m> {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
         // A reference member would be a copy of what it is bound to.
-        if let Some((field, _)) = d.fields.iter().find(|(_, t)| matches!(t, TypeExpr::Ref(_))) {
+        if let Some((field, at)) = &d.reference {
             return Err(self.unsupported(
-                d.site,
+                *at,
                 &format!("the reference member `{field}` of `{name}`"),
                 Some("make it a pointer member (`T *p;`, set with `p(&x)`, used as `*p`)"),
             ));
