@@ -930,6 +930,68 @@ fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
 }
 
 #[test]
+fn class_template_constructs_warpsim_cannot_honour_are_refused_at_their_line() {
+    let lower = |src: &str| {
+        Module::from_source("bad.cu", src, &Options::default())
+            .unwrap()
+            .lower("k")
+            .expect_err("refused")
+            .to_string()
+    };
+    // A reference member would be a copy of what it is bound to.
+    let e = lower(
+        "struct View {\n  float &r;\n  __device__ View(float &x) : r(x) {}\n};\n\
+         __global__ void k(float *out) { float x = 0; View v(x); v.r = 1; out[0] = x; }\n",
+    );
+    assert!(
+        e.contains("bad.cu:2:9: error: the reference member `r` of `View` is not supported"),
+        "{e}"
+    );
+    assert!(e.contains("make it a pointer member"), "{e}");
+    // warpsim's types carry no `const`: a specialization for `const T` that means something
+    // of its own cannot be told from the primary template.
+    let e = lower(
+        "template <typename T> struct IsConst { enum { V = 0 }; };\n\
+         template <typename T> struct IsConst<const T> { enum { V = 1 }; };\n\
+         __global__ void k(int *out) { out[0] = IsConst<const int>::V; }\n",
+    );
+    assert!(
+        e.contains(
+            "bad.cu:2:38: error: a partial specialization of `IsConst` for a `const` or \
+             `volatile` type (warpsim's types do not carry them) is not supported"
+        ),
+        "{e}"
+    );
+    // Two partial specializations that both match: C++ takes the more specialized one.
+    let e = lower(
+        "template <typename T, typename U> struct Q { enum { V = 0 }; };\n\
+         template <typename T, typename U> struct Q<T *, U> { enum { V = 1 }; };\n\
+         template <typename T> struct Q<T *, int> { enum { V = 2 }; };\n\
+         __global__ void k(int *out) {\n  out[0] = Q<float *, int>::V;\n}\n",
+    );
+    assert!(
+        e.contains(
+            "bad.cu:5:12: error: choosing between the 2 partial specializations of `Q` that \
+             match `Q<float *, int>` (the most specialized one) is not supported"
+        ),
+        "{e}"
+    );
+    // A primary template declared only, with no specialization for the arguments.
+    let e = lower(
+        "enum Algo { DIRECT, STRIPED };\ntemplate <Algo A, int D> struct Impl;\n\
+         template <int D> struct Impl<DIRECT, D> { int x; };\n\
+         __global__ void k(int *out) {\n  Impl<STRIPED, 2> i;\n  out[0] = sizeof(i);\n}\n",
+    );
+    assert!(
+        e.contains(
+            "bad.cu:5:20: error: `Impl<1, 2>` is declared but not defined: no specialization \
+             matches it"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_union_whose_members_are_not_bytes_is_refused_at_its_line() {
     // A union's value is its bytes: a member that is not (a pointer, a `bool`, an object with
     // a constructor) or a default member initializer is refused where the union is, as are

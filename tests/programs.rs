@@ -2102,6 +2102,22 @@ fn cooperative_launches_wait_for_every_block_at_grid_sync() {
 }
 
 #[test]
+fn class_templates_as_block_primitives_write_them_compute_what_the_host_computes() {
+    // Member typedefs, nested structs, enumerators and statics of each instance, partial
+    // specialisations, member and alias templates, template base classes, member function
+    // templates and a storage wrapper reinterpreted in shared memory.
+    agrees_with_the_host_on_both_tiers(
+        "class_templates.cu",
+        "members 256 of 256, last 45909643418512\n\
+         specialisations 256 of 256, last 10202594322777553\n\
+         member_templates 256 of 256, last 255840025654254\n\
+         bases 256 of 256, last 807687514794\n\
+         member_functions 256 of 256, last 127511127255\n\
+         storage 256 of 256, last 1080208255\nshared_storage 256 of 256, last 70765\n",
+    );
+}
+
+#[test]
 fn explicit_specialisations_overloads_and_default_arguments_of_templates_are_as_cpp_has_them() {
     agrees_with_the_host_on_both_tiers(
         "templates.cu",

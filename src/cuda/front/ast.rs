@@ -337,7 +337,7 @@ impl Function {
 }
 
 /// A struct definition.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StructDef {
     /// Its name (a typedef's for anonymous structs).
     pub name: String,
@@ -364,10 +364,26 @@ pub struct StructDef {
     pub defaults: Vec<(String, Expr)>,
     /// Whether it is a `union`.
     pub union: bool,
+    /// Its first reference member (`float &r;`) and where it is declared, if it has one.
+    pub reference: Option<(String, Site)>,
     /// Where its first bit-field's width is (`unsigned a : 3;`), if it has one.
     pub bitfield: Option<Site>,
     /// Where it is.
     pub site: Site,
+    /// Member types: `typedef T Type;`, `using Word = unsigned;`, a member enum's name.
+    pub typedefs: Vec<(String, TypeExpr)>,
+    /// Base classes (`struct S : Base<T> {}`), in order.
+    pub bases: Vec<TypeExpr>,
+    /// The struct it is declared in (index into [`Unit::structs`]), for a nested struct: it is
+    /// named through that struct (`Outer<T>::Inner`) and sees its members and template
+    /// arguments.
+    pub owner: Option<usize>,
+    /// Whether it has a body: a class template's primary declared without one (`template <int
+    /// A> struct Impl;`, defined only by specializations) gives its parameters only.
+    pub defined: bool,
+    /// Where a partial specialization's pattern has a `const` or `volatile` argument
+    /// (`template <typename T> struct S<const T>`), if it does.
+    pub cv_pattern: Option<Site>,
 }
 
 /// The name of an anonymous struct or union (`union { float f; int i; } u;`, or a member
@@ -398,6 +414,8 @@ pub struct Unit {
     pub structs: Vec<StructDef>,
     /// `typedef T Name;`.
     pub typedefs: Vec<(String, TypeExpr)>,
+    /// Alias templates (`template <typename T> using Ptr = T *;`): name, parameters, type.
+    pub alias_templates: Vec<(String, Vec<TemplateParam>, TypeExpr)>,
     /// File-scope variables and enumerators.
     pub globals: Vec<GlobalVar>,
     /// Names of host functions (calling one from a kernel is an error).

@@ -538,8 +538,12 @@ impl<'a> P<'a> {
                 if let (Some(n), Some(t)) =
                     (c.child_by_field_name("name"), c.child_by_field_name("type"))
                 {
-                    unit.typedefs
-                        .push((self.text(n).to_string(), self.type_descriptor(t)));
+                    let (name, ty) = (self.text(n).to_string(), self.type_descriptor(t));
+                    if template.is_empty() {
+                        unit.typedefs.push((name, ty));
+                    } else {
+                        unit.alias_templates.push((name, template.to_vec(), ty));
+                    }
                 }
             }
             "declaration" => {
@@ -870,16 +874,20 @@ impl<'a> P<'a> {
         ) {
             return None;
         }
-        let body = n.child_by_field_name("body")?;
         let mut specialization = Vec::new();
+        let mut cv_pattern = None;
         let name = match (name_override, n.child_by_field_name("name")) {
             (Some(o), _) => o.to_string(),
             // `S<float>` in `template <> struct S<float> {...}`: a specialization of `S`.
             (None, Some(nm)) if nm.kind() == "template_type" => {
-                specialization = nm
-                    .child_by_field_name("arguments")
-                    .map(|a| self.template_args(a))
-                    .unwrap_or_default();
+                if let Some(a) = nm.child_by_field_name("arguments") {
+                    specialization = self.template_args(a);
+                    cv_pattern = named_children(a)
+                        .into_iter()
+                        .flat_map(named_children)
+                        .find(|q| q.kind() == "type_qualifier")
+                        .map(|q| self.site(q));
+                }
                 nm.child_by_field_name("name")
                     .map_or("", |x| self.text(x))
                     .to_string()
@@ -887,17 +895,44 @@ impl<'a> P<'a> {
             (None, Some(nm)) => self.text(nm).to_string(),
             (None, None) => self.anonymous_name(n),
         };
+        let Some(body) = n.child_by_field_name("body") else {
+            // `template <int A> struct Impl;`: the primary template's parameters.
+            if !template.is_empty() && specialization.is_empty() && !name.is_empty() {
+                unit.structs.push(StructDef {
+                    name,
+                    template: template.to_vec(),
+                    defined: false,
+                    site: self.site(n),
+                    ..StructDef::default()
+                });
+            }
+            return None;
+        };
+        if name.is_empty() {
+            return Some(name);
+        }
+        // Structs nested in this one are pushed before it: they are told their owner below.
+        let first_nested = unit.structs.len();
         let align = named_children(n)
             .into_iter()
             .find(|c| c.kind() == "alignas_qualifier")
             .and_then(|a| named_children(a).into_iter().next())
             .map(|e| self.expr(e));
+        let bases = named_children(n)
+            .into_iter()
+            .filter(|c| c.kind() == "base_class_clause")
+            .flat_map(named_children)
+            .filter(|b| !matches!(b.kind(), "access_specifier" | "virtual"))
+            .map(|b| self.type_expr(b))
+            .collect();
         let mut fields = Vec::new();
         let mut defaults = Vec::new();
         let mut methods = Vec::new();
         let mut statics = Vec::new();
         let mut static_methods = Vec::new();
+        let mut typedefs = Vec::new();
         let mut bitfield = None;
+        let mut reference = None;
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -913,11 +948,42 @@ impl<'a> P<'a> {
                         .map(|p| self.template_params(p))
                         .unwrap_or_default();
                     for d in named_children(f) {
-                        if d.kind() == "function_definition"
-                            && let Some(Ok(m)) = self.function_def(d, "", &params, Some(&name))
-                        {
-                            methods.push(m);
+                        match d.kind() {
+                            "function_definition" => {
+                                if let Some(Ok(m)) = self.function_def(d, "", &params, Some(&name))
+                                {
+                                    methods.push(m);
+                                }
+                            }
+                            // A member template (`template <typename U> struct Rebind`) or
+                            // its partial specialization.
+                            "struct_specifier" | "class_specifier" => {
+                                self.struct_def(d, None, unit, &params);
+                            }
+                            _ => {}
                         }
+                    }
+                    continue;
+                }
+                "type_definition" => {
+                    if let Some(ty) = f.child_by_field_name("type") {
+                        self.struct_def(ty, None, unit, &[]);
+                        let base = self.type_expr(ty);
+                        let mut c = f.walk();
+                        for d in f.children_by_field_name("declarator", &mut c) {
+                            let (tname, t) = self.declarator(d, base.clone());
+                            if !tname.is_empty() {
+                                typedefs.push((tname, t));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                "alias_declaration" => {
+                    if let (Some(a), Some(t)) =
+                        (f.child_by_field_name("name"), f.child_by_field_name("type"))
+                    {
+                        typedefs.push((self.text(a).to_string(), self.type_descriptor(t)));
                     }
                     continue;
                 }
@@ -933,7 +999,7 @@ impl<'a> P<'a> {
                 self.struct_def(t, None, unit, &[]);
             }
             if t.kind() == "enum_specifier" {
-                self.enum_def(t, unit, Some(&name));
+                self.enum_def(t, unit, Some((&name, &mut statics, &mut typedefs)));
             }
             // An anonymous struct or union member (`union { float f; int i; };`): its members
             // are named through the enclosing struct, as in C11 and C++.
@@ -993,8 +1059,11 @@ impl<'a> P<'a> {
                     bitfield.get_or_insert(self.site(d));
                 }
                 match f.field_name_for_child(at as u32) {
-                    Some("declarator") if d.kind() != "function_declarator" => {
+                    Some("declarator") if !declares_function(d) => {
                         let (fname, ty) = self.declarator(d, base.clone());
+                        if matches!(ty, TypeExpr::Ref(_)) && reference.is_none() {
+                            reference = Some((fname.clone(), self.site(d)));
+                        }
                         last = Some(fname.clone());
                         fields.push((fname, ty));
                     }
@@ -1008,6 +1077,10 @@ impl<'a> P<'a> {
                 }
             }
         }
+        let at = unit.structs.len();
+        for nested in &mut unit.structs[first_nested..] {
+            nested.owner.get_or_insert(at);
+        }
         unit.structs.push(StructDef {
             name: name.clone(),
             template: template.to_vec(),
@@ -1020,22 +1093,25 @@ impl<'a> P<'a> {
             defaults,
             union: n.kind() == "union_specifier",
             bitfield,
+            reference,
             site: self.site(n),
+            typedefs,
+            bases,
+            owner: None,
+            defined: true,
+            cv_pattern,
         });
         Some(name)
     }
 
-    /// An enum's name (a type) and enumerators (constants); one declared inside struct `owner`
-    /// is named both bare (as its members see it) and through the struct (`S::Put`).
-    fn enum_def(&self, n: Node<'_>, unit: &mut Unit, owner: Option<&str>) {
+    /// An enum's name (a type) and enumerators (constants). One declared in a struct
+    /// (`member`: the struct's name, statics and member types) is a member: its name a member
+    /// type, a plain enum's enumerators static members (each instance of a struct template has
+    /// its own: `enum { SIZE = sizeof(T) }`), a scoped enum's named through the struct
+    /// (`S::Op::Add`) and through the enum (`Op::Add`, as its members see it).
+    fn enum_def(&self, n: Node<'_>, unit: &mut Unit, mut member: Option<Members<'_>>) {
         let Some(body) = n.child_by_field_name("body") else {
             return;
-        };
-        let qualified = |name: String| -> Vec<String> {
-            match owner {
-                Some(o) => vec![format!("{o}::{name}"), name],
-                None => vec![name],
-            }
         };
         // The enum's name is a type (`int`, or the type it names: `enum E : uint8_t`); a scoped
         // enum's enumerators are named through it (`Op::Add`), a plain enum's both ways.
@@ -1046,8 +1122,9 @@ impl<'a> P<'a> {
             let base = n
                 .child_by_field_name("base")
                 .map_or(TypeExpr::Name("int".into()), |b| self.type_expr(b));
-            for q in qualified(name.clone()) {
-                unit.typedefs.push((q, base.clone()));
+            match &mut member {
+                Some((_, _, types)) => types.push((name.clone(), base)),
+                None => unit.typedefs.push((name.clone(), base)),
             }
         }
         let scoped = self
@@ -1085,24 +1162,30 @@ impl<'a> P<'a> {
                 span: (0, 0),
             };
             let short = self.text(nm).to_string();
-            let names = match &name {
-                Some(e) if scoped => vec![format!("{e}::{short}")],
-                Some(e) => vec![short.clone(), format!("{e}::{short}")],
-                None => vec![short],
+            let decl = |name: String| VarDecl {
+                name,
+                ty: TypeExpr::Name("int".into()),
+                quals: Quals {
+                    is_const: true,
+                    ..Quals::default()
+                },
+                init: Some(value.clone()),
+                site,
             };
-            for n in names.into_iter().flat_map(&qualified) {
-                unit.globals.push(GlobalVar {
-                    decl: VarDecl {
-                        name: n,
-                        ty: TypeExpr::Name("int".into()),
-                        quals: Quals {
-                            is_const: true,
-                            ..Quals::default()
-                        },
-                        init: Some(value.clone()),
-                        site,
-                    },
-                });
+            let names = match (&name, &mut member) {
+                (Some(e), Some((owner, ..))) if scoped => {
+                    vec![format!("{owner}::{e}::{short}"), format!("{e}::{short}")]
+                }
+                (_, Some((_, statics, _))) => {
+                    statics.push(decl(short));
+                    continue;
+                }
+                (Some(e), None) if scoped => vec![format!("{e}::{short}")],
+                (Some(e), None) => vec![short.clone(), format!("{e}::{short}")],
+                (None, None) => vec![short],
+            };
+            for n in names {
+                unit.globals.push(GlobalVar { decl: decl(n) });
             }
         }
     }
@@ -1168,7 +1251,8 @@ impl<'a> P<'a> {
                 let mut cur = n;
                 loop {
                     if let Some(s) = cur.child_by_field_name("scope") {
-                        scope.push_str(self.text(s));
+                        // `T::template Rebind<U>::other`: the keyword only tells the parser.
+                        scope.push_str(self.text(s).trim_start_matches("template").trim_start());
                         scope.push_str("::");
                     }
                     match cur.child_by_field_name("name") {
@@ -1834,9 +1918,7 @@ impl<'a> P<'a> {
                         Vec::new(),
                     ));
                 }
-                mk(ExprKind::Ident(
-                    self.text(n).split_whitespace().collect::<String>(),
-                ))
+                mk(ExprKind::Ident(squeeze(self.text(n))))
             }
             "template_function" => {
                 // A name with template arguments; a Call with no args marks "not yet called".
@@ -1971,6 +2053,24 @@ impl<'a> P<'a> {
             }
             "field_expression" => {
                 let arrow = field("operator").is_some_and(|o| self.text(o) == "->");
+                // `obj.f<T>` and `obj.template f<T>`: a member function template's explicit
+                // arguments, kept as a callee not yet called (as `f<T>` is).
+                let method = field("field").and_then(|f| match f.kind() {
+                    "template_method" => Some(f),
+                    "dependent_name" => named_children(f)
+                        .into_iter()
+                        .find(|c| c.kind() == "template_method"),
+                    _ => None,
+                });
+                if let Some(m) = method {
+                    let name = m.child_by_field_name("name").map_or("", |x| self.text(x));
+                    let targs = m
+                        .child_by_field_name("arguments")
+                        .map(|a| self.template_args(a))
+                        .unwrap_or_default();
+                    let member = mk(ExprKind::Member(sub("argument"), name.to_string(), arrow));
+                    return mk(ExprKind::Call(Box::new(member), targs, Vec::new()));
+                }
                 let f = field("field").map_or("", |f| self.text(f)).to_string();
                 mk(ExprKind::Member(sub("argument"), f, arrow))
             }
@@ -2189,6 +2289,14 @@ impl<'a> P<'a> {
                 let Some(v) = args.into_iter().next() else {
                     return self.bad(n, "a cast without a value");
                 };
+                // `reinterpret_cast<T &>(x)` is `*reinterpret_cast<T *>(&x)`: the object's
+                // bytes as a `T`.
+                if let (TypeExpr::Ref(to), "reinterpret_cast") = (&ty, name) {
+                    let addr = mk(ExprKind::Unary(Unary::AddrOf, Box::new(v)));
+                    let ptr = TypeExpr::Pointer(to.clone());
+                    let cast = mk(ExprKind::Cast(ptr, Box::new(addr)));
+                    return mk(ExprKind::Unary(Unary::Deref, Box::new(cast)));
+                }
                 return mk(ExprKind::Cast(ty, Box::new(v)));
             }
             if name == "dynamic_cast" {
@@ -2236,6 +2344,39 @@ impl<'a> P<'a> {
 }
 
 /// `A<T>::B<U>` without its template arguments: `A::B`.
+/// What an enum declared in a struct adds to it: the struct's name, its static members and its
+/// member types.
+type Members<'a> = (
+    &'a str,
+    &'a mut Vec<VarDecl>,
+    &'a mut Vec<(String, TypeExpr)>,
+);
+
+/// Whether a member declarator declares a member function (`T &get() const;`), not a field.
+fn declares_function(d: Node<'_>) -> bool {
+    match d.kind() {
+        "function_declarator" => true,
+        "pointer_declarator" | "reference_declarator" | "parenthesized_declarator" => {
+            named_children(d).into_iter().any(declares_function)
+        }
+        _ => false,
+    }
+}
+
+/// `text` without its spaces, but for one between two words (`S<unsigned int, 4>::n` is
+/// `S<unsigned int,4>::n`).
+fn squeeze(text: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::new();
+    for w in text.split_whitespace() {
+        if out.ends_with(word) && w.starts_with(word) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
 fn without_template_args(scope: &str) -> String {
     let mut depth = 0;
     scope

@@ -285,7 +285,7 @@ impl Lowerer<'_> {
                 if !name.starts_with("::")
                     && let Some(this) = self.frames.last().and_then(|f| f.this.clone())
                     && let Ty::Struct(i) = self.place_ty(&this)
-                    && !self.methods(i, &n).is_empty()
+                    && self.method_class(i, &n).is_some()
                 {
                     return self.call_method(this, &n, targs, exprs(), site);
                 }

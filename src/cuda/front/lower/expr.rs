@@ -791,8 +791,8 @@ impl Lowerer<'_> {
         })? {
             return Ok(v);
         }
-        if let Some((scope, member)) = n.rsplit_once("::")
-            && let Some(v) = self.static_member(scope, member, site)
+        if let Some((scope, member)) = super::classes::split_scope(&n)
+            && let Some(v) = self.static_member(scope, member, site)?
         {
             return Ok(v);
         }

@@ -14,6 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 mod builtins;
+mod classes;
 pub(crate) mod consts;
 mod expr;
 mod packs;
@@ -244,6 +245,8 @@ struct Frame {
     /// which is the caller's object itself (the named return value optimization g++ and nvcc
     /// make).
     elided: Option<Option<String>>,
+    /// The struct whose members it sees by name: a member function's, a struct being laid out.
+    class: Option<classes::Class>,
 }
 
 /// What `break`/`continue` leave.
@@ -324,6 +327,8 @@ pub struct Lowerer<'m> {
     ref_names: std::collections::HashSet<String>,
     /// Typedefs being resolved inside one another.
     typedef_depth: u32,
+    /// The struct instances whose base classes are being resolved.
+    resolving_bases: Vec<String>,
     /// Blocks being lowered inside one another, inlined functions' included
     /// ([`ir::MAX_STATEMENT_NESTING`]).
     nesting: u32,
@@ -491,6 +496,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
         ret_place: None,
         array_params: Vec::new(),
         elided: Some(None),
+        class: None,
     });
     // Parameters.
     let mut params = Vec::new();
@@ -682,16 +688,37 @@ pub fn split_template_name(name: &str) -> (&str, Option<&str>) {
 /// A type as the host compiler spells it in a kernel's name (`float*`, `unsigned int`,
 /// `TensorListMetadata<3>`, `Pair<float, 2>*`): pointers, and struct templates' instances with
 /// their arguments (an integer is a value).
-fn type_of_text(text: &str) -> TypeExpr {
+pub(super) fn type_of_text(text: &str) -> TypeExpr {
     let t = text.trim();
     if let Some(inner) = t.strip_suffix('*') {
         return TypeExpr::Pointer(Box::new(type_of_text(inner)));
+    }
+    // `char[3]`.
+    if let Some(rest) = t.strip_suffix(']')
+        && let Some((inner, n)) = rest.rsplit_once('[')
+        && let Some(l) = crate::cuda::front::preprocess::parse_int(n.trim())
+    {
+        let size = ast::Expr {
+            kind: ast::ExprKind::Int(l),
+            site: Site::default(),
+            span: (0, 0),
+        };
+        return TypeExpr::Array(Box::new(type_of_text(inner)), Some(Box::new(size)));
     }
     let t = t
         .trim_start_matches("const ")
         .trim_end_matches(" const")
         .trim_start_matches("struct ")
         .trim_start_matches("class ");
+    // A member of a template instance (`Word<char>::Rebind<long>`): the instance stays text.
+    if let Some((scope, member)) = classes::split_scope(t)
+        && scope.contains('<')
+    {
+        return match type_of_text(member) {
+            TypeExpr::Template(m, args) => TypeExpr::Template(format!("{scope}::{m}"), args),
+            _ => TypeExpr::Name(t.to_string()),
+        };
+    }
     // (Not a lambda's `main()::<lambda(int)>`, which `unknown` explains.)
     if let (name, Some(args)) = split_template_name(t)
         && t.ends_with('>')
@@ -840,6 +867,7 @@ impl<'m> Lowerer<'m> {
             declaring: Vec::new(),
             ref_names: std::collections::HashSet::new(),
             typedef_depth: 0,
+            resolving_bases: Vec::new(),
             nesting: 0,
             at: Site::default(),
         }
@@ -1493,6 +1521,7 @@ impl<'m> Lowerer<'m> {
     /// Whether `name` is a template type parameter or a typedef (so `name(x)` is a cast).
     pub fn names_type(&self, name: &str) -> bool {
         matches!(self.targ(name), Some(TArg::Type(_)))
+            || self.scope_declares_type(name)
             || self
                 .m
                 .ast
@@ -1555,6 +1584,9 @@ impl<'m> Lowerer<'m> {
                 let n = self.canon(n);
                 let short = n.trim_start_matches("cooperative_groups::");
                 if let Some(t) = self.struct_instance(&n, args, site)? {
+                    return Ok(t);
+                }
+                if let Some(t) = self.alias_instance(&n, args, site)? {
                     return Ok(t);
                 }
                 if let Some(t) = self.type_transform(&n, args, site)? {
@@ -1629,6 +1661,8 @@ impl<'m> Lowerer<'m> {
         };
         let cond = |l: &mut Self| match args.first() {
             Some(TemplateArg::Expr(e)) => l.const_int(e).map(|v| v != 0),
+            // A template's value parameter, a constant (`Select<IS_WIDE, A, B>`).
+            Some(TemplateArg::Type(TypeExpr::Name(n))) => l.const_name(n, site).map(|v| v != 0),
             // `std::is_integral<T>::value` reads as a type here.
             Some(TemplateArg::Type(TypeExpr::Template(n, a))) => {
                 let n = n.trim_start_matches("::").trim_start_matches("cuda::");
@@ -1714,6 +1748,19 @@ impl<'m> Lowerer<'m> {
         }
         if let Some(TArg::Type(t)) = self.targ(n) {
             return Ok(t.clone());
+        }
+        if let Some(s) = scalar_type(n.trim_start_matches("std::")) {
+            return Ok(Ty::Scalar(s));
+        }
+        // A member type of the struct being lowered (`Word` inside `Storage<T>`), or of the
+        // struct a qualified name names (`Load<float>::Storage`, `T::Word`).
+        let found = if n.contains("::") {
+            self.qualified_type(n, site)?
+        } else {
+            self.scope_type(n, site)?
+        };
+        if let Some(t) = found {
+            return Ok(t);
         }
         let n = self.canon(n);
         if let Some(s) = scalar_type(&n) {
@@ -2213,6 +2260,7 @@ impl<'m> Lowerer<'m> {
             ret_place: None,
             array_params: Vec::new(),
             elided: Some(None),
+            class: None,
         });
         let r = f(self);
         self.frames = saved_frames;
@@ -3646,9 +3694,15 @@ impl<'m> Lowerer<'m> {
         if packs::is_variadic(f) {
             return Err(packs::uninstantiated(self, f.site));
         }
-        // A member function sees its struct's template arguments, and the struct's own name.
+        // A member function sees its struct's template arguments, and the struct's own name;
+        // a lambda the members its function sees.
         let mut tenv = HashMap::new();
         let this = owner.as_ref().and_then(|(i, p)| p.clone().map(|p| (p, *i)));
+        let class = match &owner {
+            Some((i, _)) => self.class_of(*i),
+            None if captures.is_some() => self.frames.last().and_then(|f| f.class.clone()),
+            None => None,
+        };
         if let Some((i, _)) = owner {
             for (k, v) in self.structs.list[i].tenv.clone() {
                 tenv.insert(k, v);
@@ -3767,6 +3821,7 @@ impl<'m> Lowerer<'m> {
             ret_place: None,
             array_params: Vec::new(),
             elided: Some(None),
+            class: class.clone(),
         });
         let deduced = self.deduce_all(f, &vals, site);
         self.frames.pop();
@@ -3834,6 +3889,7 @@ impl<'m> Lowerer<'m> {
                 .map(|p| p.name.clone())
                 .collect(),
             elided: (!matches!(f.ret, TypeExpr::Ref(_))).then(|| elided_local(f)),
+            class,
         });
         self.open_scope();
         self.inline_stack.push(key);
@@ -4126,11 +4182,10 @@ impl<'m> Lowerer<'m> {
         if let Some((p, i)) = &this {
             let mut todo = vec![(p.clone(), *i)];
             while let Some((p, i)) = todo.pop() {
-                let fields = self.structs.list[i].fields.clone();
-                for (name, ty, _) in fields {
+                for name in Ty::Struct(i).field_names(&self.structs) {
                     let fp = self.field_place(&p, &name, site)?;
-                    match ty {
-                        Ty::Struct(j) if ast::is_anonymous(&name) => todo.push((fp, j)),
+                    match Ty::Struct(i).member(&self.structs, &name) {
+                        Some((Ty::Struct(j), ..)) if ast::is_anonymous(&name) => todo.push((fp, j)),
                         _ => self.bind(&name, Sym::Place(fp)),
                     }
                 }
@@ -4202,6 +4257,20 @@ impl<'m> Lowerer<'m> {
                 }
             }
             for (field, values) in &f.inits {
+                // A base class's initializer (`: Base<T>(x)`) constructs its subobject.
+                if let Ty::Struct(i) = self.place_ty(p)
+                    && !Ty::Struct(i).field_names(&self.structs).contains(field)
+                    && let Some(base @ Ty::Struct(b)) = self.struct_named_text(field, site)?
+                    && self.structs.list[i].bases.contains(&b)
+                {
+                    let args = values.iter().map(ArgIn::Expr).collect();
+                    let v = self.construct(&base, args, site)?;
+                    if !self.structs.list[b].fields.is_empty() {
+                        let bp = self.base_place(p.clone(), &[b], site)?;
+                        self.write(&bp, v, site)?;
+                    }
+                    continue;
+                }
                 let fp = self.field_place(p, field, site)?;
                 let v = match values.as_slice() {
                     [] => {

@@ -12,7 +12,7 @@ use crate::cuda::front::ast::{Function, TemplateArg, TypeExpr};
 use crate::cuda::ir::{Operand, Site};
 
 impl<'m> Lowerer<'m> {
-    /// The (non-template) struct called `n`, laid out at first use.
+    /// The (non-template) struct called `n` at file scope, laid out at first use.
     pub fn struct_ty(&mut self, n: &str, site: Site) -> R<Ty> {
         if crate::cuda::front::ast::is_anonymous(n) {
             return self.anonymous_ty(n, site);
@@ -25,7 +25,7 @@ impl<'m> Lowerer<'m> {
             .ast
             .structs
             .iter()
-            .rposition(|s| s.name == n && s.specialization.is_empty())
+            .rposition(|s| s.name == n && s.specialization.is_empty() && s.owner.is_none())
         else {
             return Err(self.unknown(site, "type", n));
         };
@@ -70,74 +70,15 @@ impl<'m> Lowerer<'m> {
         self.lay_out(def, tenv, name).map(Ty::Struct)
     }
 
-    /// The instance of struct template `n` with `args`, or `None` when `n` is no struct
-    /// template.
-    pub fn struct_instance(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<Option<Ty>> {
-        let primary = self
-            .m
-            .ast
-            .structs
-            .iter()
-            .rposition(|s| s.name == n && !s.template.is_empty());
-        // The primary template's parameters, with the defaults of those `args` leave out, and
-        // the instance's name: what an explicit specialization is matched against.
-        let full = match primary {
-            Some(def) => Some(self.template_args(n, def, args, site)?),
-            None => None,
-        };
-        // An explicit specialization for these arguments is the instance.
-        let specializations: Vec<usize> = (0..self.m.ast.structs.len())
-            .filter(|&d| {
-                let s = &self.m.ast.structs[d];
-                s.name == n && !s.specialization.is_empty()
-            })
-            .collect();
-        for d in specializations {
-            let s = &self.m.ast.structs[d];
-            if !s.template.is_empty() {
-                let site = s.site;
-                return Err(self.unsupported(
-                    site,
-                    &format!("a partial specialization of the struct template `{n}`"),
-                    Some("write an explicit specialization for each argument used (`template <> struct S<float>`)"),
-                ));
-            }
-            let spec = s.specialization.clone();
-            let name = match (primary, &full) {
-                (Some(def), Some((tenv, name))) => {
-                    (self.template_args(n, def, &spec, site)?.0 == *tenv).then(|| name.clone())
-                }
-                _ => match self.same_targs(&spec, args, site)? {
-                    true => Some(self.instance_name(n, args, site)?),
-                    false => None,
-                },
-            };
-            if let Some(name) = name {
-                if let Some(i) = self.structs.find(&name) {
-                    return Ok(Some(Ty::Struct(i)));
-                }
-                return self
-                    .lay_out(d, Vec::new(), name)
-                    .map(|i| Some(Ty::Struct(i)));
-            }
-        }
-        let (Some(def), Some((tenv, name))) = (primary, full) else {
-            return Ok(None);
-        };
-        if let Some(i) = self.structs.find(&name) {
-            return Ok(Some(Ty::Struct(i)));
-        }
-        self.lay_out(def, tenv, name).map(|i| Some(Ty::Struct(i)))
-    }
-
     /// The arguments of struct template definition `def` (named `n`) given `args`, the
     /// parameters `args` leave out taking their defaults, and the instance's name
-    /// (`Box<int, 3, 0>`).
-    fn template_args(
+    /// (`Box<int, 3, 0>`): after `env`, the arguments of the struct it is declared in.
+    pub(super) fn template_args(
         &mut self,
         n: &str,
         def: usize,
         args: &[TemplateArg],
+        env: &[(String, TArg)],
         site: Site,
     ) -> R<(Vec<(String, TArg)>, String)> {
         let params = self.m.ast.structs[def].template.clone();
@@ -160,7 +101,7 @@ impl<'m> Lowerer<'m> {
                 None,
             ));
         }
-        let mut tenv = Vec::new();
+        let mut tenv = env.to_vec();
         let mut shown = Vec::new();
         for (k, p) in params.iter().enumerate() {
             let v = match (args.get(k), p.default()) {
@@ -178,7 +119,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `n<args>` as the instance's name (`Pick<float>`).
-    fn instance_name(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<String> {
+    pub(super) fn instance_name(&mut self, n: &str, args: &[TemplateArg], site: Site) -> R<String> {
         let mut shown = Vec::new();
         for a in args {
             shown.push(match a {
@@ -189,8 +130,14 @@ impl<'m> Lowerer<'m> {
         Ok(format!("{n}<{}>", shown.join(", ")))
     }
 
-    /// Lay out struct definition `def` with template arguments `tenv`, called `name`.
-    fn lay_out(&mut self, def: usize, tenv: Vec<(String, TArg)>, name: String) -> R<usize> {
+    /// Lay out struct definition `def` with template arguments `tenv`, called `name`: its base
+    /// classes' subobjects first, then its fields.
+    pub(super) fn lay_out(
+        &mut self,
+        def: usize,
+        tenv: Vec<(String, TArg)>,
+        name: String,
+    ) -> R<usize> {
         let d = self.m.ast.structs[def].clone();
         // Its fields would be whole integers: refuse rather than keep 9 in a 3-bit field.
         if let Some(at) = d.bitfield {
@@ -203,12 +150,35 @@ impl<'m> Lowerer<'m> {
         if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
+        // A reference member would be a copy of what it is bound to.
+        if let Some((field, at)) = &d.reference {
+            return Err(self.unsupported(
+                *at,
+                &format!("the reference member `{field}` of `{name}`"),
+                Some("make it a pointer member (`T *p;`, set with `p(&x)`, used as `*p`)"),
+            ));
+        }
         self.globals_in_progress.push(name.clone());
-        let env = tenv.clone();
-        let laid = self.file_scope(|l| {
-            let frame = l.frames.last_mut().expect("pushed by file_scope");
-            frame.tenv.extend(env);
-            // Static data members first: fields' array bounds may name them. One whose value
+        let class = super::classes::Class {
+            def,
+            name: name.clone(),
+            tenv: tenv.clone(),
+            instance: None,
+        };
+        let laid = self.in_class(Some(&class), |l| {
+            // Base classes first: their static members are the struct's too (its own hide
+            // them).
+            let bases = l.base_types(&class, d.site)?;
+            for &b in &bases {
+                for (k, v) in l.statics_of(b) {
+                    let frame = l.frames.last_mut().expect("pushed by file_scope");
+                    frame.tenv.insert(k.clone(), v.clone());
+                    if let Some(class) = &mut frame.class {
+                        class.tenv.push((k, v));
+                    }
+                }
+            }
+            // Static data members next: fields' array bounds may name them. One whose value
             // is not a scalar constant is left out (its uses are then unknown names).
             let mut statics = Vec::new();
             for s in &d.statics {
@@ -230,10 +200,20 @@ impl<'m> Lowerer<'m> {
                 if let Some(c) = value {
                     let frame = l.frames.last_mut().expect("pushed by file_scope");
                     frame.tenv.insert(s.name.clone(), TArg::Value(c));
+                    if let Some(class) = &mut frame.class {
+                        class.tenv.push((s.name.clone(), TArg::Value(c)));
+                    }
                     statics.push((s.name.clone(), TArg::Value(c)));
                 }
             }
+            // Base subobjects, named by their struct; an empty base takes no room (C++'s empty
+            // base optimization).
             let mut fields = Vec::new();
+            for &b in &bases {
+                if !l.structs.list[b].fields.is_empty() {
+                    fields.push((l.structs.list[b].name.clone(), Ty::Struct(b)));
+                }
+            }
             for (fname, fty) in &d.fields {
                 let t = match fty {
                     // A pointer field to a struct being laid out: only its size matters.
@@ -258,19 +238,24 @@ impl<'m> Lowerer<'m> {
                 }
                 None => None,
             };
-            Ok((fields, align, statics))
+            Ok((fields, bases, align, statics))
         });
         self.globals_in_progress.pop();
-        let (fields, align, statics) = laid?;
+        let (fields, bases, align, statics) = laid?;
         if d.union {
             self.check_union_members(&d, &name, &fields)?;
         }
         // Member functions see the statics as they see the template's arguments.
         let mut tenv = tenv;
+        for &b in &bases {
+            tenv.extend(self.statics_of(b));
+        }
         tenv.extend(statics);
-        Ok(self
+        let i = self
             .structs
-            .add(&name, fields, align, Some(def), tenv, d.union))
+            .add(&name, fields, align, Some(def), tenv, d.union);
+        self.structs.list[i].bases = bases;
+        Ok(i)
     }
 
     /// Refuse a union member whose bytes the union's words cannot hold: a pointer (pointers
@@ -323,31 +308,41 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `S::name` for a static data member `name` of struct (or instance, typedef) `S`.
-    pub fn static_member(&mut self, scope: &str, name: &str, site: Site) -> Option<Val> {
-        let Ok(Some(Ty::Struct(i))) = self.struct_named_text(scope, site) else {
-            return None;
+    pub fn static_member(&mut self, scope: &str, name: &str, site: Site) -> R<Option<Val>> {
+        let Some(Ty::Struct(i)) = self.struct_named_text(scope, site)? else {
+            return Ok(None);
         };
-        self.static_value(i, name)
+        Ok(self.static_value(i, name))
     }
 
-    /// The value of struct `i`'s static data member `name`, if it has one.
+    /// The value of struct `i`'s static data member `name` (its enumerators among them, and
+    /// its base classes'), if it has one.
     pub fn static_value(&self, i: usize, name: &str) -> Option<Val> {
-        let def = self.structs.list[i].def?;
-        if !self.m.ast.structs[def]
-            .statics
-            .iter()
-            .any(|s| s.name == name)
-        {
-            return None;
-        }
-        self.structs.list[i]
-            .tenv
-            .iter()
+        self.statics_of(i)
+            .into_iter()
             .rev()
             .find_map(|(k, v)| match v {
-                TArg::Value(c) if k == name => Some(Val::Scalar(Operand::Const(*c), c.ty)),
+                TArg::Value(c) if k == name => Some(Val::Scalar(Operand::Const(c), c.ty)),
                 _ => None,
             })
+    }
+
+    /// The static data members of struct `i` with a value, its base classes' first.
+    pub(super) fn statics_of(&self, i: usize) -> Vec<(String, TArg)> {
+        let l = &self.structs.list[i];
+        let Some(def) = l.def else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, TArg)> =
+            l.bases.iter().flat_map(|&b| self.statics_of(b)).collect();
+        let own = &self.m.ast.structs[def].statics;
+        out.extend(
+            l.tenv
+                .iter()
+                .filter(|(k, _)| own.iter().any(|s| s.name == *k))
+                .cloned(),
+        );
+        out
     }
 
     /// Whether a pointer type points at a struct whose layout is being computed.
@@ -399,13 +394,21 @@ impl<'m> Lowerer<'m> {
         if let Some(TArg::Type(t @ Ty::Struct(_))) = self.targ(name) {
             return Ok(Some(t.clone()));
         }
+        let member = if name.contains("::") {
+            self.qualified_type(name, site)?
+        } else {
+            self.scope_type(name, site)?
+        };
+        if let Some(t @ Ty::Struct(_)) = member {
+            return Ok(Some(t));
+        }
         let canon = self.canon(name);
         if self
             .m
             .ast
             .structs
             .iter()
-            .any(|s| s.name == canon && s.template.is_empty())
+            .any(|s| s.name == canon && s.template.is_empty() && s.owner.is_none())
         {
             return self.struct_ty(&canon, site).map(Some);
         }
@@ -418,30 +421,12 @@ impl<'m> Lowerer<'m> {
         Ok(None)
     }
 
-    /// The struct a spelled name (`S`, `S<float, 4>`) names, if any.
+    /// The struct a spelled name (`S`, `S<float, 4>`, `S<int *, 2>`) names, if any.
     pub fn struct_named_text(&mut self, text: &str, site: Site) -> R<Option<Ty>> {
-        let (base, args) = super::split_template_name(text);
-        let Some(args) = args else {
-            return self.struct_named(base, &[], site);
-        };
-        let targs: Vec<TemplateArg> = super::split_args(args)
-            .into_iter()
-            .map(|a| {
-                use crate::cuda::front::ast::{Expr, ExprKind};
-                // A value (`P<4>`, `S<true>`) or a type.
-                let kind = match (crate::cuda::front::preprocess::parse_int(&a), a.as_str()) {
-                    (Some(l), _) => ExprKind::Int(l),
-                    (None, "true" | "false") => ExprKind::Bool(a == "true"),
-                    (None, _) => return TemplateArg::Type(TypeExpr::Name(a)),
-                };
-                TemplateArg::Expr(Expr {
-                    kind,
-                    site,
-                    span: (0, 0),
-                })
-            })
-            .collect();
-        self.struct_named(base, &targs, site)
+        match super::type_of_text(text) {
+            TypeExpr::Template(base, targs) => self.struct_named(&base, &targs, site),
+            _ => self.struct_named(super::split_template_name(text).0, &[], site),
+        }
     }
 
     /// `obj.name(args)`: a member function of `obj`'s struct.
@@ -463,6 +448,14 @@ impl<'m> Lowerer<'m> {
                 ),
                 None,
             ));
+        };
+        // A base class's member function runs on the object's base subobject.
+        let (i, obj) = match self.method_class(i, name) {
+            Some(path) if !path.is_empty() => {
+                let obj = self.base_place(obj, &path, site)?;
+                (path[path.len() - 1], obj)
+            }
+            _ => (i, obj),
         };
         let cands: Vec<&Function> = self
             .methods(i, name)
@@ -514,6 +507,10 @@ impl<'m> Lowerer<'m> {
         let Ty::Struct(i) = *ty else {
             return Ok(None);
         };
+        let i = self
+            .method_class(i, name)
+            .and_then(|path| path.last().copied())
+            .unwrap_or(i);
         let cands: Vec<&Function> = self
             .methods(i, name)
             .into_iter()

@@ -52,8 +52,11 @@ pub struct Layout {
     pub def: Option<usize>,
     /// The template arguments of an instance of a struct template.
     pub tenv: Vec<(String, super::TArg)>,
-    /// Fields: name, type, byte offset.
+    /// Fields: name, type, byte offset; a base class's subobject first, named by its struct
+    /// (an empty base has none).
     pub fields: Vec<(String, Ty, u32)>,
+    /// Its base classes (indices into [`Structs::list`]), in order.
+    pub bases: Vec<usize>,
     /// Size in bytes (a multiple of `align`).
     pub size: u32,
     /// Alignment in bytes.
@@ -278,14 +281,25 @@ impl Ty {
             }
             Ty::Struct(i) => {
                 let mut first = 0;
+                let mut inherited = None;
                 for (fname, t, off) in &structs.list[*i].fields {
                     let count = t.leaf_count(structs);
                     if fname == name {
                         return Some((t.clone(), *off, first..first + count));
                     }
+                    // A base subobject's members are the struct's, where its own do not hide
+                    // them.
+                    if inherited.is_none()
+                        && let Ty::Struct(b) = t
+                        && structs.list[*i].bases.contains(b)
+                        && *fname == structs.list[*b].name
+                        && let Some((ft, at, leaves)) = t.member(structs, name)
+                    {
+                        inherited = Some((ft, off + at, first + leaves.start..first + leaves.end));
+                    }
                     first += count;
                 }
-                None
+                inherited
             }
             _ => None,
         }
@@ -308,6 +322,24 @@ impl Ty {
             path.insert(0, f.clone());
             Some(path)
         })
+    }
+
+    /// The names of a struct's fields, its base classes' included (not their subobjects).
+    pub fn field_names(&self, structs: &Structs) -> Vec<String> {
+        let Ty::Struct(i) = self else {
+            return Vec::new();
+        };
+        let l = &structs.list[*i];
+        let mut out = Vec::new();
+        for (fname, t, _) in &l.fields {
+            match t {
+                Ty::Struct(b) if l.bases.contains(b) && *fname == structs.list[*b].name => {
+                    out.extend(t.field_names(structs));
+                }
+                _ => out.push(fname.clone()),
+            }
+        }
+        out
     }
 
     /// The name a message shows.
@@ -421,6 +453,7 @@ impl Structs {
             def,
             tenv,
             fields: laid,
+            bases: Vec::new(),
             size: end.next_multiple_of(max_align).max(1),
             align: max_align,
             union,
