@@ -2482,8 +2482,6 @@ impl Tx<'_, '_> {
         Ok(())
     }
 
-    /// The executing lanes leave (`break`, `continue`, `return`): none is left, and if all
-    /// of them were executing, every lane or none is.
     /// The executing lanes leave the kernel.
     fn finish_lanes(&mut self) {
         let m = self.get_mask(self.cur);
@@ -2493,6 +2491,8 @@ impl Tx<'_, '_> {
         self.leave();
     }
 
+    /// The executing lanes leave (`break`, `continue`, `return`): none is left, and if all
+    /// of them were executing, every lane or none is.
     fn leave(&mut self) {
         let was = self.known;
         self.clear(self.cur);
