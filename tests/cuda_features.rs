@@ -41,6 +41,15 @@ fn run(src: &str, name: &str, grid: u32, block: u32, args: &[Arg]) -> CudaReport
     run_on(&Device::default(), src, name, grid, block, args, Mode::Fast)
 }
 
+/// The error lowering kernel `k` of `src` (as `bad.cu`) gives: it must be refused.
+fn lower(src: &str) -> String {
+    Module::from_source("bad.cu", src, &Options::default())
+        .unwrap()
+        .lower("k")
+        .expect_err("refused")
+        .to_string()
+}
+
 fn ints(dev: &Device, n: usize) -> Global<i32> {
     dev.alloc_zeroed::<i32>("out", n)
 }
@@ -901,13 +910,6 @@ fn a_jump_out_of_a_statement_expression_is_refused_at_its_line() {
 
 #[test]
 fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
-    let lower = |src: &str| {
-        Module::from_source("bad.cu", src, &Options::default())
-            .unwrap()
-            .lower("k")
-            .expect_err("refused")
-            .to_string()
-    };
     // A fold expression.
     let e = lower(
         "template <typename... Ts>\n__device__ int sum(Ts... xs) {\n  return (xs + ...);\n}\n\
@@ -931,13 +933,6 @@ fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
 
 #[test]
 fn class_template_constructs_warpsim_cannot_honour_are_refused_at_their_line() {
-    let lower = |src: &str| {
-        Module::from_source("bad.cu", src, &Options::default())
-            .unwrap()
-            .lower("k")
-            .expect_err("refused")
-            .to_string()
-    };
     // A reference member would be a copy of what it is bound to.
     let e = lower(
         "struct View {\n  float &r;\n  __device__ View(float &x) : r(x) {}\n};\n\

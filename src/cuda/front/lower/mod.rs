@@ -2014,19 +2014,23 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// The value of a file-scope name: an enumerator or a `const` with a constant initializer.
-    pub fn global(&mut self, name: &str, site: Site) -> R<Option<Const>> {
-        let Some(g) = self
+    /// The last file-scope declaration of `name`.
+    fn file_global(&self, name: &str) -> Option<ast::VarDecl> {
+        let g = self
             .m
             .ast
             .globals
             .iter()
             .rev()
-            .find(|g| g.decl.name == name)
-        else {
+            .find(|g| g.decl.name == name)?;
+        Some(g.decl.clone())
+    }
+
+    /// The value of a file-scope name: an enumerator or a `const` with a constant initializer.
+    pub fn global(&mut self, name: &str, site: Site) -> R<Option<Const>> {
+        let Some(d) = self.file_global(name) else {
             return Ok(None);
         };
-        let d = g.decl.clone();
         if (d.quals.constant || d.quals.device || d.quals.shared) && !self.folds(&d) {
             return Ok(None); // device memory: see `device_global`
         }
@@ -2085,17 +2089,9 @@ impl<'m> Lowerer<'m> {
             return Ok(None);
         }
         let name = self.canon(name);
-        let Some(g) = self
-            .m
-            .ast
-            .globals
-            .iter()
-            .rev()
-            .find(|g| g.decl.name == name)
-        else {
+        let Some(d) = self.file_global(&name) else {
             return Ok(self.static_constant(&name));
         };
-        let d = g.decl.clone();
         let host = !(d.quals.constant || d.quals.device || d.quals.shared);
         if !(host && d.quals.is_const && d.init.is_some() || self.folds(&d)) {
             return Ok(None);
