@@ -59,7 +59,8 @@ pub fn op(code: u32) -> Option<UnOp> {
 /// where Rust's floats have none; `directed` is a directed `double` result in the type.
 macro_rules! on {
     ($(#[$doc:meta])* $name:ident, $t:ident, libm: [$erf:ident, $erfc:ident, $lgamma:ident,
-     $tgamma:ident, $exp10:ident, $frexp:ident], logb: $logb:expr, directed: $directed:expr) => {
+     $tgamma:ident, $exp10:ident, $frexp:ident], log: $log:expr, logb: $logb:expr,
+     directed: $directed:expr) => {
         $(#[$doc])*
         pub fn $name(op: UnOp, x: $t) -> $t {
             use std::$t::consts::{FRAC_1_SQRT_2, PI};
@@ -67,7 +68,7 @@ macro_rules! on {
                 return match op {
                     UnOp::Exp => x.exp(),
                     UnOp::Exp2 => x.exp2(),
-                    UnOp::Log => x.ln(),
+                    UnOp::Log => $log(x),
                     UnOp::Log2 => x.log2(),
                     UnOp::Log10 => x.log10(),
                     UnOp::Sin => x.sin(),
@@ -112,6 +113,7 @@ on!(
     /// for an operation that is not the library's).
     float, f32,
     libm: [erff, erfcf, lgammaf, tgammaf, exp10f, frexpf],
+    log: super::gpu_math::logf,
     logb: |x: f32| logb(f64::from(x)) as f32,
     directed: directed::float
 );
@@ -119,6 +121,7 @@ on!(
     /// `op(x)` on a `double` (`x` itself for an operation that is not the library's).
     double, f64,
     libm: [erf, erfc, lgamma, tgamma, exp10, frexp],
+    log: f64::ln,
     logb: logb,
     directed: |x: f64, _| x
 );

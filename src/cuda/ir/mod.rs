@@ -31,6 +31,7 @@ use std::fmt;
 
 pub mod contract;
 pub mod directed;
+pub mod gpu_math;
 pub mod library;
 pub mod print;
 pub mod texture;
