@@ -21,7 +21,9 @@ use crate::error::AccessKind;
 use crate::memory::shared::SLACK_WORDS;
 use Scalar as S;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F32X4, F64, F64X2, I8, I8X16, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{
+    F32, F32X4, F64, F64X2, I8, I8X16, I16X8, I32, I32X4, I64, I64X2,
+};
 use cranelift_codegen::ir::{
     self, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData,
     StackSlotKind, Type, UserFuncName, Value,
@@ -3401,6 +3403,14 @@ fn index_ty(t: Scalar) -> Scalar {
     }
 }
 
+/// Whether a type's elements are narrower than its lanes (loaded and stored as 8 or 16 bits).
+fn narrow(ty: Scalar) -> bool {
+    matches!(
+        ty,
+        Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 | Scalar::Bool
+    )
+}
+
 /// Lanes per 128-bit chunk.
 fn per_chunk(ty: Scalar) -> usize {
     if ty.is_wide() { 2 } else { 4 }
@@ -4944,14 +4954,85 @@ impl Tx<'_, '_> {
     }
 
     /// One vector load per chunk of a unit-step row at `addr` into `out` (lanes outside the
-    /// mask read elements that the masked assignment then drops).
+    /// mask read elements that the masked assignment then drops); a row of narrow elements is
+    /// loaded 16 bytes at a time and widened to its lanes' 32 bits.
     fn load_chunks(&mut self, ty: Scalar, out: &[Variable], addr: Value) {
-        for (c, var) in out.iter().enumerate() {
-            let x = self
-                .b
-                .ins()
-                .load(lane_ty(ty), vmem(), addr, (c * 16) as i32);
+        if !narrow(ty) {
+            for (c, var) in out.iter().enumerate() {
+                let x = self
+                    .b
+                    .ins()
+                    .load(lane_ty(ty), vmem(), addr, (c * 16) as i32);
+                self.b.def_var(*var, x);
+            }
+            return;
+        }
+        let signed = matches!(ty, Scalar::I8 | Scalar::I16);
+        let widen = |tx: &mut Self, x: Value| {
+            if signed {
+                [tx.b.ins().swiden_low(x), tx.b.ins().swiden_high(x)]
+            } else {
+                [tx.b.ins().uwiden_low(x), tx.b.ins().uwiden_high(x)]
+            }
+        };
+        let bytes = ty.size() as usize;
+        let mut lanes = Vec::with_capacity(C32);
+        for v in 0..2 * bytes {
+            let vt = if bytes == 1 { I8X16 } else { I16X8 };
+            let x = self.b.ins().load(vt, vmem(), addr, (v * 16) as i32);
+            let halves = if bytes == 1 {
+                widen(self, x).to_vec()
+            } else {
+                vec![x]
+            };
+            for h in halves {
+                lanes.extend(widen(self, h));
+            }
+        }
+        let zero = self.zero(I32X4);
+        for (var, x) in out.iter().zip(lanes) {
+            // A `bool` lane is all ones or zeros, whatever non-zero byte it was.
+            let x = if ty == Scalar::Bool {
+                self.b.ins().icmp(IntCC::NotEqual, x, zero)
+            } else {
+                x
+            };
             self.b.def_var(*var, x);
+        }
+    }
+
+    /// Store a unit-step row of narrow elements (`vals`: their 32-bit lanes) at `addr`, each
+    /// lane truncated to the element's width as a scalar store truncates.
+    fn store_narrow_row(&mut self, ty: Scalar, vals: &[Value], addr: Value) {
+        let keep = match ty {
+            Scalar::Bool => 1,
+            Scalar::I8 | Scalar::U8 => 0xff,
+            _ => 0xffff,
+        };
+        let keep = self.b.ins().iconst(I32, keep);
+        let keep = self.b.ins().splat(I32X4, keep);
+        // Kept to the element's bits, no lane exceeds the unsigned narrowing's maximum.
+        let lanes: Vec<Value> = vals
+            .iter()
+            .map(|&v| {
+                let v = self.cast(I32X4, v);
+                self.b.ins().band(v, keep)
+            })
+            .collect();
+        let halves: Vec<Value> = lanes
+            .chunks(2)
+            .map(|p| self.b.ins().unarrow(p[0], p[1]))
+            .collect();
+        let rows = if ty.size() == 1 {
+            halves
+                .chunks(2)
+                .map(|p| self.b.ins().unarrow(p[0], p[1]))
+                .collect()
+        } else {
+            halves
+        };
+        for (v, x) in rows.into_iter().enumerate() {
+            self.b.ins().store(vmem(), x, addr, (v * 16) as i32);
         }
     }
 
@@ -5054,7 +5135,7 @@ impl Tx<'_, '_> {
             .collect();
         let join = self.b.create_block();
         let row = match slot {
-            Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
+            Some(s) if n == 1 && (size == lane_bytes || narrow(ty)) => self.affine_row(&p, s, size),
             _ => None,
         };
         let counted_row = row.as_ref().map(|r| (r.row, r.byte0, r.step, r.known));
@@ -5078,7 +5159,7 @@ impl Tx<'_, '_> {
             for var in &out[0] {
                 let mut v = self.zero(lane_ty(ty));
                 for l in 0..per {
-                    let x = self.b.ins().load(scalar_ty(ty), mem(), a, 0);
+                    let x = self.read(ty, a, 0);
                     v = self.b.ins().insertlane(v, x, l as u8);
                     a = self.b.ins().iadd(a, row.step);
                 }
@@ -5158,7 +5239,7 @@ impl Tx<'_, '_> {
         let join = self.b.create_block();
         let shared = slot.is_some_and(|s| s >= buffers(self.k) + self.k.globals.len());
         let row = match slot {
-            Some(s) if n == 1 && size == lane_bytes => self.affine_row(&p, s, size),
+            Some(s) if n == 1 && (size == lane_bytes || narrow(ty)) => self.affine_row(&p, s, size),
             _ => None,
         };
         let counted_row = row.as_ref().map(|r| (r.row, r.byte0, r.step, r.known));
@@ -5171,8 +5252,9 @@ impl Tx<'_, '_> {
             let [affine, unit, strided, slow] = self.blocks();
             // Global memory is written lane by lane under a partial mask (other blocks may
             // write the neighbouring words); a block's shared memory is its own, so a unit-step
-            // row there is read, merged under the mask and written whole.
-            let go = if shared {
+            // row there is read, merged under the mask and written whole (narrow elements only
+            // under a full mask).
+            let go = if shared && !narrow(ty) {
                 row.ok
             } else {
                 self.b.ins().band(row.ok, full)
@@ -5191,7 +5273,10 @@ impl Tx<'_, '_> {
             }
             let mw = self.mask_for(ty, &m);
             let full_mask = self.is_full(&m);
-            for (c, &v) in vals[0].iter().enumerate() {
+            if narrow(ty) {
+                self.store_narrow_row(ty, &vals[0], row.addr);
+            }
+            for (c, &v) in vals[0].iter().enumerate().filter(|_| !narrow(ty)) {
                 let v = if shared && !full_mask {
                     let old = self
                         .b
@@ -5210,7 +5295,7 @@ impl Tx<'_, '_> {
                 self.b.ins().brif(full, each, &[], slow, &[]);
                 self.b.switch_to_block(each);
             }
-            if let Some(apart) = waits.filter(|_| per_chunk(ty) == 4) {
+            if let Some(apart) = waits.filter(|_| per_chunk(ty) == 4 && !narrow(ty)) {
                 let [queued, now] = self.blocks();
                 self.b.ins().brif(apart, queued, &[], now, &[]);
                 self.b.switch_to_block(queued);
@@ -5223,7 +5308,7 @@ impl Tx<'_, '_> {
             for &v in &vals[0] {
                 for l in 0..per {
                     let x = self.b.ins().extractlane(v, l as u8);
-                    self.b.ins().store(mem(), x, a, 0);
+                    self.write(ty, x, a, 0);
                     a = self.b.ins().iadd(a, row.step);
                 }
             }
