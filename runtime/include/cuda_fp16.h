@@ -46,10 +46,11 @@ __host__ __device__ inline float __warpsim_half2float_bits(unsigned short h) {
     unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
     unsigned int exp = ((unsigned int)h >> 10) & 0x1fu;
     unsigned int man = (unsigned int)h & 0x3ffu;
-    float sub = (float)man * 5.9604644775390625e-8f; /* man x 2^-24, exact */
+    /* man x 2^-24, exact; computed outside the selects (a call in one makes it a branch). */
+    unsigned int sub = sign | __warpsim_float_bits((float)man * 5.9604644775390625e-8f);
     /* Every NaN becomes float's canonical one. */
     unsigned int bits = exp == 31u ? (man ? 0x7fffffffu : (sign | 0x7f800000u))
-                      : exp == 0u ? (sign | __warpsim_float_bits(sub))
+                      : exp == 0u ? sub
                                   : (sign | ((exp + 112u) << 23) | (man << 13));
     return __warpsim_bits_float(bits);
 }
