@@ -4686,11 +4686,13 @@ impl Tx<'_, '_> {
     /// its buffer and aligned, checked once for the warp. Only a single varying index term
     /// scaled by the element size qualifies.
     fn affine_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<Row> {
+        // A 64-bit index of a field (`img[i].x`, elements `scale / size` fields apart).
         if let [(Lanes::Warp(c), t, scale)] = p.terms.as_slice()
             && t.is_wide()
-            && *scale == size
+            && scale % size == 0
+            && (1..=16).contains(&(scale / size).abs())
         {
-            return Some(self.wide_row(c, p, slot, size));
+            return Some(self.wide_row(c, p, slot, (size, scale / size)));
         }
         if p.terms.is_empty()
             || p.terms
@@ -4844,7 +4846,9 @@ impl Tx<'_, '_> {
     /// A row of one 64-bit index term (`in[(size_t)y * n + x]`): whether its lanes are one is
     /// told at run time, each lane against lane 0 plus its number of steps, lanes 0 and 31 and
     /// the step within ±2^40 (so that no lane nor byte offset below wraps around).
-    fn wide_row(&mut self, c: &[Value], p: &Parts, slot: usize, size: i64) -> Row {
+    /// `per`: elements of `size` bytes per index step (at most 16 either way, so that the
+    /// bounds below keep byte offsets far from wrapping).
+    fn wide_row(&mut self, c: &[Value], p: &Parts, slot: usize, (size, per): (i64, i64)) -> Row {
         let t0 = self.b.ins().extractlane(c[0], 0);
         let t1 = self.b.ins().extractlane(c[0], 1);
         let k = self.b.ins().isub(t1, t0);
@@ -4875,6 +4879,14 @@ impl Tx<'_, '_> {
                 .icmp_imm_s(IntCC::UnsignedLessThan, biased, 1 << 41);
             row = self.b.ins().band(row, near);
         }
+        let (t0, k) = if per == 1 {
+            (t0, k)
+        } else {
+            (
+                self.b.ins().imul_imm_s(t0, per),
+                self.b.ins().imul_imm_s(k, per),
+            )
+        };
         self.row_from(p, slot, size, (t0, k), row, (None, false, None))
     }
 

@@ -40,3 +40,28 @@ __global__ void wide_same_element(float *o, const float *in, int n) {
     long long i = (long long)blockIdx.x * 0 + (long long)(n / 2);
     o[blockIdx.x * blockDim.x + threadIdx.x] = in[i];
 }
+
+// Fields of structs at a 64-bit index (`img[i].x`: a row whose lanes are two or three
+// elements of the field's size apart), forwards, backwards and past the end.
+struct pair_d {
+    double x, y;
+};
+struct triple_f {
+    float a, b, c;
+};
+
+__global__ void wide_struct_fields(pair_d *o, const pair_d *in, const triple_f *t, int n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t back = 2047 - i;
+    if (i < 1024) {
+        double x = in[i].x, y = in[back].y;
+        o[i].x = x * y + (double)t[i].b;
+        o[back].y = x - (double)t[i + 1].c;
+    }
+}
+
+// The last warp's row runs past the buffer's end: those lanes fault alike on both tiers.
+__global__ void wide_struct_past_end(pair_d *o, const pair_d *in, int n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x + 2000;
+    o[i - 2000].y = in[i].x;
+}
