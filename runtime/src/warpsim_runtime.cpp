@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +40,9 @@
 namespace {
 
 // ----- the channel ------------------------------------------------------------------------------
+
+// How long a call polls for warpsim's reply before it sleeps in read().
+const long POLL_NS = 50000;
 
 [[noreturn]] void die(const char *what) {
     fprintf(stderr, "==warpsim== runtime: %s\n", what);
@@ -156,11 +160,19 @@ struct Channel {
         return true;
     }
     // `patient`: most replies come within microseconds, so poll for a short while before
-    // sleeping in read(), as waking a sleeping process costs more than a small launch. (Not
-    // while a copy streams: warpsim's threads need the cores then.)
+    // sleeping in read(), as waking a sleeping process costs more than a small launch. The
+    // poll is bounded in time, not in tries: while a kernel runs, a polling program takes a
+    // core from warpsim's threads (4,000 tries were milliseconds, the whole of a small launch
+    // on two cores). (Not while a copy streams: warpsim's threads need the cores then.)
     bool read_all(void *p, size_t n, bool patient) {
         uint8_t *c = (uint8_t *)p;
-        for (int spin = 0; patient && n > 0 && spin < 4000; spin++) {
+        struct timespec t0, t;
+        if (patient) clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int spin = 0; patient && n > 0; spin++) {
+            if (spin % 16 == 15) {
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > POLL_NS) break;
+            }
             ssize_t r = ::recv(fd, c, n, MSG_DONTWAIT);
             if (r > 0) {
                 c += r;
