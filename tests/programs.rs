@@ -1225,7 +1225,7 @@ fn c_rules_found_broken_by_differential_testing_hold() {
         "semantics.cu",
         "same_width 256 of 256, last 127163371.0\nliterals 256 of 256, last 762852516615.0\n\
          defaults 256 of 256, last 10075.0\nlimits 256 of 256, last -2147451120.0\n\
-         macros 256 of 256, last 766.5\n",
+         macros 256 of 256, last 766.5\ncomparisons 256 of 256, last 471.0\n",
     );
 }
 

@@ -153,6 +153,7 @@ fn typeof_of_types(root: Node<'_>, src: &[u8]) -> Vec<(usize, usize, usize)> {
 fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
     let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
     let mut templates = std::collections::HashSet::new();
+    let mut names = None;
     let mut found = Vec::new();
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {
@@ -189,7 +190,14 @@ fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
                     }
                     _ => false,
                 };
-                if name.kind() == "identifier" && (split_ge || logical) {
+                // `iter < n >> 3` reads as `iter<n>` then `> 3` (C++ takes `<` after a name
+                // that is no template as less-than): a name declared only as a variable.
+                let mut variable = || {
+                    names
+                        .get_or_insert_with(|| Names::of(root, src))
+                        .only_variable(text(name))
+                };
+                if name.kind() == "identifier" && (split_ge || logical || variable()) {
                     found.push((text(name), args.start_byte()));
                 }
             }
@@ -209,58 +217,28 @@ fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
 /// cast's type where `name` is declared as a variable or parameter and never as a type.
 fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
     let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
-    let (mut variables, mut types) = (
-        std::collections::HashSet::new(),
-        std::collections::HashSet::new(),
-    );
+    let names = Names::of(root, src);
     let mut casts = Vec::new();
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {
-        match n.kind() {
-            "parameter_declaration" | "init_declarator" | "declaration" => {
-                // Each declared name (`float a, b, *c;` declares three), under pointer,
-                // reference and array declarators.
-                let mut cursor = n.walk();
-                for first in n.children_by_field_name("declarator", &mut cursor) {
-                    let mut d = Some(first);
-                    while let Some(x) = d {
-                        if x.kind() == "identifier" {
-                            variables.insert(text(x));
-                            break;
-                        }
-                        d = x.child_by_field_name("declarator").or_else(|| {
-                            (x.kind() == "reference_declarator")
-                                .then(|| named_children(x).into_iter().next())
-                                .flatten()
-                        });
-                    }
-                }
-            }
-            // Declared as a type: a struct's, enum's, typedef's, alias's or template parameter's
-            // name, and any name written where a type goes.
-            "type_identifier" if n.parent().is_some_and(|p| p.kind() != "type_descriptor") => {
-                types.insert(text(n));
-            }
+        if n.kind() == "cast_expression" {
             // `(a) - b` and `(a[i]) + b` (a cast to an array type `a[i]`).
-            "cast_expression" => {
-                if let Some(t) = n.child_by_field_name("type")
-                    && let [name, rest @ ..] = named_children(t).as_slice()
-                    && name.kind() == "type_identifier"
-                    && matches!(
-                        rest.iter().map(|r| r.kind()).collect::<Vec<_>>().as_slice(),
-                        [] | ["abstract_array_declarator"]
-                    )
-                {
-                    casts.push((text(*name), t.start_byte(), t.end_byte()));
-                }
+            if let Some(t) = n.child_by_field_name("type")
+                && let [name, rest @ ..] = named_children(t).as_slice()
+                && name.kind() == "type_identifier"
+                && matches!(
+                    rest.iter().map(|r| r.kind()).collect::<Vec<_>>().as_slice(),
+                    [] | ["abstract_array_declarator"]
+                )
+            {
+                casts.push((text(*name), t.start_byte(), t.end_byte()));
             }
-            _ => {}
         }
         todo.extend(named_children(n));
     }
     casts
         .into_iter()
-        .filter(|(name, ..)| variables.contains(name) && !types.contains(name))
+        .filter(|(name, ..)| names.only_variable(name))
         .filter_map(|(_, start, end)| {
             // The parentheses around the type, next to it but for spaces.
             let open = src[..start]
@@ -271,6 +249,61 @@ fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
         })
         .flatten()
         .collect()
+}
+
+/// The names a unit declares as variables or parameters, and those it declares or uses as
+/// types.
+struct Names<'s> {
+    variables: std::collections::HashSet<&'s str>,
+    types: std::collections::HashSet<&'s str>,
+}
+
+impl<'s> Names<'s> {
+    fn of(root: Node<'_>, src: &'s [u8]) -> Self {
+        let text =
+            |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
+        let (mut variables, mut types) = (
+            std::collections::HashSet::new(),
+            std::collections::HashSet::new(),
+        );
+        let mut todo = vec![root];
+        while let Some(n) = todo.pop() {
+            match n.kind() {
+                "parameter_declaration" | "init_declarator" | "declaration" => {
+                    // Each declared name (`float a, b, *c;` declares three), under pointer,
+                    // reference and array declarators.
+                    let mut cursor = n.walk();
+                    for first in n.children_by_field_name("declarator", &mut cursor) {
+                        let mut d = Some(first);
+                        while let Some(x) = d {
+                            if x.kind() == "identifier" {
+                                variables.insert(text(x));
+                                break;
+                            }
+                            d = x.child_by_field_name("declarator").or_else(|| {
+                                (x.kind() == "reference_declarator")
+                                    .then(|| named_children(x).into_iter().next())
+                                    .flatten()
+                            });
+                        }
+                    }
+                }
+                // Declared as a type: a struct's, enum's, typedef's, alias's or template parameter's
+                // name, and any name written where a type goes.
+                "type_identifier" if n.parent().is_some_and(|p| p.kind() != "type_descriptor") => {
+                    types.insert(text(n));
+                }
+                _ => {}
+            }
+            todo.extend(named_children(n));
+        }
+        Names { variables, types }
+    }
+
+    /// Whether `name` is declared as a variable or parameter and never as a type.
+    fn only_variable(&self, name: &str) -> bool {
+        self.variables.contains(name) && !self.types.contains(name)
+    }
 }
 
 struct P<'a> {

@@ -61,11 +61,22 @@ __host__ __device__ long long limits(int t) {
            UINT32_C(7) + (UCHAR_MAX ^ t);
 }
 
+// `<` after a variable is less-than, whatever follows: `i < n >> 3` is `i < (n >> 3)`, not
+// a template `i<n>` compared with 3.
+__host__ __device__ long long comparisons(int t) {
+    long long sum = 0;
+    for (int iter = 0; iter < t >> 3; iter++) sum += iter;
+    int lo = t % 7, hi = t % 11;
+    sum += (lo < hi >> 1) + 2 * (lo < t >> 4) + 4 * (hi < lo << 1);
+    return sum;
+}
+
 __global__ void k_limits(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = limits(t); }
 __global__ void k_defaults(float *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = defaults(t); }
 __global__ void k_same_width(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = same_width(t); }
 __global__ void k_literals(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = literals(t); }
 __global__ void k_macros(float *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = macros(t); }
+__global__ void k_comparisons(long long *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = comparisons(t); }
 
 const int n = 256;
 
@@ -92,5 +103,7 @@ int main() {
     report("limits", dl, limits);
     k_macros<<<2, n / 2>>>(df);
     report("macros", df, macros);
+    k_comparisons<<<2, n / 2>>>(dl);
+    report("comparisons", dl, comparisons);
     return 0;
 }
