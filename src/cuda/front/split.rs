@@ -954,8 +954,10 @@ fn expand_device_macros<'t>(
         return Ok(std::borrow::Cow::Borrowed(text));
     }
     // The macros as the host compiler defines them: the conditionals are kept and read
-    // without `__CUDA_ARCH__`; includes (read in `headers`) and diagnostics are left out.
-    let prelude: String = ["undef __CUDA_ARCH__".to_string()]
+    // without `__CUDA_ARCH__`, and `__host__` stays a word (the device pass defines it as
+    // nothing; a `__host__ __device__` function must stay in the host pass); includes (read
+    // in `headers`) and diagnostics are left out.
+    let prelude: String = ["undef __CUDA_ARCH__".to_string(), "undef __host__".into()]
         .into_iter()
         .chain(directives(text, headers))
         .filter(|d| {
@@ -1272,6 +1274,18 @@ mod tests {
         );
         let alone = host_file("t.cu", src, &[]).unwrap().text;
         assert!(!alone.contains("__cudaPushCallConfiguration"), "{alone}");
+    }
+
+    #[test]
+    fn host_device_functions_marked_by_macros_stay() {
+        // HeCBench idivide's fastdiv.h: a converting constructor marked by such a macro.
+        let src = "#ifdef __CUDACC__\n#define ESS __host__ __device__ __forceinline__\n#else\n\
+                   #define ESS inline\n#endif\n#define DEV __device__\n\
+                   struct fd {\n  ESS\n  fd(int d = 0) : d(d) {}\n  int d;\n};\n\
+                   DEV int only_device() { return 1; }\n";
+        let h = host(src);
+        assert!(h.contains("fd(int d = 0) : d(d) {}"), "{h}");
+        assert!(!h.contains("only_device"), "{h}");
     }
 
     #[test]
