@@ -483,14 +483,16 @@ impl Lowerer<'_> {
                 if matches!(a.kind, ExprKind::This)
                     && let Some(p) = self.this_pointer(f) =>
             {
+                let p = self.through_reference(p, site)?;
                 self.read(&p, site)
             }
             ExprKind::Member(a, f, false) => {
                 // A pointer field read before anything was assigned to it (a struct loaded from
                 // memory) is the field's bytes, as before struct variables carried pointers.
                 if let Some(p) = self.field_pointer(a, f)
-                    && !matches!(p, Place::Ptr(k) if self.ptrs[k].base.is_none())
+                    && !matches!(p, Place::Ptr(k) if self.ptrs[k].base.is_none() && !self.ptrs[k].reference)
                 {
+                    let p = self.through_reference(p, site)?;
                     return self.read(&p, site);
                 }
                 if let ExprKind::Ident(n) = &a.kind
@@ -540,29 +542,7 @@ impl Lowerer<'_> {
                     self.retry_addressed = Some(*at);
                 }
                 let p = self.place(x)?;
-                match p {
-                    Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
-                    Place::Local { arrays, index, ty } => {
-                        Ok(Val::Ptr(self.local_pointer(&arrays, &index, &ty, ty.clone(), site)?))
-                    }
-                    // A variable in registers: declared again as addressable (an array of one
-                    // element) when the kernel is lowered again.
-                    Place::Reg { vars, .. }
-                        if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
-                    {
-                        self.retry_addressed = Some(*at);
-                        Err(self.unsupported(
-                            site,
-                            "taking the address of this variable",
-                            Some("pass it by reference or by value"),
-                        ))
-                    }
-                    _ => Err(self.unsupported(
-                        site,
-                        "taking the address of a local variable",
-                        Some("only addresses in global or shared memory exist in warpsim (`&a[i]`, `&s[0]`)"),
-                    )),
-                }
+                self.address_of_place(p, site).map(Val::Ptr)
             }
             ExprKind::Unary(u, x) => {
                 let (op, s) = match self.rvalue(x)? {
@@ -1060,6 +1040,11 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Member(a, f, true) if matches!(a.kind, ExprKind::This) => {
+                if let Some(k @ Place::Ptr(r)) = self.this_pointer(f)
+                    && self.ptrs[r].reference
+                {
+                    return self.referent(r, site).or(Ok(k));
+                }
                 let p = self.this_place(site)?;
                 self.member_place(p, f, site)
             }
@@ -1077,13 +1062,13 @@ impl Lowerer<'_> {
                     self.field_pointer(a, f)
                 };
                 if let Some(p) = field {
-                    return Ok(p);
+                    return self.through_reference(p, site);
                 }
                 if *arrow
                     && matches!(a.kind, ExprKind::This)
                     && let Some(p) = self.this_pointer(f)
                 {
-                    return Ok(p);
+                    return self.through_reference(p, site);
                 }
                 let p = if *arrow && let Some(t) = self.alias_target(a) {
                     t
@@ -1114,6 +1099,35 @@ impl Lowerer<'_> {
                 site,
                 "this expression cannot be assigned or have its address taken",
                 None,
+            )),
+        }
+    }
+
+    /// The address of the object at `p` (`&x`, what a reference member is bound to).
+    pub fn address_of_place(&mut self, p: Place, site: Site) -> R<PtrVal> {
+        match p {
+            Place::Mem { ptr, ty } => Ok(PtrVal { pointee: ty, ..ptr }),
+            Place::Local { arrays, index, ty } => {
+                self.local_pointer(&arrays, &index, &ty, ty.clone(), site)
+            }
+            // A variable in registers: declared again as addressable (an array of one
+            // element) when the kernel is lowered again.
+            Place::Reg { vars, .. }
+                if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
+            {
+                self.retry_addressed = Some(*at);
+                Err(self.unsupported(
+                    site,
+                    "taking the address of this variable",
+                    Some("pass it by reference or by value"),
+                ))
+            }
+            _ => Err(self.unsupported(
+                site,
+                "taking the address of a local variable",
+                Some(
+                    "only addresses in global or shared memory exist in warpsim (`&a[i]`, `&s[0]`)",
+                ),
             )),
         }
     }
@@ -1422,6 +1436,21 @@ impl Lowerer<'_> {
             && self.structs.list[i].union
         {
             return self.union_member(p, fty, site);
+        }
+        // A reference member is a pointer variable of an object that carries its pointers
+        // (`Lowerer::through_reference`); here the object is not one (it is in memory, or an
+        // element of an array), and a pointer stored in memory is not followed.
+        if let Ty::Struct(i) = ty
+            && self.structs.list[i].refs.iter().any(|r| r == f)
+        {
+            return Err(self.unsupported(
+                site,
+                &format!(
+                    "the reference member `{f}` of a `{}` in memory or in an array",
+                    ty.show(&self.structs)
+                ),
+                Some("keep the object in a variable, a parameter or a temporary (`S(x).get()`)"),
+            ));
         }
         match p {
             Place::Reg { vars, .. } => Ok(Place::Reg {
@@ -2959,6 +2988,27 @@ impl Lowerer<'_> {
         let Some(dst) = self.field_pointers_of(a, &[]) else {
             return Ok(());
         };
+        // `s.r = v` of a reference member wrote what it refers to.
+        if dst
+            .iter()
+            .any(|(path, k)| path.is_empty() && self.ptrs[*k].reference)
+        {
+            return Ok(());
+        }
+        // C++ deletes the copy assignment of a struct with a reference member: a reference is
+        // bound once.
+        if let Some((path, _)) = dst.iter().find(|(_, k)| self.ptrs[*k].reference) {
+            let t = self.type_of(a)?;
+            return Err(self.err(
+                site,
+                format!(
+                    "assigning a `{}` would rebind its reference member `{}`",
+                    t.show(&self.structs),
+                    path.join(".")
+                ),
+                Some("give the struct an `operator=` that assigns what the reference refers to, or use a pointer member".into()),
+            ));
+        }
         match self.pointers_of_value(b) {
             Some(src) => self.copy_pointers(&dst, &src, site),
             None => Ok(()),

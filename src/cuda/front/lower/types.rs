@@ -63,6 +63,9 @@ pub struct Layout {
     pub align: u32,
     /// Whether it is a union: every field at offset 0, its value held as [`Structs::words`].
     pub union: bool,
+    /// Its reference members (`T &r;`), held as pointer fields (`Ty::Pointer` of `T`) that
+    /// every use dereferences, as C++ keeps them.
+    pub refs: Vec<String>,
 }
 
 /// The structs of a translation unit, laid out.
@@ -231,6 +234,23 @@ impl Ty {
             }
         }
         out
+    }
+
+    /// Whether the pointer field at `path` ([`Ty::pointer_fields`]) is a reference member.
+    pub fn is_reference_field(&self, structs: &Structs, path: &[String]) -> bool {
+        let mut ty = self;
+        for (k, step) in path.iter().enumerate() {
+            let Ty::Struct(i) = ty else { return false };
+            let layout = &structs.list[*i];
+            if k + 1 == path.len() {
+                return layout.refs.contains(step);
+            }
+            match layout.fields.iter().find(|f| f.0 == *step) {
+                Some((_, t, _)) => ty = t,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Whether a value of this type holds a union (itself, a field's or an element's type),
@@ -457,6 +477,7 @@ impl Structs {
             size: end.next_multiple_of(max_align).max(1),
             align: max_align,
             union,
+            refs: Vec::new(),
         });
         self.list.len() - 1
     }
