@@ -932,6 +932,29 @@ fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
 }
 
 #[test]
+fn a_parameter_read_from_its_bytes_cannot_be_assigned() {
+    // An array of 300 elements indexed at run time is read from the parameter's bytes, which an
+    // assignment to the parameter would leave behind: refused where it is, before or after the
+    // read, of a field or of an element.
+    for (body, col) in [
+        ("m.n = 3; out[threadIdx.x] = m.a[threadIdx.x] + m.n;", 36),
+        ("out[threadIdx.x] = m.a[threadIdx.x]; m.a[0] += 1;", 73),
+        ("m.a[threadIdx.x] = 1; out[0] = m.a[5];", 36),
+    ] {
+        let e = lower(&format!(
+            "struct M {{ int a[300]; int n; }};\n__global__ void k(M m, int *out) {{ {body} }}\n"
+        ));
+        assert!(
+            e.contains(&format!(
+                "bad.cu:2:{col}: error: assigning to the parameter `m`, whose array is indexed at \
+                 run time (at line 2) beyond 256 elements is not supported"
+            )),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn class_template_constructs_warpsim_cannot_honour_are_refused_at_their_line() {
     // A reference member is bound once: assigning its struct would rebind it (C++ deletes
     // that operator=); bound to a temporary it would dangle; initialized member by member, or

@@ -1719,6 +1719,28 @@ fn reference_members_refer_to_what_their_constructor_bound() {
 }
 
 #[test]
+fn a_struct_parameters_large_arrays_are_read_from_its_bytes_at_run_time_offsets() {
+    // HeCBench axpby's `TensorListMetadata` (arrays of 320 elements indexed by `blockIdx.x`)
+    // was refused beyond the 256 elements warpsim picks among.
+    agrees_with_the_host_on_both_tiers(
+        "parameter_arrays.cu",
+        "parameter arrays 10240 of 10240 (4920 bytes), last 16210511\n",
+    );
+    let r = warpsim(&[
+        "cu",
+        &program("parameter_arrays.cu"),
+        "--engine",
+        "jit",
+        "--verbose",
+    ]);
+    assert!(
+        r.stderr.contains("`read_meta` (1 launch) ran compiled"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
 fn half_math_functions_give_the_gpus_bits_for_every_half() {
     // hexp … hrint over all 65,536 halves, hashed per function: the H100's hashes (its results
     // are correctly rounded; computed in float, 1 to 5 operands per function rounded otherwise).

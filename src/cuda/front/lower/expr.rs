@@ -10,8 +10,9 @@ use super::{ArgIn, Constant, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_con
 use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
 use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
-/// The most elements an array inside a struct variable may have to be indexed at run time.
-const MAX_PICK: usize = 256;
+/// The most elements an array inside a struct variable may have to be indexed at run time
+/// (a struct kernel parameter's larger arrays are read from its bytes).
+pub const MAX_PICK: usize = 256;
 
 /// Builtin values that are not variables.
 const BUILTIN_DIMS: [&str; 4] = ["threadIdx", "blockIdx", "blockDim", "gridDim"];
@@ -1353,6 +1354,12 @@ impl Lowerer<'_> {
                         })
                     }
                     index => {
+                        let array = Ty::Array(elem.clone(), Some(n));
+                        if let Some(p) =
+                            self.param_bytes_element(&vars[..1], None, &array, index, site)
+                        {
+                            return Ok(p);
+                        }
                         self.pick_limit(elems.len(), site)?;
                         Ok(Place::Pick {
                             index,
@@ -1384,6 +1391,13 @@ impl Lowerer<'_> {
                         })
                     }
                     inner => {
+                        let array = Ty::Array(elem.clone(), Some(n));
+                        let first: Vec<VarId> = choices.iter().map(|c| c[0]).collect();
+                        if let Some(p) =
+                            self.param_bytes_element(&first, Some(index), &array, inner, site)
+                        {
+                            return Ok(p);
+                        }
                         // Each index within its own dimension: the combined one would not tell.
                         self.pick_bounds(inner, n as usize, site);
                         let index = self.assign(
@@ -2379,6 +2393,7 @@ impl Lowerer<'_> {
             return Err(self.texture_misuse(site));
         }
         let v = self.convert_val(v, &ty, site)?;
+        self.note_parameter_write(p, site);
         match p {
             Place::Reg { vars, ty } => {
                 let leaves = self.leaves_of(v);
@@ -2467,6 +2482,99 @@ impl Lowerer<'_> {
                 Err(self.err(site, "a lambda variable cannot be reassigned", None))
             }
         }
+    }
+
+    /// Note an assignment to a struct kernel parameter held in variables: one whose bytes an
+    /// access reads ([`super::ParamBytes`]) must not change.
+    fn note_parameter_write(&mut self, p: &Place, site: Site) {
+        let written: &[VarId] = match p {
+            Place::Reg { vars, .. } => vars,
+            Place::Pick { choices, .. } => choices.first().map_or(&[], Vec::as_slice),
+            Place::Mem { .. } => &[],
+            _ => return,
+        };
+        let bytes = match p {
+            Place::Mem { ptr, .. } => Some(ptr.base),
+            _ => None,
+        };
+        for pb in &mut self.param_structs {
+            let hit = written.iter().any(|v| pb.vars.contains(v))
+                || pb
+                    .slot
+                    .is_some_and(|s| bytes == Some(crate::cuda::ir::Base::Param(s)));
+            if pb.written_at.is_none() && hit {
+                pb.written_at = Some(site);
+            }
+        }
+    }
+
+    /// An element of an array in a struct kernel parameter held in variables, at run-time
+    /// index `idx`, read from the parameter's bytes ([`super::ParamBytes`]): where picking it
+    /// would compare the index with more than [`MAX_PICK`] elements. `first` is the first leaf
+    /// of each choice the array is in (one for an array named directly; those of a pick over
+    /// structs holding it, `outer` choosing among them), `array` its type.
+    fn param_bytes_element(
+        &mut self,
+        first: &[VarId],
+        outer: Option<Operand>,
+        array: &Ty,
+        idx: Operand,
+        site: Site,
+    ) -> Option<Place> {
+        let Ty::Array(elem, Some(n)) = array else {
+            return None;
+        };
+        let mut total = first.len() * *n as usize;
+        let mut inner = &**elem;
+        while let Ty::Array(t, Some(m)) = inner {
+            total *= *m as usize;
+            inner = t;
+        }
+        // A pointer is a buffer of its own, not bytes.
+        if total <= MAX_PICK || super::has_pointers(inner, &self.structs) {
+            return None;
+        }
+        let lead = elem.leaves(&self.structs).first()?.0;
+        let start = first.first()?;
+        let k = self
+            .param_structs
+            .iter()
+            .position(|pb| pb.vars.contains(start))?;
+        let pb = &self.param_structs[k];
+        let at = |v: &VarId| -> Option<i64> {
+            let leaf = pb.vars.iter().position(|x| x == v)?;
+            Some(i64::from(pb.offsets[leaf]) - i64::from(lead))
+        };
+        let starts: Vec<i64> = first.iter().map(at).collect::<Option<_>>()?;
+        // The choices of a pick must be one array's elements, equally spaced.
+        let stride = starts.get(1).map_or(0, |s| s - starts[0]);
+        if starts.windows(2).any(|w| w[1] - w[0] != stride) {
+            return None;
+        }
+        let slot = match pb.slot {
+            Some(slot) => slot,
+            None => {
+                let slot = self.next_slot;
+                self.next_slot += 1;
+                let pb = &mut self.param_structs[k];
+                pb.slot = Some(slot);
+                pb.read_at = site;
+                slot
+            }
+        };
+        let base = PtrVal::at(crate::cuda::ir::Base::Param(slot), (**elem).clone());
+        let mut ptr = base.plus(
+            Operand::Const(consts::int(Scalar::I64, i128::from(starts[0]))),
+            1,
+        );
+        if let Some(o) = outer {
+            ptr = ptr.plus(o, stride);
+        }
+        let size = i64::from(elem.size(&self.structs));
+        Some(Place::Mem {
+            ptr: ptr.plus(idx, size),
+            ty: (**elem).clone(),
+        })
     }
 
     /// A buffer's name for messages.

@@ -337,6 +337,31 @@ pub struct Lowerer<'m> {
     nesting: u32,
     /// The statement being lowered.
     at: Site,
+    /// The kernel's struct parameters held in variables, whose arrays a run-time index may
+    /// read from the parameter's bytes.
+    pub(crate) param_structs: Vec<ParamBytes>,
+    /// The next buffer slot after the kernel's parameters' and their pointer fields'.
+    next_slot: u32,
+}
+
+/// A struct kernel parameter held in variables, one per scalar leaf. An element of an array in
+/// it at an index known only at run time is one of its leaves, picked by comparing the index
+/// with each element's; beyond [`expr::MAX_PICK`] elements it is read instead from a read-only
+/// copy of the parameter's bytes bound as buffer `slot`, as the GPU reads its parameter bank at
+/// a run-time offset (`LDC`).
+pub struct ParamBytes {
+    /// The parameter's index.
+    pub param: usize,
+    /// Its leaves' variables.
+    pub vars: Vec<VarId>,
+    /// Each leaf's byte offset in the struct.
+    pub offsets: Vec<u32>,
+    /// The buffer slot of its bytes, once an access reads them.
+    pub slot: Option<u32>,
+    /// The first access that read them.
+    pub read_at: Site,
+    /// The first assignment to one of its leaves, if any.
+    pub written_at: Option<Site>,
 }
 
 /// The value of a constant array or struct ([`Lowerer::host_constant`]): its type and bytes.
@@ -572,6 +597,14 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                         ty: ty.clone(),
                     }
                 } else {
+                    l.param_structs.push(ParamBytes {
+                        param: i,
+                        vars: vars.clone(),
+                        offsets: leaves.iter().map(|(o, _)| *o).collect(),
+                        slot: None,
+                        read_at: p.site,
+                        written_at: None,
+                    });
                     Place::Reg {
                         ty: ty.clone(),
                         vars,
@@ -608,6 +641,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     size: ty.size(&l.structs),
                     fields,
                     pointers,
+                    bytes: None,
                 }
             }
             other => {
@@ -623,9 +657,29 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
             kind,
         });
     }
+    l.next_slot = (f.params.len() + hidden) as u32;
     l.open_scope();
     l.body(&f.body)?;
     let body = l.blocks.pop().unwrap_or_default();
+    // A parameter read from its bytes is read-only: a write would leave them behind.
+    for pb in &l.param_structs {
+        let Some(slot) = pb.slot else { continue };
+        if let Some(at) = pb.written_at {
+            return Err(l.unsupported(
+                at,
+                &format!(
+                    "assigning to the parameter `{}`, whose array is indexed at run time (at line {}) beyond {} elements",
+                    f.params[pb.param].name,
+                    pb.read_at.line,
+                    expr::MAX_PICK
+                ),
+                Some("copy what the kernel changes into a local variable, or pass the array in global or __constant__ memory"),
+            ));
+        }
+        if let ir::ParamKind::Struct { bytes, .. } = &mut params[pb.param].kind {
+            *bytes = Some(slot);
+        }
+    }
     let mut display = if shown_args.is_empty() {
         f.name.clone()
     } else {
@@ -886,6 +940,8 @@ impl<'m> Lowerer<'m> {
             resolving_bases: Vec::new(),
             nesting: 0,
             at: Site::default(),
+            param_structs: Vec::new(),
+            next_slot: 0,
         }
     }
 
