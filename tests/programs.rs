@@ -1741,6 +1741,34 @@ fn a_struct_parameters_large_arrays_are_read_from_its_bytes_at_run_time_offsets(
 }
 
 #[test]
+fn arrays_of_pointers_in_a_struct_parameter_and_aligned_storage() {
+    // HeCBench axpby's `tl.addresses[d][tensor]` was "an array of empty structs", then its
+    // `std::aligned_storage<16, 16>::type` copies "not supported". A pointer picked at run time
+    // picks its buffer per thread, which the compiled tier refuses: `auto` runs that kernel on
+    // the interpreter, the copies compiled.
+    let want = "pointer arrays 384 of 384, last 418.00\n\
+                aligned storage 128 of 128, size 16 align 16\n";
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&[
+            "cu",
+            &program("parameter_pointer_arrays.cu"),
+            "--engine",
+            engine,
+            "--verbose",
+        ]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert_eq!(r.stdout, want, "{engine}: {}", r.show());
+        if engine == "auto" {
+            assert!(
+                r.stderr.contains("`copy_quads` (1 launch) ran compiled"),
+                "{}",
+                r.show()
+            );
+        }
+    }
+}
+
+#[test]
 fn half_math_functions_give_the_gpus_bits_for_every_half() {
     // hexp … hrint over all 65,536 halves, hashed per function: the H100's hashes (its results
     // are correctly rounded; computed in float, 1 to 5 operands per function rounded otherwise).

@@ -197,7 +197,8 @@ impl Lowerer<'_> {
             Place::Reg { ty, .. }
             | Place::Mem { ty, .. }
             | Place::Local { ty, .. }
-            | Place::Pick { ty, .. } => ty.clone(),
+            | Place::Pick { ty, .. }
+            | Place::Pointers { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
             Place::Alias(t, _) => Ty::Pointer(Box::new(self.place_ty(t))),
             Place::Group(g) => Ty::Group(*g),
@@ -997,7 +998,8 @@ impl Lowerer<'_> {
                         }
                         | Place::Pick {
                             ty: Ty::Array(..), ..
-                        } => {
+                        }
+                        | Place::Pointers { .. } => {
                             let idx = self.convert(idx, ity, Scalar::I64, site);
                             self.index_place(p, idx, site)
                         }
@@ -1084,7 +1086,17 @@ impl Lowerer<'_> {
                 } else {
                     self.place(a)?
                 };
-                self.member_place(p, f, site)
+                let m = self.member_place(p, f, site)?;
+                // An array of pointer fields: the pointer variables the object carries for it.
+                let ty = self.place_ty(&m);
+                if matches!(ty, Ty::Array(..))
+                    && matches!(ty.innermost(), Ty::Pointer(_))
+                    && let Some(fields) = self.field_pointers_of(e, &[])
+                {
+                    let ptrs = fields.iter().map(|(_, k)| *k).collect();
+                    return Ok(Place::Pointers { ptrs, ty });
+                }
+                Ok(m)
             }
             ExprKind::Unary(Unary::Deref, x) if let Some(t) = self.alias_target(x) => Ok(t),
             ExprKind::Unary(Unary::Deref, x) => match self.rvalue(x)? {
@@ -1204,6 +1216,16 @@ impl Lowerer<'_> {
             site,
             "this use of a pointer to a local variable",
             Some("a pointer parameter given `&x` can be read and written through (`*p`, `p->f`, `p[0]`)"),
+        )
+    }
+
+    /// The refusal of an array of pointers held as pointer variables used as a whole (read,
+    /// assigned, passed on as a pointer to its first element).
+    fn pointers_whole(&self, site: Site) -> crate::cuda::Diagnostic {
+        self.unsupported(
+            site,
+            "this use of an array of pointers in a struct (warpsim holds each pointer as a buffer of its own)",
+            Some("index it down to one pointer (`s.ptrs[i]`) and use that"),
         )
     }
 
@@ -1421,6 +1443,28 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            Place::Pointers {
+                ptrs,
+                ty: Ty::Array(elem, Some(n)),
+            } => {
+                let per = ptrs.len() / n as usize;
+                match (idx, &*elem) {
+                    (Operand::Const(c), _) => {
+                        let k = self.constant_index(c, n, site)?;
+                        let part = ptrs[k * per..(k + 1) * per].to_vec();
+                        Ok(match *elem {
+                            Ty::Pointer(_) => Place::Ptr(part[0]),
+                            ty => Place::Pointers { ptrs: part, ty },
+                        })
+                    }
+                    (index, Ty::Pointer(_)) => self.picked_pointer(&ptrs, index, site),
+                    _ => Err(self.unsupported(
+                        site,
+                        "an array of pointers in a struct indexed at run time other than in its last dimension",
+                        Some("index its outer dimensions with constants (`s.ptrs[0][i]`), or branch on the index"),
+                    )),
+                }
+            }
             other => {
                 let t = self.place_ty(&other);
                 Err(self.err(
@@ -1430,6 +1474,60 @@ impl Lowerer<'_> {
                 ))
             }
         }
+    }
+
+    /// Element `index` (known only at run time) of an array of pointers held as pointer
+    /// variables: a pointer of its own, its buffer and offset picked among theirs (each a buffer
+    /// of its own, as warpsim holds pointers).
+    fn picked_pointer(&mut self, ptrs: &[usize], index: Operand, site: Site) -> R<Place> {
+        self.pick_limit(ptrs.len(), site)?;
+        self.pick_bounds(index, ptrs.len(), site);
+        let hits = self.pick_hits(index, ptrs.len(), site);
+        let pointee = self.ptrs[ptrs[0]].pointee.clone();
+        let mut chosen: Option<(Operand, Operand)> = None;
+        for (k, hit) in ptrs.iter().zip(hits).rev() {
+            let Val::Ptr(p) = self.read(&Place::Ptr(*k), site)? else {
+                unreachable!("a pointer variable reads as a pointer")
+            };
+            if p.local.is_some() {
+                return Err(self.unsupported(
+                    site,
+                    "picking at run time among pointers into a thread's own arrays",
+                    None,
+                ));
+            }
+            let base = match p.base {
+                crate::cuda::ir::Base::Var(v) => Operand::Var(v),
+                b => Operand::Const(consts::int(
+                    Scalar::U32,
+                    i128::from(b.encode().expect("not a Var")),
+                )),
+            };
+            let addr = p.addr();
+            let offset = self.assign(
+                Scalar::I64,
+                Op::Offset {
+                    offset: addr.offset,
+                    index: addr.index,
+                },
+                site,
+            );
+            chosen = Some(match chosen {
+                None => (base, offset),
+                Some((b, o)) => (
+                    self.select(Scalar::U32, hit, base, b, site),
+                    self.select(Scalar::I64, hit, offset, o, site),
+                ),
+            });
+        }
+        let (base, offset) = chosen.expect("an array has elements");
+        let buffer = self.new_var("picked.buffer", Scalar::U32);
+        self.assign_to(buffer, Scalar::U32, Op::Copy { src: base }, site);
+        let k = self.new_ptr("picked pointer", pointee, site);
+        self.set_base(k, crate::cuda::ir::Base::Var(buffer), site)?;
+        let off = self.ptrs[k].off;
+        self.assign_to(off, Scalar::I64, Op::Copy { src: offset }, site);
+        Ok(Place::Ptr(k))
     }
 
     /// Field `f` of a struct/vector place.
@@ -1495,9 +1593,11 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Alias(..) | Place::Group(_) | Place::Closure(_) => {
-                Err(self.err(site, format!("`.{f}` needs a struct"), None))
-            }
+            Place::Ptr(_)
+            | Place::Alias(..)
+            | Place::Group(_)
+            | Place::Closure(_)
+            | Place::Pointers { .. } => Err(self.err(site, format!("`.{f}` needs a struct"), None)),
         }
     }
 
@@ -1530,6 +1630,7 @@ impl Lowerer<'_> {
     pub fn read(&mut self, p: &Place, site: Site) -> R<Val> {
         match p {
             Place::Closure(c) => Ok(Val::Closure(*c)),
+            Place::Pointers { .. } => Err(self.pointers_whole(site)),
             Place::Reg { ty, vars } => Ok(match ty {
                 Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
                 t => Val::Agg(t.clone(), vars.iter().map(|v| Operand::Var(*v)).collect()),
@@ -2395,6 +2496,7 @@ impl Lowerer<'_> {
         let v = self.convert_val(v, &ty, site)?;
         self.note_parameter_write(p, site);
         match p {
+            Place::Pointers { .. } => Err(self.pointers_whole(site)),
             Place::Reg { vars, ty } => {
                 let leaves = self.leaves_of(v);
                 if vars.len() == 1 && self.retarget(leaves[0], vars[0]) {

@@ -178,6 +178,15 @@ pub enum Place {
     Group(Group),
     /// A variable holding a lambda.
     Closure(usize),
+    /// An array of pointers held as pointer variables, one per element in memory order: an
+    /// array of pointer fields of a struct variable or parameter that carries its pointers
+    /// (`args.buffers[k]`, [`types::Ty::pointer_fields`]).
+    Pointers {
+        /// The pointer variables.
+        ptrs: Vec<usize>,
+        /// The array's type.
+        ty: Ty,
+    },
 }
 
 /// A name in scope.
@@ -1770,6 +1779,56 @@ impl<'m> Lowerer<'m> {
                 t => t,
             },
             "add_pointer" => Ty::Pointer(Box::new(ty(0, self)?)),
+            // Raw storage of `len` bytes aligned to `align`: 4-byte words where the alignment
+            // allows (any scalar of a thread's own array reads as whole words), so that a copy
+            // of it is the wide accesses nvcc makes (16 bytes aligned to 16: one 16-byte load,
+            // as HeCBench axpby's `load_store` copies 4 floats).
+            "aligned_storage" => {
+                let int = |i: usize, l: &mut Self| match args.get(i) {
+                    Some(TemplateArg::Expr(e)) => l.const_int(e),
+                    Some(TemplateArg::Type(TypeExpr::Name(n))) => l.const_name(n, site),
+                    _ => Err(l.err(site, "`std::aligned_storage` needs constant sizes", None)),
+                };
+                let len = int(0, self)?;
+                // The default alignment: the largest that suits the size, up to 16.
+                let align = match args.len() {
+                    1 => (1..=16)
+                        .rev()
+                        .find(|a: &i128| a.count_ones() == 1 && len % a == 0)
+                        .unwrap_or(1),
+                    _ => int(1, self)?,
+                };
+                if !(1..=1 << 24).contains(&len)
+                    || !(1..=4096).contains(&align)
+                    || align.count_ones() != 1
+                {
+                    return Err(self.err(
+                        site,
+                        format!("`std::aligned_storage<{len}, {align}>`: the size must be positive and the alignment a power of two up to 4096"),
+                        None,
+                    ));
+                }
+                let name = format!("std::aligned_storage<{len}, {align}>::type");
+                let i = match self.structs.find(&name) {
+                    Some(i) => i,
+                    None => {
+                        let (w, s) = [(4, Scalar::U32), (2, Scalar::U16)]
+                            .into_iter()
+                            .find(|(w, _)| *w <= align && len % w == 0)
+                            .unwrap_or((1, Scalar::U8));
+                        let data = Ty::Array(Box::new(Ty::Scalar(s)), Some((len / w) as u32));
+                        self.structs.add(
+                            &name,
+                            vec![("__data".to_string(), data)],
+                            Some(align as u32),
+                            None,
+                            Vec::new(),
+                            false,
+                        )
+                    }
+                };
+                Ty::Struct(i)
+            }
             "conditional" => {
                 let i = if cond(self)? { 1 } else { 2 };
                 ty(i, self)?

@@ -213,8 +213,10 @@ impl Ty {
         }
     }
 
-    /// The pointer fields of a struct, nested structs' too (not those inside arrays): each
-    /// field's path of member names, byte offset and pointee type.
+    /// The pointer fields of a struct, nested structs' too, and the elements of its arrays of
+    /// pointers (`void *a[3][48]`: `["a", "[0]", "[5]"]`, in memory order; not pointers in
+    /// arrays of structs): each one's path of member names and indexes, byte offset and pointee
+    /// type.
     pub fn pointer_fields(&self, structs: &Structs) -> Vec<(Vec<String>, u32, Ty)> {
         let mut out = Vec::new();
         if let Ty::Struct(i) = self {
@@ -229,11 +231,40 @@ impl Ty {
                             out.push((path, off + at, pointee));
                         }
                     }
+                    Ty::Array(..) if matches!(t.innermost(), Ty::Pointer(_)) => {
+                        let mut elems = vec![(vec![name.clone()], *off, t)];
+                        while let Some((_, _, Ty::Array(e, Some(n)))) = elems.first() {
+                            let (e, n, step) = (&**e, *n, e.size(structs));
+                            elems = elems
+                                .into_iter()
+                                .flat_map(|(path, at, _)| {
+                                    (0..n).map(move |k| {
+                                        let mut path = path.clone();
+                                        path.push(format!("[{k}]"));
+                                        (path, at + k * step, e)
+                                    })
+                                })
+                                .collect();
+                        }
+                        for (path, at, e) in elems {
+                            if let Ty::Pointer(pointee) = e {
+                                out.push((path, at, (**pointee).clone()));
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }
         }
         out
+    }
+
+    /// The element type of an array of arrays (itself for any other type).
+    pub fn innermost(&self) -> &Ty {
+        match self {
+            Ty::Array(e, _) => e.innermost(),
+            t => t,
+        }
     }
 
     /// Whether the pointer field at `path` ([`Ty::pointer_fields`]) is a reference member.
