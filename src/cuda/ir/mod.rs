@@ -1300,6 +1300,14 @@ impl Kernel {
         vars
     }
 
+    /// Whether buffer slot `slot` ([`Base::Param`]) holds a struct parameter's bytes, which
+    /// are constant memory (read as the GPU's parameter bank, no global load).
+    pub fn is_parameter_bytes(&self, slot: usize) -> bool {
+        self.params.iter().any(
+            |p| matches!(p.kind, ParamKind::Struct { bytes: Some(b), .. } if b as usize == slot),
+        )
+    }
+
     /// The name of what buffer slot `slot` ([`Base::Param`]) holds: a pointer parameter, a
     /// struct parameter's pointer field (`args.in.x`), or a struct parameter's bytes.
     pub fn buffer_name(&self, slot: u32) -> String {
