@@ -932,17 +932,72 @@ fn fold_expressions_and_packs_left_unexpanded_are_refused_at_their_line() {
 }
 
 #[test]
+fn a_parameter_read_from_its_bytes_cannot_be_assigned() {
+    // An array of 300 elements indexed at run time is read from the parameter's bytes, which an
+    // assignment to the parameter would leave behind: refused where it is, before or after the
+    // read, of a field or of an element.
+    for (body, col) in [
+        ("m.n = 3; out[threadIdx.x] = m.a[threadIdx.x] + m.n;", 36),
+        ("out[threadIdx.x] = m.a[threadIdx.x]; m.a[0] += 1;", 73),
+        ("m.a[threadIdx.x] = 1; out[0] = m.a[5];", 36),
+    ] {
+        let e = lower(&format!(
+            "struct M {{ int a[300]; int n; }};\n__global__ void k(M m, int *out) {{ {body} }}\n"
+        ));
+        assert!(
+            e.contains(&format!(
+                "bad.cu:2:{col}: error: assigning to the parameter `m`, whose array is indexed at \
+                 run time (at line 2) beyond 256 elements is not supported"
+            )),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn class_template_constructs_warpsim_cannot_honour_are_refused_at_their_line() {
-    // A reference member would be a copy of what it is bound to.
-    let e = lower(
-        "struct View {\n  float &r;\n  __device__ View(float &x) : r(x) {}\n};\n\
-         __global__ void k(float *out) { float x = 0; View v(x); v.r = 1; out[0] = x; }\n",
-    );
+    // A reference member is bound once: assigning its struct would rebind it (C++ deletes
+    // that operator=); bound to a temporary it would dangle; initialized member by member, or
+    // held in memory (where warpsim does not follow pointers), it is refused.
+    let view =
+        "struct View {\n  const float &r;\n  __device__ View(const float &x) : r(x) {}\n};\n";
+    let e = lower(&format!(
+        "{view}__global__ void k(float *out) {{ View a(out[0]), b(out[1]); a = b; }}\n"
+    ));
     assert!(
-        e.contains("bad.cu:2:9: error: the reference member `r` of `View` is not supported"),
+        e.contains("bad.cu:5:60: error: assigning a `View` would rebind its reference member `r`"),
         "{e}"
     );
-    assert!(e.contains("make it a pointer member"), "{e}");
+    let e = lower(&format!(
+        "{view}__global__ void k(float *out) {{ View a(out[0] + 1); out[1] = a.r; }}\n"
+    ));
+    assert!(
+        e.contains(
+            "bad.cu:3:39: error: binding the reference member `View.r` to a temporary value \
+             (gone once the constructor's call ends) is not supported"
+        ),
+        "{e}"
+    );
+    let e = lower(
+        "struct A {\n  float &r;\n};\n__global__ void k(float *out) { A a{out[0]}; out[1] = a.r; }\n",
+    );
+    assert!(
+        e.contains(
+            "bad.cu:4:36: error: initializing `A` member by member, which binds its reference \
+             member `r` is not supported"
+        ),
+        "{e}"
+    );
+    let e = lower(&format!(
+        "{view}__global__ void k(float *out, View *v) {{ out[0] = v->r; }}\n"
+    ));
+    assert!(
+        e.contains(
+            "bad.cu:5:51: error: the reference member `r` of a `View` in memory or in an array \
+             is not supported"
+        ),
+        "{e}"
+    );
     // warpsim's types carry no `const`: a specialization for `const T` that means something
     // of its own cannot be told from the primary template.
     let e = lower(

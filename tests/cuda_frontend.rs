@@ -471,9 +471,10 @@ fn unsupported_constructs_are_rejected_with_help() {
             2,
         ),
         (
-            "struct P { int v[300]; };\n__global__ void k(P p, int *a) {\n  a[0] = p.v[threadIdx.x];\n}",
+            // A local struct variable (a kernel parameter's bytes are read instead).
+            "struct P { int v[300]; };\n__global__ void k(P p, int *a) {\n  P q = p;\n  a[0] = q.v[threadIdx.x];\n}",
             "an array of 300 elements inside a struct variable, indexed at run time",
-            3,
+            4,
         ),
     ];
     for (src, what, line) in cases {

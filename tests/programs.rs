@@ -1698,6 +1698,77 @@ fn pointers_to_struct_parameters_reach_their_pointer_fields() {
 }
 
 #[test]
+fn reference_members_refer_to_what_their_constructor_bound() {
+    // CUB's `_TempStorage &temp_storage` (HeCBench blockAccess was refused at the member), a
+    // reference to global memory, to a thread's own variable, parameter and array element and
+    // to a `__device__` variable: reads and writes reach the referent on both tiers, copies
+    // share it, and `sizeof` counts 8 bytes for each, as the host's g++ does.
+    for engine in ["interp", "jit"] {
+        let r = warpsim(&["cu", &program("reference_members.cu"), "--engine", engine]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert_eq!(
+            r.stdout,
+            "shared 384 of 384, last 2361\nglobal 128 of 128, sums 4 of 4, last 131.375\n\
+             local 64 of 64, last 661176504, device variable 48 of 48\n\
+             sizes 8 16 24, as the host's: 1\n",
+            "{engine}: {}",
+            r.show()
+        );
+        assert!(!r.stderr.contains("could not run"), "{}", r.show());
+    }
+}
+
+#[test]
+fn a_struct_parameters_large_arrays_are_read_from_its_bytes_at_run_time_offsets() {
+    // HeCBench axpby's `TensorListMetadata` (arrays of 320 elements indexed by `blockIdx.x`)
+    // was refused beyond the 256 elements warpsim picks among.
+    agrees_with_the_host_on_both_tiers(
+        "parameter_arrays.cu",
+        "parameter arrays 10240 of 10240 (4920 bytes), last 16210511\n",
+    );
+    let r = warpsim(&[
+        "cu",
+        &program("parameter_arrays.cu"),
+        "--engine",
+        "jit",
+        "--verbose",
+    ]);
+    assert!(
+        r.stderr.contains("`read_meta` (1 launch) ran compiled"),
+        "{}",
+        r.show()
+    );
+}
+
+#[test]
+fn arrays_of_pointers_in_a_struct_parameter_and_aligned_storage() {
+    // HeCBench axpby's `tl.addresses[d][tensor]` was "an array of empty structs", then its
+    // `std::aligned_storage<16, 16>::type` copies "not supported". A pointer picked at run time
+    // picks its buffer per thread, which the compiled tier refuses: `auto` runs that kernel on
+    // the interpreter, the copies compiled.
+    let want = "pointer arrays 384 of 384, last 418.00\n\
+                aligned storage 128 of 128, size 16 align 16\n";
+    for engine in ["auto", "interp"] {
+        let r = warpsim(&[
+            "cu",
+            &program("parameter_pointer_arrays.cu"),
+            "--engine",
+            engine,
+            "--verbose",
+        ]);
+        assert_eq!(r.code, Some(0), "{}", r.show());
+        assert_eq!(r.stdout, want, "{engine}: {}", r.show());
+        if engine == "auto" {
+            assert!(
+                r.stderr.contains("`copy_quads` (1 launch) ran compiled"),
+                "{}",
+                r.show()
+            );
+        }
+    }
+}
+
+#[test]
 fn half_math_functions_give_the_gpus_bits_for_every_half() {
     // hexp … hrint over all 65,536 halves, hashed per function: the H100's hashes (its results
     // are correctly rounded; computed in float, 1 to 5 operands per function rounded otherwise).

@@ -194,7 +194,7 @@ pub fn launch_with(
         "launch_with: one buffer and one texture binding per __constant__/__device__ variable of `{}`",
         kernel.name
     );
-    let (vals, buffers, param_textures) = bind(kernel, args, &cfg.name)?;
+    let (vals, buffers, param_textures) = bind(dev, kernel, args, &cfg.name)?;
     let textures = jit::texture::Textures {
         params: param_textures,
         globals: bind_references(kernel, references, &cfg.name)?,
@@ -894,7 +894,7 @@ fn fetch_site(body: &[Stmt], global: u32) -> Option<crate::cuda::ir::Site> {
     })
 }
 
-fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
+fn bind(dev: &Device, kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error> {
     let wrong = |reason: String| Error::InvalidLaunch {
         kernel: launch_name.to_string(),
         reason,
@@ -916,6 +916,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
     let mut textures = vec![None; kernel.params.len()];
     // Struct parameters' pointer fields, bound after the parameters.
     let (mut field_offsets, mut field_buffers) = (Vec::new(), Vec::new());
+    let mut param_bytes = Vec::new();
     for (p, a) in kernel.params.iter().zip(args) {
         let mismatch = || {
             wrong(format!(
@@ -973,6 +974,7 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                     fields: fs,
                     name,
                     pointers,
+                    bytes: copy,
                 },
                 Arg::Bytes(bytes) | Arg::Struct { bytes, .. },
             ) => {
@@ -1021,6 +1023,9 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
                     field_offsets.push(offset);
                     field_buffers.push(Some(buffer));
                 }
+                if let Some(slot) = copy {
+                    param_bytes.push((*slot, dev.alloc_constant(&p.name, bytes)));
+                }
                 vals.push(Val::D(R64::uniform(0)));
                 buffers.push(None);
             }
@@ -1030,6 +1035,14 @@ fn bind(kernel: &Kernel, args: &[Arg], launch_name: &str) -> Result<Bound, Error
     vals.extend(fields);
     vals.extend(field_offsets);
     buffers.extend(field_buffers);
+    // Struct parameters' bytes, read at run-time offsets: after every pointer field's slot.
+    for (slot, g) in param_bytes {
+        let slot = slot as usize;
+        if buffers.len() <= slot {
+            buffers.resize(slot + 1, None);
+        }
+        buffers[slot] = Some(Ok(g));
+    }
     textures.resize(buffers.len(), None);
     Ok((vals, buffers, textures))
 }

@@ -17,7 +17,7 @@ pub enum TypeExpr {
     Pointer(Box<TypeExpr>),
     /// `T name[n]` (`None`: `[]`).
     Array(Box<TypeExpr>, Option<Box<Expr>>),
-    /// `T &` (parameters only).
+    /// `T &` (parameters, reference variables and members, return types).
     Ref(Box<TypeExpr>),
     /// `auto`.
     Auto,
@@ -353,7 +353,7 @@ pub struct StructDef {
     /// written again).
     pub static_methods: Vec<String>,
     /// Fields: name and type (an anonymous struct or union member has an [`anonymous_name`],
-    /// its type's).
+    /// its type's; a reference member's type is [`TypeExpr::Ref`]).
     pub fields: Vec<(String, TypeExpr)>,
     /// Static data members with a value (`static constexpr int size = 4;`), in order: constants
     /// of each instance, named bare inside the struct and `S::size` outside.
@@ -364,8 +364,6 @@ pub struct StructDef {
     pub defaults: Vec<(String, Expr)>,
     /// Whether it is a `union`.
     pub union: bool,
-    /// Its first reference member (`float &r;`) and where it is declared, if it has one.
-    pub reference: Option<(String, Site)>,
     /// Where its first bit-field's width is (`unsigned a : 3;`), if it has one.
     pub bitfield: Option<Site>,
     /// Where it is.

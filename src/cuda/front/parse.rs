@@ -965,7 +965,6 @@ impl<'a> P<'a> {
         let mut static_methods = Vec::new();
         let mut typedefs = Vec::new();
         let mut bitfield = None;
-        let mut reference = None;
         for f in named_children(body) {
             match f.kind() {
                 "field_declaration" => {}
@@ -1094,9 +1093,6 @@ impl<'a> P<'a> {
                 match f.field_name_for_child(at as u32) {
                     Some("declarator") if !declares_function(d) => {
                         let (fname, ty) = self.declarator(d, base.clone());
-                        if matches!(ty, TypeExpr::Ref(_)) && reference.is_none() {
-                            reference = Some((fname.clone(), self.site(d)));
-                        }
                         last = Some(fname.clone());
                         fields.push((fname, ty));
                     }
@@ -1126,7 +1122,6 @@ impl<'a> P<'a> {
             defaults,
             union: n.kind() == "union_specifier",
             bitfield,
-            reference,
             site: self.site(n),
             typedefs,
             bases,
@@ -1434,8 +1429,9 @@ impl<'a> P<'a> {
         }
     }
 
-    /// A declaration in a function body: `P s(buf, t);` with plain names for arguments parses
-    /// as a function's prototype, but there it defines `s` by a constructor call.
+    /// A declaration in a function body: `P s(buf, t);` with plain names for arguments, or
+    /// array elements (`P s(a[i], b[0][j]);`), parses as a function's prototype (of parameters
+    /// of types `buf`, `a[i]`), but there it defines `s` by a constructor call.
     fn local_declaration(&self, n: Node<'_>) -> Vec<VarDecl> {
         let mut out = self.declaration(n);
         let (Some(t), mut c) = (n.child_by_field_name("type"), n.walk()) else {
@@ -1449,30 +1445,23 @@ impl<'a> P<'a> {
                 continue;
             };
             let args: Vec<Node<'_>> = named_children(params);
-            let names_only = d.kind() == "function_declarator"
-                && name.kind() == "identifier"
-                && !args.is_empty()
-                && args.iter().all(|a| {
-                    a.kind() == "parameter_declaration"
-                        && a.child_by_field_name("declarator").is_none()
-                        && a.child_by_field_name("type")
-                            .is_some_and(|t| t.kind() == "type_identifier")
-                });
-            if !names_only {
+            let values: Option<Vec<Expr>> =
+                args.iter().map(|a| self.parameter_as_value(*a)).collect();
+            let (true, Some(values)) = (
+                d.kind() == "function_declarator"
+                    && name.kind() == "identifier"
+                    && !args.is_empty(),
+                values,
+            ) else {
                 continue;
-            }
-            let (quals, ..) = self.quals(n);
-            let ident = |a: Node<'_>| Expr {
-                kind: ExprKind::Ident(self.text(a).to_string()),
-                site: self.site(a),
-                span: (a.start_byte(), a.end_byte()),
             };
+            let (quals, ..) = self.quals(n);
             out.push(VarDecl {
                 name: self.text(name).to_string(),
                 ty: self.type_expr(t),
                 quals,
                 init: Some(Expr {
-                    kind: ExprKind::InitList(args.into_iter().map(ident).collect()),
+                    kind: ExprKind::InitList(values),
                     site: self.site(params),
                     span: (params.start_byte(), params.end_byte()),
                 }),
@@ -1480,6 +1469,36 @@ impl<'a> P<'a> {
             });
         }
         out
+    }
+
+    /// A prototype's parameter that reads as a value in a call (`buf`, `a[i]`, `b[0][j]`: a
+    /// name, then array bounds as indexes), as that value.
+    fn parameter_as_value(&self, a: Node<'_>) -> Option<Expr> {
+        let t = a.child_by_field_name("type")?;
+        if a.kind() != "parameter_declaration" || t.kind() != "type_identifier" {
+            return None;
+        }
+        let name = Expr {
+            kind: ExprKind::Ident(self.text(t).to_string()),
+            site: self.site(t),
+            span: (t.start_byte(), t.end_byte()),
+        };
+        // `a[i][j]`: the outer bound's declarator holds the inner one.
+        fn indexed(p: &P<'_>, d: Option<Node<'_>>, name: Expr) -> Option<Expr> {
+            let Some(d) = d else { return Some(name) };
+            if d.kind() != "abstract_array_declarator" {
+                return None;
+            }
+            let size = d.child_by_field_name("size")?;
+            let inner = indexed(p, d.child_by_field_name("declarator"), name)?;
+            let span = (inner.span.0, d.end_byte());
+            Some(Expr {
+                site: inner.site,
+                kind: ExprKind::Index(Box::new(inner), Box::new(p.expr(size))),
+                span,
+            })
+        }
+        indexed(self, a.child_by_field_name("declarator"), name)
     }
 
     fn declaration(&self, n: Node<'_>) -> Vec<VarDecl> {

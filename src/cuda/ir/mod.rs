@@ -1109,6 +1109,10 @@ pub enum ParamKind {
         fields: Vec<(u32, Scalar, VarId)>,
         /// Each pointer field, bound to a buffer of its own.
         pointers: Vec<FieldPointer>,
+        /// The buffer slot ([`Base::Param`]) the launch binds to a read-only copy of the
+        /// struct's bytes (constant memory, as the GPU's parameter bank), where the kernel reads
+        /// an array of it at a run-time index from them.
+        bytes: Option<u32>,
     },
 }
 
@@ -1296,10 +1300,25 @@ impl Kernel {
         vars
     }
 
-    /// The name of what buffer slot `slot` ([`Base::Param`]) holds: a pointer parameter, or a
-    /// struct parameter's pointer field (`args.in.x`).
+    /// Whether buffer slot `slot` ([`Base::Param`]) holds a struct parameter's bytes, which
+    /// are constant memory (read as the GPU's parameter bank, no global load).
+    pub fn is_parameter_bytes(&self, slot: usize) -> bool {
+        self.params.iter().any(
+            |p| matches!(p.kind, ParamKind::Struct { bytes: Some(b), .. } if b as usize == slot),
+        )
+    }
+
+    /// The name of what buffer slot `slot` ([`Base::Param`]) holds: a pointer parameter, a
+    /// struct parameter's pointer field (`args.in.x`), or a struct parameter's bytes.
     pub fn buffer_name(&self, slot: u32) -> String {
         if let Some(p) = self.params.get(slot as usize) {
+            return p.name.clone();
+        }
+        if let Some(p) = self
+            .params
+            .iter()
+            .find(|p| matches!(p.kind, ParamKind::Struct { bytes: Some(b), .. } if b == slot))
+        {
             return p.name.clone();
         }
         self.params

@@ -238,7 +238,9 @@ pub(crate) fn buffers(k: &Kernel) -> usize {
         .params
         .iter()
         .map(|p| match &p.kind {
-            ParamKind::Struct { pointers, .. } => pointers.len(),
+            ParamKind::Struct {
+                pointers, bytes, ..
+            } => pointers.len() + usize::from(bytes.is_some()),
             _ => 0,
         })
         .sum();

@@ -10,8 +10,9 @@ use super::{ArgIn, Constant, Lowerer, Place, PtrVal, R, Sym, TArg, Val, bool_con
 use crate::cuda::front::ast::{self, Binary, ExprKind, Unary};
 use crate::cuda::ir::{BinOp, CmpOp, Op, Operand, Scalar, Site, Stmt, UnOp, VarId};
 
-/// The most elements an array inside a struct variable may have to be indexed at run time.
-const MAX_PICK: usize = 256;
+/// The most elements an array inside a struct variable may have to be indexed at run time
+/// (a struct kernel parameter's larger arrays are read from its bytes).
+pub const MAX_PICK: usize = 256;
 
 /// Builtin values that are not variables.
 const BUILTIN_DIMS: [&str; 4] = ["threadIdx", "blockIdx", "blockDim", "gridDim"];
@@ -196,7 +197,8 @@ impl Lowerer<'_> {
             Place::Reg { ty, .. }
             | Place::Mem { ty, .. }
             | Place::Local { ty, .. }
-            | Place::Pick { ty, .. } => ty.clone(),
+            | Place::Pick { ty, .. }
+            | Place::Pointers { ty, .. } => ty.clone(),
             Place::Ptr(k) => Ty::Pointer(Box::new(self.ptrs[*k].pointee.clone())),
             Place::Alias(t, _) => Ty::Pointer(Box::new(self.place_ty(t))),
             Place::Group(g) => Ty::Group(*g),
@@ -483,14 +485,16 @@ impl Lowerer<'_> {
                 if matches!(a.kind, ExprKind::This)
                     && let Some(p) = self.this_pointer(f) =>
             {
+                let p = self.through_reference(p, site)?;
                 self.read(&p, site)
             }
             ExprKind::Member(a, f, false) => {
                 // A pointer field read before anything was assigned to it (a struct loaded from
                 // memory) is the field's bytes, as before struct variables carried pointers.
                 if let Some(p) = self.field_pointer(a, f)
-                    && !matches!(p, Place::Ptr(k) if self.ptrs[k].base.is_none())
+                    && !matches!(p, Place::Ptr(k) if self.ptrs[k].base.is_none() && !self.ptrs[k].reference)
                 {
+                    let p = self.through_reference(p, site)?;
                     return self.read(&p, site);
                 }
                 if let ExprKind::Ident(n) = &a.kind
@@ -540,29 +544,7 @@ impl Lowerer<'_> {
                     self.retry_addressed = Some(*at);
                 }
                 let p = self.place(x)?;
-                match p {
-                    Place::Mem { ptr, ty } => Ok(Val::Ptr(PtrVal { pointee: ty, ..ptr })),
-                    Place::Local { arrays, index, ty } => {
-                        Ok(Val::Ptr(self.local_pointer(&arrays, &index, &ty, ty.clone(), site)?))
-                    }
-                    // A variable in registers: declared again as addressable (an array of one
-                    // element) when the kernel is lowered again.
-                    Place::Reg { vars, .. }
-                        if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
-                    {
-                        self.retry_addressed = Some(*at);
-                        Err(self.unsupported(
-                            site,
-                            "taking the address of this variable",
-                            Some("pass it by reference or by value"),
-                        ))
-                    }
-                    _ => Err(self.unsupported(
-                        site,
-                        "taking the address of a local variable",
-                        Some("only addresses in global or shared memory exist in warpsim (`&a[i]`, `&s[0]`)"),
-                    )),
-                }
+                self.address_of_place(p, site).map(Val::Ptr)
             }
             ExprKind::Unary(u, x) => {
                 let (op, s) = match self.rvalue(x)? {
@@ -1016,7 +998,8 @@ impl Lowerer<'_> {
                         }
                         | Place::Pick {
                             ty: Ty::Array(..), ..
-                        } => {
+                        }
+                        | Place::Pointers { .. } => {
                             let idx = self.convert(idx, ity, Scalar::I64, site);
                             self.index_place(p, idx, site)
                         }
@@ -1060,6 +1043,11 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Member(a, f, true) if matches!(a.kind, ExprKind::This) => {
+                if let Some(k @ Place::Ptr(r)) = self.this_pointer(f)
+                    && self.ptrs[r].reference
+                {
+                    return self.referent(r, site).or(Ok(k));
+                }
                 let p = self.this_place(site)?;
                 self.member_place(p, f, site)
             }
@@ -1077,13 +1065,13 @@ impl Lowerer<'_> {
                     self.field_pointer(a, f)
                 };
                 if let Some(p) = field {
-                    return Ok(p);
+                    return self.through_reference(p, site);
                 }
                 if *arrow
                     && matches!(a.kind, ExprKind::This)
                     && let Some(p) = self.this_pointer(f)
                 {
-                    return Ok(p);
+                    return self.through_reference(p, site);
                 }
                 let p = if *arrow && let Some(t) = self.alias_target(a) {
                     t
@@ -1098,7 +1086,17 @@ impl Lowerer<'_> {
                 } else {
                     self.place(a)?
                 };
-                self.member_place(p, f, site)
+                let m = self.member_place(p, f, site)?;
+                // An array of pointer fields: the pointer variables the object carries for it.
+                let ty = self.place_ty(&m);
+                if matches!(ty, Ty::Array(..))
+                    && matches!(ty.innermost(), Ty::Pointer(_))
+                    && let Some(fields) = self.field_pointers_of(e, &[])
+                {
+                    let ptrs = fields.iter().map(|(_, k)| *k).collect();
+                    return Ok(Place::Pointers { ptrs, ty });
+                }
+                Ok(m)
             }
             ExprKind::Unary(Unary::Deref, x) if let Some(t) = self.alias_target(x) => Ok(t),
             ExprKind::Unary(Unary::Deref, x) => match self.rvalue(x)? {
@@ -1114,6 +1112,35 @@ impl Lowerer<'_> {
                 site,
                 "this expression cannot be assigned or have its address taken",
                 None,
+            )),
+        }
+    }
+
+    /// The address of the object at `p` (`&x`, what a reference member is bound to).
+    pub fn address_of_place(&mut self, p: Place, site: Site) -> R<PtrVal> {
+        match p {
+            Place::Mem { ptr, ty } => Ok(PtrVal { pointee: ty, ..ptr }),
+            Place::Local { arrays, index, ty } => {
+                self.local_pointer(&arrays, &index, &ty, ty.clone(), site)
+            }
+            // A variable in registers: declared again as addressable (an array of one
+            // element) when the kernel is lowered again.
+            Place::Reg { vars, .. }
+                if let Some(at) = vars.first().and_then(|v| self.declared_at.get(v)) =>
+            {
+                self.retry_addressed = Some(*at);
+                Err(self.unsupported(
+                    site,
+                    "taking the address of this variable",
+                    Some("pass it by reference or by value"),
+                ))
+            }
+            _ => Err(self.unsupported(
+                site,
+                "taking the address of a local variable",
+                Some(
+                    "only addresses in global or shared memory exist in warpsim (`&a[i]`, `&s[0]`)",
+                ),
             )),
         }
     }
@@ -1189,6 +1216,16 @@ impl Lowerer<'_> {
             site,
             "this use of a pointer to a local variable",
             Some("a pointer parameter given `&x` can be read and written through (`*p`, `p->f`, `p[0]`)"),
+        )
+    }
+
+    /// The refusal of an array of pointers held as pointer variables used as a whole (read,
+    /// assigned, passed on as a pointer to its first element).
+    fn pointers_whole(&self, site: Site) -> crate::cuda::Diagnostic {
+        self.unsupported(
+            site,
+            "this use of an array of pointers in a struct (warpsim holds each pointer as a buffer of its own)",
+            Some("index it down to one pointer (`s.ptrs[i]`) and use that"),
         )
     }
 
@@ -1339,6 +1376,12 @@ impl Lowerer<'_> {
                         })
                     }
                     index => {
+                        let array = Ty::Array(elem.clone(), Some(n));
+                        if let Some(p) =
+                            self.param_bytes_element(&vars[..1], None, &array, index, site)
+                        {
+                            return Ok(p);
+                        }
                         self.pick_limit(elems.len(), site)?;
                         Ok(Place::Pick {
                             index,
@@ -1370,6 +1413,13 @@ impl Lowerer<'_> {
                         })
                     }
                     inner => {
+                        let array = Ty::Array(elem.clone(), Some(n));
+                        let first: Vec<VarId> = choices.iter().map(|c| c[0]).collect();
+                        if let Some(p) =
+                            self.param_bytes_element(&first, Some(index), &array, inner, site)
+                        {
+                            return Ok(p);
+                        }
                         // Each index within its own dimension: the combined one would not tell.
                         self.pick_bounds(inner, n as usize, site);
                         let index = self.assign(
@@ -1393,6 +1443,28 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            Place::Pointers {
+                ptrs,
+                ty: Ty::Array(elem, Some(n)),
+            } => {
+                let per = ptrs.len() / n as usize;
+                match (idx, &*elem) {
+                    (Operand::Const(c), _) => {
+                        let k = self.constant_index(c, n, site)?;
+                        let part = ptrs[k * per..(k + 1) * per].to_vec();
+                        Ok(match *elem {
+                            Ty::Pointer(_) => Place::Ptr(part[0]),
+                            ty => Place::Pointers { ptrs: part, ty },
+                        })
+                    }
+                    (index, Ty::Pointer(_)) => self.picked_pointer(&ptrs, index, site),
+                    _ => Err(self.unsupported(
+                        site,
+                        "an array of pointers in a struct indexed at run time other than in its last dimension",
+                        Some("index its outer dimensions with constants (`s.ptrs[0][i]`), or branch on the index"),
+                    )),
+                }
+            }
             other => {
                 let t = self.place_ty(&other);
                 Err(self.err(
@@ -1402,6 +1474,60 @@ impl Lowerer<'_> {
                 ))
             }
         }
+    }
+
+    /// Element `index` (known only at run time) of an array of pointers held as pointer
+    /// variables: a pointer of its own, its buffer and offset picked among theirs (each a buffer
+    /// of its own, as warpsim holds pointers).
+    fn picked_pointer(&mut self, ptrs: &[usize], index: Operand, site: Site) -> R<Place> {
+        self.pick_limit(ptrs.len(), site)?;
+        self.pick_bounds(index, ptrs.len(), site);
+        let hits = self.pick_hits(index, ptrs.len(), site);
+        let pointee = self.ptrs[ptrs[0]].pointee.clone();
+        let mut chosen: Option<(Operand, Operand)> = None;
+        for (k, hit) in ptrs.iter().zip(hits).rev() {
+            let Val::Ptr(p) = self.read(&Place::Ptr(*k), site)? else {
+                unreachable!("a pointer variable reads as a pointer")
+            };
+            if p.local.is_some() {
+                return Err(self.unsupported(
+                    site,
+                    "picking at run time among pointers into a thread's own arrays",
+                    None,
+                ));
+            }
+            let base = match p.base {
+                crate::cuda::ir::Base::Var(v) => Operand::Var(v),
+                b => Operand::Const(consts::int(
+                    Scalar::U32,
+                    i128::from(b.encode().expect("not a Var")),
+                )),
+            };
+            let addr = p.addr();
+            let offset = self.assign(
+                Scalar::I64,
+                Op::Offset {
+                    offset: addr.offset,
+                    index: addr.index,
+                },
+                site,
+            );
+            chosen = Some(match chosen {
+                None => (base, offset),
+                Some((b, o)) => (
+                    self.select(Scalar::U32, hit, base, b, site),
+                    self.select(Scalar::I64, hit, offset, o, site),
+                ),
+            });
+        }
+        let (base, offset) = chosen.expect("an array has elements");
+        let buffer = self.new_var("picked.buffer", Scalar::U32);
+        self.assign_to(buffer, Scalar::U32, Op::Copy { src: base }, site);
+        let k = self.new_ptr("picked pointer", pointee, site);
+        self.set_base(k, crate::cuda::ir::Base::Var(buffer), site)?;
+        let off = self.ptrs[k].off;
+        self.assign_to(off, Scalar::I64, Op::Copy { src: offset }, site);
+        Ok(Place::Ptr(k))
     }
 
     /// Field `f` of a struct/vector place.
@@ -1422,6 +1548,21 @@ impl Lowerer<'_> {
             && self.structs.list[i].union
         {
             return self.union_member(p, fty, site);
+        }
+        // A reference member is a pointer variable of an object that carries its pointers
+        // (`Lowerer::through_reference`); here the object is not one (it is in memory, or an
+        // element of an array), and a pointer stored in memory is not followed.
+        if let Ty::Struct(i) = ty
+            && self.structs.list[i].refs.iter().any(|r| r == f)
+        {
+            return Err(self.unsupported(
+                site,
+                &format!(
+                    "the reference member `{f}` of a `{}` in memory or in an array",
+                    ty.show(&self.structs)
+                ),
+                Some("keep the object in a variable, a parameter or a temporary (`S(x).get()`)"),
+            ));
         }
         match p {
             Place::Reg { vars, .. } => Ok(Place::Reg {
@@ -1452,9 +1593,11 @@ impl Lowerer<'_> {
                     ty: fty,
                 })
             }
-            Place::Ptr(_) | Place::Alias(..) | Place::Group(_) | Place::Closure(_) => {
-                Err(self.err(site, format!("`.{f}` needs a struct"), None))
-            }
+            Place::Ptr(_)
+            | Place::Alias(..)
+            | Place::Group(_)
+            | Place::Closure(_)
+            | Place::Pointers { .. } => Err(self.err(site, format!("`.{f}` needs a struct"), None)),
         }
     }
 
@@ -1487,6 +1630,7 @@ impl Lowerer<'_> {
     pub fn read(&mut self, p: &Place, site: Site) -> R<Val> {
         match p {
             Place::Closure(c) => Ok(Val::Closure(*c)),
+            Place::Pointers { .. } => Err(self.pointers_whole(site)),
             Place::Reg { ty, vars } => Ok(match ty {
                 Ty::Scalar(s) => Val::Scalar(Operand::Var(vars[0]), *s),
                 t => Val::Agg(t.clone(), vars.iter().map(|v| Operand::Var(*v)).collect()),
@@ -2350,7 +2494,9 @@ impl Lowerer<'_> {
             return Err(self.texture_misuse(site));
         }
         let v = self.convert_val(v, &ty, site)?;
+        self.note_parameter_write(p, site);
         match p {
+            Place::Pointers { .. } => Err(self.pointers_whole(site)),
             Place::Reg { vars, ty } => {
                 let leaves = self.leaves_of(v);
                 if vars.len() == 1 && self.retarget(leaves[0], vars[0]) {
@@ -2438,6 +2584,99 @@ impl Lowerer<'_> {
                 Err(self.err(site, "a lambda variable cannot be reassigned", None))
             }
         }
+    }
+
+    /// Note an assignment to a struct kernel parameter held in variables: one whose bytes an
+    /// access reads ([`super::ParamBytes`]) must not change.
+    fn note_parameter_write(&mut self, p: &Place, site: Site) {
+        let written: &[VarId] = match p {
+            Place::Reg { vars, .. } => vars,
+            Place::Pick { choices, .. } => choices.first().map_or(&[], Vec::as_slice),
+            Place::Mem { .. } => &[],
+            _ => return,
+        };
+        let bytes = match p {
+            Place::Mem { ptr, .. } => Some(ptr.base),
+            _ => None,
+        };
+        for pb in &mut self.param_structs {
+            let hit = written.iter().any(|v| pb.vars.contains(v))
+                || pb
+                    .slot
+                    .is_some_and(|s| bytes == Some(crate::cuda::ir::Base::Param(s)));
+            if pb.written_at.is_none() && hit {
+                pb.written_at = Some(site);
+            }
+        }
+    }
+
+    /// An element of an array in a struct kernel parameter held in variables, at run-time
+    /// index `idx`, read from the parameter's bytes ([`super::ParamBytes`]): where picking it
+    /// would compare the index with more than [`MAX_PICK`] elements. `first` is the first leaf
+    /// of each choice the array is in (one for an array named directly; those of a pick over
+    /// structs holding it, `outer` choosing among them), `array` its type.
+    fn param_bytes_element(
+        &mut self,
+        first: &[VarId],
+        outer: Option<Operand>,
+        array: &Ty,
+        idx: Operand,
+        site: Site,
+    ) -> Option<Place> {
+        let Ty::Array(elem, Some(n)) = array else {
+            return None;
+        };
+        let mut total = first.len() * *n as usize;
+        let mut inner = &**elem;
+        while let Ty::Array(t, Some(m)) = inner {
+            total *= *m as usize;
+            inner = t;
+        }
+        // A pointer is a buffer of its own, not bytes.
+        if total <= MAX_PICK || super::has_pointers(inner, &self.structs) {
+            return None;
+        }
+        let lead = elem.leaves(&self.structs).first()?.0;
+        let start = first.first()?;
+        let k = self
+            .param_structs
+            .iter()
+            .position(|pb| pb.vars.contains(start))?;
+        let pb = &self.param_structs[k];
+        let at = |v: &VarId| -> Option<i64> {
+            let leaf = pb.vars.iter().position(|x| x == v)?;
+            Some(i64::from(pb.offsets[leaf]) - i64::from(lead))
+        };
+        let starts: Vec<i64> = first.iter().map(at).collect::<Option<_>>()?;
+        // The choices of a pick must be one array's elements, equally spaced.
+        let stride = starts.get(1).map_or(0, |s| s - starts[0]);
+        if starts.windows(2).any(|w| w[1] - w[0] != stride) {
+            return None;
+        }
+        let slot = match pb.slot {
+            Some(slot) => slot,
+            None => {
+                let slot = self.next_slot;
+                self.next_slot += 1;
+                let pb = &mut self.param_structs[k];
+                pb.slot = Some(slot);
+                pb.read_at = site;
+                slot
+            }
+        };
+        let base = PtrVal::at(crate::cuda::ir::Base::Param(slot), (**elem).clone());
+        let mut ptr = base.plus(
+            Operand::Const(consts::int(Scalar::I64, i128::from(starts[0]))),
+            1,
+        );
+        if let Some(o) = outer {
+            ptr = ptr.plus(o, stride);
+        }
+        let size = i64::from(elem.size(&self.structs));
+        Some(Place::Mem {
+            ptr: ptr.plus(idx, size),
+            ty: (**elem).clone(),
+        })
     }
 
     /// A buffer's name for messages.
@@ -2959,6 +3198,27 @@ impl Lowerer<'_> {
         let Some(dst) = self.field_pointers_of(a, &[]) else {
             return Ok(());
         };
+        // `s.r = v` of a reference member wrote what it refers to.
+        if dst
+            .iter()
+            .any(|(path, k)| path.is_empty() && self.ptrs[*k].reference)
+        {
+            return Ok(());
+        }
+        // C++ deletes the copy assignment of a struct with a reference member: a reference is
+        // bound once.
+        if let Some((path, _)) = dst.iter().find(|(_, k)| self.ptrs[*k].reference) {
+            let t = self.type_of(a)?;
+            return Err(self.err(
+                site,
+                format!(
+                    "assigning a `{}` would rebind its reference member `{}`",
+                    t.show(&self.structs),
+                    path.join(".")
+                ),
+                Some("give the struct an `operator=` that assigns what the reference refers to, or use a pointer member".into()),
+            ));
+        }
         match self.pointers_of_value(b) {
             Some(src) => self.copy_pointers(&dst, &src, site),
             None => Ok(()),

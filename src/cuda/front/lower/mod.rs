@@ -178,6 +178,15 @@ pub enum Place {
     Group(Group),
     /// A variable holding a lambda.
     Closure(usize),
+    /// An array of pointers held as pointer variables, one per element in memory order: an
+    /// array of pointer fields of a struct variable or parameter that carries its pointers
+    /// (`args.buffers[k]`, [`types::Ty::pointer_fields`]).
+    Pointers {
+        /// The pointer variables.
+        ptrs: Vec<usize>,
+        /// The array's type.
+        ty: Ty,
+    },
 }
 
 /// A name in scope.
@@ -207,6 +216,9 @@ pub struct PtrVar {
     pub pointee: Ty,
     /// The per-thread arrays it points into (its `base` is then [`Base::Null`]).
     pub local: Option<LocalTarget>,
+    /// Whether it holds a reference member (`T &r;` of a struct): set once, by a constructor's
+    /// member initializer, and dereferenced wherever the member is named.
+    pub reference: bool,
 }
 
 /// A template argument, resolved.
@@ -334,6 +346,31 @@ pub struct Lowerer<'m> {
     nesting: u32,
     /// The statement being lowered.
     at: Site,
+    /// The kernel's struct parameters held in variables, whose arrays a run-time index may
+    /// read from the parameter's bytes.
+    pub(crate) param_structs: Vec<ParamBytes>,
+    /// The next buffer slot after the kernel's parameters' and their pointer fields'.
+    next_slot: u32,
+}
+
+/// A struct kernel parameter held in variables, one per scalar leaf. An element of an array in
+/// it at an index known only at run time is one of its leaves, picked by comparing the index
+/// with each element's; beyond [`expr::MAX_PICK`] elements it is read instead from a read-only
+/// copy of the parameter's bytes bound as buffer `slot`, as the GPU reads its parameter bank at
+/// a run-time offset (`LDC`).
+pub struct ParamBytes {
+    /// The parameter's index.
+    pub param: usize,
+    /// Its leaves' variables.
+    pub vars: Vec<VarId>,
+    /// Each leaf's byte offset in the struct.
+    pub offsets: Vec<u32>,
+    /// The buffer slot of its bytes, once an access reads them.
+    pub slot: Option<u32>,
+    /// The first access that read them.
+    pub read_at: Site,
+    /// The first assignment to one of its leaves, if any.
+    pub written_at: Option<Site>,
 }
 
 /// The value of a constant array or struct ([`Lowerer::host_constant`]): its type and bytes.
@@ -524,13 +561,25 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
             }
             Ty::Scalar(s) => {
                 let var = l.new_var(&p.name, *s);
-                l.bind(
-                    &p.name,
-                    Sym::Place(Place::Reg {
+                let reg = Place::Reg {
+                    ty: ty.clone(),
+                    vars: vec![var],
+                };
+                // A parameter whose address is taken (`&n`, a reference member bound to it):
+                // a copy in a per-thread array of one element, as a local variable's.
+                l.declared_at.insert(var, p.site);
+                let place = if l.addressed.contains(&p.site) {
+                    let arrays = l.new_local(&p.name, &ty, 1, p.site)?;
+                    l.store_local(&arrays, &[], &[Operand::Var(var)], p.site);
+                    Place::Local {
+                        arrays,
+                        index: Vec::new(),
                         ty: ty.clone(),
-                        vars: vec![var],
-                    }),
-                );
+                    }
+                } else {
+                    reg
+                };
+                l.bind(&p.name, Sym::Place(place));
                 ir::ParamKind::Scalar { ty: *s, var }
             }
             Ty::Struct(_) | Ty::Vector(..) => {
@@ -557,6 +606,14 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                         ty: ty.clone(),
                     }
                 } else {
+                    l.param_structs.push(ParamBytes {
+                        param: i,
+                        vars: vars.clone(),
+                        offsets: leaves.iter().map(|(o, _)| *o).collect(),
+                        slot: None,
+                        read_at: p.site,
+                        written_at: None,
+                    });
                     Place::Reg {
                         ty: ty.clone(),
                         vars,
@@ -570,6 +627,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                 for (path, at, pointee) in ty.pointer_fields(&l.structs) {
                     let name = format!("{}.{}", p.name, path.join("."));
                     let idx = l.new_ptr(&name, pointee.clone(), p.site);
+                    l.ptrs[idx].reference = ty.is_reference_field(&l.structs, &path);
                     let buffer = (f.params.len() + hidden) as u32;
                     hidden += 1;
                     l.set_base(idx, Base::Param(buffer), p.site)?;
@@ -592,6 +650,7 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
                     size: ty.size(&l.structs),
                     fields,
                     pointers,
+                    bytes: None,
                 }
             }
             other => {
@@ -607,9 +666,29 @@ fn lower_with(l: &mut Lowerer<'_>, m: &Unit, name: &str) -> R<ir::Kernel> {
             kind,
         });
     }
+    l.next_slot = (f.params.len() + hidden) as u32;
     l.open_scope();
     l.body(&f.body)?;
     let body = l.blocks.pop().unwrap_or_default();
+    // A parameter read from its bytes is read-only: a write would leave them behind.
+    for pb in &l.param_structs {
+        let Some(slot) = pb.slot else { continue };
+        if let Some(at) = pb.written_at {
+            return Err(l.unsupported(
+                at,
+                &format!(
+                    "assigning to the parameter `{}`, whose array is indexed at run time (at line {}) beyond {} elements",
+                    f.params[pb.param].name,
+                    pb.read_at.line,
+                    expr::MAX_PICK
+                ),
+                Some("copy what the kernel changes into a local variable, or pass the array in global or __constant__ memory"),
+            ));
+        }
+        if let ir::ParamKind::Struct { bytes, .. } = &mut params[pb.param].kind {
+            *bytes = Some(slot);
+        }
+    }
     let mut display = if shown_args.is_empty() {
         f.name.clone()
     } else {
@@ -870,6 +949,8 @@ impl<'m> Lowerer<'m> {
             resolving_bases: Vec::new(),
             nesting: 0,
             at: Site::default(),
+            param_structs: Vec::new(),
+            next_slot: 0,
         }
     }
 
@@ -1046,6 +1127,7 @@ impl<'m> Lowerer<'m> {
             .into_iter()
             .map(|(path, _, pointee)| {
                 let k = self.new_ptr(&format!("{name}.{}", path.join(".")), pointee, site);
+                self.ptrs[k].reference = ty.is_reference_field(&self.structs, &path);
                 (path, k)
             })
             .collect()
@@ -1234,6 +1316,7 @@ impl<'m> Lowerer<'m> {
             off,
             pointee,
             local: None,
+            reference: false,
         });
         idx
     }
@@ -1696,6 +1779,56 @@ impl<'m> Lowerer<'m> {
                 t => t,
             },
             "add_pointer" => Ty::Pointer(Box::new(ty(0, self)?)),
+            // Raw storage of `len` bytes aligned to `align`: 4-byte words where the alignment
+            // allows (any scalar of a thread's own array reads as whole words), so that a copy
+            // of it is the wide accesses nvcc makes (16 bytes aligned to 16: one 16-byte load,
+            // as HeCBench axpby's `load_store` copies 4 floats).
+            "aligned_storage" => {
+                let int = |i: usize, l: &mut Self| match args.get(i) {
+                    Some(TemplateArg::Expr(e)) => l.const_int(e),
+                    Some(TemplateArg::Type(TypeExpr::Name(n))) => l.const_name(n, site),
+                    _ => Err(l.err(site, "`std::aligned_storage` needs constant sizes", None)),
+                };
+                let len = int(0, self)?;
+                // The default alignment: the largest that suits the size, up to 16.
+                let align = match args.len() {
+                    1 => (1..=16)
+                        .rev()
+                        .find(|a: &i128| a.count_ones() == 1 && len % a == 0)
+                        .unwrap_or(1),
+                    _ => int(1, self)?,
+                };
+                if !(1..=1 << 24).contains(&len)
+                    || !(1..=4096).contains(&align)
+                    || align.count_ones() != 1
+                {
+                    return Err(self.err(
+                        site,
+                        format!("`std::aligned_storage<{len}, {align}>`: the size must be positive and the alignment a power of two up to 4096"),
+                        None,
+                    ));
+                }
+                let name = format!("std::aligned_storage<{len}, {align}>::type");
+                let i = match self.structs.find(&name) {
+                    Some(i) => i,
+                    None => {
+                        let (w, s) = [(4, Scalar::U32), (2, Scalar::U16)]
+                            .into_iter()
+                            .find(|(w, _)| *w <= align && len % w == 0)
+                            .unwrap_or((1, Scalar::U8));
+                        let data = Ty::Array(Box::new(Ty::Scalar(s)), Some((len / w) as u32));
+                        self.structs.add(
+                            &name,
+                            vec![("__data".to_string(), data)],
+                            Some(align as u32),
+                            None,
+                            Vec::new(),
+                            false,
+                        )
+                    }
+                };
+                Ty::Struct(i)
+            }
             "conditional" => {
                 let i = if cond(self)? { 1 } else { 2 };
                 ty(i, self)?
@@ -3071,7 +3204,9 @@ impl<'m> Lowerer<'m> {
                 let mut own = Vec::new();
                 for (path, idx) in &src {
                     let pointee = self.ptrs[*idx].pointee.clone();
-                    own.push((path.clone(), self.new_ptr("return", pointee, site)));
+                    let k = self.new_ptr("return", pointee, site);
+                    self.ptrs[k].reference = self.ptrs[*idx].reference;
+                    own.push((path.clone(), k));
                 }
                 if let Some(f) = self.frames.last_mut() {
                     f.ret_pointers = Some(own.clone());
@@ -3261,6 +3396,9 @@ impl<'m> Lowerer<'m> {
             }
             Ty::Struct(i) if self.structs.list[*i].union => {
                 self.union_value(ty, items.iter().map(ArgIn::Expr).collect(), site)
+            }
+            Ty::Struct(i) if !self.structs.list[*i].refs.is_empty() => {
+                Err(self.aggregate_with_reference(*i, site))
             }
             Ty::Vector(..) | Ty::Struct(_) => {
                 let mut leaves = Vec::new();
@@ -3919,9 +4057,17 @@ impl<'m> Lowerer<'m> {
     /// `e` is a call: what its reference refers to, or a temporary holding its value; a
     /// reference warpsim cannot follow is refused, as the callee could change it.
     pub fn call_object(&mut self, e: &ast::Expr) -> R<Place> {
+        self.returned_pointers = None;
         match self.call_place(e)? {
             Ok(p) => Ok(p),
-            Err((v, false)) => Ok(self.temp_place(v, e.site)),
+            Err((v, false)) => {
+                // A temporary struct (`S(x).get()`) carries the pointer fields the call gave it.
+                let p = self.temp_place(v, e.site);
+                if let Some(own) = self.returned_pointers.take() {
+                    self.carry_pointers_at(String::new(), p.clone(), own);
+                }
+                Ok(p)
+            }
             Err((_, true)) => Err(self.unsupported(
                 e.site,
                 "using the reference returned by a function with several `return`s as an object",
@@ -4154,6 +4300,108 @@ impl<'m> Lowerer<'m> {
         }
     }
 
+    /// What reference member `k` (a pointer variable, [`PtrVar::reference`]) refers to.
+    pub fn referent(&mut self, k: usize, site: Site) -> R<Place> {
+        let pv = &self.ptrs[k];
+        if pv.base.is_none() && pv.local.is_none() {
+            return Err(self.err(
+                site,
+                format!("the reference member `{}` is not bound to an object", pv.name),
+                Some("bind it in the constructor's member initializer list (`S(T &t) : r(t) {}`), which is where warpsim binds reference members".into()),
+            ));
+        }
+        let Val::Ptr(ptr) = self.read(&Place::Ptr(k), site)? else {
+            unreachable!("a pointer variable reads as a pointer")
+        };
+        Ok(Place::Mem {
+            ty: ptr.pointee.clone(),
+            ptr,
+        })
+    }
+
+    /// The refusal of struct `i`, which has a reference member, initialized member by member
+    /// (`A a{x};`, `A(x)` without a constructor).
+    pub fn aggregate_with_reference(&self, i: usize, site: Site) -> Diagnostic {
+        let l = &self.structs.list[i];
+        self.unsupported(
+            site,
+            &format!(
+                "initializing `{}` member by member, which binds its reference member `{}`",
+                l.name, l.refs[0]
+            ),
+            Some("give it a constructor that binds the reference (`S(T &x) : r(x) {}`)"),
+        )
+    }
+
+    /// `p`, or what it refers to where it is a reference member's pointer variable.
+    pub fn through_reference(&mut self, p: Place, site: Site) -> R<Place> {
+        match p {
+            Place::Ptr(k) if self.ptrs[k].reference => self.referent(k, site),
+            p => Ok(p),
+        }
+    }
+
+    /// A constructor's member initializer `r(x)` of reference member `k`: it holds the address
+    /// of `x`, in whatever memory warpsim can point into (global, shared, `__device__`, a
+    /// thread's own variables and arrays).
+    fn bind_reference(&mut self, k: usize, values: &[ast::Expr], site: Site) -> R<()> {
+        let name = self.ptrs[k].name.clone();
+        let [x] = values else {
+            return Err(self.err(
+                site,
+                format!(
+                    "the reference member `{name}` is bound to one object: `{}(x)`",
+                    name.rsplit('.').next().unwrap_or(&name)
+                ),
+                None,
+            ));
+        };
+        let target = if self.is_call_like(x) {
+            match self.call_place(x)? {
+                Ok(p) => p,
+                Err((_, by_ref)) => {
+                    return Err(self.unsupported(
+                        x.site,
+                        &format!(
+                            "binding the reference member `{name}` to {}",
+                            if by_ref {
+                                "the reference a function with several `return`s returns"
+                            } else {
+                                "the value a function returns (a temporary, gone after the constructor)"
+                            }
+                        ),
+                        Some("bind it to a variable, an array element or shared or global memory"),
+                    ));
+                }
+            }
+        } else if expr::is_lvalue_like(x) || matches!(x.kind, ast::ExprKind::Cast(..)) {
+            self.place(x)?
+        } else {
+            return Err(self.temporary_reference(&name, x.site));
+        };
+        // A reference parameter given a value (`S s(a + 1)`) names a temporary of the caller.
+        if let Place::Reg { vars, .. } = &target
+            && vars
+                .first()
+                .is_some_and(|v| !self.declared_at.contains_key(v))
+        {
+            return Err(self.temporary_reference(&name, x.site));
+        }
+        let ptr = self.address_of_place(target, x.site)?;
+        let pointee = self.ptrs[k].pointee.clone();
+        self.write(&Place::Ptr(k), Val::Ptr(PtrVal { pointee, ..ptr }), site)?;
+        Ok(())
+    }
+
+    /// The refusal of reference member `name` bound to a temporary.
+    fn temporary_reference(&self, name: &str, site: Site) -> Diagnostic {
+        self.unsupported(
+            site,
+            &format!("binding the reference member `{name}` to a temporary value (gone once the constructor's call ends)"),
+            Some("bind it to a variable, an array element or shared or global memory"),
+        )
+    }
+
     /// Field `name` of the object at `p`: a pointer field is its pointer variable where the
     /// object carries them.
     fn field_place(&mut self, p: &Place, name: &str, site: Site) -> R<Place> {
@@ -4175,6 +4423,8 @@ impl<'m> Lowerer<'m> {
         // A member function sees its object's fields by name (parameters shadow them), a
         // pointer field as its pointer variable where the object carries them, and the
         // members of anonymous struct and union members as its own.
+        // Reference members are named once bound: after a constructor's member initializers.
+        let mut refs = Vec::new();
         if let Some((p, i)) = &this {
             let mut todo = vec![(p.clone(), *i)];
             while let Some((p, i)) = todo.pop() {
@@ -4182,6 +4432,11 @@ impl<'m> Lowerer<'m> {
                     let fp = self.field_place(&p, &name, site)?;
                     match Ty::Struct(i).member(&self.structs, &name) {
                         Some((Ty::Struct(j), ..)) if ast::is_anonymous(&name) => todo.push((fp, j)),
+                        _ if let Place::Ptr(k) = fp
+                            && self.ptrs[k].reference =>
+                        {
+                            refs.push((name, k))
+                        }
                         _ => self.bind(&name, Sym::Place(fp)),
                     }
                 }
@@ -4223,6 +4478,7 @@ impl<'m> Lowerer<'m> {
                 for (path, idx) in fields {
                     let pointee = self.ptrs[idx].pointee.clone();
                     let k = self.new_ptr(&format!("{}.{}", p.name, path.join(".")), pointee, site);
+                    self.ptrs[k].reference = self.ptrs[idx].reference;
                     let v = self.read(&Place::Ptr(idx), site)?;
                     self.write(&Place::Ptr(k), v, site)?;
                     own.push((path, k));
@@ -4268,6 +4524,12 @@ impl<'m> Lowerer<'m> {
                     continue;
                 }
                 let fp = self.field_place(p, field, site)?;
+                if let Place::Ptr(k) = fp
+                    && self.ptrs[k].reference
+                {
+                    self.bind_reference(k, values, site)?;
+                    continue;
+                }
                 let v = match values.as_slice() {
                     [] => {
                         let t = self.place_ty(&fp);
@@ -4283,6 +4545,13 @@ impl<'m> Lowerer<'m> {
                     }
                 };
                 self.write(&fp, v, site)?;
+            }
+        }
+        // A parameter of the same name hides a reference member, as it hides any field.
+        for (name, k) in refs {
+            if !f.params.iter().any(|q| q.name == name) {
+                let r = self.referent(k, site)?;
+                self.bind(&name, Sym::Place(r));
             }
         }
         // `auto` (and a lambda without `-> T`): the first `return` decides.

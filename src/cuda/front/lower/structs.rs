@@ -150,14 +150,6 @@ impl<'m> Lowerer<'m> {
         if self.globals_in_progress.contains(&name) {
             return Err(self.err(d.site, format!("struct `{name}` contains itself"), None));
         }
-        // A reference member would be a copy of what it is bound to.
-        if let Some((field, at)) = &d.reference {
-            return Err(self.unsupported(
-                *at,
-                &format!("the reference member `{field}` of `{name}`"),
-                Some("make it a pointer member (`T *p;`, set with `p(&x)`, used as `*p`)"),
-            ));
-        }
         self.globals_in_progress.push(name.clone());
         let class = super::classes::Class {
             def,
@@ -220,6 +212,9 @@ impl<'m> Lowerer<'m> {
                     TypeExpr::Pointer(_) if l.names_struct_in_progress(fty) => {
                         Ty::Pointer(Box::new(Ty::Void))
                     }
+                    // A reference member is the address of what it is bound to, as C++ keeps
+                    // it: 8 bytes in the object, dereferenced wherever it is named.
+                    TypeExpr::Ref(inner) => Ty::Pointer(Box::new(l.ty(inner, d.site)?)),
                     _ => l.ty(fty, d.site)?,
                 };
                 fields.push((fname.clone(), t));
@@ -255,6 +250,12 @@ impl<'m> Lowerer<'m> {
             .structs
             .add(&name, fields, align, Some(def), tenv, d.union);
         self.structs.list[i].bases = bases;
+        self.structs.list[i].refs = d
+            .fields
+            .iter()
+            .filter(|(_, t)| matches!(t, TypeExpr::Ref(_)))
+            .map(|(n, _)| n.clone())
+            .collect();
         Ok(i)
     }
 
@@ -727,6 +728,9 @@ impl<'m> Lowerer<'m> {
         }
         if self.structs.list[i].union {
             return self.union_value(ty, args, site);
+        }
+        if !self.structs.list[i].refs.is_empty() {
+            return Err(self.aggregate_with_reference(i, site));
         }
         let fields: Vec<Ty> = self.structs.list[i]
             .fields

@@ -63,6 +63,9 @@ pub struct Layout {
     pub align: u32,
     /// Whether it is a union: every field at offset 0, its value held as [`Structs::words`].
     pub union: bool,
+    /// Its reference members (`T &r;`), held as pointer fields (`Ty::Pointer` of `T`) that
+    /// every use dereferences, as C++ keeps them.
+    pub refs: Vec<String>,
 }
 
 /// The structs of a translation unit, laid out.
@@ -210,8 +213,10 @@ impl Ty {
         }
     }
 
-    /// The pointer fields of a struct, nested structs' too (not those inside arrays): each
-    /// field's path of member names, byte offset and pointee type.
+    /// The pointer fields of a struct, nested structs' too, and the elements of its arrays of
+    /// pointers (`void *a[3][48]`: `["a", "[0]", "[5]"]`, in memory order; not pointers in
+    /// arrays of structs): each one's path of member names and indexes, byte offset and pointee
+    /// type.
     pub fn pointer_fields(&self, structs: &Structs) -> Vec<(Vec<String>, u32, Ty)> {
         let mut out = Vec::new();
         if let Ty::Struct(i) = self {
@@ -226,11 +231,57 @@ impl Ty {
                             out.push((path, off + at, pointee));
                         }
                     }
+                    Ty::Array(..) if matches!(t.innermost(), Ty::Pointer(_)) => {
+                        let mut elems = vec![(vec![name.clone()], *off, t)];
+                        while let Some((_, _, Ty::Array(e, Some(n)))) = elems.first() {
+                            let (e, n, step) = (&**e, *n, e.size(structs));
+                            elems = elems
+                                .into_iter()
+                                .flat_map(|(path, at, _)| {
+                                    (0..n).map(move |k| {
+                                        let mut path = path.clone();
+                                        path.push(format!("[{k}]"));
+                                        (path, at + k * step, e)
+                                    })
+                                })
+                                .collect();
+                        }
+                        for (path, at, e) in elems {
+                            if let Ty::Pointer(pointee) = e {
+                                out.push((path, at, (**pointee).clone()));
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }
         }
         out
+    }
+
+    /// The element type of an array of arrays (itself for any other type).
+    pub fn innermost(&self) -> &Ty {
+        match self {
+            Ty::Array(e, _) => e.innermost(),
+            t => t,
+        }
+    }
+
+    /// Whether the pointer field at `path` ([`Ty::pointer_fields`]) is a reference member.
+    pub fn is_reference_field(&self, structs: &Structs, path: &[String]) -> bool {
+        let mut ty = self;
+        for (k, step) in path.iter().enumerate() {
+            let Ty::Struct(i) = ty else { return false };
+            let layout = &structs.list[*i];
+            if k + 1 == path.len() {
+                return layout.refs.contains(step);
+            }
+            match layout.fields.iter().find(|f| f.0 == *step) {
+                Some((_, t, _)) => ty = t,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Whether a value of this type holds a union (itself, a field's or an element's type),
@@ -457,6 +508,7 @@ impl Structs {
             size: end.next_multiple_of(max_align).max(1),
             align: max_align,
             union,
+            refs: Vec::new(),
         });
         self.list.len() - 1
     }
