@@ -1147,6 +1147,13 @@ fn cucomplex_works_on_both_sides_and_gl_interop_is_only_included() {
     );
 }
 
+#[test]
+fn a_kernel_whose_parameter_has_its_name_is_launched() {
+    let r = warpsim(&["cu", &program("kernel_named_like_parameter.cu")]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(r.stdout, "no error 3.5 93.5\n", "{}", r.show());
+}
+
 /// `file` runs every kernel on each tier (none refused) and prints `want`: programs whose
 /// kernels compare each thread with the host's run of the same `__host__ __device__` code.
 fn agrees_with_the_host_on_both_tiers(file: &str, want: &str) {

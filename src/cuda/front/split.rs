@@ -498,11 +498,13 @@ impl<'a> Splitter<'a> {
         };
         let id = format!("{}_{}", self.tag, self.next);
         self.next += 1;
+        // Qualified: a parameter may have the kernel's name (`lb_keogh(..., float *lb_keogh)`),
+        // and inside the stub the bare name would be the parameter.
         let function = if targs.is_empty() {
-            name.clone()
+            format!("::{ns}{name}")
         } else {
             format!(
-                "{name}<{}>",
+                "::{ns}{name}<{}>",
                 targs
                     .iter()
                     .map(|(n, _)| n.as_str())
@@ -1348,9 +1350,9 @@ mod tests {
         assert!(h.starts_with("#line 1 \"t.cu\"\n"));
         assert!(!h.contains("sq(float x)"), "{h}");
         assert!(h.contains("__host__ __device__ float both(float x) { return x + 1; }"));
-        assert!(h.contains("void k(float *x, int __warpsim_p1) { void *__warpsim_args[] = {(void *)&x, (void *)&__warpsim_p1}; ::__warpsim::launch_stub((const void *)&k, __warpsim_args); }"), "{h}");
+        assert!(h.contains("void k(float *x, int __warpsim_p1) { void *__warpsim_args[] = {(void *)&x, (void *)&__warpsim_p1}; ::__warpsim::launch_stub((const void *)&::k, __warpsim_args); }"), "{h}");
         assert!(h.contains(
-            "__warpsim_register_kernel((const void *)&k, \"\" __WARPSIM_XSTR(k), __WARPSIM_UNIT);"
+            "__warpsim_register_kernel((const void *)&::k, \"\" __WARPSIM_XSTR(k), __WARPSIM_UNIT);"
         ));
         assert!(
             h.contains("(__cudaPushCallConfiguration(1, 32), k(0, 1))"),
