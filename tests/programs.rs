@@ -1253,7 +1253,7 @@ fn hex_float_literals_numeric_limits_type_traits_and_deduced_declarations_agree_
     agrees_with_the_host_on_both_tiers(
         "standard_library.cu",
         "hex_literals 256 of 256, last 1.6778e+07\nlimits 256 of 256, last 1002\n\
-         traits 256 of 256, last 23205.5\ndeclarations 256 of 256, last 6689.5\n",
+         traits 256 of 256, last 23205.5\ndeclarations 256 of 256, last 376690\n",
     );
 }
 

@@ -732,9 +732,17 @@ impl<'a> P<'a> {
             _ => (base, template),
         };
         let name = format!("{ns}{base}");
-        if !global && !device {
+        // A `constexpr` function is device code too: nvcc evaluates it in device code's
+        // constant expressions (array bounds, template arguments) unmarked, and runs it there
+        // under `--expt-relaxed-constexpr`, which the suites build with.
+        let constexpr = children(n).into_iter().any(|c| {
+            !matches!(c.kind(), "type" | "declarator" | "body")
+                && self.text(c).split_whitespace().any(|w| w == "constexpr")
+        });
+        if !global && !device && !constexpr {
             return Some(Err(name));
         }
+        let device = device || constexpr;
         let params = d
             .child_by_field_name("parameters")
             .map(|p| self.params(p))

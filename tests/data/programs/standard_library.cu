@@ -74,6 +74,10 @@ __host__ __device__ double traits(int t) {
            twice((unsigned char)t);
 }
 
+// A constexpr function without markers: device code calls it (nvcc with
+// --expt-relaxed-constexpr; HeCBench langford's div_up).
+constexpr int div_up(int p, int q) { return (p + q - 1) / q; }
+
 __host__ __device__ double declarations(int t) {
     const char digits[] = "0123456789abcdef";
     unsigned char weights[] = {3, 1, 4, 1, 5};
@@ -85,7 +89,7 @@ __host__ __device__ double declarations(int t) {
     second *= 2;
     const auto &sum = first + second;
     return digits[t % 16] + digits[sizeof digits - 2] * 10 + weights[t % 5] * 100 +
-           sizeof(weights) * 1000 + *p + first + sum;
+           sizeof(weights) * 1000 + *p + first + sum + div_up(t, 7) * 10000;
 }
 
 __global__ void k_declarations(double *out) { int t = threadIdx.x + blockIdx.x * blockDim.x; out[t] = declarations(t); }
