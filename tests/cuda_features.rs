@@ -1959,3 +1959,21 @@ __global__ void k(int *out, V a, V b) {
     assert!(e.contains("features.cu:5:"), "{e}");
     assert!(e.contains("taking the address of a local variable"), "{e}");
 }
+
+/// A `constexpr` function is device code (as under `--expt-relaxed-constexpr`); a host function
+/// whose body declares a `constexpr` local is still the host's.
+#[test]
+fn constexpr_functions_are_device_code_and_host_functions_stay_the_hosts() {
+    let ok = "constexpr int div_up(int p, int q) { return (p + q - 1) / q; }\n\
+              __global__ void k(int *o) { o[threadIdx.x] = div_up(threadIdx.x, 4); }\n";
+    let m = Module::from_source("ok.cu", ok, &Options::default()).unwrap();
+    assert!(m.lower("k").is_ok());
+    let err = lower(
+        "int host_only(int x) { constexpr int k = 3; return x * k; }\n\
+         __global__ void k(int *o) { o[threadIdx.x] = host_only(threadIdx.x); }\n",
+    );
+    assert!(
+        err.contains("`host_only` is a host function and cannot be called from device code"),
+        "{err}"
+    );
+}

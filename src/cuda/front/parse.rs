@@ -735,8 +735,11 @@ impl<'a> P<'a> {
         // A `constexpr` function is device code too: nvcc evaluates it in device code's
         // constant expressions (array bounds, template arguments) unmarked, and runs it there
         // under `--expt-relaxed-constexpr`, which the suites build with.
-        let constexpr = children(n).into_iter().any(|c| {
-            !matches!(c.kind(), "type" | "declarator" | "body")
+        // (Its own specifiers only: not a `constexpr` local in its body.)
+        let mut cursor = n.walk();
+        let constexpr = n.children(&mut cursor).enumerate().any(|(i, c)| {
+            n.field_name_for_child(i as u32).is_none()
+                && c.kind() != "compound_statement"
                 && self.text(c).split_whitespace().any(|w| w == "constexpr")
         });
         if !global && !device && !constexpr {
