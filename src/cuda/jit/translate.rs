@@ -4685,8 +4685,8 @@ impl Tx<'_, '_> {
     }
 
     /// Whether the access is an affine row (lane `l` at `first + l × step` elements) inside
-    /// its buffer and aligned, checked once for the warp. Only a single varying index term
-    /// scaled by the element size qualifies.
+    /// its buffer and aligned, checked once for the warp: 32-bit index terms scaled by
+    /// multiples of the element size, or one 64-bit term (scaled by at most 16 elements).
     fn affine_row(&mut self, p: &Parts, slot: usize, size: i64) -> Option<Row> {
         // A 64-bit index of a field (`img[i].x`, elements `scale / size` fields apart).
         if let [(Lanes::Warp(c), t, scale)] = p.terms.as_slice()
