@@ -568,3 +568,41 @@ __global__ void constant(float *o) {                         // constant memory:
         }
     }
 }
+
+/// A half-to-float conversion is one instruction on the GPU: a warp converting subnormal,
+/// normal and special halves together takes no branch for it (only the bounds check's).
+#[test]
+fn half_conversions_are_no_branches() {
+    let src = r#"
+#include <cuda_fp16.h>
+__global__ void widen(const unsigned short *bits, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __half2float(__ushort_as_half(bits[i]));
+}"#;
+    let dev = Device::default();
+    // Per warp: zero, subnormals, normals, infinity and NaN of both signs.
+    let bits: Vec<u16> = (0..64u16)
+        .map(|i| {
+            [
+                0x0000, 0x0001, 0x03ff, 0x3c00, 0x7c00, 0x7e00, 0x8001, 0xc000,
+            ][i as usize % 8]
+        })
+        .collect();
+    let gb = dev.alloc_from("bits", &bits);
+    let go = dev.alloc_zeroed::<f32>("out", 64);
+    let r = run(
+        &dev,
+        src,
+        "widen",
+        1,
+        64,
+        &[Arg::buffer(&gb), Arg::buffer(&go), Arg::Int(64)],
+    )
+    .unwrap();
+    let out = go.to_vec();
+    assert_eq!(out[3], 1.0);
+    assert_eq!(out[1], 2f32.powi(-24));
+    assert!(out[5].is_nan());
+    let c = r.launch.counters.unwrap();
+    assert_eq!((c.branches, c.divergent_branches), (2, 0));
+}

@@ -54,8 +54,9 @@ pub fn parse(pp: &Preprocessed) -> Unit {
     // type `lo`: where `lo` is declared as a variable and never as a type, its parentheses
     // become spaces in the copy.
     for _ in 0..4 {
-        let lts = comparisons_read_as_templates(tree.root_node(), pp.text.as_bytes());
-        let casts = variables_read_as_casts(tree.root_node(), pp.text.as_bytes());
+        let names = Names::of(tree.root_node(), pp.text.as_bytes());
+        let lts = comparisons_read_as_templates(tree.root_node(), pp.text.as_bytes(), &names);
+        let casts = variables_read_as_casts(tree.root_node(), pp.text.as_bytes(), &names);
         let typeof_types = typeof_of_types(tree.root_node(), pp.text.as_bytes());
         if lts.is_empty() && casts.is_empty() && typeof_types.is_empty() {
             break;
@@ -149,11 +150,11 @@ fn typeof_of_types(root: Node<'_>, src: &[u8]) -> Vec<(usize, usize, usize)> {
 
 /// The byte offsets of the `<` of every `name<...>` in `root` that is a comparison read as a
 /// template's arguments: `name` is a plain identifier that no template of the file declares,
-/// and the list is followed by `=` (the `>=` it split) or holds one `&&` or `||` expression.
-fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
+/// and the list is followed by `=` (the `>=` it split), holds one `&&` or `||` expression, or
+/// `name` is declared only as a variable (`names`).
+fn comparisons_read_as_templates(root: Node<'_>, src: &[u8], names: &Names<'_>) -> Vec<usize> {
     let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
     let mut templates = std::collections::HashSet::new();
-    let mut names = None;
     let mut found = Vec::new();
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {
@@ -192,12 +193,8 @@ fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
                 };
                 // `iter < n >> 3` reads as `iter<n>` then `> 3` (C++ takes `<` after a name
                 // that is no template as less-than): a name declared only as a variable.
-                let mut variable = || {
-                    names
-                        .get_or_insert_with(|| Names::of(root, src))
-                        .only_variable(text(name))
-                };
-                if name.kind() == "identifier" && (split_ge || logical || variable()) {
+                let variable = names.only_variable(text(name));
+                if name.kind() == "identifier" && (split_ge || logical || variable) {
                     found.push((text(name), args.start_byte()));
                 }
             }
@@ -215,9 +212,8 @@ fn comparisons_read_as_templates(root: Node<'_>, src: &[u8]) -> Vec<usize> {
 
 /// The byte offsets of the parentheses of every `(name)` in `root` that the grammar read as a
 /// cast's type where `name` is declared as a variable or parameter and never as a type.
-fn variables_read_as_casts(root: Node<'_>, src: &[u8]) -> Vec<usize> {
+fn variables_read_as_casts(root: Node<'_>, src: &[u8], names: &Names<'_>) -> Vec<usize> {
     let text = |n: Node<'_>| std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("");
-    let names = Names::of(root, src);
     let mut casts = Vec::new();
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {

@@ -247,6 +247,16 @@ pub(crate) fn buffers(k: &Kernel) -> usize {
     k.params.len() + fields
 }
 
+/// Whether slot `slot` is read through the constant cache (no global load, never written): a
+/// `__constant__` variable or a struct parameter's bytes.
+fn constant_slot(k: &Kernel, slot: usize) -> bool {
+    k.is_parameter_bytes(slot)
+        || slot
+            .checked_sub(buffers(k))
+            .and_then(|g| k.globals.get(g))
+            .is_some_and(|g| g.constant)
+}
+
 fn slot(k: &Kernel, base: Base) -> Option<usize> {
     let p = buffers(k);
     Some(match base {
@@ -5285,22 +5295,23 @@ impl Tx<'_, '_> {
             if waits.is_some() {
                 self.flush();
             }
-            let mw = self.mask_for(ty, &m);
-            let full_mask = self.is_full(&m);
             if narrow(ty) {
                 self.store_narrow_row(ty, &vals[0], row.addr);
-            }
-            for (c, &v) in vals[0].iter().enumerate().filter(|_| !narrow(ty)) {
-                let v = if shared && !full_mask {
-                    let old = self
-                        .b
-                        .ins()
-                        .load(lane_ty(ty), vmem(), row.addr, (c * 16) as i32);
-                    self.merge(mw[c], v, old)
-                } else {
-                    v
-                };
-                self.b.ins().store(vmem(), v, row.addr, (c * 16) as i32);
+            } else {
+                let mw = self.mask_for(ty, &m);
+                let full_mask = self.is_full(&m);
+                for (c, &v) in vals[0].iter().enumerate() {
+                    let v = if shared && !full_mask {
+                        let old = self
+                            .b
+                            .ins()
+                            .load(lane_ty(ty), vmem(), row.addr, (c * 16) as i32);
+                        self.merge(mw[c], v, old)
+                    } else {
+                        v
+                    };
+                    self.b.ins().store(vmem(), v, row.addr, (c * 16) as i32);
+                }
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(strided);

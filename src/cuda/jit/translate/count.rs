@@ -438,13 +438,8 @@ impl Tx<'_, '_> {
         // This instruction's part of the memo: its counts, then its entries.
         let counts = access_counts(a);
         let entries = counts + (ACCESS_FIELDS * 8) as i32;
-        // `__constant__` variables and struct parameters' bytes are read through the constant
-        // cache: no global load.
-        let constant = self.k.is_parameter_bytes(slot)
-            || slot
-                .checked_sub(buffers)
-                .and_then(|g| self.k.globals.get(g))
-                .is_some_and(|g| g.constant);
+        // Read through the constant cache: no global load.
+        let constant = super::constant_slot(self.k, slot);
         let best = if shared { SHARED_BEST } else { 0 };
         let bits = self.cur_bits();
         let w = self.warp.expect("inside a region");

@@ -87,11 +87,9 @@ pub(super) fn queueable(k: &Kernel, slots: usize, globals: usize) -> Vec<bool> {
         return waits;
     }
     for (s, w) in waits.iter_mut().enumerate().take(globals) {
-        let constant = k.is_parameter_bytes(s)
-            || s.checked_sub(super::buffers(k))
-                .and_then(|g| k.globals.get(g))
-                .is_some_and(|g| g.constant);
-        *w = !constant && !seen.read.contains(&Some(s)) && seen.rows.contains(&Some(s));
+        *w = !super::constant_slot(k, s)
+            && !seen.read.contains(&Some(s))
+            && seen.rows.contains(&Some(s));
     }
     waits
 }
